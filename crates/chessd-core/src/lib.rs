@@ -1,0 +1,35 @@
+//! # chessd-core
+//!
+//! The pure chess library under chessd: bitboards and magic/PEXT slider attacks, legal move
+//! generation with check and pin masks, copy-make [`Position`], FEN, UCI and SAN notation,
+//! PGN, game status and draw rules, perft (bulk, statistics, hashing, parallel) and a mate
+//! solver. No I/O, no async.
+//!
+//! ```
+//! use chessd_core::{Position, perft};
+//! let pos = Position::startpos();
+//! assert_eq!(perft::perft(&pos, 3), 8902);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod attacks;
+mod bitboard;
+mod color;
+pub mod fen;
+mod movegen;
+mod mv;
+pub mod perft;
+mod position;
+mod role;
+mod square;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use color::Color;
+pub use fen::{FenError, FenMode, START_FEN};
+pub use movegen::{MoveGroupKind, PieceMoves, PieceMovesIter};
+pub use mv::{Move, MoveKind, MoveList, MAX_MOVES};
+pub use position::{IllegalMove, Position};
+pub use role::{Piece, Role};
+pub use square::{File, ParseSquareError, Rank, Square};
