@@ -22,7 +22,9 @@ mod mv;
 pub mod perft;
 mod position;
 mod role;
+pub mod san;
 mod square;
+pub mod uci;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;
