@@ -3,6 +3,8 @@
 //! With BMI2 in the target features the tables are indexed by `pext(occupied, mask)`; otherwise by
 //! fancy magics found here with a fixed-seed search, so the build is reproducible.
 
+#![allow(clippy::unwrap_used)] // a build script may fail loudly
+
 use std::{env, fmt::Write as _, fs, path::Path};
 
 const ROOK_DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];

@@ -1,10 +1,23 @@
 //! Standard Algebraic Notation: parsing (strict and the lenient forms people type) and writing.
 //!
-//! STUB: signatures fixed, bodies to be written.
+//! Writing produces standard SAN: the piece letter, the least disambiguation that tells the
+//! legal moves of the same kind of piece to the same square apart (the file if it suffices,
+//! else the rank, else both), `x` for captures, `=Q` for promotions, `O-O`/`O-O-O` for
+//! castling (also in Chess960, by the side the rook is on) and `+`/`#` for check and mate.
+//!
+//! Parsing accepts strict SAN and the forms people type: long algebraic (`e2e4`, `e2-e4`,
+//! `Ng1f3`, `Ng1xf3`, `Ng1-f3`), castling with zeros (`0-0`, `0-0-0`), lower-case
+//! promotion letters with or without `=` (`e8=q`, `e8q`), a missing `x`, superfluous
+//! disambiguation, and trailing `+ # ! ?` annotations and `e.p.`. Piece letters are upper
+//! case: `b` followed by a square is always a pawn on the b-file. Text that fits several legal
+//! moves is refused as [`SanError::Ambiguous`], never guessed.
 
 use std::fmt;
 
-use crate::{Move, Position};
+use crate::{
+    uci::{echo, push_square, square_from_bytes},
+    Bitboard, File, Move, MoveGroupKind, MoveList, Position, Rank, Role, Square,
+};
 
 /// Why a SAN move was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,16 +51,474 @@ impl fmt::Display for SanError {
 
 impl std::error::Error for SanError {}
 
+/// Which way a castling move goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CastleSide {
+    /// `O-O`: with the rook on the king's h-file side.
+    King,
+    /// `O-O-O`: with the rook on the king's a-file side.
+    Queen,
+}
+
+/// A move as written, before it is matched against the legal moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Written {
+    Castle(CastleSide),
+    Piece {
+        /// The piece letter, if one was written.
+        role: Option<Role>,
+        /// The origin file, if written.
+        file: Option<File>,
+        /// The origin rank, if written.
+        rank: Option<Rank>,
+        /// Whether a capture mark (`x` or `:`) was written.
+        capture: bool,
+        to: Square,
+        promotion: Option<Role>,
+    },
+}
+
+/// Strips trailing annotations (`+ # ! ?`, `e.p.`) and surrounding white space.
+fn strip_suffixes(mut s: &str) -> &str {
+    loop {
+        s = s.trim_end();
+        if let Some(rest) = s.strip_suffix("e.p.") {
+            s = rest;
+        } else if let Some(rest) = s.strip_suffix(['+', '#', '!', '?']) {
+            s = rest;
+        } else {
+            return s.trim_start();
+        }
+    }
+}
+
+/// `O-O`, `O-O-O`, `0-0`, `0-0-0` (also `OO`, `o-o`, …).
+fn parse_castle(b: &[u8]) -> Option<CastleSide> {
+    if b.first() == Some(&b'-') || b.last() == Some(&b'-') || b.windows(2).any(|w| w == b"--") {
+        return None;
+    }
+    let mut count = 0;
+    for &c in b {
+        match c {
+            b'O' | b'o' | b'0' => count += 1,
+            b'-' => {}
+            _ => return None,
+        }
+    }
+    match count {
+        2 => Some(CastleSide::King),
+        3 => Some(CastleSide::Queen),
+        _ => None,
+    }
+}
+
+/// A piece letter as written in SAN (upper case only; `P` is allowed for a pawn).
+fn piece_from_byte(b: u8) -> Option<Role> {
+    match b {
+        b'P' => Some(Role::Pawn),
+        b'N' => Some(Role::Knight),
+        b'B' => Some(Role::Bishop),
+        b'R' => Some(Role::Rook),
+        b'Q' => Some(Role::Queen),
+        b'K' => Some(Role::King),
+        _ => None,
+    }
+}
+
+/// Parses the text (annotations already stripped) into its parts; `None` for syntax errors.
+fn parse_written(s: &str) -> Option<Written> {
+    if !s.is_ascii() {
+        return None;
+    }
+    let b = s.as_bytes();
+    if let Some(side) = parse_castle(b) {
+        return Some(Written::Castle(side));
+    }
+    let mut end = b.len();
+    // Promotion: `=Q`, `=q`, or a bare letter right after the target rank.
+    let mut promotion = None;
+    if end >= 3 && b[end - 1].is_ascii_alphabetic() && matches!(b[end - 2], b'=' | b'1'..=b'8') {
+        promotion = Some(crate::Role::from_char(b[end - 1] as char)?);
+        end -= 1;
+        if b[end - 1] == b'=' {
+            end -= 1;
+        }
+    }
+    if end < 2 {
+        return None;
+    }
+    let to = square_from_bytes(b[end - 2], b[end - 1])?;
+    end -= 2;
+    let mut capture = false;
+    if end > 0 && matches!(b[end - 1], b'x' | b':' | b'-') {
+        capture = b[end - 1] != b'-';
+        end -= 1;
+    }
+    let head = &b[..end];
+    let mut i = 0;
+    let role = head.first().and_then(|&c| piece_from_byte(c));
+    if role.is_some() {
+        i += 1;
+    }
+    let file = head.get(i).and_then(|&c| File::from_char(c as char));
+    if file.is_some() {
+        i += 1;
+    }
+    let rank = head.get(i).and_then(|&c| Rank::from_char(c as char));
+    if rank.is_some() {
+        i += 1;
+    }
+    if i != head.len() {
+        return None;
+    }
+    // A pawn capture must name the file it comes from (`exd5`, not `xd5`).
+    if capture && file.is_none() && matches!(role, None | Some(Role::Pawn)) && rank.is_none() {
+        return None;
+    }
+    Some(Written::Piece {
+        role,
+        file,
+        rank,
+        capture,
+        to,
+        promotion,
+    })
+}
+
 impl Position {
     /// Parses SAN and returns the one legal move it names.
+    ///
+    /// Accepts strict SAN and the lenient forms listed in the [`crate::san`] module docs. Text that
+    /// is no move notation at all is [`SanError::Syntax`], a well-formed move that is not
+    /// legal here (a king walking into check, castling through check, a pawn move to the
+    /// last rank naming no legal promotion, …) is [`SanError::Illegal`], and text that fits
+    /// more than one legal move (`Nd2` with two knights able to go there, `e8` without a
+    /// promotion piece) is [`SanError::Ambiguous`] with every candidate in SAN.
+    ///
+    /// A long-algebraic king move (`e1g1`, `e1h1`) is castling exactly as
+    /// [`Position::parse_uci`] reads it.
     pub fn parse_san(&self, text: &str) -> Result<Move, SanError> {
-        let _ = text;
-        todo!()
+        let written =
+            parse_written(strip_suffixes(text)).ok_or_else(|| SanError::Syntax(echo(text)))?;
+        let mut found = MoveList::new();
+        match written {
+            Written::Castle(side) => {
+                self.generate_moves(|group| {
+                    if group.kind == MoveGroupKind::Castle {
+                        for mv in group {
+                            let king_side = mv.to().file() > mv.from().file();
+                            if king_side == (side == CastleSide::King) {
+                                found.push(mv);
+                            }
+                        }
+                    }
+                    false
+                });
+            }
+            Written::Piece {
+                role,
+                file,
+                rank,
+                capture: _,
+                to,
+                promotion,
+            } => {
+                // With a full origin square and no letter, the piece there is meant
+                // (long algebraic); otherwise no letter means a pawn.
+                let long = file.is_some() && rank.is_some();
+                let role = match role {
+                    Some(role) => Some(role),
+                    None if long => None,
+                    None => Some(Role::Pawn),
+                };
+                let mut castles = MoveList::new();
+                self.generate_moves(|group| {
+                    if role.is_some_and(|r| r != group.role)
+                        || file.is_some_and(|f| f != group.from.file())
+                        || rank.is_some_and(|r| r != group.from.rank())
+                    {
+                        return false;
+                    }
+                    match group.kind {
+                        MoveGroupKind::Castle => {
+                            if long && promotion.is_none() {
+                                for mv in group {
+                                    if to == mv.to()
+                                        || (to == mv.king_destination() && to != mv.from())
+                                    {
+                                        castles.push(mv);
+                                    }
+                                }
+                            }
+                            return false;
+                        }
+                        _ if !group.to.contains(to) => return false,
+                        // A pawn with no file given only pushes straight ahead.
+                        _ if group.role == Role::Pawn
+                            && file.is_none()
+                            && group.from.file() != to.file() =>
+                        {
+                            return false
+                        }
+                        MoveGroupKind::Normal => {
+                            if promotion.is_none() {
+                                found.push(Move::normal(group.from, to));
+                            }
+                        }
+                        MoveGroupKind::EnPassant => {
+                            if promotion.is_none() {
+                                found.push(Move::en_passant(group.from, to));
+                            }
+                        }
+                        MoveGroupKind::Promotion => {
+                            for role in Role::PROMOTIONS {
+                                if promotion.is_none_or(|p| p == role) {
+                                    found.push(Move::promotion(group.from, to, role));
+                                }
+                            }
+                        }
+                    }
+                    false
+                });
+                // An ordinary king move wins over castling written the same way.
+                if found.is_empty() {
+                    found = castles;
+                }
+            }
+        }
+        match *found {
+            [] => Err(SanError::Illegal(echo(text))),
+            [mv] => Ok(mv),
+            ref several => Err(SanError::Ambiguous {
+                text: echo(text),
+                candidates: several.iter().map(|&mv| self.san(mv)).collect(),
+            }),
+        }
     }
 
     /// The SAN of a legal move, with minimal disambiguation and a `+` or `#` suffix.
+    ///
+    /// A move that is not legal here has no SAN; it is written in UCI instead (this never
+    /// panics).
     pub fn san(&self, mv: Move) -> String {
-        let _ = mv;
-        todo!()
+        let mut out = String::with_capacity(8);
+        self.append_san(mv, &mut out);
+        out
+    }
+
+    /// Appends the SAN of `mv` (as [`Position::san`] writes it) to `out`, allocating nothing
+    /// else: one pass of move generation finds the disambiguation.
+    pub fn append_san(&self, mv: Move, out: &mut String) {
+        let len = out.len();
+        self.append_san_without_suffix(mv, out);
+        if out.len() == len {
+            // Not a legal move.
+            self.append_uci(mv, out);
+            return;
+        }
+        let after = self.after(mv);
+        if after.is_check() {
+            out.push(if after.has_legal_moves() { '+' } else { '#' });
+        }
+    }
+
+    /// The SAN of a legal move without the `+`/`#` suffix (so without playing it); writes
+    /// nothing when the move is not legal.
+    fn append_san_without_suffix(&self, mv: Move, out: &mut String) {
+        let from = mv.from();
+        let to = mv.to();
+        if !self.by_color(self.turn()).contains(from) {
+            return;
+        }
+        let Some(role) = self.role_on(from) else {
+            return;
+        };
+        let mut legal = false;
+        let mut others = Bitboard::EMPTY;
+        let needs_disambiguation = !matches!(role, Role::Pawn | Role::King);
+        self.generate_moves(|group| {
+            if group.from == from {
+                legal |= group.contains(mv);
+            } else if needs_disambiguation
+                && group.role == role
+                && group.kind == MoveGroupKind::Normal
+                && group.to.contains(to)
+            {
+                others |= group.from;
+            }
+            false
+        });
+        if !legal {
+            return;
+        }
+        if mv.is_castle() {
+            out.push_str(if to.file() > from.file() {
+                "O-O"
+            } else {
+                "O-O-O"
+            });
+            return;
+        }
+        let capture = self.is_capture(mv);
+        if role == Role::Pawn {
+            if capture {
+                out.push(from.file().char());
+                out.push('x');
+            }
+            push_square(out, to);
+            if let Some(promotion) = mv.promotion_role() {
+                out.push('=');
+                out.push(promotion.upper_char());
+            }
+            return;
+        }
+        out.push(role.upper_char());
+        if others.nonempty() {
+            if (others & Bitboard::file(from.file())).is_empty() {
+                out.push(from.file().char());
+            } else if (others & Bitboard::rank(from.rank())).is_empty() {
+                out.push(from.rank().char());
+            } else {
+                push_square(out, from);
+            }
+        }
+        if capture {
+            out.push('x');
+        }
+        push_square(out, to);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::FenMode;
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen, FenMode::Lenient).unwrap()
+    }
+
+    fn mv(p: &Position, uci: &str) -> Move {
+        p.parse_uci(uci).unwrap()
+    }
+
+    #[test]
+    fn strips_annotations() {
+        assert_eq!(strip_suffixes("e4!?"), "e4");
+        assert_eq!(strip_suffixes(" Qf7# "), "Qf7");
+        assert_eq!(strip_suffixes("exd6 e.p.+"), "exd6");
+        assert_eq!(strip_suffixes("exd6e.p."), "exd6");
+        assert_eq!(strip_suffixes("O-O+!!"), "O-O");
+        assert_eq!(strip_suffixes("+#!?"), "");
+    }
+
+    #[test]
+    fn parses_written_forms() {
+        assert_eq!(
+            parse_written("O-O"),
+            Some(Written::Castle(CastleSide::King))
+        );
+        assert_eq!(
+            parse_written("0-0-0"),
+            Some(Written::Castle(CastleSide::Queen))
+        );
+        assert_eq!(parse_written("O-O-O-O"), None);
+        assert_eq!(parse_written("O--O"), None);
+        assert_eq!(parse_written("-O-O"), None);
+        assert_eq!(
+            parse_written("bxc3"),
+            Some(Written::Piece {
+                role: None,
+                file: Some(File::new(1)),
+                rank: None,
+                capture: true,
+                to: Square::C3,
+                promotion: None,
+            })
+        );
+        assert_eq!(
+            parse_written("Bxc3"),
+            Some(Written::Piece {
+                role: Some(Role::Bishop),
+                file: None,
+                rank: None,
+                capture: true,
+                to: Square::C3,
+                promotion: None,
+            })
+        );
+        assert_eq!(
+            parse_written("e8q"),
+            Some(Written::Piece {
+                role: None,
+                file: None,
+                rank: None,
+                capture: false,
+                to: Square::E8,
+                promotion: Some(Role::Queen),
+            })
+        );
+        for bad in [
+            "", "e", "e9", "i4", "Xe4", "nf3", "Nf3x", "xe4", "e8=", "e8==Q", "Ng1g1f3", "N1gf3",
+            "e4 e5", "♘f3", "e8=X",
+        ] {
+            assert_eq!(parse_written(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn writes_pawn_moves_and_promotions() {
+        let p = Position::startpos();
+        assert_eq!(p.san(mv(&p, "e2e4")), "e4");
+        assert_eq!(p.san(mv(&p, "g1f3")), "Nf3");
+        let p = pos("r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+        assert_eq!(p.san(mv(&p, "b7a8q")), "bxa8=Q+");
+        assert_eq!(p.san(mv(&p, "b7a8r")), "bxa8=R+");
+        assert_eq!(p.san(mv(&p, "b7a8b")), "bxa8=B");
+        assert_eq!(p.san(mv(&p, "b7a8n")), "bxa8=N");
+        assert_eq!(p.san(mv(&p, "b7b8q")), "b8=Q+");
+        assert_eq!(p.san(mv(&p, "b7b8n")), "b8=N");
+    }
+
+    #[test]
+    fn illegal_move_is_written_in_uci_without_panicking() {
+        let p = Position::startpos();
+        assert_eq!(p.san(Move::normal(Square::E2, Square::E5)), "e2e5");
+        assert_eq!(p.san(Move::normal(Square::E4, Square::E5)), "e4e5");
+        assert_eq!(p.san(Move::normal(Square::E7, Square::E5)), "e7e5");
+        assert_eq!(p.san(Move::castle(Square::E1, Square::H1)), "e1g1");
+    }
+
+    #[test]
+    fn pawn_capture_needs_its_file() {
+        let p = pos("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1");
+        let capture = mv(&p, "e4d5");
+        assert_eq!(p.san(capture), "exd5");
+        assert_eq!(p.parse_san("exd5"), Ok(capture));
+        assert_eq!(p.parse_san("ed5"), Ok(capture));
+        assert_eq!(p.parse_san("e4d5"), Ok(capture));
+        assert_eq!(p.parse_san("e4xd5"), Ok(capture));
+        // `d5` would be a push; there is none.
+        assert!(matches!(p.parse_san("d5"), Err(SanError::Illegal(_))));
+    }
+
+    #[test]
+    fn castling_in_chess960_by_rook_side() {
+        let p = pos("6k1/8/8/8/8/8/8/RK5R w HA - 0 1");
+        let long = Move::castle(Square::B1, Square::A1);
+        let short = Move::castle(Square::B1, Square::H1);
+        assert_eq!(p.san(long), "O-O-O");
+        assert_eq!(p.san(short), "O-O");
+        assert_eq!(p.parse_san("O-O-O"), Ok(long));
+        assert_eq!(p.parse_san("0-0"), Ok(short));
+        assert_eq!(p.parse_san("Kc1"), Ok(Move::normal(Square::B1, Square::C1)));
+        // Long algebraic king moves read like UCI: the ordinary move wins.
+        assert_eq!(
+            p.parse_san("b1c1"),
+            Ok(Move::normal(Square::B1, Square::C1))
+        );
+        assert_eq!(p.parse_san("Kb1a1"), Ok(long));
+        assert_eq!(p.parse_san("b1g1"), Ok(short));
     }
 }

@@ -21,7 +21,9 @@ fn mutated_fen() -> impl Strategy<Value = String> {
         0usize..100,
         0u8..3,
         prop::sample::select(
-            "pnbrqkPNBRQK12345678/ -wbKQkqabcdefghAH0123456789x\u{e9}".chars().collect::<Vec<_>>(),
+            "pnbrqkPNBRQK12345678/ -wbKQkqabcdefghAH0123456789x\u{e9}"
+                .chars()
+                .collect::<Vec<_>>(),
         ),
     )
         .prop_map(|(fen, at, op, c)| {
