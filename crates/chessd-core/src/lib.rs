@@ -16,7 +16,9 @@
 pub mod attacks;
 mod bitboard;
 mod color;
+pub mod display;
 pub mod fen;
+pub mod game;
 mod movegen;
 mod mv;
 pub mod perft;

@@ -1,0 +1,384 @@
+//! A game: a starting position, the moves played (with UCI and SAN), the status, and the
+//! rules that end a game — checkmate, stalemate, insufficient material, repetition and the
+//! fifty/seventy-five-move rules — plus results set from outside (resignation, timeout,
+//! agreement, decisions).
+//!
+//! ```
+//! use chessd_core::game::{Game, GameResult, Reason};
+//! use chessd_core::Position;
+//!
+//! let mut game = Game::new(Position::startpos());
+//! for mv in ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"] {
+//!     game.play_uci(mv).unwrap();
+//! }
+//! assert_eq!(game.status().result, GameResult::WhiteWins);
+//! assert_eq!(game.status().reason, Some(Reason::Checkmate));
+//! assert!(game.play_uci("e8f7").is_err());
+//! ```
+
+mod error;
+mod material;
+mod repetition;
+mod status;
+
+use std::sync::Arc;
+
+pub use error::GameError;
+use repetition::RepetitionTable;
+pub use status::{DrawPolicy, GameResult, Reason, Status};
+
+use crate::{san::SanError, Color, FenError, FenMode, Move, Position, Role, Square};
+
+/// One move of a game's history, with its notation in the position it was played from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PlayedMove {
+    /// The move.
+    pub mv: Move,
+    /// UCI notation (`e2e4`, `e7e8q`, `e1g1`).
+    pub uci: String,
+    /// Standard Algebraic Notation with check or mate suffix (`e4`, `exd8=Q+`, `O-O#`).
+    pub san: String,
+}
+
+/// A game in progress or finished.
+///
+/// Cloning is cheap: the history and the repetition table are shared until the next move.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    position: Position,
+    history: Arc<Vec<PlayedMove>>,
+    repetitions: RepetitionTable,
+    status: Status,
+    policy: DrawPolicy,
+}
+
+impl Default for Game {
+    /// A game from the standard starting position with [`DrawPolicy::Automatic`].
+    fn default() -> Game {
+        Game::new(Position::startpos())
+    }
+}
+
+impl Game {
+    /// A game from `start` with the default [`DrawPolicy::Automatic`]. If `start` is already
+    /// decided (checkmate, stalemate, a dead position, an expired move clock) the game starts
+    /// finished.
+    pub fn new(start: Position) -> Game {
+        Game::with_policy(start, DrawPolicy::default())
+    }
+
+    /// A game from `start` with the given draw policy.
+    pub fn with_policy(start: Position, policy: DrawPolicy) -> Game {
+        let mut game = Game {
+            start,
+            position: start,
+            history: Arc::new(Vec::new()),
+            repetitions: RepetitionTable::new(start),
+            status: Status::ongoing(),
+            policy,
+        };
+        game.status = game.evaluate();
+        game
+    }
+
+    /// A game from a FEN, checked in strict mode, with [`DrawPolicy::Automatic`].
+    pub fn from_fen(fen: &str) -> Result<Game, FenError> {
+        Position::from_fen(fen, FenMode::Strict).map(Game::new)
+    }
+
+    // ----- Accessors -----
+
+    /// The position the game started from.
+    pub fn start_position(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The moves played so far, oldest first.
+    pub fn history(&self) -> &[PlayedMove] {
+        &self.history
+    }
+
+    /// The last move played, if any.
+    pub fn last_move(&self) -> Option<&PlayedMove> {
+        self.history.last()
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.position.turn()
+    }
+
+    /// The game's status.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// The draw policy.
+    pub fn policy(&self) -> DrawPolicy {
+        self.policy
+    }
+
+    /// Whether the game has ended.
+    pub fn is_over(&self) -> bool {
+        self.status.is_over()
+    }
+
+    // ----- Moves -----
+
+    /// Plays a move given as a [`Move`]. Refused with [`GameError::GameOver`] after the end
+    /// of the game and with [`GameError::Illegal`] if the move is not legal.
+    pub fn play(&mut self, mv: Move) -> Result<&PlayedMove, GameError> {
+        self.ensure_playable()?;
+        if !self.position.is_legal(mv) {
+            return Err(GameError::Illegal(mv));
+        }
+        Ok(self.push(mv))
+    }
+
+    /// Plays a move in UCI notation (`e2e4`, `e7e8q`; castling as `e1g1` or `e1h1`). As in
+    /// Binbo, a promotion without its letter (`e7e8`) promotes to a queen.
+    pub fn play_uci(&mut self, text: &str) -> Result<&PlayedMove, GameError> {
+        self.ensure_playable()?;
+        let mv = match self.position.parse_uci(text) {
+            Ok(mv) => mv,
+            Err(e) => self
+                .queen_promotion_uci(text)
+                .ok_or(GameError::IllegalUci(e))?,
+        };
+        Ok(self.push(mv))
+    }
+
+    /// The queen promotion `text` names if `text` is a four-character UCI pawn move to the
+    /// last rank.
+    fn queen_promotion_uci(&self, text: &str) -> Option<Move> {
+        if text.len() != 4 || !text.is_ascii() {
+            return None;
+        }
+        self.position
+            .parse_uci(&format!("{text}q"))
+            .ok()
+            .filter(|mv| mv.is_promotion())
+    }
+
+    /// Plays a move in SAN (`e4`, `Nf3`, `exd5`, `O-O`, `a8=Q`). As in Binbo, a promotion
+    /// without its piece (`a8`, `bxa8`) promotes to a queen.
+    pub fn play_san(&mut self, text: &str) -> Result<&PlayedMove, GameError> {
+        self.ensure_playable()?;
+        let mv = match self.position.parse_san(text) {
+            Ok(mv) => mv,
+            Err(e) => {
+                let queen = match &e {
+                    SanError::Ambiguous { candidates, .. } => {
+                        self.queen_among_promotions(candidates)
+                    }
+                    _ => None,
+                };
+                queen.ok_or(GameError::IllegalSan(e))?
+            }
+        };
+        Ok(self.push(mv))
+    }
+
+    /// If the SAN `candidates` are exactly the promotions of one pawn move, the queen
+    /// promotion among them.
+    fn queen_among_promotions(&self, candidates: &[String]) -> Option<Move> {
+        let moves: Vec<Move> = candidates
+            .iter()
+            .map(|san| self.position.parse_san(san).ok())
+            .collect::<Option<_>>()?;
+        let first = *moves.first()?;
+        let one_pawn_move = moves
+            .iter()
+            .all(|mv| mv.is_promotion() && mv.from() == first.from() && mv.to() == first.to());
+        if !one_pawn_move {
+            return None;
+        }
+        moves
+            .into_iter()
+            .find(|mv| mv.promotion_role() == Some(Role::Queen))
+    }
+
+    /// Plays the move from `from` to `to` with an optional promotion role. As in Binbo's
+    /// index moves, a pawn move to the last rank without a role promotes to a queen, and a
+    /// role given with a move that is not a promotion is ignored.
+    pub fn play_squares(
+        &mut self,
+        from: Square,
+        to: Square,
+        promo: Option<Role>,
+    ) -> Result<&PlayedMove, GameError> {
+        self.ensure_playable()?;
+        let mv = match self.position.move_from_squares(from, to, promo) {
+            Ok(mv) => mv,
+            Err(e) => {
+                let other = match promo {
+                    None => Some(Role::Queen),
+                    Some(_) => None,
+                };
+                self.position
+                    .move_from_squares(from, to, other)
+                    .ok()
+                    .filter(|mv| mv.is_promotion() == other.is_some())
+                    .ok_or(GameError::IllegalUci(e))?
+            }
+        };
+        Ok(self.push(mv))
+    }
+
+    fn ensure_playable(&self) -> Result<(), GameError> {
+        if self.status.is_over() {
+            Err(GameError::GameOver(self.status.clone()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Plays a move known to be legal and updates history, repetitions and status.
+    fn push(&mut self, mv: Move) -> &PlayedMove {
+        let before = self.position;
+        let played = PlayedMove {
+            mv,
+            uci: before.uci(mv),
+            san: before.san(mv),
+        };
+        self.position.play_unchecked(mv);
+        self.repetitions.push(&before, self.position);
+        self.status = self.evaluate();
+        let history = Arc::make_mut(&mut self.history);
+        let index = history.len();
+        history.push(played);
+        &history[index]
+    }
+
+    // ----- Rules -----
+
+    /// How many times the current position has occurred (counting this occurrence): same
+    /// placement, side to move, castling rights and legal en-passant capture. Only positions
+    /// since the last capture, pawn move or castling-right change can match.
+    pub fn repetition_count(&self) -> u32 {
+        self.repetitions.count(&self.position)
+    }
+
+    /// Whether `color` still has mating material (the opposite of python-chess's
+    /// `has_insufficient_material`).
+    pub fn can_mate(&self, color: Color) -> bool {
+        !self.position.has_insufficient_material(color)
+    }
+
+    /// The status the rules give the current position.
+    fn evaluate(&self) -> Status {
+        let pos = &self.position;
+        if !pos.has_legal_moves() {
+            return if pos.is_check() {
+                Status::over(GameResult::win_for(!pos.turn()), Reason::Checkmate)
+            } else {
+                Status::over(GameResult::Draw, Reason::Stalemate)
+            };
+        }
+        if pos.is_insufficient_material() {
+            return Status::over(GameResult::Draw, Reason::InsufficientMaterial);
+        }
+        let (move_limit, move_reason, rep_limit, rep_reason) = match self.policy {
+            DrawPolicy::Automatic => (100, Reason::FiftyMoves, 3, Reason::ThreefoldRepetition),
+            DrawPolicy::Claims => (150, Reason::SeventyFiveMoves, 5, Reason::FivefoldRepetition),
+        };
+        if pos.halfmoves() >= move_limit {
+            return Status::over(GameResult::Draw, move_reason);
+        }
+        if self.repetition_count() >= rep_limit {
+            return Status::over(GameResult::Draw, rep_reason);
+        }
+        Status::ongoing()
+    }
+
+    /// The draw the player to move (or either player) could claim now: the fifty-move rule
+    /// (100 half-moves without a capture or pawn move) or threefold repetition of the current
+    /// position. `None` when the game is over (so always `None` under
+    /// [`DrawPolicy::Automatic`], where these rules end the game at once).
+    pub fn claimable_draw(&self) -> Option<Reason> {
+        if self.status.is_over() {
+            None
+        } else if self.position.halfmoves() >= 100 {
+            Some(Reason::FiftyMoves)
+        } else if self.repetition_count() >= 3 {
+            Some(Reason::ThreefoldRepetition)
+        } else {
+            None
+        }
+    }
+
+    /// Ends the game in a draw by the rule [`Game::claimable_draw`] names.
+    pub fn claim_draw(&mut self) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        let reason = self.claimable_draw().ok_or(GameError::NothingToClaim)?;
+        self.status = Status::over(GameResult::Draw, reason);
+        Ok(())
+    }
+
+    // ----- Results set from outside -----
+
+    fn ensure_no_status(&self) -> Result<(), GameError> {
+        if self.status.is_over() {
+            Err(GameError::AlreadyHasStatus(self.status.clone()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Declares a draw by decision (reason [`Reason::Manual`]) with an optional note.
+    pub fn set_draw(&mut self, note: Option<String>) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        self.status = Status {
+            result: GameResult::Draw,
+            reason: Some(Reason::Manual),
+            note,
+        };
+        Ok(())
+    }
+
+    /// Declares `color` the winner by decision (reason [`Reason::Manual`]) with an optional
+    /// note.
+    pub fn set_winner(&mut self, color: Color, note: Option<String>) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        self.status = Status {
+            result: GameResult::win_for(color),
+            reason: Some(Reason::Manual),
+            note,
+        };
+        Ok(())
+    }
+
+    /// Ends the game in a draw agreed by the players.
+    pub fn draw_by_agreement(&mut self) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        self.status = Status::over(GameResult::Draw, Reason::Agreement);
+        Ok(())
+    }
+
+    /// `loser` resigns: the opponent wins.
+    pub fn resign(&mut self, loser: Color) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        self.status = Status::over(GameResult::win_for(!loser), Reason::Resignation);
+        Ok(())
+    }
+
+    /// `loser` ran out of time: the opponent wins, or the game is drawn if the opponent has
+    /// no mating material (see [`Game::can_mate`]). Either way the reason is
+    /// [`Reason::Timeout`].
+    pub fn flag(&mut self, loser: Color) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        let result = if self.can_mate(!loser) {
+            GameResult::win_for(!loser)
+        } else {
+            GameResult::Draw
+        };
+        self.status = Status::over(result, Reason::Timeout);
+        Ok(())
+    }
+}
