@@ -22,6 +22,7 @@ pub mod game;
 mod movegen;
 mod mv;
 pub mod perft;
+pub mod pgn;
 mod position;
 mod role;
 pub mod san;
