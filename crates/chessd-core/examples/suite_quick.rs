@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // scratch tool for development
 //! Scratch: runs the perft suites up to a node budget.
 use chessd_core::{perft::perft, FenMode, Position};
 fn main() {

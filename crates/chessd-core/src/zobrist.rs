@@ -24,7 +24,7 @@ const fn keys<const N: usize>(seed: u64) -> [u64; N] {
 }
 
 static PIECE_KEYS: [u64; 768] = keys(0x1234_5678);
-static CASTLING_KEYS: [u64; 64] = keys(0xCA57_1E);
+static CASTLING_KEYS: [u64; 64] = keys(0x00CA_571E);
 static EP_KEYS: [u64; 8] = keys(0xE9);
 const TURN_KEY: u64 = 0xF8D6_26AA_AF27_8509;
 

@@ -120,7 +120,7 @@ fn play_random_games(
             let their_moves = theirs.legal_moves();
             let mut their_uci: Vec<(String, shakmaty::Move)> = their_moves
                 .iter()
-                .map(|m| (UciMove::from_move(m.clone(), mode).to_string(), m.clone()))
+                .map(|m| (UciMove::from_move(*m, mode).to_string(), *m))
                 .collect();
             their_uci.sort_by(|a, b| a.0.cmp(&b.0));
             let ours_names: Vec<&String> = our_moves.iter().map(|m| &m.0).collect();
@@ -132,7 +132,7 @@ fn play_random_games(
                 pos.fen()
             );
             for ((uci, ours), (_, their)) in our_moves.iter().zip(&their_uci) {
-                let their_san = SanPlus::from_move(theirs.clone(), their.clone()).to_string();
+                let their_san = SanPlus::from_move(theirs.clone(), *their).to_string();
                 assert_eq!(pos.san(*ours), their_san, "SAN of {uci} in {}", pos.fen());
                 assert_eq!(
                     pos.parse_san(&their_san),
@@ -192,9 +192,9 @@ fn play_random_games(
             let their = their_uci
                 .iter()
                 .find(|m| m.0 == uci)
-                .map(|m| m.1.clone())
+                .map(|m| m.1)
                 .expect("same move sets");
-            let irreversible = theirs.is_irreversible(their.clone());
+            let irreversible = theirs.is_irreversible(their);
             game.play(mv).expect("legal move accepted");
             theirs.play_unchecked(their);
             if irreversible {
@@ -212,7 +212,7 @@ fn play_random_games(
 
 #[test]
 fn random_games_agree_with_shakmaty() {
-    let mut rng = Rng(0x5EED_0F_C4E55);
+    let mut rng = Rng(0x0005_EED0_FC4E_55AA);
     let mut totals = Totals {
         positions: 0,
         moves_compared: 0,
