@@ -1,2 +1,255 @@
-//! Perft speed: chessd-core against cozy-chess and shakmaty (placeholder, being written).
-fn main() {}
+//! Perft speed: chessd-core against cozy-chess and shakmaty, in one process and one run.
+//!
+//! Every case is a named perft run (group, library, position, depth, expected node count),
+//! timed `CHESSD_BENCH_RUNS` times (default 5) round-robin over all cases, so that a change in
+//! machine load affects every library alike; the table shows the median time of each case and
+//! every run's node count is asserted. Cases are grouped by what they measure (`bulk`: bulk
+//! counting at the last ply, one thread, no hash table); within a group and position the speed
+//! of chessd-core is compared with every other library's row.
+//!
+//! Run with `cargo bench --bench perft`. `CHESSD_BENCH_FILTER=text` keeps only the cases whose
+//! group, library or position contains `text`.
+
+use std::{
+    hint::black_box,
+    time::{Duration, Instant},
+};
+
+use shakmaty::Position as _;
+
+const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const KIWIPETE_FEN: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+/// The library whose speed the others are compared with.
+const OURS: &str = "chessd";
+
+/// One timed perft run (the library's position is set up before timing starts).
+struct Case {
+    /// What is measured; ratios are only taken between rows of the same group and position.
+    group: &'static str,
+    library: &'static str,
+    position: &'static str,
+    depth: u32,
+    expected: u64,
+    /// Runs the perft once (setup already done) and returns the node count.
+    run: Box<dyn Fn() -> u64>,
+}
+
+/// The measured outcome of a case.
+struct Row {
+    group: &'static str,
+    library: &'static str,
+    position: &'static str,
+    depth: u32,
+    nodes: u64,
+    median: Duration,
+}
+
+impl Row {
+    fn mnps(&self) -> f64 {
+        self.nodes as f64 / self.median.as_secs_f64() / 1e6
+    }
+}
+
+// ----- chessd-core -----
+
+fn chessd_position(fen: &str) -> chessd_core::Position {
+    chessd_core::Position::from_fen(fen, chessd_core::FenMode::Strict).expect("valid FEN")
+}
+
+// ----- cozy-chess -----
+
+/// cozy-chess bulk perft: `PieceMoves::len` at the last ply, clone and `play_unchecked` above.
+fn cozy_perft(board: &cozy_chess::Board, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 => {
+            let mut nodes = 0;
+            board.generate_moves(|moves| {
+                nodes += moves.len() as u64;
+                false
+            });
+            nodes
+        }
+        _ => {
+            let mut nodes = 0;
+            board.generate_moves(|moves| {
+                for mv in moves {
+                    let mut child = board.clone();
+                    child.play_unchecked(mv);
+                    nodes += cozy_perft(&child, depth - 1);
+                }
+                false
+            });
+            nodes
+        }
+    }
+}
+
+fn cozy_board(fen: &str) -> cozy_chess::Board {
+    cozy_chess::Board::from_fen(fen, false).expect("valid FEN")
+}
+
+// ----- shakmaty -----
+
+/// shakmaty bulk perft: `legal_moves().len()` at the last ply, clone and `play_unchecked`
+/// above.
+fn shakmaty_perft(pos: &shakmaty::Chess, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 => pos.legal_moves().len() as u64,
+        _ => pos
+            .legal_moves()
+            .iter()
+            .map(|&m| {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                shakmaty_perft(&child, depth - 1)
+            })
+            .sum(),
+    }
+}
+
+fn shakmaty_position(fen: &str) -> shakmaty::Chess {
+    let fen: shakmaty::fen::Fen = fen.parse().expect("valid FEN");
+    fen.into_position(shakmaty::CastlingMode::Standard)
+        .expect("legal position")
+}
+
+// ----- The cases -----
+
+/// Bulk perft of `fen` to `depth` in each library: the idiomatic fastest way each allows
+/// (chessd-core and cozy-chess count move groups at the last ply; shakmaty counts its legal
+/// move list), single-threaded, without a hash table.
+fn bulk_cases(position: &'static str, fen: &'static str, depth: u32, expected: u64) -> Vec<Case> {
+    let ours = chessd_position(fen);
+    let cozy = cozy_board(fen);
+    let shak = shakmaty_position(fen);
+    let case = |library, run: Box<dyn Fn() -> u64>| Case {
+        group: "bulk",
+        library,
+        position,
+        depth,
+        expected,
+        run,
+    };
+    vec![
+        case(
+            OURS,
+            Box::new(move || chessd_core::perft::perft(black_box(&ours), depth)),
+        ),
+        case(
+            "cozy-chess",
+            Box::new(move || cozy_perft(black_box(&cozy), depth)),
+        ),
+        case(
+            "shakmaty",
+            Box::new(move || shakmaty_perft(black_box(&shak), depth)),
+        ),
+    ]
+}
+
+/// Every case, in the order of the table. Further groups (statistics perft against shakmaty
+/// classifying every leaf, hashed multi-threaded perft) add their cases here; rows of library
+/// [`OURS`] are compared with the other rows of the same group and position.
+fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    cases.extend(bulk_cases("startpos", START_FEN, 6, 119_060_324));
+    cases.extend(bulk_cases("kiwipete", KIWIPETE_FEN, 5, 193_690_690));
+    cases
+}
+
+// ----- Running and reporting -----
+
+fn env_runs() -> usize {
+    std::env::var("CHESSD_BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(5)
+}
+
+/// Runs `case` once, checks its node count and returns the time taken.
+fn time_once(case: &Case) -> Duration {
+    let start = Instant::now();
+    let nodes = black_box((case.run)());
+    let elapsed = start.elapsed();
+    assert_eq!(
+        nodes, case.expected,
+        "{} {} {} d{}: wrong node count",
+        case.group, case.library, case.position, case.depth
+    );
+    elapsed
+}
+
+fn row(case: &Case, mut times: Vec<Duration>) -> Row {
+    times.sort();
+    Row {
+        group: case.group,
+        library: case.library,
+        position: case.position,
+        depth: case.depth,
+        nodes: case.expected,
+        median: times[times.len() / 2],
+    }
+}
+
+fn main() {
+    let runs = env_runs();
+    let filter = std::env::var("CHESSD_BENCH_FILTER").unwrap_or_default();
+    let cases: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| {
+            filter.is_empty()
+                || c.group.contains(&filter)
+                || c.library.contains(&filter)
+                || c.position.contains(&filter)
+        })
+        .collect();
+    println!("perft benchmark: {runs} runs per case, median shown");
+    println!(
+        "{:<8} {:<12} {:<10} {:>5} {:>12} {:>10} {:>9}",
+        "group", "library", "position", "depth", "nodes", "median s", "Mnps"
+    );
+    // Round-robin: every case once per round, so that a change in machine load during the
+    // benchmark affects all libraries alike.
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs {
+        for (case, case_times) in cases.iter().zip(&mut times) {
+            case_times.push(time_once(case));
+        }
+    }
+    let rows: Vec<Row> = cases
+        .iter()
+        .zip(times)
+        .map(|(case, case_times)| row(case, case_times))
+        .collect();
+    for row in &rows {
+        println!(
+            "{:<8} {:<12} {:<10} {:>5} {:>12} {:>10.3} {:>9.1}",
+            row.group,
+            row.library,
+            row.position,
+            row.depth,
+            row.nodes,
+            row.median.as_secs_f64(),
+            row.mnps()
+        );
+    }
+    println!();
+    println!("speed ratios ({OURS} Mnps / other Mnps; above 1 means {OURS} is faster):");
+    for ours in rows.iter().filter(|r| r.library == OURS) {
+        for other in rows
+            .iter()
+            .filter(|r| r.library != OURS && r.group == ours.group && r.position == ours.position)
+        {
+            println!(
+                "{:<8} {:<10} {OURS}/{:<12} {:>6.2}x",
+                ours.group,
+                ours.position,
+                other.library,
+                ours.mnps() / other.mnps()
+            );
+        }
+    }
+}

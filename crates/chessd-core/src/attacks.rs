@@ -3,11 +3,17 @@
 use crate::{Bitboard, Color, Role, Square};
 
 /// One square's entry in a slider table.
+#[cfg(target_feature = "bmi2")]
 pub(crate) struct SliderEntry {
     pub(crate) mask: u64,
-    #[cfg_attr(target_feature = "bmi2", allow(dead_code))]
+    pub(crate) offset: usize,
+}
+
+/// One square's entry in a slider table.
+#[cfg(not(target_feature = "bmi2"))]
+pub(crate) struct SliderEntry {
+    pub(crate) mask: u64,
     pub(crate) magic: u64,
-    #[cfg_attr(target_feature = "bmi2", allow(dead_code))]
     pub(crate) shift: u32,
     pub(crate) offset: usize,
 }
@@ -114,6 +120,33 @@ const fn ray_table() -> ([[u64; 64]; 64], [[u64; 64]; 64]) {
 
 static RAYS: ([[u64; 64]; 64], [[u64; 64]; 64]) = ray_table();
 
+/// Per square: the squares a rook (`diagonal` false) or bishop (true) attacks on an empty board.
+const fn empty_board_slider_table(diagonal: bool) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0usize;
+    while sq < 64 {
+        let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+        let mut other = 0usize;
+        while other < 64 {
+            let (df, dr) = ((other % 8) as i32 - f, (other / 8) as i32 - r);
+            let on_line = if diagonal {
+                df != 0 && (df == dr || df == -dr)
+            } else {
+                (df == 0) != (dr == 0)
+            };
+            if on_line {
+                table[sq] |= 1 << other;
+            }
+            other += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+static ROOK_RAYS: [u64; 64] = empty_board_slider_table(false);
+static BISHOP_RAYS: [u64; 64] = empty_board_slider_table(true);
+
 #[inline(always)]
 fn slider(entries: &[SliderEntry; 64], table: &[u64], sq: Square, occupied: Bitboard) -> Bitboard {
     let e = &entries[sq.index()];
@@ -161,6 +194,18 @@ pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
 #[inline]
 pub fn queen_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     rook_attacks(sq, occupied) | bishop_attacks(sq, occupied)
+}
+
+/// Squares a rook on `sq` attacks on an empty board (its rank and file, without `sq`).
+#[inline]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    Bitboard(ROOK_RAYS[sq.index()])
+}
+
+/// Squares a bishop on `sq` attacks on an empty board (its diagonals, without `sq`).
+#[inline]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    Bitboard(BISHOP_RAYS[sq.index()])
 }
 
 /// Squares a piece of `role` and `color` on `sq` attacks given the `occupied` squares.
@@ -219,6 +264,54 @@ mod tests {
     fn bishop_on_d4_open_board() {
         assert_eq!(bishop_attacks(Square::D4, Bitboard::EMPTY).count(), 13);
         assert_eq!(rook_attacks(Square::D4, Bitboard::EMPTY).count(), 14);
+    }
+
+    /// Slider attacks by walking the rays square by square.
+    fn walk(sq: Square, occupied: Bitboard, dirs: &[(i32, i32)]) -> Bitboard {
+        let (f0, r0) = (sq.index() as i32 % 8, sq.index() as i32 / 8);
+        let mut out = Bitboard::EMPTY;
+        for &(df, dr) in dirs {
+            let (mut f, mut r) = (f0 + df, r0 + dr);
+            while (0..8).contains(&f) && (0..8).contains(&r) {
+                let to = Square::new((r * 8 + f) as u32);
+                out |= to;
+                if occupied.contains(to) {
+                    break;
+                }
+                f += df;
+                r += dr;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn slider_tables_match_ray_walking() {
+        let rook = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+        let bishop = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+        let mut state = 0x0123_4567_89AB_CDEFu64;
+        for i in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Vary the density: sparse, medium and dense boards.
+            let occupied = Bitboard(match i % 3 {
+                0 => state & state.rotate_left(17) & state.rotate_left(31),
+                1 => state & state.rotate_left(23),
+                _ => state,
+            });
+            let sq = Square::new((i % 64) as u32);
+            assert_eq!(rook_attacks(sq, occupied), walk(sq, occupied, &rook));
+            assert_eq!(bishop_attacks(sq, occupied), walk(sq, occupied, &bishop));
+        }
+    }
+
+    #[test]
+    fn rays_match_empty_board_attacks() {
+        for sq in Square::all() {
+            assert_eq!(rook_rays(sq), rook_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(bishop_rays(sq), bishop_attacks(sq, Bitboard::EMPTY));
+        }
     }
 
     #[test]

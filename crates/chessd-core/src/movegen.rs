@@ -131,19 +131,152 @@ const fn pawn_push(color: Color, b: Bitboard) -> Bitboard {
     }
 }
 
-impl Position {
-    /// King targets that are not attacked once the king has left its square.
-    #[inline(always)]
-    fn king_targets(&self, king: Square, ours: Bitboard) -> Bitboard {
-        let them = !self.turn;
-        let occ = self.occupied() - king;
-        let mut safe = Bitboard::EMPTY;
-        for to in king_attacks(king) - ours {
-            if !self.is_attacked(to, them, occ) {
-                safe |= to;
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_H: u64 = FILE_A << 7;
+
+/// Squares the pawns `b` of `color` attack towards the a-file.
+#[inline(always)]
+const fn pawn_attacks_west(color: Color, b: Bitboard) -> Bitboard {
+    match color {
+        Color::White => Bitboard((b.0 & !FILE_A) << 7),
+        Color::Black => Bitboard((b.0 & !FILE_A) >> 9),
+    }
+}
+
+/// Squares the pawns `b` of `color` attack towards the h-file.
+#[inline(always)]
+const fn pawn_attacks_east(color: Color, b: Bitboard) -> Bitboard {
+    match color {
+        Color::White => Bitboard((b.0 & !FILE_H) << 9),
+        Color::Black => Bitboard((b.0 & !FILE_H) >> 7),
+    }
+}
+
+/// Every square the pawns `b` of `color` attack.
+#[inline(always)]
+const fn pawn_attacks_set(color: Color, b: Bitboard) -> Bitboard {
+    Bitboard(pawn_attacks_west(color, b).0 | pawn_attacks_east(color, b).0)
+}
+
+/// Bits `low..=high` of a rank (`low <= high < 8`).
+const fn rank_span(low: usize, high: usize) -> u8 {
+    ((0xFFu16 >> (7 - high)) & (0xFFu16 << low)) as u8
+}
+
+/// Castling masks by king file and rook file, relative to the back rank: the span of squares
+/// king and rook cross or land on (including their own squares; it must be empty apart from
+/// them), and the squares the king crosses or lands on (which must not be attacked).
+const fn castling_masks() -> [[(u8, u8); 8]; 8] {
+    let mut table = [[(0u8, 0u8); 8]; 8];
+    let mut k = 0;
+    while k < 8 {
+        let mut r = 0;
+        while r < 8 {
+            if k != r {
+                let (kt, rt) = if r > k { (6, 5) } else { (2, 3) };
+                let low = min4(k, r, kt, rt);
+                let high = max4(k, r, kt, rt);
+                let king_path = if kt > k {
+                    rank_span(k + 1, kt)
+                } else if kt < k {
+                    rank_span(kt, k - 1)
+                } else {
+                    1 << k
+                };
+                table[k][r] = (rank_span(low, high), king_path);
             }
+            r += 1;
         }
-        safe
+        k += 1;
+    }
+    table
+}
+
+const fn min4(a: usize, b: usize, c: usize, d: usize) -> usize {
+    let ab = if a < b { a } else { b };
+    let cd = if c < d { c } else { d };
+    if ab < cd {
+        ab
+    } else {
+        cd
+    }
+}
+
+const fn max4(a: usize, b: usize, c: usize, d: usize) -> usize {
+    let ab = if a > b { a } else { b };
+    let cd = if c > d { c } else { d };
+    if ab > cd {
+        ab
+    } else {
+        cd
+    }
+}
+
+static CASTLING_MASKS: [[(u8, u8); 8]; 8] = castling_masks();
+
+/// By king file and back-rank occupancy: the rook files for which the castling span holds no
+/// piece but the king and that rook.
+const fn castling_clear() -> [[u8; 256]; 8] {
+    let masks = castling_masks();
+    let mut table = [[0u8; 256]; 8];
+    let mut k = 0;
+    while k < 8 {
+        let mut occ = 0;
+        while occ < 256 {
+            let mut r = 0;
+            while r < 8 {
+                let span = masks[k][r].0 as usize;
+                if r != k && span & occ == (1 << k) | (1 << r) {
+                    table[k][occ] |= 1 << r;
+                }
+                r += 1;
+            }
+            occ += 1;
+        }
+        k += 1;
+    }
+    table
+}
+
+static CASTLING_CLEAR: [[u8; 256]; 8] = castling_clear();
+
+/// The number of moves onto `to`, counting moves onto the last rank four times.
+#[inline(always)]
+fn count_with_promotions(to: Bitboard, last_rank: Bitboard) -> usize {
+    (to.count() + 3 * (to & last_rank).count()) as usize
+}
+
+impl Position {
+    /// Whether the opponent of `us` attacks `sq` with `occupied` as blockers (branch-free).
+    #[inline(always)]
+    fn attacked_by_them(&self, us: Color, sq: Square, occupied: Bitboard) -> bool {
+        let queens = self.by_role(Role::Queen);
+        let attackers = (knight_attacks(sq) & self.by_role(Role::Knight))
+            | (pawn_attacks(us, sq) & self.by_role(Role::Pawn))
+            | (king_attacks(sq) & self.by_role(Role::King))
+            | (rook_attacks(sq, occupied) & (self.by_role(Role::Rook) | queens))
+            | (bishop_attacks(sq, occupied) & (self.by_role(Role::Bishop) | queens));
+        attackers.intersects(self.by_color(!us))
+    }
+
+    /// Every square the opponent of `us` attacks, with `occupied` as blockers.
+    #[inline(always)]
+    fn attacked_squares_by_them(&self, us: Color, occupied: Bitboard) -> Bitboard {
+        let them = !us;
+        let theirs = self.by_color(them);
+        let mut a = pawn_attacks_set(them, self.by_role(Role::Pawn) & theirs)
+            | king_attacks(self.king(them));
+        for sq in self.by_role(Role::Knight) & theirs {
+            a |= knight_attacks(sq);
+        }
+        let queens = self.by_role(Role::Queen);
+        for sq in (self.by_role(Role::Bishop) | queens) & theirs {
+            a |= bishop_attacks(sq, occupied);
+        }
+        for sq in (self.by_role(Role::Rook) | queens) & theirs {
+            a |= rook_attacks(sq, occupied);
+        }
+        a
     }
 
     /// The squares a move must land on: anywhere not our own when not in check, the checker
@@ -156,68 +289,232 @@ impl Position {
         }
     }
 
-    /// Castling rook squares for which castling is legal now.
-    fn castling_targets(&self, king: Square) -> Bitboard {
-        let us = self.turn;
-        let mut out = Bitboard::EMPTY;
-        if self.checkers.nonempty() {
-            return out;
-        }
-        let occ = self.occupied();
-        for rook in self.castling & back_rank(us) & self.pieces(us, Role::Rook) {
-            let mv = Move::castle(king, rook);
-            let king_to = mv.king_destination();
-            let rook_to = mv.rook_destination().unwrap_or(rook);
-            let others = occ - king - rook;
-            let path = between(king, king_to) | king_to | between(rook, rook_to) | rook_to;
-            if path.intersects(others) {
-                continue;
-            }
-            let king_path = between(king, king_to) | king_to;
-            if king_path
-                .without(king_to)
-                .into_iter()
-                .any(|sq| self.is_attacked(sq, !us, occ))
-            {
-                continue;
-            }
-            let after = others | king_to | rook_to;
-            if self.is_attacked(king_to, !us, after) {
-                continue;
-            }
-            out |= rook;
-        }
-        out
+    /// For castling with `rook`: the squares the king crosses or lands on, and the king's and
+    /// rook's destinations.
+    #[inline(always)]
+    fn castling_path(king: Square, rook: Square) -> (Bitboard, Square, Square) {
+        let rank_base = king.index() as u32 & 56;
+        let king_path = CASTLING_MASKS[king.index() & 7][rook.index() & 7].1;
+        let kingside = rook.index() > king.index();
+        let king_to = Square::new(rank_base + if kingside { 6 } else { 2 });
+        let rook_to = Square::new(rank_base + if kingside { 5 } else { 3 });
+        (
+            Bitboard(u64::from(king_path) << rank_base),
+            king_to,
+            rook_to,
+        )
     }
 
-    /// Calls `visit` with each group of legal moves; stops early and returns `true` as soon as
-    /// `visit` returns `true`.
+    /// The rooks of `us` that castling rights and an empty span (looked up by king file and
+    /// back-rank occupancy) allow castling with, before checking attacked squares.
+    #[inline(always)]
+    fn castle_candidates(
+        &self,
+        us: Color,
+        king: Square,
+        occ: Bitboard,
+        in_check: bool,
+    ) -> Bitboard {
+        let rank_shift = back_rank(us).0.trailing_zeros();
+        let rights = ((self.castling & self.pieces(us, Role::Rook)).0 >> rank_shift) as u8;
+        if in_check || rights == 0 || king.index() as u32 & 56 != rank_shift {
+            return Bitboard::EMPTY;
+        }
+        let clear = CASTLING_CLEAR[king.index() & 7][(occ.0 >> rank_shift) as u8 as usize];
+        Bitboard(u64::from(clear & rights) << rank_shift)
+    }
+
+    /// Whether castling with `rook` (a candidate) is safe, given the squares the opponent
+    /// attacks.
+    ///
+    /// Not being in check, no slider ray passes through the king's square, so the present
+    /// occupancy decides for every square the king crosses or lands on, except that the rook
+    /// leaving its square may open a line onto the king's destination; that needs a look only
+    /// when the rook does not stand on the a- or h-file (Chess960).
+    #[inline(always)]
+    fn castle_is_safe(
+        &self,
+        us: Color,
+        king: Square,
+        rook: Square,
+        occ: Bitboard,
+        danger: Bitboard,
+    ) -> bool {
+        let (king_path, king_to, rook_to) = Position::castling_path(king, rook);
+        if king_path.intersects(danger) {
+            return false;
+        }
+        let file = rook.index() & 7;
+        file == 0
+            || file == 7
+            || !self.attacked_by_them(us, king_to, (occ - king - rook) | king_to | rook_to)
+    }
+
+    /// The legal king moves of `us` (king on `king`): the safe target squares, and the squares
+    /// of the rooks it may castle with.
+    #[inline(always)]
+    fn king_moves(
+        &self,
+        us: Color,
+        king: Square,
+        ours: Bitboard,
+        in_check: bool,
+    ) -> (Bitboard, Bitboard) {
+        let occ = self.occupied();
+        let candidates = king_attacks(king) - ours;
+        let castle_rooks = self.castle_candidates(us, king, occ, in_check);
+        if castle_rooks.is_empty() && !candidates.more_than_one() {
+            // Zero or one king target: testing it alone is cheaper than an attack map.
+            return match candidates.first() {
+                Some(to) if !self.attacked_by_them(us, to, occ - king) => {
+                    (candidates, castle_rooks)
+                }
+                _ => (Bitboard::EMPTY, castle_rooks),
+            };
+        }
+        // The attack map is taken without our king, so that it cannot hide behind itself.
+        let danger = self.attacked_squares_by_them(us, occ - king);
+        let mut castles = Bitboard::EMPTY;
+        for rook in castle_rooks {
+            if self.castle_is_safe(us, king, rook, occ, danger) {
+                castles |= rook;
+            }
+        }
+        (candidates - danger, castles)
+    }
+
+    /// The number of legal king moves of `us`, castling included (as [`Position::king_moves`]).
+    #[inline(always)]
+    fn count_king_moves(&self, us: Color, king: Square, ours: Bitboard, in_check: bool) -> usize {
+        let occ = self.occupied();
+        let candidates = king_attacks(king) - ours;
+        let castle_rooks = self.castle_candidates(us, king, occ, in_check);
+        if castle_rooks.is_empty() && !candidates.more_than_one() {
+            return match candidates.first() {
+                Some(to) => usize::from(!self.attacked_by_them(us, to, occ - king)),
+                None => 0,
+            };
+        }
+        let danger = self.attacked_squares_by_them(us, occ - king);
+        let mut n = (candidates - danger).count() as usize;
+        for rook in castle_rooks {
+            n += usize::from(self.castle_is_safe(us, king, rook, occ, danger));
+        }
+        n
+    }
+
+    /// The number of legal moves (promotions count four each), without building a list.
     #[inline]
-    pub fn generate_moves(&self, mut visit: impl FnMut(PieceMoves) -> bool) -> bool {
-        let us = self.turn;
+    pub fn count_legal(&self) -> usize {
+        // One copy per side to move, so that colour-dependent shifts and masks are constants.
+        match self.turn {
+            Color::White => self.count_legal_as(Color::White),
+            Color::Black => self.count_legal_as(Color::Black),
+        }
+    }
+
+    #[inline(always)]
+    fn count_legal_as(&self, us: Color) -> usize {
         let ours = self.by_color(us);
         let theirs = self.by_color(!us);
         let occ = ours | theirs;
         let king = self.king(us);
 
-        let king_to = self.king_targets(king, ours);
-        if king_to.nonempty()
-            && visit(PieceMoves {
-                role: Role::King,
-                from: king,
-                to: king_to,
-                kind: MoveGroupKind::Normal,
-            })
-        {
-            return true;
-        }
+        let in_check = self.checkers.nonempty();
+        let mut n = self.count_king_moves(us, king, ours, in_check);
         if self.checkers.more_than_one() {
-            return false;
+            return n;
         }
         let target = self.check_mask(king, ours);
+        let pinned = self.pinned;
+        let free = ours - pinned;
+
+        for from in self.by_role(Role::Knight) & free {
+            n += (knight_attacks(from) & target).count() as usize;
+        }
+        let queens = self.by_role(Role::Queen);
+        let diagonal = (self.by_role(Role::Bishop) | queens) & ours;
+        let orthogonal = (self.by_role(Role::Rook) | queens) & ours;
+        for from in diagonal - pinned {
+            n += (bishop_attacks(from, occ) & target).count() as usize;
+        }
+        for from in orthogonal - pinned {
+            n += (rook_attacks(from, occ) & target).count() as usize;
+        }
+
+        // Unpinned pawns, set-wise.
+        let pawns = self.by_role(Role::Pawn) & ours;
+        let last_rank = back_rank(!us);
+        let empty = !occ;
+        let free_pawns = pawns - pinned;
+        let single = pawn_push(us, free_pawns) & empty;
+        let double =
+            pawn_push(us, single & Bitboard::rank(Rank::new(2).relative(us))) & empty & target;
+        let single = single & target;
+        let capture_targets = theirs & target;
+        let west = pawn_attacks_west(us, free_pawns) & capture_targets;
+        let east = pawn_attacks_east(us, free_pawns) & capture_targets;
+        n += (single.count() + double.count() + west.count() + east.count()) as usize;
+        if (single | west | east).intersects(last_rank) {
+            n += 3
+                * ((single & last_rank).count()
+                    + (west & last_rank).count()
+                    + (east & last_rank).count()) as usize;
+        }
+
+        if !in_check && pinned.nonempty() {
+            // Pinned pieces move along the pin line only (pinned knights never move). In check
+            // a pinned piece can neither block nor capture.
+            for from in diagonal & pinned {
+                n += (bishop_attacks(from, occ) & target & line(king, from)).count() as usize;
+            }
+            for from in orthogonal & pinned {
+                n += (rook_attacks(from, occ) & target & line(king, from)).count() as usize;
+            }
+            for from in pawns & pinned {
+                let to = self.pawn_targets(us, from, occ, theirs) & line(king, from);
+                n += count_with_promotions(to, last_rank);
+            }
+        }
+
+        if let Some(ep) = self.ep_square {
+            for from in pawn_attacks(!us, ep) & pawns {
+                if self.en_passant_is_safe(from, ep) {
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// Pushes and captures of the pawn of `us` on `from`, before check and pin masks.
+    #[inline(always)]
+    fn pawn_targets(&self, us: Color, from: Square, occ: Bitboard, theirs: Bitboard) -> Bitboard {
+        let one = pawn_push(us, Bitboard::from_square(from)) - occ;
+        let two = pawn_push(us, one & Bitboard::rank(Rank::new(2).relative(us))) - occ;
+        one | two | (pawn_attacks(us, from) & theirs)
+    }
+
+    /// Calls `visit` with each group of legal moves; stops early and returns `true` as soon as
+    /// `visit` returns `true`.
+    ///
+    /// Groups come in this order: king moves, knights, bishops, rooks, queens, pawns (per
+    /// origin, promotions as their own kind), en passant, castling.
+    #[inline]
+    pub fn generate_moves(&self, visit: impl FnMut(PieceMoves) -> bool) -> bool {
+        match self.turn {
+            Color::White => self.generate_moves_as(Color::White, visit),
+            Color::Black => self.generate_moves_as(Color::Black, visit),
+        }
+    }
+
+    #[inline(always)]
+    fn generate_moves_as(&self, us: Color, mut visit: impl FnMut(PieceMoves) -> bool) -> bool {
+        let ours = self.by_color(us);
+        let theirs = self.by_color(!us);
+        let occ = ours | theirs;
+        let king = self.king(us);
         let in_check = self.checkers.nonempty();
-        // In check a pinned piece can never help: it may neither block nor capture.
-        let movable = if in_check { ours - self.pinned } else { ours };
 
         macro_rules! emit {
             ($role:expr, $from:expr, $to:expr, $kind:expr) => {{
@@ -235,7 +532,16 @@ impl Position {
             }};
         }
 
-        for from in self.pieces(us, Role::Knight) & movable - self.pinned {
+        let (king_to, castles) = self.king_moves(us, king, ours, in_check);
+        emit!(Role::King, king, king_to, MoveGroupKind::Normal);
+        if self.checkers.more_than_one() {
+            return false;
+        }
+        let target = self.check_mask(king, ours);
+        // In check a pinned piece can never help: it may neither block nor capture.
+        let movable = if in_check { ours - self.pinned } else { ours };
+
+        for from in self.pieces(us, Role::Knight) & (movable - self.pinned) {
             emit!(
                 Role::Knight,
                 from,
@@ -262,11 +568,8 @@ impl Position {
         }
 
         let promotion_from = Bitboard::rank(Rank::new(6).relative(us));
-        let double_from = Bitboard::rank(Rank::new(1).relative(us));
         for from in self.pieces(us, Role::Pawn) & movable {
-            let one = pawn_push(us, Bitboard::from_square(from)) - occ;
-            let two = pawn_push(us, one & pawn_push(us, double_from)) - occ;
-            let mut to = ((one | two) | (pawn_attacks(us, from) & theirs)) & target;
+            let mut to = self.pawn_targets(us, from, occ, theirs) & target;
             if self.pinned.contains(from) {
                 to &= line(king, from);
             }
@@ -291,14 +594,7 @@ impl Position {
             }
         }
 
-        if !in_check && (self.castling & back_rank(us)).nonempty() {
-            emit!(
-                Role::King,
-                king,
-                self.castling_targets(king),
-                MoveGroupKind::Castle
-            );
-        }
+        emit!(Role::King, king, castles, MoveGroupKind::Castle);
         false
     }
 
@@ -312,17 +608,6 @@ impl Position {
             false
         });
         list
-    }
-
-    /// The number of legal moves (without building a list).
-    #[inline]
-    pub fn count_legal(&self) -> usize {
-        let mut n = 0;
-        self.generate_moves(|group| {
-            n += group.len();
-            false
-        });
-        n
     }
 
     /// Whether the side to move has at least one legal move.
@@ -344,5 +629,119 @@ impl Position {
     /// Whether the side to move is stalemated.
     pub fn is_stalemate(&self) -> bool {
         !self.is_check() && !self.has_legal_moves()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FenMode;
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        }
+    }
+
+    const FENS: [&str; 8] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        // Chess960 castling with rooks next to the king.
+        "1rk1r3/pppppppp/8/8/8/8/PPPPPPPP/1RK1R3 w BEbe - 0 1",
+        // En passant that would expose the king along the rank.
+        "8/8/8/KPp4r/8/8/8/6k1 w - c6 0 2",
+    ];
+
+    /// Checks every derived field of `pos` against a fresh computation.
+    fn assert_consistent(pos: &Position) {
+        let mut fresh = *pos;
+        fresh.update_checkers_and_pins();
+        assert_eq!(fresh.checkers, pos.checkers, "checkers of {}", pos.fen());
+        assert_eq!(fresh.pinned, pos.pinned, "pins of {}", pos.fen());
+        assert_eq!(pos.compute_hash(), pos.hash(), "hash of {}", pos.fen());
+        if let Some(ep) = pos.ep_square() {
+            assert!(pos.en_passant_is_legal(ep), "ep square of {}", pos.fen());
+        }
+    }
+
+    #[test]
+    fn count_and_generation_agree_along_random_games() {
+        let mut rng = Rng(0x5EED_1234_ABCD_0001);
+        let mut positions = 0;
+        for fen in FENS {
+            let start = Position::from_fen(fen, FenMode::Lenient).unwrap();
+            for _ in 0..40 {
+                let mut pos = start;
+                for _ in 0..120 {
+                    assert_consistent(&pos);
+                    let moves = pos.legal_moves();
+                    let mut grouped = 0;
+                    pos.generate_moves(|group| {
+                        assert!(!group.is_empty());
+                        grouped += group.len();
+                        false
+                    });
+                    assert_eq!(pos.count_legal(), moves.len(), "count in {}", pos.fen());
+                    assert_eq!(grouped, moves.len(), "groups in {}", pos.fen());
+                    assert_eq!(pos.has_legal_moves(), !moves.is_empty());
+                    positions += 1;
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let mv = moves[rng.below(moves.len())];
+                    assert!(pos.is_legal(mv), "{mv:?} in {}", pos.fen());
+                    let next = pos.after(mv);
+                    pos.play_unchecked(mv);
+                    assert_eq!(pos, next, "play_unchecked and after differ for {mv:?}");
+                }
+            }
+        }
+        assert!(positions > 20_000, "only {positions} positions visited");
+    }
+
+    #[test]
+    fn castling_rook_leaving_its_square_may_expose_the_king_destination() {
+        // Chess960: the b1 rook shields c1 from the a1 queen until it castles to d1.
+        let pos = Position::from_fen("7k/8/8/8/8/8/8/qR1K4 w B - 0 1", FenMode::Lenient).unwrap();
+        let castle = Move::castle(Square::D1, Square::B1);
+        assert!(!pos.is_legal(castle));
+        assert!(!pos.legal_moves().contains(&castle));
+        let open = Position::from_fen("7k/8/8/8/8/8/8/1R1K4 w B - 0 1", FenMode::Lenient).unwrap();
+        assert!(open.is_legal(castle));
+        assert_eq!(open.count_legal(), open.legal_moves().len());
+        // shakmaty agrees on the number of legal moves in both.
+        for (ours, fen) in [
+            (pos, "7k/8/8/8/8/8/8/qR1K4 w B - 0 1"),
+            (open, "7k/8/8/8/8/8/8/1R1K4 w B - 0 1"),
+        ] {
+            use shakmaty::Position as _;
+            let fen: shakmaty::fen::Fen = fen.parse().unwrap();
+            let theirs: shakmaty::Chess =
+                fen.into_position(shakmaty::CastlingMode::Chess960).unwrap();
+            assert_eq!(ours.count_legal(), theirs.legal_moves().len());
+        }
+    }
+
+    #[test]
+    fn castling_needs_safe_and_empty_squares() {
+        // f1 is attacked by the bishop on c4, so only the long castle is legal.
+        let pos =
+            Position::from_fen("4k3/8/8/8/2b5/8/8/R3K2R w KQ - 0 1", FenMode::Strict).unwrap();
+        assert!(!pos.is_legal(Move::castle(Square::E1, Square::H1)));
+        assert!(pos.is_legal(Move::castle(Square::E1, Square::A1)));
+        // A piece on b1 blocks the long castle even though the king does not cross b1.
+        let pos = Position::from_fen("4k3/8/8/8/8/8/8/RN2K2R w KQ - 0 1", FenMode::Strict).unwrap();
+        assert!(!pos.is_legal(Move::castle(Square::E1, Square::A1)));
+        assert!(pos.is_legal(Move::castle(Square::E1, Square::H1)));
     }
 }

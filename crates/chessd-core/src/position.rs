@@ -5,7 +5,10 @@
 //! so that legal move generation needs no make-and-test.
 
 use crate::{
-    attacks::{between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks},
+    attacks::{
+        between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks,
+        rook_attacks, rook_rays,
+    },
     zobrist, Bitboard, Color, Move, MoveKind, Piece, Rank, Role, Square,
 };
 
@@ -174,9 +177,7 @@ impl Position {
         if !self.occupied().contains(sq) {
             return None;
         }
-        Role::ALL
-            .into_iter()
-            .find(|role| self.by_role[role.index()].contains(sq))
+        Some(role_at(&self.by_role, sq.index()))
     }
 
     /// The colour of the piece on `sq`, if any.
@@ -301,8 +302,8 @@ impl Position {
     #[inline]
     fn snipers(&self, king: Square, them: Color) -> Bitboard {
         let queens = self.by_role(Role::Queen);
-        ((rook_attacks(king, Bitboard::EMPTY) & (self.by_role(Role::Rook) | queens))
-            | (bishop_attacks(king, Bitboard::EMPTY) & (self.by_role(Role::Bishop) | queens)))
+        ((rook_rays(king) & (self.by_role(Role::Rook) | queens))
+            | (bishop_rays(king) & (self.by_role(Role::Bishop) | queens)))
             & self.by_color(them)
     }
 
@@ -320,26 +321,9 @@ impl Position {
         blockers
     }
 
+    #[inline(always)]
     pub(crate) fn update_checkers_and_pins(&mut self) {
-        let us = self.turn;
-        let them = !us;
-        let king = self.king(us);
-        let occ = self.occupied();
-        let mut checkers = ((knight_attacks(king) & self.by_role(Role::Knight))
-            | (pawn_attacks(us, king) & self.by_role(Role::Pawn)))
-            & self.by_color(them);
-        let mut pinned = Bitboard::EMPTY;
-        let ours = self.by_color(us);
-        for s in self.snipers(king, them) {
-            let b = between(king, s) & occ;
-            if b.is_empty() {
-                checkers |= s;
-            } else if !b.more_than_one() {
-                pinned |= b & ours;
-            }
-        }
-        self.checkers = checkers;
-        self.pinned = pinned;
+        (self.checkers, self.pinned) = checkers_and_pins(&self.by_role, &self.by_color, self.turn);
     }
 
     /// Whether the side to move has a legal en-passant capture onto `ep`.
@@ -392,102 +376,164 @@ impl Position {
 
     // ----- Making moves -----
 
-    #[inline(always)]
-    fn toggle(&mut self, color: Color, role: Role, sq: Square) {
-        let b = Bitboard::from_square(sq);
-        self.by_role[role.index()] ^= b;
-        self.by_color[color.index()] ^= b;
-        self.hash ^= zobrist::piece_key(color, role, sq);
-    }
-
     /// Plays a move that must be legal in this position (as produced by move generation).
     /// Playing an illegal move leaves the position in an unspecified (but memory-safe) state;
     /// use [`Position::play`] for moves from outside.
+    #[inline]
     pub fn play_unchecked(&mut self, mv: Move) {
-        let us = self.turn;
-        let them = !us;
-        let from = mv.from();
-        let to = mv.to();
-        let old_castling = self.castling;
-
-        if let Some(ep) = self.ep_square.take() {
-            self.hash ^= zobrist::en_passant_key(ep);
-        }
-        self.fen_ep_square = None;
-        self.halfmoves += 1;
-        if us == Color::Black {
-            self.fullmoves += 1;
-        }
-        let mut ep_candidate = None;
-
-        match mv.kind() {
-            MoveKind::Castle => {
-                let king_to = mv.king_destination();
-                let rook_to = mv.rook_destination().unwrap_or(to);
-                self.toggle(us, Role::King, from);
-                self.toggle(us, Role::Rook, to);
-                self.toggle(us, Role::King, king_to);
-                self.toggle(us, Role::Rook, rook_to);
-                self.castling = self.castling - back_rank(us);
-            }
-            MoveKind::EnPassant => {
-                let captured = Square::new(to.index() as u32 ^ 8);
-                self.toggle(them, Role::Pawn, captured);
-                self.toggle(us, Role::Pawn, from);
-                self.toggle(us, Role::Pawn, to);
-                self.halfmoves = 0;
-            }
-            kind => {
-                let role = self.role_on(from).unwrap_or(Role::Pawn);
-                if let Some(captured) = self.role_on(to) {
-                    self.toggle(them, captured, to);
-                    self.halfmoves = 0;
-                }
-                self.toggle(us, role, from);
-                match kind {
-                    MoveKind::Promotion(promoted) => self.toggle(us, promoted, to),
-                    _ => self.toggle(us, role, to),
-                }
-                match role {
-                    Role::Pawn => {
-                        self.halfmoves = 0;
-                        if from.index() ^ to.index() == 16 {
-                            let ep = Square::new((from.index() as u32 + to.index() as u32) / 2);
-                            if (pawn_attacks(us, ep) & self.pieces(them, Role::Pawn)).nonempty() {
-                                ep_candidate = Some(ep);
-                            }
-                        }
-                    }
-                    Role::King => self.castling = self.castling - back_rank(us),
-                    _ => {}
-                }
-                self.castling = self.castling - from - to;
-            }
-        }
-
-        if self.castling != old_castling {
-            for sq in self.castling ^ old_castling {
-                self.hash ^= zobrist::castling_key(sq);
-            }
-        }
-        self.turn = them;
-        self.hash ^= zobrist::turn_key();
-        self.update_checkers_and_pins();
-        if let Some(ep) = ep_candidate {
-            if self.en_passant_is_legal(ep) {
-                self.ep_square = Some(ep);
-                self.fen_ep_square = Some(ep);
-                self.hash ^= zobrist::en_passant_key(ep);
-            }
-        }
+        *self = self.make(mv);
     }
 
     /// The position after a legal move (copy-make).
     #[inline]
     pub fn after(&self, mv: Move) -> Position {
-        let mut next = *self;
-        next.play_unchecked(mv);
-        next
+        self.make(mv)
+    }
+
+    /// Builds the position after `mv` field by field (rather than copying and patching), so
+    /// that the new position is written once.
+    #[inline(always)]
+    fn make(&self, mv: Move) -> Position {
+        // One copy per side to move, so that colour-dependent masks are constants.
+        match self.turn {
+            Color::White => self.make_as(Color::White, mv),
+            Color::Black => self.make_as(Color::Black, mv),
+        }
+    }
+
+    #[inline(always)]
+    fn make_as(&self, us: Color, mv: Move) -> Position {
+        let them = !us;
+        let from = mv.from();
+        let to = mv.to();
+        let from_bb = Bitboard::from_square(from);
+        let to_bb = Bitboard::from_square(to);
+        let mut hash = self.hash ^ zobrist::turn_key();
+        if let Some(ep) = self.ep_square {
+            hash ^= zobrist::en_passant_key(ep);
+        }
+        let mut halfmoves = self.halfmoves + 1;
+        let mut castling = self.castling;
+        let mut ep_candidate = None;
+
+        // The new piece sets (toggled with constant indices, so that they stay in registers),
+        // and the squares that change for the mover and for the opponent.
+        let mut by_role = self.by_role;
+        let (ours_delta, theirs_delta) = match mv.kind() {
+            MoveKind::Castle => {
+                let king_to = mv.king_destination();
+                let rook_to = mv.rook_destination().unwrap_or(to);
+                let king_bb = from_bb ^ Bitboard::from_square(king_to);
+                let rook_bb = to_bb ^ Bitboard::from_square(rook_to);
+                hash ^= zobrist::piece_key(us, Role::King, from)
+                    ^ zobrist::piece_key(us, Role::King, king_to)
+                    ^ zobrist::piece_key(us, Role::Rook, to)
+                    ^ zobrist::piece_key(us, Role::Rook, rook_to);
+                toggle_role(&mut by_role, Role::King, king_bb);
+                toggle_role(&mut by_role, Role::Rook, rook_bb);
+                castling = castling - back_rank(us);
+                (king_bb ^ rook_bb, Bitboard::EMPTY)
+            }
+            MoveKind::EnPassant => {
+                let captured = Square::new(to.index() as u32 ^ 8);
+                let captured_bb = Bitboard::from_square(captured);
+                hash ^= zobrist::piece_key(us, Role::Pawn, from)
+                    ^ zobrist::piece_key(us, Role::Pawn, to)
+                    ^ zobrist::piece_key(them, Role::Pawn, captured);
+                toggle_role(&mut by_role, Role::Pawn, from_bb | to_bb | captured_bb);
+                halfmoves = 0;
+                (from_bb | to_bb, captured_bb)
+            }
+            kind => {
+                let role = role_at(&self.by_role, from.index());
+                let captured_bb = self.by_color[them.index()] & to_bb;
+                if captured_bb.nonempty() {
+                    let captured = role_at(&self.by_role, to.index());
+                    hash ^= zobrist::piece_key(them, captured, to);
+                    toggle_role(&mut by_role, captured, to_bb);
+                    halfmoves = 0;
+                }
+                match kind {
+                    MoveKind::Promotion(promoted) => {
+                        hash ^= zobrist::piece_key(us, Role::Pawn, from)
+                            ^ zobrist::piece_key(us, promoted, to);
+                        toggle_role(&mut by_role, Role::Pawn, from_bb);
+                        toggle_role(&mut by_role, promoted, to_bb);
+                    }
+                    _ => {
+                        hash ^=
+                            zobrist::piece_key(us, role, from) ^ zobrist::piece_key(us, role, to);
+                        toggle_role(&mut by_role, role, from_bb | to_bb);
+                    }
+                }
+                match role {
+                    Role::Pawn => {
+                        halfmoves = 0;
+                        if from.index() ^ to.index() == 16 {
+                            // A double push: en passant is possible only next to an enemy pawn.
+                            let ep = Square::new((from.index() + to.index()) as u32 / 2);
+                            if (pawn_attacks(us, ep) & self.pieces(them, Role::Pawn)).nonempty() {
+                                ep_candidate = Some(ep);
+                            }
+                        }
+                    }
+                    Role::King => castling = castling - back_rank(us),
+                    _ => {}
+                }
+                // A rook leaving or captured on its square loses its castling right.
+                castling = castling - from_bb - to_bb;
+                (from_bb | to_bb, captured_bb)
+            }
+        };
+        let (white_delta, black_delta) = match us {
+            Color::White => (ours_delta, theirs_delta),
+            Color::Black => (theirs_delta, ours_delta),
+        };
+        let by_color = [
+            self.by_color[0] ^ white_delta,
+            self.by_color[1] ^ black_delta,
+        ];
+        if castling != self.castling {
+            for sq in castling ^ self.castling {
+                hash ^= zobrist::castling_key(sq);
+            }
+        }
+        let (checkers, pinned) = checkers_and_pins(&by_role, &by_color, them);
+        let mut ep_square = None;
+        if let Some(ep) = ep_candidate {
+            let probe = Position {
+                by_role,
+                by_color,
+                turn: them,
+                castling,
+                ep_square: None,
+                fen_ep_square: None,
+                halfmoves,
+                fullmoves: self.fullmoves,
+                hash,
+                checkers,
+                pinned,
+                chess960: self.chess960,
+            };
+            if probe.en_passant_is_legal(ep) {
+                ep_square = Some(ep);
+                hash ^= zobrist::en_passant_key(ep);
+            }
+        }
+        Position {
+            by_role,
+            by_color,
+            turn: them,
+            castling,
+            ep_square,
+            fen_ep_square: ep_square,
+            halfmoves,
+            fullmoves: self.fullmoves + us.index() as u32,
+            hash,
+            checkers,
+            pinned,
+            chess960: self.chess960,
+        }
     }
 
     /// Plays `mv` if it is legal; otherwise returns [`IllegalMove`] and changes nothing.
@@ -570,6 +616,69 @@ impl Position {
         pos.finish_setup();
         pos
     }
+}
+
+/// Toggles `squares` in the set of `role`, with constant indices (keeps the array in registers).
+#[inline(always)]
+fn toggle_role(by_role: &mut [Bitboard; 6], role: Role, squares: Bitboard) {
+    match role {
+        Role::Pawn => by_role[0] ^= squares,
+        Role::Knight => by_role[1] ^= squares,
+        Role::Bishop => by_role[2] ^= squares,
+        Role::Rook => by_role[3] ^= squares,
+        Role::Queen => by_role[4] ^= squares,
+        Role::King => by_role[5] ^= squares,
+    }
+}
+
+/// The role of the piece on square index `i` (a pawn when the square is empty), branch-free.
+#[inline(always)]
+fn role_at(by_role: &[Bitboard; 6], i: usize) -> Role {
+    // The role index in binary: bit 0 from knights, rooks and kings, bit 1 from bishops and
+    // rooks, bit 2 from queens and kings.
+    let r = by_role;
+    let odd = (r[1].0 | r[3].0 | r[5].0) >> i;
+    let twos = (r[2].0 | r[3].0) >> i;
+    let fours = (r[4].0 | r[5].0) >> i;
+    match (odd & 1) | (twos & 1) << 1 | (fours & 1) << 2 {
+        1 => Role::Knight,
+        2 => Role::Bishop,
+        3 => Role::Rook,
+        4 => Role::Queen,
+        5 => Role::King,
+        _ => Role::Pawn,
+    }
+}
+
+/// The pieces checking `us`'s king and `us`'s pieces pinned to it, on the given board.
+#[inline(always)]
+fn checkers_and_pins(
+    by_role: &[Bitboard; 6],
+    by_color: &[Bitboard; 2],
+    us: Color,
+) -> (Bitboard, Bitboard) {
+    let ours = by_color[us.index()];
+    let theirs = by_color[(!us).index()];
+    let occ = ours | theirs;
+    let kings = by_role[Role::King.index()] & ours;
+    let king = Square::new(kings.0.trailing_zeros() & 63);
+    let mut checkers = ((knight_attacks(king) & by_role[Role::Knight.index()])
+        | (pawn_attacks(us, king) & by_role[Role::Pawn.index()]))
+        & theirs;
+    let queens = by_role[Role::Queen.index()];
+    let snipers = ((rook_rays(king) & (by_role[Role::Rook.index()] | queens))
+        | (bishop_rays(king) & (by_role[Role::Bishop.index()] | queens)))
+        & theirs;
+    let mut pinned = Bitboard::EMPTY;
+    for s in snipers {
+        let b = between(king, s) & occ;
+        if b.is_empty() {
+            checkers |= s;
+        } else if !b.more_than_one() {
+            pinned |= b & ours;
+        }
+    }
+    (checkers, pinned)
 }
 
 /// A move that is not legal in the position it was tried in.
