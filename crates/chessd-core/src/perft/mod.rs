@@ -1,4 +1,23 @@
 //! Perft: counting the leaves of the legal move tree, the standard test of move generation.
+//!
+//! - [`perft`] and [`divide`]: plain bulk counting, one thread.
+//! - [`perft_stats`]: leaf statistics ([`PerftStats`]: captures, en passant, castles,
+//!   promotions and the Grand Chess Tree check and mate classes).
+//! - [`PerftHash`]: a lock-free table shared between threads, for both modes.
+//! - [`split`]: the unique positions some plies down, with occurrence counts.
+//! - [`Perft`]: the configurable runner (threads, hashing, statistics, divide, progress and
+//!   cancellation).
+
+mod hash;
+mod parallel;
+mod split;
+mod stats;
+mod tally;
+
+pub use hash::{BulkHash, HashValue, PerftHash, StatsHash};
+pub use parallel::{Cancelled, Perft, PerftProgress, PerftResult};
+pub use split::split;
+pub use stats::{perft_stats, PerftStats};
 
 use crate::{Move, Position};
 

@@ -1,0 +1,505 @@
+//! Statistics perft: leaf counts split into captures, en passant, castles, promotions and the
+//! eight Grand Chess Tree check classes.
+//!
+//! Every statistic counts **leaf moves only** (the moves made at the last ply). "Moved piece"
+//! means the piece standing on the move's destination square; for castling that is the rook.
+//! Checks are put in exactly one of four classes by the number of checkers and whether the
+//! moved piece is one of them, and a checking move that mates is counted in the matching
+//! `*_mates` class instead.
+//!
+//! The last ply is counted without making most moves: captures, promotions and checks come from
+//! move groups and precomputed check squares; only en passant, castling and checking moves (for
+//! the mate test) are made.
+
+use std::{
+    iter::Sum,
+    ops::{Add, AddAssign, Mul, MulAssign},
+};
+
+use crate::{
+    attacks::{attacks, between, bishop_attacks, knight_attacks, line, pawn_attacks, rook_attacks},
+    Bitboard, Color, Move, MoveGroupKind, MoveKind, PieceMoves, Position, Role, Square,
+};
+
+/// Leaf statistics of a perft run (Grand Chess Tree classes, with derived summaries for the
+/// GCT worker protocol and the chessprogramming.org convention).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PerftStats {
+    /// Leaf nodes.
+    pub nodes: u64,
+    /// Leaf moves that capture (en passant included).
+    pub captures: u64,
+    /// Leaf moves that capture en passant.
+    pub enpassants: u64,
+    /// Leaf moves that castle.
+    pub castles: u64,
+    /// Leaf moves that promote (each promotion role counts).
+    pub promotions: u64,
+    /// One checker, the moved piece (not mate).
+    pub direct_checks: u64,
+    /// One checker, not the moved piece (not mate).
+    pub single_discovered_checks: u64,
+    /// Two checkers, one of them the moved piece (not mate).
+    pub direct_discovered_checks: u64,
+    /// Two checkers, neither the moved piece (not mate).
+    pub double_discovered_checks: u64,
+    /// Mate with one checker, the moved piece.
+    pub direct_mates: u64,
+    /// Mate with one checker, not the moved piece.
+    pub single_discovered_mates: u64,
+    /// Mate with two checkers, one of them the moved piece.
+    pub direct_discovered_mates: u64,
+    /// Mate with two checkers, neither the moved piece.
+    pub double_discovered_mates: u64,
+}
+
+/// The number of counters in [`PerftStats`].
+pub(crate) const STATS_WORDS: usize = 13;
+
+impl PerftStats {
+    /// The statistics of a single node (depth 0): one node, no leaf move.
+    pub const ONE_NODE: PerftStats =
+        PerftStats::from_array([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+
+    /// A tally with only `nodes` set (bulk results in statistics form).
+    pub const fn from_nodes(nodes: u64) -> PerftStats {
+        PerftStats::from_array([nodes, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    /// All counters in declaration order (nodes first).
+    pub const fn to_array(&self) -> [u64; STATS_WORDS] {
+        [
+            self.nodes,
+            self.captures,
+            self.enpassants,
+            self.castles,
+            self.promotions,
+            self.direct_checks,
+            self.single_discovered_checks,
+            self.direct_discovered_checks,
+            self.double_discovered_checks,
+            self.direct_mates,
+            self.single_discovered_mates,
+            self.direct_discovered_mates,
+            self.double_discovered_mates,
+        ]
+    }
+
+    /// The inverse of [`PerftStats::to_array`].
+    pub const fn from_array(a: [u64; STATS_WORDS]) -> PerftStats {
+        PerftStats {
+            nodes: a[0],
+            captures: a[1],
+            enpassants: a[2],
+            castles: a[3],
+            promotions: a[4],
+            direct_checks: a[5],
+            single_discovered_checks: a[6],
+            direct_discovered_checks: a[7],
+            double_discovered_checks: a[8],
+            direct_mates: a[9],
+            single_discovered_mates: a[10],
+            direct_discovered_mates: a[11],
+            double_discovered_mates: a[12],
+        }
+    }
+
+    /// GCT `total_checks`: the four check classes, mates excluded.
+    pub const fn total_checks(&self) -> u64 {
+        self.direct_checks
+            + self.single_discovered_checks
+            + self.direct_discovered_checks
+            + self.double_discovered_checks
+    }
+
+    /// GCT `total_mates`: the four mate classes.
+    pub const fn total_mates(&self) -> u64 {
+        self.direct_mates
+            + self.single_discovered_mates
+            + self.direct_discovered_mates
+            + self.double_discovered_mates
+    }
+
+    /// GCT worker `checks`: every checking leaf, mates included.
+    pub const fn checks(&self) -> u64 {
+        self.total_checks() + self.total_mates()
+    }
+
+    /// GCT worker `discovered_checks`: checking leaves where the moved piece is not a checker,
+    /// mates included.
+    pub const fn discovered_checks(&self) -> u64 {
+        self.single_discovered_checks
+            + self.double_discovered_checks
+            + self.single_discovered_mates
+            + self.double_discovered_mates
+    }
+
+    /// GCT worker `double_checks`: leaves with two checkers, mates included.
+    pub const fn double_checks(&self) -> u64 {
+        self.direct_discovered_checks
+            + self.double_discovered_checks
+            + self.direct_discovered_mates
+            + self.double_discovered_mates
+    }
+
+    /// GCT worker `check_mates`: every mating leaf.
+    pub const fn check_mates(&self) -> u64 {
+        self.total_mates()
+    }
+
+    /// chessprogramming.org `checks`: every checking leaf, mates included.
+    pub const fn cpw_checks(&self) -> u64 {
+        self.checks()
+    }
+
+    /// chessprogramming.org `discovery checks`: single discovered checks, mates excluded.
+    pub const fn cpw_discovery_checks(&self) -> u64 {
+        self.single_discovered_checks
+    }
+
+    /// chessprogramming.org `double checks`: two checkers, mates excluded.
+    pub const fn cpw_double_checks(&self) -> u64 {
+        self.direct_discovered_checks + self.double_discovered_checks
+    }
+
+    /// chessprogramming.org `checkmates`: every mating leaf.
+    pub const fn cpw_checkmates(&self) -> u64 {
+        self.total_mates()
+    }
+
+    /// Counts one checking leaf in its class: `two` checkers or one, `direct` when the moved
+    /// piece is one of them.
+    #[inline]
+    fn add_check(&mut self, two: bool, direct: bool, mate: bool) {
+        let counter = match (two, direct, mate) {
+            (false, true, false) => &mut self.direct_checks,
+            (false, false, false) => &mut self.single_discovered_checks,
+            (true, true, false) => &mut self.direct_discovered_checks,
+            (true, false, false) => &mut self.double_discovered_checks,
+            (false, true, true) => &mut self.direct_mates,
+            (false, false, true) => &mut self.single_discovered_mates,
+            (true, true, true) => &mut self.direct_discovered_mates,
+            (true, false, true) => &mut self.double_discovered_mates,
+        };
+        *counter += 1;
+    }
+}
+
+impl Add for PerftStats {
+    type Output = PerftStats;
+    #[inline]
+    fn add(mut self, rhs: PerftStats) -> PerftStats {
+        self += rhs;
+        self
+    }
+}
+
+impl AddAssign for PerftStats {
+    #[inline]
+    fn add_assign(&mut self, rhs: PerftStats) {
+        let (a, b) = (self.to_array(), rhs.to_array());
+        *self = PerftStats::from_array(std::array::from_fn(|i| a[i] + b[i]));
+    }
+}
+
+impl Mul<u64> for PerftStats {
+    type Output = PerftStats;
+    /// Every counter times an occurrence count (for positions that occur several times).
+    #[inline]
+    fn mul(mut self, count: u64) -> PerftStats {
+        self *= count;
+        self
+    }
+}
+
+impl MulAssign<u64> for PerftStats {
+    #[inline]
+    fn mul_assign(&mut self, count: u64) {
+        let a = self.to_array();
+        *self = PerftStats::from_array(a.map(|x| x * count));
+    }
+}
+
+impl Sum for PerftStats {
+    fn sum<I: Iterator<Item = PerftStats>>(iter: I) -> PerftStats {
+        iter.fold(PerftStats::default(), Add::add)
+    }
+}
+
+/// Statistics perft without hashing, single-threaded. For speed on big depths use
+/// [`crate::perft::Perft`] with hashing and threads.
+pub fn perft_stats(pos: &Position, depth: u32) -> PerftStats {
+    match depth {
+        0 => PerftStats::ONE_NODE,
+        1 => leaf_stats(pos),
+        _ => {
+            let mut total = PerftStats::default();
+            pos.generate_moves(|group| {
+                for mv in group {
+                    total += perft_stats(&pos.after(mv), depth - 1);
+                }
+                false
+            });
+            total
+        }
+    }
+}
+
+/// Classifies one leaf move by making it: the reference used for rare moves (and in tests).
+pub(crate) fn classify_by_making(pos: &Position, mv: Move, stats: &mut PerftStats) {
+    stats.nodes += 1;
+    if pos.is_capture(mv) {
+        stats.captures += 1;
+    }
+    let moved_to = match mv.kind() {
+        MoveKind::EnPassant => {
+            stats.enpassants += 1;
+            mv.to()
+        }
+        MoveKind::Castle => {
+            stats.castles += 1;
+            mv.rook_destination().unwrap_or(mv.to())
+        }
+        MoveKind::Promotion(_) => {
+            stats.promotions += 1;
+            mv.to()
+        }
+        MoveKind::Normal => mv.to(),
+    };
+    let after = pos.after(mv);
+    let checkers = after.checkers();
+    if checkers.nonempty() {
+        let mate = !after.has_legal_moves();
+        stats.add_check(checkers.more_than_one(), checkers.contains(moved_to), mate);
+    }
+}
+
+/// Counts a checking move whose class is already known; makes it only for the mate test.
+#[inline]
+fn add_known_check(pos: &Position, mv: Move, two: bool, direct: bool, stats: &mut PerftStats) {
+    let mate = !pos.after(mv).has_legal_moves();
+    stats.add_check(two, direct, mate);
+}
+
+/// Our pieces standing alone between the enemy king and one of our sliders: moving one of
+/// them off that line uncovers a check.
+#[inline]
+fn discovery_candidates(pos: &Position, us: Color, ksq: Square, occ: Bitboard) -> Bitboard {
+    let queens = pos.pieces(us, Role::Queen);
+    let snipers = (rook_attacks(ksq, Bitboard::EMPTY) & (pos.pieces(us, Role::Rook) | queens))
+        | (bishop_attacks(ksq, Bitboard::EMPTY) & (pos.pieces(us, Role::Bishop) | queens));
+    let ours = pos.by_color(us);
+    let mut out = Bitboard::EMPTY;
+    for s in snipers {
+        let b = between(ksq, s) & occ;
+        if b.nonempty() && !b.more_than_one() {
+            out |= b & ours;
+        }
+    }
+    out
+}
+
+/// What the last ply needs to know about the enemy king.
+struct LeafContext<'a> {
+    pos: &'a Position,
+    us: Color,
+    theirs: Bitboard,
+    occ: Bitboard,
+    ksq: Square,
+    /// Squares from which a piece of each role (ours) attacks the enemy king.
+    check_squares: [Bitboard; 6],
+    /// Our pieces whose leaving a line uncovers a check.
+    candidates: Bitboard,
+}
+
+impl LeafContext<'_> {
+    /// Targets of a normal move group that give check: (direct, discovered).
+    #[inline(always)]
+    fn checking(&self, role: Role, from: Square, to: Bitboard) -> (Bitboard, Bitboard) {
+        let direct = to & self.check_squares[role.index()];
+        let discovered = if self.candidates.contains(from) {
+            to - line(self.ksq, from)
+        } else {
+            Bitboard::EMPTY
+        };
+        (direct, discovered)
+    }
+
+    /// Counts the checking moves of a normal group.
+    #[inline(never)]
+    fn normal_checks(
+        &self,
+        from: Square,
+        direct: Bitboard,
+        discovered: Bitboard,
+        s: &mut PerftStats,
+    ) {
+        for to in direct | discovered {
+            let (d, x) = (direct.contains(to), discovered.contains(to));
+            add_known_check(self.pos, Move::normal(from, to), d && x, d, s);
+        }
+    }
+
+    /// Counts a promotion, en-passant or castling group.
+    #[inline(never)]
+    fn special(&self, g: PieceMoves, s: &mut PerftStats) {
+        if g.kind != MoveGroupKind::Promotion {
+            for mv in g {
+                classify_by_making(self.pos, mv, s);
+            }
+            return;
+        }
+        let n = u64::from(g.to.count()) * 4;
+        s.nodes += n;
+        s.promotions += n;
+        s.captures += u64::from((g.to & self.theirs).count()) * 4;
+        let uncovers = self.candidates.contains(g.from);
+        for to in g.to {
+            let discovered = uncovers && !line(self.ksq, g.from).contains(to);
+            let occ_after = (self.occ - g.from) | to;
+            for role in Role::PROMOTIONS {
+                let direct = attacks(role, self.us, to, occ_after).contains(self.ksq);
+                if direct || discovered {
+                    let mv = Move::promotion(g.from, to, role);
+                    add_known_check(self.pos, mv, direct && discovered, direct, s);
+                }
+            }
+        }
+    }
+}
+
+/// The statistics of every legal move of `pos` (a perft of depth 1).
+pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
+    let us = pos.turn();
+    let them = !us;
+    let occ = pos.occupied();
+    let ksq = pos.king(them);
+    let diag = bishop_attacks(ksq, occ);
+    let orth = rook_attacks(ksq, occ);
+    let ctx = LeafContext {
+        pos,
+        us,
+        theirs: pos.by_color(them),
+        occ,
+        ksq,
+        check_squares: [
+            pawn_attacks(them, ksq),
+            knight_attacks(ksq),
+            diag,
+            orth,
+            diag | orth,
+            Bitboard::EMPTY,
+        ],
+        candidates: discovery_candidates(pos, us, ksq, occ),
+    };
+    let mut s = PerftStats::default();
+    pos.generate_moves(|g| {
+        if g.kind == MoveGroupKind::Normal {
+            s.nodes += u64::from(g.to.count());
+            s.captures += u64::from((g.to & ctx.theirs).count());
+            let (direct, discovered) = ctx.checking(g.role, g.from, g.to);
+            if (direct | discovered).nonempty() {
+                ctx.normal_checks(g.from, direct, discovered, &mut s);
+            }
+        } else {
+            ctx.special(g, &mut s);
+        }
+        false
+    });
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FenMode;
+
+    /// Depth-1 statistics by making and classifying every move.
+    fn leaf_stats_by_making(pos: &Position) -> PerftStats {
+        let mut s = PerftStats::default();
+        for mv in pos.legal_moves().iter() {
+            classify_by_making(pos, *mv, &mut s);
+        }
+        s
+    }
+
+    /// Compares the fast leaf counter with the reference at every node down to `depth`.
+    fn check_tree(pos: &Position, depth: u32) -> u64 {
+        assert_eq!(leaf_stats(pos), leaf_stats_by_making(pos), "{}", pos.fen());
+        let mut n = 1;
+        if depth > 0 {
+            for mv in pos.legal_moves().iter() {
+                n += check_tree(&pos.after(*mv), depth - 1);
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn fast_leaf_counts_equal_making_every_move() {
+        let fens = [
+            crate::START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            // Discovered checks by promotion and en passant, double checks.
+            "8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1",
+            "3k4/3p4/8/K1P4r/8/8/8/8 b - - 0 1",
+            "8/P1k5/K7/8/8/8/8/8 w - - 0 1",
+            "4k3/1P6/8/8/8/8/K7/8 w - - 0 1",
+            "B6b/8/8/8/2K5/4k3/8/b6B w - - 0 1",
+        ];
+        let mut total = 0;
+        for fen in fens {
+            let pos = Position::from_fen(fen, FenMode::Lenient).unwrap();
+            total += check_tree(&pos, 3);
+        }
+        assert!(total > 100_000, "visited {total} nodes");
+    }
+
+    #[test]
+    fn start_position_depth_4_matches_published_counts() {
+        let s = perft_stats(&Position::startpos(), 4);
+        assert_eq!(s.nodes, 197_281);
+        assert_eq!(s.captures, 1576);
+        assert_eq!(s.direct_checks, 461);
+        assert_eq!(s.direct_mates, 8);
+        assert_eq!(s.checks(), 469);
+    }
+
+    #[test]
+    fn arithmetic_and_derived_fields() {
+        let s = PerftStats {
+            nodes: 100,
+            captures: 10,
+            enpassants: 1,
+            castles: 2,
+            promotions: 3,
+            direct_checks: 5,
+            single_discovered_checks: 4,
+            direct_discovered_checks: 3,
+            double_discovered_checks: 2,
+            direct_mates: 1,
+            single_discovered_mates: 6,
+            direct_discovered_mates: 7,
+            double_discovered_mates: 8,
+        };
+        assert_eq!(s.total_checks(), 14);
+        assert_eq!(s.total_mates(), 22);
+        assert_eq!(s.checks(), 36);
+        assert_eq!(s.discovered_checks(), 4 + 2 + 6 + 8);
+        assert_eq!(s.double_checks(), 3 + 2 + 7 + 8);
+        assert_eq!(s.check_mates(), 22);
+        assert_eq!(s.cpw_discovery_checks(), 4);
+        assert_eq!(s.cpw_double_checks(), 5);
+        assert_eq!(s.cpw_checkmates(), 22);
+        let sum = s + s * 2;
+        assert_eq!(sum, s * 3);
+        assert_eq!(sum.nodes, 300);
+        assert_eq!(sum.double_discovered_mates, 24);
+        assert_eq!([s, s, s].into_iter().sum::<PerftStats>(), sum);
+        assert_eq!(PerftStats::from_array(s.to_array()), s);
+    }
+}
