@@ -1,1 +1,36 @@
-fn main() {}
+//! The `chessd` command line: one subcommand per tool, each in its own module under `cli/`.
+//!
+//! Adding a tool is one [`Command`] variant (holding its clap `Args`) and one module with a
+//! `run(&Args) -> ExitCode` function.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// An actor-based chess game server, with perft and chess tools.
+#[derive(Debug, Parser)]
+#[command(name = "chessd", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the game server (the default).
+    Serve(cli::serve::ServeArgs),
+    /// Count the leaves of the move tree (perft), optionally with statistics.
+    Perft(cli::perft::PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Perft(args)) => cli::perft::run(&args),
+        Some(Command::Serve(args)) => cli::serve::run(&args),
+        None => cli::serve::run(&cli::serve::ServeArgs::default()),
+    }
+}

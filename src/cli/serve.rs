@@ -1,0 +1,46 @@
+//! `chessd serve` (the default): runs the game server.
+
+use std::{path::PathBuf, process::ExitCode};
+
+use clap::Args;
+
+use chessd::Config;
+
+/// Arguments of `chessd serve`.
+#[derive(Debug, Default, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (overrides the configuration and CHESSD_BIND).
+    #[arg(long)]
+    pub bind: Option<String>,
+    /// A TOML file overriding the embedded defaults (CHESSD_… variables override it in turn).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// Loads the configuration and serves until SIGINT/SIGTERM.
+pub fn run(args: &ServeArgs) -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let mut config = match Config::load(args.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("chessd: {e}");
+            return ExitCode::from(super::USAGE_ERROR);
+        }
+    };
+    if let Some(bind) = &args.bind {
+        config.bind = bind.clone();
+    }
+    match actix_web::rt::System::new().block_on(chessd::server::serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("chessd: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
