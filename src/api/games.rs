@@ -1,0 +1,769 @@
+//! `/v1/games`: create games and everything Binbo offers a game, as resources.
+
+use actix::Addr;
+use actix_web::{http::StatusCode, web, HttpRequest, HttpResponse};
+use chessd_core::{
+    display::{board_diagram, BoardStyle},
+    game::Game,
+    pgn, Color, FenMode, Position, Square,
+};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{
+    api::bearer,
+    error::{ApiError, ErrorCode},
+    game::{
+        actor::{
+            spawn_game, Action, ActionReply, Command, GameActor, GameOptions, GameSnapshot,
+            GetSnapshot, MoveInput, OptionsPatch, SaveState,
+        },
+        clock::{ClockView, TimeControl},
+        state::SavedState,
+    },
+    views::{history, parse_promotion, MoveView, PolicyView, ReasonView, Side, StatusView},
+    AppState,
+};
+
+/// `POST /v1/games` body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    /// Start from this FEN (strict).
+    pub fen: Option<String>,
+    /// Start from this PGN (its moves are played).
+    pub pgn: Option<String>,
+    /// Idle timeout in seconds (0 = never; default from config).
+    pub idle_timeout_secs: Option<u64>,
+    /// URL POSTed to when the game stops (host must be allowed in config).
+    pub webhook_url: Option<String>,
+    /// Clocks.
+    pub time_control: Option<TimeControl>,
+    /// Draw rules (default automatic).
+    pub draw_policy: Option<PolicyView>,
+}
+
+/// Seat and admin secrets.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SecretsView {
+    /// White's seat.
+    pub white: String,
+    /// Black's seat.
+    pub black: String,
+    /// The admin.
+    pub admin: String,
+}
+
+/// The whole public state of a game.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct GameView {
+    /// The game id.
+    pub id: Uuid,
+    /// Event version: bumps with every change.
+    pub version: u64,
+    /// The current position.
+    pub fen: String,
+    /// The starting position.
+    pub start_fen: String,
+    /// Side to move.
+    pub turn: Side,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// Status.
+    pub status: StatusView,
+    /// The moves played.
+    pub moves: Vec<MoveView>,
+    /// Clocks, when timed.
+    pub clocks: Option<ClockView>,
+    /// A pending draw offer.
+    pub draw_offer: Option<Side>,
+    /// Whether a draw can be claimed now (claims policy).
+    pub claimable_draw: Option<ReasonView>,
+    /// Options.
+    pub options: OptionsView,
+}
+
+/// A game's options.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct OptionsView {
+    /// Idle timeout in seconds (0 = never).
+    pub idle_timeout_secs: u64,
+    /// Draw rules.
+    pub draw_policy: PolicyView,
+    /// Clocks.
+    pub time_control: Option<TimeControl>,
+    /// Whether a terminate webhook is set.
+    pub webhook: bool,
+}
+
+impl From<&GameSnapshot> for GameView {
+    fn from(s: &GameSnapshot) -> GameView {
+        let pos = s.game.position();
+        GameView {
+            id: s.id,
+            version: s.version,
+            fen: pos.fen(),
+            start_fen: s.game.start_position().fen(),
+            turn: pos.turn().into(),
+            check: pos.is_check(),
+            status: s.game.status().into(),
+            moves: history(&s.game),
+            clocks: s.clocks,
+            draw_offer: s.draw_offer,
+            claimable_draw: s.game.claimable_draw().map(Into::into),
+            options: options_view(s),
+        }
+    }
+}
+
+fn options_view(s: &GameSnapshot) -> OptionsView {
+    OptionsView {
+        idle_timeout_secs: s.idle_timeout_secs,
+        draw_policy: s.draw_policy(),
+        time_control: s.time_control,
+        webhook: s.has_webhook,
+    }
+}
+
+/// `201` answer to creation.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Created {
+    /// The game.
+    #[serde(flatten)]
+    pub game: GameView,
+    /// The secrets (shown once).
+    pub secrets: SecretsView,
+}
+
+fn parse_id(raw: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(raw).map_err(|_| ApiError::game_not_found(raw))
+}
+
+fn find(state: &AppState, raw: &str) -> Result<Addr<GameActor>, ApiError> {
+    state.games.registry.get(&parse_id(raw)?)
+}
+
+async fn snapshot(state: &AppState, raw: &str) -> Result<GameSnapshot, ApiError> {
+    let addr = find(state, raw)?;
+    addr.send(GetSnapshot)
+        .await
+        .map_err(|_| ApiError::game_not_found(raw))
+}
+
+async fn command(
+    state: &AppState,
+    req: &HttpRequest,
+    raw: &str,
+    action: Action,
+) -> Result<ActionReply, ApiError> {
+    let addr = find(state, raw)?;
+    addr.send(Command {
+        token: bearer(req),
+        action,
+    })
+    .await
+    .map_err(|_| ApiError::game_not_found(raw))?
+}
+
+/// Builds the starting game of a creation request.
+fn starting_game(body: &CreateGame) -> Result<Game, ApiError> {
+    let policy = body.draw_policy.unwrap_or_default().into();
+    match (&body.fen, &body.pgn) {
+        (Some(_), Some(_)) => Err(ApiError::invalid_request(
+            "give either fen or pgn, not both",
+        )),
+        (Some(fen), None) => Ok(Game::with_policy(
+            Position::from_fen(fen, FenMode::Strict)?,
+            policy,
+        )),
+        (None, Some(text)) => read_pgn(text, policy),
+        (None, None) => Ok(Game::with_policy(Position::startpos(), policy)),
+    }
+}
+
+fn read_pgn(text: &str, policy: chessd_core::game::DrawPolicy) -> Result<Game, ApiError> {
+    let parsed = pgn::PgnReader::new(text)
+        .with_policy(policy)
+        .next()
+        .ok_or_else(|| ApiError::new(ErrorCode::InvalidPgn, "the PGN holds no game"))?
+        .map_err(|e| ApiError::new(ErrorCode::InvalidPgn, e.to_string()))?;
+    Ok(parsed.game)
+}
+
+/// `POST /v1/games`
+pub async fn create(
+    state: web::Data<AppState>,
+    body: Option<web::Json<CreateGame>>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.map(web::Json::into_inner).unwrap_or_default();
+    let game = starting_game(&body)?;
+    if let Some(tc) = body.time_control {
+        if tc.initial_ms == 0 || tc.initial_ms > 24 * 3600 * 1000 || tc.increment_ms > 3600 * 1000 {
+            return Err(ApiError::invalid_request(
+                "time_control: initial_ms must be 1 ms to 24 h and increment_ms at most 1 h",
+            ));
+        }
+    }
+    let webhook = body
+        .webhook_url
+        .as_deref()
+        .map(|u| state.games.hooks.check_webhook(u))
+        .transpose()?;
+    let idle_timeout = match body.idle_timeout_secs {
+        Some(0) => None,
+        Some(secs) => Some(std::time::Duration::from_secs(secs)),
+        None => state.config.games.idle_timeout(),
+    };
+    let options = GameOptions {
+        idle_timeout,
+        webhook,
+        time_control: body.time_control,
+        draw_policy: game.policy(),
+    };
+    let (_, secrets, addr) = spawn_game(&state.games, game, options)?;
+    let snap = addr.send(GetSnapshot).await.map_err(ApiError::internal)?;
+    Ok(HttpResponse::Created().json(Created {
+        game: GameView::from(&snap),
+        secrets: SecretsView {
+            white: secrets.white,
+            black: secrets.black,
+            admin: secrets.admin,
+        },
+    }))
+}
+
+/// `GET /v1/games/{id}`
+pub async fn state_view(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<web::Json<GameView>, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    Ok(web::Json(GameView::from(&snap)))
+}
+
+/// `GET /v1/games/{id}/fen`
+pub async fn fen(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "fen": snap.game.position().fen() })))
+}
+
+/// `GET /v1/games/{id}/status`
+pub async fn status(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    let status: StatusView = snap.game.status().into();
+    let winner = status.winner();
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "status": status,
+        "winner": winner,
+        "claimable_draw": snap.game.claimable_draw().map(ReasonView::from),
+        "version": snap.version,
+    })))
+}
+
+/// `GET /v1/games/{id}/turn`
+pub async fn turn(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    Ok(HttpResponse::Ok()
+        .json(serde_json::json!({ "turn": Side::from(snap.game.position().turn()) })))
+}
+
+/// `?format=` of the legal-moves route.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LegalMovesQuery {
+    /// `uci` (default), `index` or `count`.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Accepted and ignored (the WebSocket-style secret parameter).
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+/// The legal moves of a position in one of the formats (shared with the stateless routes).
+pub fn legal_moves_json(
+    pos: &Position,
+    format: Option<&str>,
+) -> Result<serde_json::Value, ApiError> {
+    let moves = pos.legal_moves();
+    Ok(match format.unwrap_or("uci") {
+        "uci" => {
+            serde_json::json!({ "moves": moves.iter().map(|&m| pos.uci(m)).collect::<Vec<_>>(), "count": moves.len() })
+        }
+        "index" => serde_json::json!({
+            "moves": moves.iter().map(|&m| {
+                let to = if m.is_castle() && !pos.is_chess960() { m.king_destination() } else { m.to() };
+                match m.promotion_role() {
+                    Some(r) => serde_json::json!([m.from().index(), to.index(), r.char().to_string()]),
+                    None => serde_json::json!([m.from().index(), to.index()]),
+                }
+            }).collect::<Vec<_>>(),
+            "count": moves.len(),
+        }),
+        "count" => serde_json::json!({ "count": moves.len() }),
+        other => {
+            return Err(ApiError::invalid_request(format!(
+                "format '{other}' is not one of uci, index, count"
+            )))
+        }
+    })
+}
+
+/// `GET /v1/games/{id}/legal-moves?format=uci|index|count`
+pub async fn legal_moves(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: web::Query<LegalMovesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    // A finished game has no legal moves, whatever its last position allows.
+    let json = match (snap.game.is_over(), query.format.as_deref()) {
+        (true, Some("count")) => serde_json::json!({ "count": 0 }),
+        (true, format) => legal_moves_json(snap.game.position(), format)
+            .map(|_| serde_json::json!({ "moves": [], "count": 0 }))?,
+        (false, format) => legal_moves_json(snap.game.position(), format)?,
+    };
+    Ok(HttpResponse::Ok().json(json))
+}
+
+/// `?squares=` of the pieces route.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PiecesQuery {
+    /// `name` (default: `"e4"`) or `index` (`28`).
+    #[serde(default)]
+    pub squares: Option<String>,
+}
+
+/// `GET /v1/games/{id}/pieces?squares=name|index`
+pub async fn pieces(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: web::Query<PiecesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    let by_index = match query.squares.as_deref().unwrap_or("name") {
+        "name" => false,
+        "index" => true,
+        other => {
+            return Err(ApiError::invalid_request(format!(
+                "squares '{other}' is not name or index"
+            )))
+        }
+    };
+    let list: Vec<serde_json::Value> = snap
+        .game
+        .position()
+        .pieces_list()
+        .into_iter()
+        .map(|(piece, sq): (chessd_core::Piece, Square)| {
+            let square = if by_index {
+                serde_json::json!(sq.index())
+            } else {
+                serde_json::json!(sq.to_string())
+            };
+            serde_json::json!({ "square": square, "color": piece.color.name(), "piece": piece.role.name() })
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "pieces": list })))
+}
+
+/// `?style=&flipped=` of the board route.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardQuery {
+    /// `ascii` (default) or `unicode`.
+    #[serde(default)]
+    pub style: Option<String>,
+    /// Black at the bottom.
+    #[serde(default)]
+    pub flipped: bool,
+}
+
+/// `GET /v1/games/{id}/board?style=ascii|unicode&flipped=true` (text/plain)
+pub async fn board(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: web::Query<BoardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    let unicode = match query.style.as_deref().unwrap_or("ascii") {
+        "ascii" => false,
+        "unicode" => true,
+        other => {
+            return Err(ApiError::invalid_request(format!(
+                "style '{other}' is not ascii or unicode"
+            )))
+        }
+    };
+    let style = BoardStyle {
+        unicode,
+        flipped: query.flipped,
+    };
+    let text = chessd_core::display::game_diagram(&snap.game, style);
+    let _ = board_diagram; // the position-only diagram is part of the game diagram
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .body(text))
+}
+
+/// `GET /v1/games/{id}/moves`: the moves played.
+pub async fn moves_played(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "moves": history(&snap.game) })))
+}
+
+/// `POST /v1/games/{id}/moves` body: exactly one of the three forms.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    /// UCI text.
+    pub uci: Option<String>,
+    /// SAN text.
+    pub san: Option<String>,
+    /// Origin square index (a1 = 0 … h8 = 63).
+    pub from: Option<i64>,
+    /// Target square index.
+    pub to: Option<i64>,
+    /// Promotion piece: `q`, `r`, `b` or `n`.
+    pub promotion: Option<String>,
+}
+
+impl MoveRequest {
+    /// The move input, or why the request is malformed.
+    pub fn input(self) -> Result<MoveInput, ApiError> {
+        match (self.uci, self.san, self.from, self.to) {
+            (Some(uci), None, None, None) if self.promotion.is_none() => Ok(MoveInput::Uci(uci)),
+            (None, Some(san), None, None) if self.promotion.is_none() => Ok(MoveInput::San(san)),
+            (None, None, Some(from), Some(to)) => {
+                let square = |i: i64, what: &str| {
+                    u32::try_from(i)
+                        .ok()
+                        .and_then(Square::try_new)
+                        .ok_or_else(|| {
+                            ApiError::invalid_request(format!(
+                                "{what} must be a square index 0..63"
+                            ))
+                        })
+                };
+                let promotion = self
+                    .promotion
+                    .map(|p| {
+                        parse_promotion(&p).ok_or_else(|| {
+                            ApiError::invalid_request(format!(
+                                "promotion '{p}' is not q, r, b or n"
+                            ))
+                        })
+                    })
+                    .transpose()?;
+                Ok(MoveInput::Squares {
+                    from: square(from, "from")?,
+                    to: square(to, "to")?,
+                    promotion,
+                })
+            }
+            _ => Err(ApiError::invalid_request(
+                "give exactly one of {\"uci\"}, {\"san\"} or {\"from\", \"to\", \"promotion\"?}",
+            )),
+        }
+    }
+}
+
+/// The answer to a move.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct MoveReply {
+    /// The move in UCI.
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+    /// The position after it.
+    pub fen: String,
+    /// The status after it.
+    pub status: StatusView,
+    /// Side to move now.
+    pub turn: Side,
+    /// The version after it.
+    pub version: u64,
+    /// Clocks, when timed.
+    pub clocks: Option<ClockView>,
+}
+
+/// `POST /v1/games/{id}/moves`
+pub async fn make_move(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Json<MoveRequest>,
+) -> Result<web::Json<MoveReply>, ApiError> {
+    let input = body.into_inner().input()?;
+    let reply = command(&state, &req, &id, Action::Move(input)).await?;
+    let played = reply
+        .played
+        .ok_or_else(|| ApiError::internal("a move without a played move"))?;
+    let snap = reply.snapshot;
+    Ok(web::Json(MoveReply {
+        uci: played.uci,
+        san: played.san,
+        fen: snap.game.position().fen(),
+        status: snap.game.status().into(),
+        turn: snap.game.position().turn().into(),
+        version: snap.version,
+        clocks: snap.clocks,
+    }))
+}
+
+fn view_reply(reply: ActionReply) -> web::Json<GameView> {
+    web::Json(GameView::from(&reply.snapshot))
+}
+
+/// `{"pgn": "..."}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PgnBody {
+    /// PGN text (the first game is used).
+    pub pgn: String,
+}
+
+/// `PUT /v1/games/{id}/pgn` (admin): re-initialise from a PGN.
+pub async fn load_pgn(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Json<PgnBody>,
+) -> Result<web::Json<GameView>, ApiError> {
+    command(&state, &req, &id, Action::LoadPgn(body.into_inner().pgn))
+        .await
+        .map(view_reply)
+}
+
+/// `GET /v1/games/{id}/pgn` (application/x-chess-pgn)
+pub async fn export_pgn(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    let tags = vec![
+        ("Event".to_string(), "chessd game".to_string()),
+        ("Site".to_string(), format!("chessd {}", snap.id)),
+    ];
+    let text = pgn::PgnGame::from_game(&snap.game, tags).to_pgn();
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-chess-pgn; charset=utf-8")
+        .body(text))
+}
+
+/// `{"fen": "..."}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FenBody {
+    /// FEN (strict).
+    pub fen: String,
+}
+
+/// `PUT /v1/games/{id}/position` (admin): re-initialise from a FEN.
+pub async fn load_fen(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Json<FenBody>,
+) -> Result<web::Json<GameView>, ApiError> {
+    command(&state, &req, &id, Action::LoadFen(body.into_inner().fen))
+        .await
+        .map(view_reply)
+}
+
+/// `GET /v1/games/{id}/state`: the raw state (as Binbo's `get_game_state`).
+pub async fn save_state(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<web::Json<SavedState>, ApiError> {
+    let addr = find(&state, &id)?;
+    addr.send(SaveState)
+        .await
+        .map(web::Json)
+        .map_err(|_| ApiError::game_not_found(id.as_str()))
+}
+
+/// `PUT /v1/games/{id}/state` (admin): restore a saved state; a bad state is a 422.
+pub async fn restore_state(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Bytes,
+) -> Result<web::Json<GameView>, ApiError> {
+    let saved: SavedState = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::new(ErrorCode::InvalidState, format!("not a saved state: {e}")))?;
+    command(&state, &req, &id, Action::Restore(Box::new(saved)))
+        .await
+        .map(view_reply)
+}
+
+/// `{"note": "..."}`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteBody {
+    /// Why.
+    pub note: Option<String>,
+}
+
+/// `POST /v1/games/{id}/draw` (admin)
+pub async fn set_draw(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: Option<web::Json<NoteBody>>,
+) -> Result<web::Json<GameView>, ApiError> {
+    let note = body.and_then(|b| b.into_inner().note);
+    command(&state, &req, &id, Action::SetDraw(note))
+        .await
+        .map(view_reply)
+}
+
+/// `{"winner": "white", "note": "..."}`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WinnerBody {
+    /// The winner.
+    pub winner: Side,
+    /// Why.
+    pub note: Option<String>,
+}
+
+/// `POST /v1/games/{id}/winner` (admin)
+pub async fn set_winner(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Json<WinnerBody>,
+) -> Result<web::Json<GameView>, ApiError> {
+    let body = body.into_inner();
+    command(
+        &state,
+        &req,
+        &id,
+        Action::SetWinner(body.winner.into(), body.note),
+    )
+    .await
+    .map(view_reply)
+}
+
+/// `{"side": "white"}` (only the admin needs to name the side)
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideBody {
+    /// The side resigning.
+    pub side: Option<Side>,
+}
+
+/// `POST /v1/games/{id}/resign`
+pub async fn resign(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: Option<web::Json<SideBody>>,
+) -> Result<web::Json<GameView>, ApiError> {
+    let side = body.and_then(|b| b.into_inner().side).map(Color::from);
+    command(&state, &req, &id, Action::Resign(side))
+        .await
+        .map(view_reply)
+}
+
+/// `POST /v1/games/{id}/draw-offer` (a seat)
+pub async fn offer_draw(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<web::Json<GameView>, ApiError> {
+    command(&state, &req, &id, Action::OfferDraw)
+        .await
+        .map(view_reply)
+}
+
+/// `POST /v1/games/{id}/draw-offer/accept` (the other seat)
+pub async fn accept_draw(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<web::Json<GameView>, ApiError> {
+    command(&state, &req, &id, Action::AcceptDraw)
+        .await
+        .map(view_reply)
+}
+
+/// `POST /v1/games/{id}/draw-offer/decline` (the other seat)
+pub async fn decline_draw(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<web::Json<GameView>, ApiError> {
+    command(&state, &req, &id, Action::DeclineDraw)
+        .await
+        .map(view_reply)
+}
+
+/// `POST /v1/games/{id}/draw-claim` (a seat or the admin)
+pub async fn claim_draw(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<web::Json<GameView>, ApiError> {
+    command(&state, &req, &id, Action::ClaimDraw)
+        .await
+        .map(view_reply)
+}
+
+/// `GET /v1/games/{id}/options`
+pub async fn options(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<web::Json<OptionsView>, ApiError> {
+    let snap = snapshot(&state, &id).await?;
+    Ok(web::Json(options_view(&snap)))
+}
+
+/// `PATCH /v1/games/{id}/options` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsBody {
+    /// New idle timeout (0 = never).
+    pub idle_timeout_secs: Option<u64>,
+    /// New draw policy.
+    pub draw_policy: Option<PolicyView>,
+}
+
+/// `PATCH /v1/games/{id}/options` (admin)
+pub async fn set_options(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Json<OptionsBody>,
+) -> Result<web::Json<OptionsView>, ApiError> {
+    let body = body.into_inner();
+    let patch = OptionsPatch {
+        idle_timeout_secs: body.idle_timeout_secs,
+        draw_policy: body.draw_policy.map(Into::into),
+    };
+    let reply = command(&state, &req, &id, Action::SetOptions(patch)).await?;
+    Ok(web::Json(options_view(&reply.snapshot)))
+}
+
+/// `DELETE /v1/games/{id}` (admin): stop the game; its terminate hooks run.
+pub async fn stop(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    command(&state, &req, &id, Action::Stop).await?;
+    Ok(HttpResponse::build(StatusCode::NO_CONTENT).finish())
+}

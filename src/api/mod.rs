@@ -1,0 +1,166 @@
+//! HTTP routes: the REST API under `/v1`, the WebSocket endpoint, health, metrics and OpenAPI.
+//! [`configure`] is the one route table, used by `main` and by the tests alike.
+
+pub mod games;
+pub mod position;
+pub mod system;
+pub mod ws;
+
+use actix_web::{
+    error::{JsonPayloadError, PathError, QueryPayloadError},
+    web, HttpRequest,
+};
+
+use crate::error::{ApiError, ErrorCode};
+
+/// Registers every route and the extractor error handlers. The caller provides
+/// `web::Data<AppState>` (see [`crate::AppState::app_data`]).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(web::PathConfig::default().error_handler(path_error))
+        .app_data(web::QueryConfig::default().error_handler(query_error))
+        .service(routes())
+        .default_service(web::to(not_found));
+}
+
+/// Every route, inside one scope that records request latency.
+fn routes() -> actix_web::Scope<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    web::scope("")
+        .wrap(actix_web::middleware::from_fn(record_latency))
+        .service(web::resource("/health").get(system::health))
+        .service(web::resource("/metrics").get(system::metrics))
+        .service(web::resource("/openapi.json").get(system::openapi))
+        .service(
+            web::scope("/v1")
+                .service(web::resource("/position").get(position::lookup))
+                .service(web::resource("/position/move").post(position::apply_move))
+                .service(web::resource("/games").post(games::create))
+                .service(
+                    web::scope("/games/{id}")
+                        .service(web::resource("").get(games::state_view).delete(games::stop))
+                        .service(web::resource("/fen").get(games::fen))
+                        .service(web::resource("/status").get(games::status))
+                        .service(web::resource("/turn").get(games::turn))
+                        .service(web::resource("/legal-moves").get(games::legal_moves))
+                        .service(web::resource("/pieces").get(games::pieces))
+                        .service(web::resource("/board").get(games::board))
+                        .service(
+                            web::resource("/moves")
+                                .get(games::moves_played)
+                                .post(games::make_move),
+                        )
+                        .service(
+                            web::resource("/pgn")
+                                .get(games::export_pgn)
+                                .put(games::load_pgn),
+                        )
+                        .service(web::resource("/position").put(games::load_fen))
+                        .service(
+                            web::resource("/state")
+                                .get(games::save_state)
+                                .put(games::restore_state),
+                        )
+                        .service(web::resource("/draw").post(games::set_draw))
+                        .service(web::resource("/winner").post(games::set_winner))
+                        .service(web::resource("/resign").post(games::resign))
+                        .service(web::resource("/draw-offer").post(games::offer_draw))
+                        .service(web::resource("/draw-offer/accept").post(games::accept_draw))
+                        .service(web::resource("/draw-offer/decline").post(games::decline_draw))
+                        .service(web::resource("/draw-claim").post(games::claim_draw))
+                        .service(
+                            web::resource("/options")
+                                .get(games::options)
+                                .patch(games::set_options),
+                        )
+                        .service(web::resource("/ws").get(ws::connect)),
+                ),
+        )
+}
+
+async fn record_latency(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    let start = std::time::Instant::now();
+    let method = req.method().to_string();
+    let route = req
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_string());
+    let res = next.call(req).await?;
+    crate::metrics::observe_request(
+        &method,
+        &route,
+        res.status().as_u16(),
+        start.elapsed().as_secs_f64(),
+    );
+    Ok(res)
+}
+
+/// The JSON body settings: size limit from the configuration, errors as JSON.
+pub fn json_config(max_body_bytes: usize) -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(max_body_bytes)
+        .error_handler(json_error)
+}
+
+fn json_error(err: JsonPayloadError, _req: &HttpRequest) -> actix_web::Error {
+    let api = match &err {
+        JsonPayloadError::Overflow { limit }
+        | JsonPayloadError::OverflowKnownLength { limit, .. } => ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the body is larger than the limit of {limit} bytes"),
+        ),
+        JsonPayloadError::ContentType => {
+            ApiError::invalid_request("the body must be JSON (Content-Type: application/json)")
+        }
+        JsonPayloadError::Deserialize(e) => {
+            ApiError::invalid_request(format!("invalid JSON body: {e}"))
+        }
+        other => ApiError::invalid_request(format!("invalid body: {other}")),
+    };
+    api.into()
+}
+
+fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
+    // A malformed game id names no game.
+    let _ = err;
+    ApiError::game_not_found(req.match_info().get("id").unwrap_or("?")).into()
+}
+
+fn query_error(err: QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
+    ApiError::invalid_request(format!("invalid query: {err}")).into()
+}
+
+async fn not_found(req: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::new(
+        ErrorCode::NotFound,
+        format!("no route for {} {}", req.method(), req.path()),
+    ))
+}
+
+/// The secret from `Authorization: Bearer <secret>` (or, for browsers' WebSockets, `?token=`).
+pub fn bearer(req: &HttpRequest) -> Option<String> {
+    let header = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|s| s.trim().to_string());
+    header.or_else(|| {
+        web::Query::<TokenQuery>::from_query(req.query_string())
+            .ok()
+            .and_then(|q| q.into_inner().token)
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}

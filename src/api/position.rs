@@ -1,0 +1,112 @@
+//! Stateless position calls in the manner of Chess 2's HTTP API: apply a move to any FEN, or look
+//! up a FEN's legal moves and status, without creating a game.
+
+use actix_web::web;
+use chessd_core::{game::Game, FenMode, Move, Position};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    api::games::legal_moves_json,
+    error::{ApiError, ErrorCode},
+    views::{Side, StatusView},
+};
+
+/// `POST /v1/position/move` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveOnFen {
+    /// The position (strict FEN).
+    pub fen: String,
+    /// The move, in UCI or SAN.
+    #[serde(rename = "move")]
+    pub mv: String,
+}
+
+/// The answer to a stateless move.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct MovedPosition {
+    /// The position after the move.
+    pub fen: String,
+    /// The move in UCI.
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+    /// Side to move after the move.
+    pub turn: Side,
+    /// Whether that side is in check.
+    pub check: bool,
+    /// The status of the position after the move.
+    pub status: StatusView,
+    /// Its legal moves in UCI.
+    pub legal_moves: Vec<String>,
+}
+
+fn parse_move(pos: &Position, text: &str) -> Result<Move, ApiError> {
+    if let Ok(mv) = pos.parse_uci(text) {
+        return Ok(mv);
+    }
+    pos.parse_san(text).map_err(|e| {
+        let code = match e {
+            chessd_core::san::SanError::Ambiguous { .. } => ErrorCode::AmbiguousMove,
+            _ => ErrorCode::IllegalMove,
+        };
+        ApiError::new(code, e.to_string())
+    })
+}
+
+fn legal_uci(pos: &Position, over: bool) -> Vec<String> {
+    if over {
+        return Vec::new();
+    }
+    pos.legal_moves().iter().map(|&m| pos.uci(m)).collect()
+}
+
+/// `POST /v1/position/move {fen, move}`
+pub async fn apply_move(body: web::Json<MoveOnFen>) -> Result<web::Json<MovedPosition>, ApiError> {
+    let body = body.into_inner();
+    let pos = Position::from_fen(&body.fen, FenMode::Strict)?;
+    let mut game = Game::new(pos);
+    let mv = parse_move(&pos, &body.mv)?;
+    let played = game.play(mv)?.clone();
+    let after = game.position();
+    Ok(web::Json(MovedPosition {
+        fen: after.fen(),
+        uci: played.uci,
+        san: played.san,
+        turn: after.turn().into(),
+        check: after.is_check(),
+        status: game.status().into(),
+        legal_moves: legal_uci(after, game.is_over()),
+    }))
+}
+
+/// `GET /v1/position?fen=...&format=uci|index|count` query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupQuery {
+    /// The position (strict FEN).
+    pub fen: String,
+    /// Legal moves format: `uci` (default), `index` or `count`.
+    pub format: Option<String>,
+}
+
+/// `GET /v1/position?fen=...`: status and legal moves of any position.
+pub async fn lookup(
+    query: web::Query<LookupQuery>,
+) -> Result<web::Json<serde_json::Value>, ApiError> {
+    let pos = Position::from_fen(&query.fen, FenMode::Strict)?;
+    let game = Game::new(pos);
+    let status: StatusView = game.status().into();
+    let mut moves = if game.is_over() {
+        serde_json::json!({ "moves": [], "count": 0 })
+    } else {
+        legal_moves_json(&pos, query.format.as_deref())?
+    };
+    if let Some(obj) = moves.as_object_mut() {
+        obj.insert("fen".into(), serde_json::json!(pos.fen()));
+        obj.insert("turn".into(), serde_json::json!(Side::from(pos.turn())));
+        obj.insert("check".into(), serde_json::json!(pos.is_check()));
+        obj.insert("status".into(), serde_json::json!(status));
+    }
+    Ok(web::Json(moves))
+}

@@ -1,0 +1,260 @@
+//! `/v1/games/{id}/ws`: online play over WebSocket (actix-ws).
+//!
+//! Players connect with their seat secret (`?token=` or `Authorization: Bearer`), spectators
+//! without. The server first sends `hello` (role and version), then either the full `state` (new
+//! connection, or `resync` when the missed events are no longer held) or exactly the events the
+//! client missed since `?since=<version>`, then every event live.
+//!
+//! Client frames (JSON, field `type`): `move` (`uci` or `san`, optional `ack` id), `resign`,
+//! `draw_offer`, `draw_accept`, `draw_decline`, `draw_claim`, `ping`. Each command is answered at
+//! once with `ack` (or `error` with a code), before the event it causes.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use crate::{
+    api::{bearer, games::GameView},
+    error::ApiError,
+    game::{
+        actor::{Action, Caller, Command, GameActor, MoveInput, Subscribe, Unsubscribe},
+        events::EventFrame,
+    },
+    AppState,
+};
+
+/// Query of the WebSocket route.
+#[derive(Debug, Deserialize)]
+pub struct WsQuery {
+    /// Seat secret (browsers cannot set headers on WebSockets).
+    pub token: Option<String>,
+    /// The last version the client saw, when reconnecting.
+    pub since: Option<u64>,
+}
+
+/// A client frame.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum ClientFrame {
+    Move {
+        uci: Option<String>,
+        san: Option<String>,
+        ack: Option<serde_json::Value>,
+    },
+    Resign {
+        ack: Option<serde_json::Value>,
+    },
+    DrawOffer {
+        ack: Option<serde_json::Value>,
+    },
+    DrawAccept {
+        ack: Option<serde_json::Value>,
+    },
+    DrawDecline {
+        ack: Option<serde_json::Value>,
+    },
+    DrawClaim {
+        ack: Option<serde_json::Value>,
+    },
+    Ping {
+        ack: Option<serde_json::Value>,
+    },
+}
+
+/// Events queued per connection before a slow client is dropped (it reconnects and catches up).
+const QUEUE: usize = 1024;
+
+/// `GET /v1/games/{id}/ws`
+pub async fn connect(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    query: web::Query<WsQuery>,
+    body: web::Payload,
+) -> Result<HttpResponse, actix_web::Error> {
+    let game_id = uuid::Uuid::parse_str(&id).map_err(|_| ApiError::game_not_found(id.as_str()))?;
+    let addr = state.games.registry.get(&game_id)?;
+    let token = bearer(&req);
+    let (response, session, stream) = actix_ws::handle(&req, body)?;
+    let ws = state.config.websocket.clone();
+    let stream = stream
+        .max_frame_size(ws.max_frame_bytes)
+        .aggregate_continuations()
+        .max_continuation_size(ws.max_frame_bytes);
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let subscription = addr
+        .send(Subscribe {
+            since: query.since,
+            events: tx,
+            token: token.clone(),
+        })
+        .await
+        .map_err(|_| ApiError::game_not_found(id.as_str()))?;
+    let connection = Connection {
+        addr,
+        token,
+        session,
+        limits: ws,
+    };
+    actix_web::rt::spawn(connection.run(stream, rx, subscription, query.since.is_some()));
+    Ok(response)
+}
+
+struct Connection {
+    addr: actix::Addr<GameActor>,
+    token: Option<String>,
+    session: Session,
+    limits: crate::config::WebSocketConfig,
+}
+
+fn role_name(caller: Caller) -> &'static str {
+    match caller {
+        Caller::Seat(chessd_core::Color::White) => "white",
+        Caller::Seat(chessd_core::Color::Black) => "black",
+        Caller::Admin => "admin",
+        Caller::Anonymous => "spectator",
+    }
+}
+
+impl Connection {
+    async fn send_json(&mut self, value: &serde_json::Value) -> bool {
+        self.session.text(value.to_string()).await.is_ok()
+    }
+
+    async fn run(
+        mut self,
+        mut stream: actix_ws::AggregatedMessageStream,
+        mut rx: mpsc::Receiver<Arc<EventFrame>>,
+        sub: crate::game::actor::Subscription,
+        reconnecting: bool,
+    ) {
+        let hello = serde_json::json!({
+            "type": "hello",
+            "role": role_name(sub.caller),
+            "version": sub.snapshot.version,
+        });
+        let mut ok = self.send_json(&hello).await;
+        match sub.missed {
+            Some(events) => {
+                for e in events {
+                    ok = ok && self.session.text(e.json.clone()).await.is_ok();
+                }
+            }
+            None => {
+                // A reconnecting client whose missed events are gone gets a resync.
+                let kind = if reconnecting { "resync" } else { "state" };
+                let mut state =
+                    serde_json::to_value(GameView::from(&sub.snapshot)).unwrap_or_default();
+                state["type"] = serde_json::json!(kind);
+                ok = ok && self.send_json(&state).await;
+            }
+        }
+        let heartbeat = Duration::from_secs(self.limits.heartbeat_secs.max(1));
+        let client_timeout = Duration::from_secs(self.limits.client_timeout_secs.max(1));
+        let mut ticker = tokio::time::interval(heartbeat);
+        let mut last_seen = Instant::now();
+        let mut window = (Instant::now(), 0u32);
+        let mut close: Option<CloseReason> = None;
+
+        while ok {
+            tokio::select! {
+                event = rx.recv() => match event {
+                    Some(frame) => ok = self.session.text(frame.json.clone()).await.is_ok(),
+                    // The game dropped us (queue full) or stopped: close; the client reconnects.
+                    None => { close = Some(CloseReason { code: CloseCode::Away, description: Some("game event stream ended".into()) }); break; }
+                },
+                msg = stream.recv() => {
+                    last_seen = Instant::now();
+                    let Some(msg) = msg else { break };
+                    let msg = match msg {
+                        Ok(m) => m,
+                        Err(e) => {
+                            let code = if matches!(e, actix_ws::ProtocolError::Overflow) { CloseCode::Size } else { CloseCode::Protocol };
+                            close = Some(CloseReason { code, description: Some(e.to_string()) });
+                            break;
+                        }
+                    };
+                    // Rate limit: at most max_messages_per_sec frames per second.
+                    if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }
+                    window.1 += 1;
+                    if window.1 > self.limits.max_messages_per_sec {
+                        close = Some(CloseReason { code: CloseCode::Policy, description: Some("too many messages".into()) });
+                        break;
+                    }
+                    match msg {
+                        AggregatedMessage::Text(text) => ok = self.handle_text(&text).await,
+                        AggregatedMessage::Binary(_) => ok = self.send_json(&serde_json::json!({"type": "error", "code": "invalid_request", "message": "binary frames are not accepted"})).await,
+                        AggregatedMessage::Ping(bytes) => ok = self.session.pong(&bytes).await.is_ok(),
+                        AggregatedMessage::Pong(_) => {}
+                        AggregatedMessage::Close(_) => break,
+                    }
+                },
+                _ = ticker.tick() => {
+                    if last_seen.elapsed() > client_timeout {
+                        close = Some(CloseReason { code: CloseCode::Away, description: Some("heartbeat timeout".into()) });
+                        break;
+                    }
+                    ok = self.session.ping(b"").await.is_ok();
+                }
+            }
+        }
+        self.addr.do_send(Unsubscribe(sub.id));
+        let _ = self.session.close(close).await;
+    }
+
+    async fn handle_text(&mut self, text: &str) -> bool {
+        let frame: ClientFrame = match serde_json::from_str(text) {
+            Ok(f) => f,
+            Err(e) => {
+                return self
+                    .send_json(&serde_json::json!({"type": "error", "ack": null, "code": "invalid_request", "message": format!("invalid frame: {e}")}))
+                    .await
+            }
+        };
+        let (action, ack) = match frame {
+            ClientFrame::Ping { ack } => {
+                return self.send_json(&serde_json::json!({"type": "pong", "ack": ack})).await;
+            }
+            ClientFrame::Move { uci, san, ack } => match (uci, san) {
+                (Some(u), None) => (Action::Move(MoveInput::Uci(u)), ack),
+                (None, Some(s)) => (Action::Move(MoveInput::San(s)), ack),
+                _ => {
+                    return self
+                        .send_json(&serde_json::json!({"type": "error", "ack": ack, "code": "invalid_request", "message": "a move needs exactly one of uci or san"}))
+                        .await
+                }
+            },
+            ClientFrame::Resign { ack } => (Action::Resign(None), ack),
+            ClientFrame::DrawOffer { ack } => (Action::OfferDraw, ack),
+            ClientFrame::DrawAccept { ack } => (Action::AcceptDraw, ack),
+            ClientFrame::DrawDecline { ack } => (Action::DeclineDraw, ack),
+            ClientFrame::DrawClaim { ack } => (Action::ClaimDraw, ack),
+        };
+        let reply = self
+            .addr
+            .send(Command {
+                token: self.token.clone(),
+                action,
+            })
+            .await;
+        let answer = match reply {
+            Ok(Ok(r)) => {
+                serde_json::json!({"type": "ack", "ack": ack, "version": r.snapshot.version})
+            }
+            Ok(Err(e)) => {
+                crate::metrics::count_error(e.code.as_str());
+                serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message})
+            }
+            Err(_) => {
+                serde_json::json!({"type": "error", "ack": ack, "code": "game_not_found", "message": "the game has stopped"})
+            }
+        };
+        self.send_json(&answer).await
+    }
+}

@@ -1,0 +1,182 @@
+//! The one error type every request can end in: a stable `code`, a human `message`, and the HTTP
+//! status it maps to. Serialised as `{"error": {"code": "...", "message": "..."}}`.
+
+use actix_web::{http::StatusCode, HttpResponse, ResponseError};
+use serde::Serialize;
+
+/// Stable error codes; the README documents each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The request body or parameters are malformed, of the wrong type, or have unknown fields.
+    InvalidRequest,
+    /// The body is larger than `limits.max_body_bytes`.
+    PayloadTooLarge,
+    /// A FEN could not be parsed or describes an impossible position.
+    InvalidFen,
+    /// A PGN could not be read.
+    InvalidPgn,
+    /// A move is not legal (or not a move at all).
+    IllegalMove,
+    /// SAN that matches several legal moves.
+    AmbiguousMove,
+    /// A move or seat action by the side not to move.
+    NotYourTurn,
+    /// The game is over; moves are refused.
+    GameOver,
+    /// A result was already set.
+    AlreadyHasStatus,
+    /// No game with that id (or it has stopped).
+    GameNotFound,
+    /// Missing or wrong secret for this action.
+    Forbidden,
+    /// A saved state that does not describe a valid game.
+    InvalidState,
+    /// No draw can be claimed or accepted now.
+    NoDrawToClaim,
+    /// The server holds `limits.max_games` games already.
+    TooManyGames,
+    /// A webhook URL whose host is not allowed in the configuration.
+    WebhookNotAllowed,
+    /// No such route.
+    NotFound,
+    /// The route exists but not with that method.
+    MethodNotAllowed,
+    /// The server is shutting down.
+    ShuttingDown,
+    /// Something went wrong inside the server.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The HTTP status for this code.
+    pub fn status(self) -> StatusCode {
+        use ErrorCode::*;
+        match self {
+            InvalidRequest => StatusCode::BAD_REQUEST,
+            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            InvalidFen | InvalidPgn | IllegalMove | AmbiguousMove | InvalidState
+            | WebhookNotAllowed => StatusCode::UNPROCESSABLE_ENTITY,
+            NotYourTurn | GameOver | AlreadyHasStatus | NoDrawToClaim => StatusCode::CONFLICT,
+            GameNotFound | NotFound => StatusCode::NOT_FOUND,
+            Forbidden => StatusCode::FORBIDDEN,
+            TooManyGames | ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The code as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            InvalidRequest => "invalid_request",
+            PayloadTooLarge => "payload_too_large",
+            InvalidFen => "invalid_fen",
+            InvalidPgn => "invalid_pgn",
+            IllegalMove => "illegal_move",
+            AmbiguousMove => "ambiguous_move",
+            NotYourTurn => "not_your_turn",
+            GameOver => "game_over",
+            AlreadyHasStatus => "already_has_status",
+            GameNotFound => "game_not_found",
+            Forbidden => "forbidden",
+            InvalidState => "invalid_state",
+            NoDrawToClaim => "no_draw_to_claim",
+            TooManyGames => "too_many_games",
+            WebhookNotAllowed => "webhook_not_allowed",
+            NotFound => "not_found",
+            MethodNotAllowed => "method_not_allowed",
+            ShuttingDown => "shutting_down",
+            Internal => "internal",
+        }
+    }
+}
+
+/// An error answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code:?}: {message}")]
+pub struct ApiError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What went wrong, for people.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with this code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `game_not_found` for an id.
+    pub fn game_not_found(id: impl std::fmt::Display) -> ApiError {
+        ApiError::new(ErrorCode::GameNotFound, format!("no game with id {id}"))
+    }
+
+    /// `forbidden` with a message.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::Forbidden, message)
+    }
+
+    /// `invalid_request` with a message.
+    pub fn invalid_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::InvalidRequest, message)
+    }
+
+    /// `internal`, logging the cause.
+    pub fn internal(cause: impl std::fmt::Display) -> ApiError {
+        tracing::error!(%cause, "internal error");
+        ApiError::new(ErrorCode::Internal, "internal server error")
+    }
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    code: &'a str,
+    message: &'a str,
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.code.status()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        crate::metrics::count_error(self.code.as_str());
+        HttpResponse::build(self.status_code()).json(Body {
+            error: Inner {
+                code: self.code.as_str(),
+                message: &self.message,
+            },
+        })
+    }
+}
+
+impl From<chessd_core::FenError> for ApiError {
+    fn from(e: chessd_core::FenError) -> ApiError {
+        ApiError::new(ErrorCode::InvalidFen, format!("invalid FEN: {e}"))
+    }
+}
+
+impl From<chessd_core::game::GameError> for ApiError {
+    fn from(e: chessd_core::game::GameError) -> ApiError {
+        use chessd_core::{game::GameError as G, san::SanError};
+        let code = match &e {
+            G::GameOver(_) => ErrorCode::GameOver,
+            G::AlreadyHasStatus(_) => ErrorCode::AlreadyHasStatus,
+            G::IllegalSan(SanError::Ambiguous { .. }) => ErrorCode::AmbiguousMove,
+            G::NothingToClaim => ErrorCode::NoDrawToClaim,
+            _ => ErrorCode::IllegalMove,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}

@@ -1,0 +1,176 @@
+//! Versioned game events and the bounded history kept for reconnecting clients.
+
+use std::{collections::VecDeque, sync::Arc};
+
+use serde::Serialize;
+
+use crate::{
+    game::clock::ClockView,
+    views::{Side, StatusView},
+};
+
+/// What changed in a game.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    /// A move was played.
+    Move {
+        /// Half-moves played so far, this one included.
+        ply: usize,
+        /// The move in UCI.
+        uci: String,
+        /// The move in SAN.
+        san: String,
+        /// The position after the move.
+        fen: String,
+        /// The status after the move.
+        status: StatusView,
+        /// Both clocks after the move, when the game is timed.
+        clocks: Option<ClockView>,
+    },
+    /// A side offered a draw.
+    DrawOffered {
+        /// Who offered.
+        by: Side,
+    },
+    /// A draw offer was declined or withdrawn by a move.
+    DrawDeclined {
+        /// Who declined.
+        by: Side,
+    },
+    /// The game ended without a move (resignation, agreement, manual result, flag, claim).
+    GameEnd {
+        /// The final status.
+        status: StatusView,
+        /// Both clocks, when the game is timed.
+        clocks: Option<ClockView>,
+    },
+    /// The game was re-initialised (new position, PGN or restored state); clients reload it.
+    Reset {
+        /// The current position.
+        fen: String,
+        /// The status.
+        status: StatusView,
+    },
+    /// The game's actor stopped (idle timeout, stop, shutdown); no more events follow.
+    Stopped {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// An event with its version, serialised once and shared by every subscriber.
+#[derive(Debug)]
+pub struct EventFrame {
+    /// The game's version after this event.
+    pub version: u64,
+    /// The JSON text sent to clients: `{"type": ..., "version": ..., ...}`.
+    pub json: String,
+}
+
+#[derive(Serialize)]
+struct Versioned<'a> {
+    version: u64,
+    #[serde(flatten)]
+    kind: &'a EventKind,
+}
+
+/// The version counter and the most recent events.
+#[derive(Debug)]
+pub struct EventLog {
+    version: u64,
+    recent: VecDeque<Arc<EventFrame>>,
+    capacity: usize,
+}
+
+impl EventLog {
+    /// An empty log at version 0 keeping at most `capacity` events.
+    pub fn new(capacity: usize) -> EventLog {
+        EventLog {
+            version: 0,
+            recent: VecDeque::new(),
+            capacity,
+        }
+    }
+
+    /// The current version.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Records an event under the next version.
+    pub fn push(&mut self, kind: &EventKind) -> Arc<EventFrame> {
+        self.version += 1;
+        let json = serde_json::to_string(&Versioned {
+            version: self.version,
+            kind,
+        })
+        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"));
+        let frame = Arc::new(EventFrame {
+            version: self.version,
+            json,
+        });
+        if self.capacity > 0 {
+            if self.recent.len() == self.capacity {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(frame.clone());
+        }
+        frame
+    }
+
+    /// The events after `version`, or `None` when some of them are no longer held (the client
+    /// must resynchronise from a full state).
+    pub fn since(&self, version: u64) -> Option<Vec<Arc<EventFrame>>> {
+        if version > self.version {
+            return None;
+        }
+        if version == self.version {
+            return Some(Vec::new());
+        }
+        let oldest = self.recent.front()?.version;
+        if version + 1 < oldest {
+            return None;
+        }
+        Some(
+            self.recent
+                .iter()
+                .filter(|e| e.version > version)
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// Forgets held events (after a re-initialisation the old ones no longer apply).
+    pub fn clear_history(&mut self) {
+        self.recent.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offer() -> EventKind {
+        EventKind::DrawOffered { by: Side::White }
+    }
+
+    #[test]
+    fn replays_exactly_the_missed_events() {
+        let mut log = EventLog::new(3);
+        for _ in 0..5 {
+            log.push(&offer());
+        }
+        assert_eq!(log.version(), 5);
+        let missed = log.since(3).unwrap();
+        assert_eq!(missed.iter().map(|e| e.version).collect::<Vec<_>>(), [4, 5]);
+        assert_eq!(log.since(2).unwrap().len(), 3);
+        assert!(log.since(1).is_none(), "version 2 is no longer held");
+        assert!(
+            log.since(6).is_none(),
+            "a version from the future means resync"
+        );
+        assert!(log.since(5).unwrap().is_empty());
+        assert!(log.push(&offer()).json.contains("\"version\":6"));
+    }
+}

@@ -1,0 +1,180 @@
+//! Terminate hooks: when a game's actor stops, a webhook POST (to an allowed host) and an
+//! in-process callback receive the game id, the reason and the final state, exactly once.
+//! Hooks run off the game actors' threads, so a slow or failing hook blocks no game.
+
+use std::{
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::Duration,
+};
+
+use serde::Serialize;
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+use crate::{
+    error::{ApiError, ErrorCode},
+    game::state::SavedState,
+};
+
+/// Why a game's actor stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// No message within the idle timeout.
+    IdleTimeout,
+    /// Stopped through the API.
+    Stopped,
+    /// The server shut down.
+    Shutdown,
+}
+
+impl StopReason {
+    /// The reason as JSON text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::IdleTimeout => "idle_timeout",
+            StopReason::Stopped => "stopped",
+            StopReason::Shutdown => "shutdown",
+        }
+    }
+}
+
+/// What hooks receive.
+#[derive(Clone, Debug, Serialize)]
+pub struct TerminateInfo {
+    /// The game.
+    pub id: Uuid,
+    /// Why it stopped.
+    pub reason: StopReason,
+    /// Its final state.
+    pub state: SavedState,
+}
+
+/// An in-process terminate callback, for programs embedding chessd.
+pub type TerminateCallback = Arc<dyn Fn(&TerminateInfo) + Send + Sync>;
+
+/// Hook settings shared by all games, and a count of hooks still running (shutdown waits for it).
+pub struct Hooks {
+    allowed_hosts: Vec<String>,
+    timeout: Duration,
+    callback: Option<TerminateCallback>,
+    pending: AtomicUsize,
+    idle: Notify,
+}
+
+impl Hooks {
+    /// Hooks allowing webhooks to `allowed_hosts`, each POST limited to `timeout`.
+    pub fn new(
+        allowed_hosts: Vec<String>,
+        timeout: Duration,
+        callback: Option<TerminateCallback>,
+    ) -> Hooks {
+        Hooks {
+            allowed_hosts,
+            timeout,
+            callback,
+            pending: AtomicUsize::new(0),
+            idle: Notify::new(),
+        }
+    }
+
+    /// Checks a webhook URL: http(s), and a host (or host:port) listed in the configuration.
+    pub fn check_webhook(&self, url: &str) -> Result<url::Url, ApiError> {
+        let parsed = url::Url::parse(url).map_err(|e| {
+            ApiError::new(
+                ErrorCode::InvalidRequest,
+                format!("webhook URL '{url}': {e}"),
+            )
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(ApiError::new(
+                ErrorCode::WebhookNotAllowed,
+                "webhooks must use http or https",
+            ));
+        }
+        let host = parsed.host_str().unwrap_or_default();
+        let with_port = parsed.port().map(|p| format!("{host}:{p}"));
+        let allowed = self
+            .allowed_hosts
+            .iter()
+            .any(|h| h == host || Some(h) == with_port.as_ref());
+        if !allowed {
+            return Err(ApiError::new(
+                ErrorCode::WebhookNotAllowed,
+                format!("webhook host '{host}' is not in webhooks.allowed_hosts"),
+            ));
+        }
+        Ok(parsed)
+    }
+
+    /// Runs the hooks of a stopped game in the background.
+    pub fn fire(self: &Arc<Self>, webhook: Option<url::Url>, info: TerminateInfo) {
+        let info = Arc::new(info);
+        if let Some(callback) = self.callback.clone() {
+            let guard = PendingGuard::new(self.clone());
+            let info = info.clone();
+            tokio::task::spawn_blocking(move || {
+                let _guard = guard;
+                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&info)))
+                    .is_err()
+                {
+                    tracing::error!(game = %info.id, "terminate callback panicked");
+                }
+            });
+        }
+        if let Some(url) = webhook {
+            let guard = PendingGuard::new(self.clone());
+            let timeout = self.timeout;
+            actix_web::rt::spawn(async move {
+                let _guard = guard;
+                let client = awc::Client::builder().timeout(timeout).finish();
+                match client.post(url.as_str()).send_json(&*info).await {
+                    Ok(resp) if resp.status().is_success() => {
+                        tracing::debug!(game = %info.id, "terminate webhook delivered")
+                    }
+                    Ok(resp) => {
+                        tracing::warn!(game = %info.id, status = %resp.status(), "terminate webhook refused")
+                    }
+                    Err(e) => {
+                        tracing::warn!(game = %info.id, error = %e, "terminate webhook failed")
+                    }
+                }
+            });
+        }
+    }
+
+    /// Waits until no hook is running, or `limit` has passed.
+    pub async fn wait_idle(&self, limit: Duration) {
+        let wait = async {
+            loop {
+                let notified = self.idle.notified();
+                if self.pending.load(Ordering::Acquire) == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        let _ = tokio::time::timeout(limit, wait).await;
+    }
+}
+
+/// Counts one running hook for as long as it lives.
+struct PendingGuard(Arc<Hooks>);
+
+impl PendingGuard {
+    fn new(hooks: Arc<Hooks>) -> PendingGuard {
+        hooks.pending.fetch_add(1, Ordering::AcqRel);
+        PendingGuard(hooks)
+    }
+}
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        if self.0.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The raw game state that can be saved and restored (Binbo's `get_game_state` /
+//! `set_game_state`), validated on restore by replaying it through the rules.
+
+use chessd_core::{
+    game::{DrawPolicy, Game, GameResult, Reason},
+    FenMode, Position,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    error::{ApiError, ErrorCode},
+    game::clock::TimeControl,
+    views::{PolicyView, Side, StatusView},
+};
+
+/// The format tag written into every saved state.
+pub const STATE_FORMAT: &str = "chessd.game/1";
+
+/// A result set without a move (resignation, agreement, manual, timeout), which replaying the
+/// moves cannot reproduce.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetResult {
+    /// `white_wins`, `black_wins` or `draw`.
+    pub result: String,
+    /// `resignation`, `agreement`, `manual` or `timeout`.
+    pub reason: String,
+    /// The note given with a manual result.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// Remaining times of a timed game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedClock {
+    /// The time control.
+    pub control: TimeControl,
+    /// White's remaining time.
+    pub white_ms: u64,
+    /// Black's remaining time.
+    pub black_ms: u64,
+}
+
+/// Everything needed to rebuild a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedState {
+    /// Always [`STATE_FORMAT`].
+    pub format: String,
+    /// The starting position.
+    pub start_fen: String,
+    /// The moves in UCI.
+    pub moves: Vec<String>,
+    /// The draw policy.
+    #[serde(default)]
+    pub draw_policy: PolicyView,
+    /// A result set without a move, if any.
+    #[serde(default)]
+    pub set_result: Option<SetResult>,
+    /// The clocks, when the game is timed.
+    #[serde(default)]
+    pub clock: Option<SavedClock>,
+    /// A pending draw offer.
+    #[serde(default)]
+    pub draw_offer: Option<Side>,
+    /// The final or current status (informational; recomputed on restore and checked).
+    pub status: Option<StatusView>,
+}
+
+fn invalid(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::InvalidState, message)
+}
+
+impl SavedState {
+    /// Saves a game.
+    pub fn capture(game: &Game, clock: Option<SavedClock>, draw_offer: Option<Side>) -> SavedState {
+        let status = game.status();
+        let set_result = match status.reason {
+            Some(
+                r @ (Reason::Resignation | Reason::Agreement | Reason::Manual | Reason::Timeout),
+            ) => Some(SetResult {
+                result: crate::views::result_name(status.result).to_string(),
+                reason: crate::views::reason_name(r).to_string(),
+                note: status.note.clone(),
+            }),
+            _ => None,
+        };
+        SavedState {
+            format: STATE_FORMAT.to_string(),
+            start_fen: game.start_position().fen(),
+            moves: game.history().iter().map(|m| m.uci.clone()).collect(),
+            draw_policy: game.policy().into(),
+            set_result,
+            clock,
+            draw_offer,
+            status: Some(status.into()),
+        }
+    }
+
+    /// Rebuilds the game, checking every part: a bad state is an `invalid_state` error and never
+    /// a half-restored game.
+    pub fn restore(&self) -> Result<Game, ApiError> {
+        if self.format != STATE_FORMAT {
+            return Err(invalid(format!(
+                "unknown state format '{}', expected '{STATE_FORMAT}'",
+                self.format
+            )));
+        }
+        let start = Position::from_fen(&self.start_fen, FenMode::Strict)
+            .map_err(|e| invalid(format!("start_fen: {e}")))?;
+        let mut game = Game::with_policy(start, DrawPolicy::from(self.draw_policy));
+        for (i, uci) in self.moves.iter().enumerate() {
+            game.play_uci(uci)
+                .map_err(|e| invalid(format!("move {} ({uci}): {e}", i + 1)))?;
+        }
+        if let Some(set) = &self.set_result {
+            apply_set_result(&mut game, set)?;
+        }
+        if let Some(expected) = &self.status {
+            let actual = StatusView::from(game.status());
+            if &actual != expected {
+                return Err(invalid(format!(
+                    "the status {:?} {:?} does not follow from the moves (they give {:?} {:?})",
+                    expected.result, expected.reason, actual.result, actual.reason
+                )));
+            }
+        }
+        if self.draw_offer.is_some() && game.is_over() {
+            return Err(invalid("a draw offer in a finished game"));
+        }
+        Ok(game)
+    }
+}
+
+fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), ApiError> {
+    use chessd_core::Color;
+    let winner = match set.result.as_str() {
+        "white_wins" => Some(Color::White),
+        "black_wins" => Some(Color::Black),
+        "draw" => None,
+        other => {
+            return Err(invalid(format!(
+                "set_result.result '{other}' is not a result"
+            )))
+        }
+    };
+    let outcome = match (set.reason.as_str(), winner) {
+        ("resignation", Some(w)) => game.resign(!w),
+        ("agreement", None) => game.draw_by_agreement(),
+        ("manual", None) => game.set_draw(set.note.clone()),
+        ("manual", Some(w)) => game.set_winner(w, set.note.clone()),
+        ("timeout", _) => {
+            // A flag by the loser: a draw when the winner could not have mated.
+            let loser = winner.map_or(game.position().turn(), |w| !w);
+            game.flag(loser)
+        }
+        (reason, _) => {
+            return Err(invalid(format!(
+                "set_result: reason '{reason}' does not go with result '{}'",
+                set.result
+            )))
+        }
+    };
+    outcome.map_err(|e| invalid(format!("set_result: {e}")))?;
+    let got = game.status().result;
+    let wanted = match winner {
+        Some(Color::White) => GameResult::WhiteWins,
+        Some(Color::Black) => GameResult::BlackWins,
+        None => GameResult::Draw,
+    };
+    if got != wanted {
+        return Err(invalid("set_result does not match what the rules allow"));
+    }
+    Ok(())
+}

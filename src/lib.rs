@@ -1,0 +1,64 @@
+//! # chessd
+//!
+//! An actor-based chess game server: every game is an actix actor reachable over REST and
+//! WebSocket. The chess rules live in the pure crate `chessd-core`; this crate adds the actors,
+//! the HTTP API and the command line.
+//!
+//! [`configure_app`] builds the whole application (state, limits, routes, middleware) onto an
+//! actix `App`, so that `main` and the tests run the very same service.
+
+pub mod api;
+pub mod config;
+pub mod error;
+pub mod game;
+pub mod metrics;
+pub mod openapi;
+pub mod server;
+pub mod views;
+
+use std::{sync::Arc, time::Duration};
+
+use actix_web::web;
+
+use crate::game::{actor::GameShared, hooks::Hooks, registry::GameRegistry};
+pub use crate::{api::configure, config::Config, error::ApiError, game::hooks::TerminateCallback};
+
+/// What every request handler shares.
+pub struct AppState {
+    /// The configuration.
+    pub config: Arc<Config>,
+    /// Games: the registry, hooks and event settings.
+    pub games: Arc<GameShared>,
+}
+
+impl AppState {
+    /// State for a configuration, with an optional in-process terminate callback (for programs
+    /// that embed chessd as a library).
+    pub fn new(config: Config, callback: Option<TerminateCallback>) -> AppState {
+        let hooks = Hooks::new(
+            config.webhooks.allowed_hosts.clone(),
+            Duration::from_millis(config.webhooks.timeout_ms),
+            callback,
+        );
+        let games = GameShared {
+            registry: GameRegistry::new(config.limits.max_games),
+            hooks: Arc::new(hooks),
+            event_history: config.games.event_history,
+        };
+        AppState {
+            config: Arc::new(config),
+            games: Arc::new(games),
+        }
+    }
+}
+
+/// Registers the state, the body limits and every route: the one way to build the app.
+pub fn configure_app(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceConfig) {
+    move |cfg| {
+        let limit = state.config.limits.max_body_bytes;
+        cfg.app_data(state)
+            .app_data(api::json_config(limit))
+            .app_data(web::PayloadConfig::default().limit(limit))
+            .configure(configure);
+    }
+}

@@ -1,0 +1,96 @@
+//! Prometheus metrics: games alive, moves, events, errors by code, request latency.
+
+use std::sync::LazyLock;
+
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+    TextEncoder,
+};
+
+struct Metrics {
+    registry: Registry,
+    games_alive: IntGauge,
+    moves: IntCounter,
+    events: IntCounter,
+    errors: IntCounterVec,
+    latency: HistogramVec,
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
+    let registry = Registry::new();
+    let games_alive = IntGauge::new("chessd_games_alive", "Games whose actor is running")
+        .unwrap_or_else(|e| panic!("metric: {e}"));
+    let moves = IntCounter::new("chessd_moves_total", "Moves played")
+        .unwrap_or_else(|e| panic!("metric: {e}"));
+    let events = IntCounter::new("chessd_events_total", "Game events published")
+        .unwrap_or_else(|e| panic!("metric: {e}"));
+    let errors = IntCounterVec::new(
+        Opts::new("chessd_errors_total", "Error answers by code"),
+        &["code"],
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
+    let latency = HistogramVec::new(
+        HistogramOpts::new("chessd_request_seconds", "HTTP request latency").buckets(vec![
+            0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0,
+        ]),
+        &["method", "route", "status"],
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
+    for m in [
+        Box::new(games_alive.clone()) as Box<dyn prometheus::core::Collector>,
+        Box::new(moves.clone()),
+        Box::new(events.clone()),
+        Box::new(errors.clone()),
+        Box::new(latency.clone()),
+    ] {
+        registry
+            .register(m)
+            .unwrap_or_else(|e| panic!("metric: {e}"));
+    }
+    Metrics {
+        registry,
+        games_alive,
+        moves,
+        events,
+        errors,
+        latency,
+    }
+});
+
+/// Sets the number of live games.
+pub fn set_games_alive(n: usize) {
+    METRICS.games_alive.set(n as i64);
+}
+
+/// Counts a move.
+pub fn count_move() {
+    METRICS.moves.inc();
+}
+
+/// Counts a published event.
+pub fn count_event() {
+    METRICS.events.inc();
+}
+
+/// Counts an error answer.
+pub fn count_error(code: &str) {
+    METRICS.errors.with_label_values(&[code]).inc();
+}
+
+/// Records a request's latency under its route pattern.
+pub fn observe_request(method: &str, route: &str, status: u16, seconds: f64) {
+    METRICS
+        .latency
+        .with_label_values(&[method, route, &status.to_string()])
+        .observe(seconds);
+}
+
+/// The text exposition of every metric.
+pub fn render() -> String {
+    let mut buf = Vec::new();
+    let families = METRICS.registry.gather();
+    if let Err(e) = TextEncoder::new().encode(&families, &mut buf) {
+        tracing::error!(error = %e, "metrics encoding failed");
+    }
+    String::from_utf8(buf).unwrap_or_default()
+}

@@ -1,0 +1,75 @@
+//! Running the HTTP server, with graceful shutdown on SIGINT/SIGTERM: stop accepting, end every
+//! game with reason `shutdown` so its terminate hooks run, wait for the hooks, then exit.
+
+use std::time::{Duration, Instant};
+
+use actix_web::{dev::ServerHandle, web, App, HttpServer};
+
+use crate::{configure_app, game::actor::Shutdown, AppState, Config};
+
+/// Starts the server on `config.bind` and runs until a shutdown signal. Prints the bound address
+/// on stdout (`chessd listening on http://ADDR`), so that a port of 0 can be discovered.
+pub async fn serve(config: Config) -> std::io::Result<()> {
+    let state = web::Data::new(AppState::new(config.clone(), None));
+    let app_state = state.clone();
+    let mut server =
+        HttpServer::new(move || App::new().configure(configure_app(app_state.clone())))
+            .disable_signals()
+            .shutdown_timeout(5);
+    if config.workers > 0 {
+        server = server.workers(config.workers);
+    }
+    let server = server.bind(&config.bind)?;
+    for addr in server.addrs() {
+        println!("chessd listening on http://{addr}");
+    }
+    let server = server.run();
+    let handle = server.handle();
+    actix_web::rt::spawn(async move {
+        wait_for_signal().await;
+        shutdown(state, handle).await;
+    });
+    server.await
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Stops accepting, stops every game (reason `shutdown`), waits for their hooks, stops the server.
+pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
+    tracing::info!("shutting down");
+    handle.pause().await;
+    let grace = Duration::from_secs(state.config.games.shutdown_grace_secs);
+    let deadline = Instant::now() + grace;
+    for game in state.games.registry.close() {
+        game.do_send(Shutdown);
+    }
+    while !state.games.registry.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    state
+        .games
+        .hooks
+        .wait_idle(deadline.saturating_duration_since(Instant::now()))
+        .await;
+    handle.stop(true).await;
+}

@@ -1,0 +1,496 @@
+//! In-process tests of the game routes: the same `configure_app` as `main`, driven by
+//! `actix_web::test`. Every rejected request is checked to leave the game unchanged.
+
+#![allow(clippy::unwrap_used)] // test helpers may fail loudly
+
+use actix_web::{
+    body::MessageBody,
+    dev::{Service, ServiceResponse},
+    http::{header, StatusCode},
+    test, web, App,
+};
+use chessd::{configure_app, AppState, Config};
+use serde_json::{json, Value};
+
+async fn app_with(
+    config: Config,
+) -> impl Service<
+    actix_http::Request,
+    Response = ServiceResponse<impl MessageBody>,
+    Error = actix_web::Error,
+> {
+    let state = web::Data::new(AppState::new(config, None));
+    test::init_service(App::new().configure(configure_app(state))).await
+}
+
+async fn app() -> impl Service<
+    actix_http::Request,
+    Response = ServiceResponse<impl MessageBody>,
+    Error = actix_web::Error,
+> {
+    app_with(Config::defaults()).await
+}
+
+/// Sends a request and returns the status and the JSON body (Null when empty or not JSON).
+async fn call<S, B>(app: &S, req: test::TestRequest) -> (StatusCode, Value)
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let resp = test::call_service(app, req.to_request()).await;
+    let status = resp.status();
+    let bytes = test::read_body(resp).await;
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+fn post(uri: &str, body: Value) -> test::TestRequest {
+    test::TestRequest::post().uri(uri).set_json(body)
+}
+
+fn authed(req: test::TestRequest, secret: &str) -> test::TestRequest {
+    req.insert_header((header::AUTHORIZATION, format!("Bearer {secret}")))
+}
+
+struct Created {
+    id: String,
+    white: String,
+    black: String,
+    admin: String,
+}
+
+async fn create<S, B>(app: &S, body: Value) -> Created
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let (status, v) = call(app, post("/v1/games", body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{v}");
+    Created {
+        id: v["id"].as_str().unwrap().to_string(),
+        white: v["secrets"]["white"].as_str().unwrap().to_string(),
+        black: v["secrets"]["black"].as_str().unwrap().to_string(),
+        admin: v["secrets"]["admin"].as_str().unwrap().to_string(),
+    }
+}
+
+async fn get<S, B>(app: &S, uri: &str) -> Value
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let (status, v) = call(app, test::TestRequest::get().uri(uri)).await;
+    assert_eq!(status, StatusCode::OK, "GET {uri}: {v}");
+    v
+}
+
+#[actix_web::test]
+async fn create_returns_id_fen_status_version_and_secrets() {
+    let app = app().await;
+    let (status, v) = call(&app, post("/v1/games", json!({}))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(
+        v["fen"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    assert_eq!(
+        v["status"],
+        json!({"result": "ongoing", "reason": null, "note": null})
+    );
+    assert_eq!(v["version"], 0);
+    for seat in ["white", "black", "admin"] {
+        assert_eq!(v["secrets"][seat].as_str().unwrap().len(), 32);
+    }
+}
+
+#[actix_web::test]
+async fn scholars_mate_over_rest_in_three_notations() {
+    let app = app().await;
+    let g = create(&app, json!({})).await;
+    let uri = format!("/v1/games/{}/moves", g.id);
+    let moves = [
+        (json!({"uci": "e2e4"}), &g.white, "e4"),
+        (json!({"san": "e5"}), &g.black, "e5"),
+        (json!({"from": 5, "to": 26}), &g.white, "Bc4"),
+        (json!({"san": "Nc6"}), &g.black, "Nc6"),
+        (json!({"uci": "d1h5"}), &g.white, "Qh5"),
+        (json!({"san": "Nf6"}), &g.black, "Nf6"),
+        (json!({"san": "Qxf7#"}), &g.white, "Qxf7#"),
+    ];
+    for (i, (body, secret, san)) in moves.iter().enumerate() {
+        let (status, v) = call(&app, authed(post(&uri, body.clone()), secret)).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        assert_eq!(v["san"], *san);
+        assert_eq!(v["version"], i as u64 + 1);
+    }
+    let status = get(&app, &format!("/v1/games/{}/status", g.id)).await;
+    assert_eq!(
+        status["status"],
+        json!({"result": "white_wins", "reason": "checkmate", "note": null})
+    );
+    assert_eq!(status["winner"], "white");
+    // After the game every move is refused with game_over, and nothing changes.
+    let (code, v) = call(&app, authed(post(&uri, json!({"san": "Ke7"})), &g.black)).await;
+    assert_eq!(code, StatusCode::CONFLICT);
+    assert_eq!(v["error"]["code"], "game_over");
+    let view = get(&app, &format!("/v1/games/{}", g.id)).await;
+    assert_eq!(view["version"], 7);
+    assert_eq!(view["moves"].as_array().unwrap().len(), 7);
+    let lm = get(
+        &app,
+        &format!("/v1/games/{}/legal-moves?format=count", g.id),
+    )
+    .await;
+    assert_eq!(lm["count"], 0);
+    let _ = g.admin;
+}
+
+#[actix_web::test]
+async fn bad_input_catalogue_leaves_the_game_unchanged() {
+    let app = app_with(Config {
+        limits: chessd::config::Limits {
+            max_body_bytes: 1024,
+            max_games: 100,
+        },
+        ..Config::defaults()
+    })
+    .await;
+    let g = create(&app, json!({})).await;
+    let uri = format!("/v1/games/{}/moves", g.id);
+    let before = get(&app, &format!("/v1/games/{}", g.id)).await;
+
+    let cases: Vec<(test::TestRequest, StatusCode, &str)> = vec![
+        (
+            authed(
+                test::TestRequest::post()
+                    .uri(&uri)
+                    .insert_header((header::CONTENT_TYPE, "application/json"))
+                    .set_payload("{\"uci\": "),
+                &g.white,
+            ),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            authed(post(&uri, json!({"uci": "e2e4", "extra": 1})), &g.white),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            authed(post(&uri, json!({"uci": 42})), &g.white),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            authed(post(&uri, json!({"uci": "e2e4", "san": "e4"})), &g.white),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            authed(post(&uri, json!({"san": "x".repeat(2000)})), &g.white),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+        ),
+        (
+            authed(post(&uri, json!({"uci": "e2e5"})), &g.white),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "illegal_move",
+        ),
+        (
+            authed(post(&uri, json!({"san": "Nd7"})), &g.white),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "illegal_move",
+        ),
+        (
+            authed(post(&uri, json!({"from": 64, "to": 1})), &g.white),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            authed(post(&uri, json!({"uci": "e7e5"})), &g.black),
+            StatusCode::CONFLICT,
+            "not_your_turn",
+        ),
+        (
+            post(&uri, json!({"uci": "e2e4"})),
+            StatusCode::FORBIDDEN,
+            "forbidden",
+        ),
+        (
+            authed(post(&uri, json!({"uci": "e2e4"})), "wrong"),
+            StatusCode::FORBIDDEN,
+            "forbidden",
+        ),
+        (
+            authed(
+                post(
+                    "/v1/games/00000000-0000-0000-0000-000000000000/moves",
+                    json!({"uci": "e2e4"}),
+                ),
+                &g.white,
+            ),
+            StatusCode::NOT_FOUND,
+            "game_not_found",
+        ),
+        (
+            authed(
+                post("/v1/games/not-a-uuid/moves", json!({"uci": "e2e4"})),
+                &g.white,
+            ),
+            StatusCode::NOT_FOUND,
+            "game_not_found",
+        ),
+        (
+            authed(
+                post(&format!("/v1/games/{}/draw", g.id), json!({"note": "x"})),
+                &g.white,
+            ),
+            StatusCode::FORBIDDEN,
+            "forbidden",
+        ),
+        (
+            authed(
+                test::TestRequest::put()
+                    .uri(&format!("/v1/games/{}/state", g.id))
+                    .set_payload("{\"format\": 1}"),
+                &g.admin,
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_state",
+        ),
+        (
+            authed(
+                test::TestRequest::put()
+                    .uri(&format!("/v1/games/{}/position", g.id))
+                    .set_json(json!({"fen": "8/8/8/8/8/8/8/8 w - - 0 1"})),
+                &g.admin,
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_fen",
+        ),
+        (
+            post(
+                "/v1/games",
+                json!({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1"}),
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_fen",
+        ),
+        (
+            test::TestRequest::get().uri("/v1/nowhere"),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+    ];
+    for (req, status, code) in cases {
+        let (got, v) = call(&app, req).await;
+        assert_eq!(
+            (got, v["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{v}"
+        );
+        assert!(v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
+    }
+    let after = get(&app, &format!("/v1/games/{}", g.id)).await;
+    assert_eq!(before, after, "rejected requests changed the game");
+}
+
+#[actix_web::test]
+async fn ambiguous_san_lists_candidates() {
+    let app = app().await;
+    let g = create(&app, json!({"fen": "k7/8/8/8/8/8/8/KN3N2 w - - 0 1"})).await;
+    let (status, v) = call(
+        &app,
+        authed(
+            post(&format!("/v1/games/{}/moves", g.id), json!({"san": "Nd2"})),
+            &g.white,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(v["error"]["code"], "ambiguous_move");
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("Nbd2") && msg.contains("Nfd2"), "{msg}");
+}
+
+#[actix_web::test]
+async fn state_save_and_restore_round_trip() {
+    let app = app().await;
+    let g = create(&app, json!({})).await;
+    for (m, s) in [("e2e4", &g.white), ("e7e5", &g.black), ("g1f3", &g.white)] {
+        let (st, _) = call(
+            &app,
+            authed(
+                post(&format!("/v1/games/{}/moves", g.id), json!({"uci": m})),
+                s,
+            ),
+        )
+        .await;
+        assert_eq!(st, StatusCode::OK);
+    }
+    let saved = get(&app, &format!("/v1/games/{}/state", g.id)).await;
+    assert_eq!(saved["moves"], json!(["e2e4", "e7e5", "g1f3"]));
+    let other = create(&app, json!({})).await;
+    let (st, v) = call(
+        &app,
+        authed(
+            test::TestRequest::put()
+                .uri(&format!("/v1/games/{}/state", other.id))
+                .set_json(&saved),
+            &other.admin,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(
+        v["fen"],
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+    );
+    // A corrupt state (an illegal move) is refused with 422 and changes nothing.
+    let mut bad = saved.clone();
+    bad["moves"] = json!(["e2e4", "e7e5", "g1g3"]);
+    let (st, v) = call(
+        &app,
+        authed(
+            test::TestRequest::put()
+                .uri(&format!("/v1/games/{}/state", other.id))
+                .set_json(&bad),
+            &other.admin,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(v["error"]["code"], "invalid_state");
+    let now = get(&app, &format!("/v1/games/{}/fen", other.id)).await;
+    assert_eq!(
+        now["fen"],
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+    );
+}
+
+#[actix_web::test]
+async fn manual_draw_and_winner_follow_binbo() {
+    let app = app().await;
+    let g = create(&app, json!({})).await;
+    let (st, v) = call(
+        &app,
+        authed(
+            post(
+                &format!("/v1/games/{}/draw", g.id),
+                json!({"note": "by agreement"}),
+            ),
+            &g.admin,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(
+        v["status"],
+        json!({"result": "draw", "reason": "manual", "note": "by agreement"})
+    );
+    let (st, v) = call(
+        &app,
+        authed(
+            post(
+                &format!("/v1/games/{}/winner", g.id),
+                json!({"winner": "white"}),
+            ),
+            &g.admin,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CONFLICT);
+    assert_eq!(v["error"]["code"], "already_has_status");
+}
+
+#[actix_web::test]
+async fn draw_offer_and_accept() {
+    let app = app().await;
+    let g = create(&app, json!({})).await;
+    let (st, v) = call(
+        &app,
+        authed(
+            post(&format!("/v1/games/{}/draw-offer", g.id), json!({})),
+            &g.white,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["draw_offer"], "white");
+    let (st, v) = call(
+        &app,
+        authed(
+            post(&format!("/v1/games/{}/draw-offer/accept", g.id), json!({})),
+            &g.white,
+        ),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::CONFLICT, Some("no_draw_to_claim"))
+    );
+    let (st, v) = call(
+        &app,
+        authed(
+            post(&format!("/v1/games/{}/draw-offer/accept", g.id), json!({})),
+            &g.black,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(
+        v["status"],
+        json!({"result": "draw", "reason": "agreement", "note": null})
+    );
+}
+
+#[actix_web::test]
+async fn reads_pieces_board_pgn_and_stateless_calls() {
+    let app = app().await;
+    let g = create(&app, json!({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})).await;
+    let p = get(&app, &format!("/v1/games/{}/pieces?squares=index", g.id)).await;
+    assert_eq!(p["pieces"].as_array().unwrap().len(), 3);
+    assert!(p["pieces"]
+        .as_array()
+        .unwrap()
+        .contains(&json!({"square": 12, "color": "white", "piece": "pawn"})));
+    let lm = get(&app, &format!("/v1/games/{}/legal-moves", g.id)).await;
+    assert_eq!(lm["count"], 6);
+    let resp = test::call_service(
+        &app,
+        test::TestRequest::get()
+            .uri(&format!(
+                "/v1/games/{}/board?style=unicode&flipped=true",
+                g.id
+            ))
+            .to_request(),
+    )
+    .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let text = String::from_utf8(test::read_body(resp).await.to_vec()).unwrap();
+    assert!(text.contains('♔') && text.contains('♚'), "{text}");
+
+    let (st, v) = call(
+        &app,
+        post(
+            "/v1/position/move",
+            json!({"fen": "7k/8/6K1/8/8/8/8/1Q6 w - - 0 1", "move": "Qb8"}),
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["san"], "Qb8#");
+    assert_eq!(v["status"]["reason"], "checkmate");
+    assert_eq!(v["legal_moves"], json!([]));
+    let v = get(
+        &app,
+        "/v1/position?fen=7k/8/6K1/8/8/8/8/1Q6%20w%20-%20-%200%201&format=count",
+    )
+    .await;
+    assert_eq!(v["status"]["result"], "ongoing");
+    assert!(v["count"].as_u64().unwrap() > 20);
+}

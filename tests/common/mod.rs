@@ -1,0 +1,113 @@
+//! Starts the real `chessd` binary on a free loopback port for black-box tests, and stops it.
+#![allow(dead_code)]
+
+use std::{
+    io::{BufRead, BufReader},
+    process::{Child, Command, Stdio},
+    time::Duration,
+};
+
+use serde_json::Value;
+
+/// A running server process; killed on drop.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub base: String,
+}
+
+impl Server {
+    /// Starts `chessd serve --bind 127.0.0.1:0` with extra environment variables and waits for
+    /// the address it prints.
+    pub fn start(env: &[(&str, &str)]) -> Server {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_chessd"));
+        cmd.args(["serve", "--bind", "127.0.0.1:0"])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start chessd");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let line = lines
+            .next()
+            .expect("chessd printed its address")
+            .expect("readable stdout");
+        let base = line
+            .strip_prefix("chessd listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+            .to_string();
+        // Keep draining stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, base }
+    }
+
+    /// The WebSocket URL of a game.
+    pub fn ws_url(&self, id: &str, query: &str) -> String {
+        format!(
+            "{}/v1/games/{id}/ws?{query}",
+            self.base.replacen("http", "ws", 1)
+        )
+    }
+
+    /// Sends SIGTERM and waits for the process to exit (up to `limit`). Returns whether it exited.
+    pub fn terminate(&mut self, limit: Duration) -> bool {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP client for tests.
+pub fn client() -> awc::Client {
+    awc::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .finish()
+}
+
+/// POSTs JSON (with an optional bearer secret); returns the status and JSON body.
+pub async fn post_json(
+    c: &awc::Client,
+    url: &str,
+    secret: Option<&str>,
+    body: &Value,
+) -> (u16, Value) {
+    let mut req = c.post(url);
+    if let Some(s) = secret {
+        req = req.bearer_auth(s);
+    }
+    let mut resp = req.send_json(body).await.expect("request sent");
+    let status = resp.status().as_u16();
+    let bytes = resp.body().limit(16 << 20).await.expect("body");
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+/// GETs JSON.
+pub async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
+    let mut resp = c.get(url).send().await.expect("request sent");
+    let status = resp.status().as_u16();
+    let bytes = resp.body().limit(16 << 20).await.expect("body");
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
