@@ -149,6 +149,139 @@ fn bulk_cases(position: &'static str, fen: &'static str, depth: u32, expected: u
     ]
 }
 
+/// Statistics shakmaty's way: make every leaf move and classify it (capture, en passant,
+/// castle, promotion; checks by the moved piece or discovered, double, mate).
+#[derive(Default, Debug, PartialEq, Eq, Clone, Copy)]
+struct LeafStats {
+    nodes: u64,
+    captures: u64,
+    enpassants: u64,
+    castles: u64,
+    promotions: u64,
+    checks: u64,
+    discovered: u64,
+    double: u64,
+    mates: u64,
+}
+
+fn shakmaty_stats(pos: &shakmaty::Chess, depth: u32, out: &mut LeafStats) {
+    use shakmaty::Position as _;
+    let moves = pos.legal_moves();
+    if depth == 1 {
+        for m in moves {
+            out.nodes += 1;
+            out.captures += u64::from(m.is_capture());
+            out.enpassants += u64::from(m.is_en_passant());
+            out.castles += u64::from(m.is_castle());
+            out.promotions += u64::from(m.is_promotion());
+            let moved_to = match m.castling_side() {
+                Some(side) => side.rook_to(pos.turn()),
+                None => m.to(),
+            };
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let checkers = after.checkers();
+            if checkers.is_empty() {
+                continue;
+            }
+            out.checks += 1;
+            out.discovered += u64::from(!checkers.contains(moved_to));
+            out.double += u64::from(checkers.count() > 1);
+            out.mates += u64::from(after.legal_moves().is_empty());
+        }
+        return;
+    }
+    for m in moves {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        shakmaty_stats(&after, depth - 1, out);
+    }
+}
+
+fn ours_stats(pos: &chessd_core::Position, depth: u32) -> LeafStats {
+    let s = chessd_core::perft::perft_stats(pos, depth);
+    LeafStats {
+        nodes: s.nodes,
+        captures: s.captures,
+        enpassants: s.enpassants,
+        castles: s.castles,
+        promotions: s.promotions,
+        checks: s.checks(),
+        discovered: s.discovered_checks(),
+        double: s.double_checks(),
+        mates: s.check_mates(),
+    }
+}
+
+/// Statistics perft: chessd-core (counting what it can without making moves) against shakmaty
+/// making and classifying every leaf. The two must agree on every column before timing starts.
+fn stats_cases(position: &'static str, fen: &'static str, depth: u32, expected: u64) -> Vec<Case> {
+    let ours = chessd_position(fen);
+    let shak = shakmaty_position(fen);
+    let mut theirs = LeafStats::default();
+    shakmaty_stats(&shak, depth, &mut theirs);
+    assert_eq!(
+        ours_stats(&ours, depth),
+        theirs,
+        "statistics differ on {position}"
+    );
+    let case = |library, run: Box<dyn Fn() -> u64>| Case {
+        group: "stats",
+        library,
+        position,
+        depth,
+        expected,
+        run,
+    };
+    vec![
+        case(
+            OURS,
+            Box::new(move || chessd_core::perft::perft_stats(black_box(&ours), depth).nodes),
+        ),
+        case(
+            "shakmaty",
+            Box::new(move || {
+                let mut out = LeafStats::default();
+                shakmaty_stats(black_box(&shak), depth, &mut out);
+                out.nodes
+            }),
+        ),
+    ]
+}
+
+/// Hashed, two-thread perft (256 MiB, a fresh table every run) against plain single-thread
+/// bulk perft of chessd-core itself.
+fn hash_cases(position: &'static str, fen: &'static str, depth: u32, expected: u64) -> Vec<Case> {
+    let plain = chessd_position(fen);
+    let hashed = plain;
+    let case = |library, run: Box<dyn Fn() -> u64>| Case {
+        group: "hash",
+        library,
+        position,
+        depth,
+        expected,
+        run,
+    };
+    vec![
+        case(
+            OURS,
+            Box::new(move || {
+                chessd_core::perft::Perft::new(black_box(hashed))
+                    .depth(depth)
+                    .threads(2)
+                    .hash_mb(256)
+                    .run(|_| {})
+                    .expect("not cancelled")
+                    .nodes()
+            }),
+        ),
+        case(
+            "chessd-1t-nohash",
+            Box::new(move || chessd_core::perft::perft(black_box(&plain), depth)),
+        ),
+    ]
+}
+
 /// Every case, in the order of the table. Further groups (statistics perft against shakmaty
 /// classifying every leaf, hashed multi-threaded perft) add their cases here; rows of library
 /// [`OURS`] are compared with the other rows of the same group and position.
@@ -156,6 +289,9 @@ fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     cases.extend(bulk_cases("startpos", START_FEN, 6, 119_060_324));
     cases.extend(bulk_cases("kiwipete", KIWIPETE_FEN, 5, 193_690_690));
+    cases.extend(stats_cases("startpos", START_FEN, 5, 4_865_609));
+    cases.extend(stats_cases("kiwipete", KIWIPETE_FEN, 4, 4_085_603));
+    cases.extend(hash_cases("startpos", START_FEN, 7, 3_195_901_860));
     cases
 }
 

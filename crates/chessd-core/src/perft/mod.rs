@@ -26,6 +26,17 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.count_legal() as u64,
+        2 => {
+            // The last two plies inline: the children are only counted, never recursed into.
+            let mut nodes = 0;
+            pos.generate_moves(|group| {
+                for mv in group {
+                    nodes += pos.after(mv).count_legal() as u64;
+                }
+                false
+            });
+            nodes
+        }
         _ => {
             let mut nodes = 0;
             pos.generate_moves(|group| {
