@@ -494,3 +494,30 @@ async fn reads_pieces_board_pgn_and_stateless_calls() {
     assert_eq!(v["status"]["result"], "ongoing");
     assert!(v["count"].as_u64().unwrap() > 20);
 }
+
+#[actix_web::test]
+async fn metrics_count_games_moves_and_errors() {
+    let app = app().await;
+    let g = create(&app, json!({})).await;
+    let (st, _) = call(&app, authed(post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})), &g.white)).await;
+    assert_eq!(st, StatusCode::OK);
+    let (st, _) = call(&app, authed(post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})), &g.black)).await;
+    assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
+    let resp = test::call_service(&app, test::TestRequest::get().uri("/metrics").to_request()).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let text = String::from_utf8(test::read_body(resp).await.to_vec()).unwrap();
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} missing in\n{text}"))
+    };
+    // Metrics are process-wide and tests run in parallel: assert lower bounds.
+    assert!(value("chessd_games_alive") >= 1.0);
+    assert!(value("chessd_moves_total") >= 1.0);
+    assert!(value("chessd_errors_total{code=\"illegal_move\"}") >= 1.0);
+    assert!(text.contains("chessd_request_seconds_bucket{method=\"POST\",route=\"/v1/games/{id}/moves\""), "{text}");
+    let (st, v) = call(&app, test::TestRequest::get().uri("/health")).await;
+    assert_eq!((st, v["status"].as_str()), (StatusCode::OK, Some("ok")));
+}
