@@ -3,7 +3,7 @@
 use actix::Addr;
 use actix_web::{http::StatusCode, web, HttpRequest, HttpResponse};
 use chessd_core::{
-    display::{board_diagram, BoardStyle},
+    display::BoardStyle,
     game::Game,
     pgn, Color, FenMode, Position, Square,
 };
@@ -409,7 +409,6 @@ pub async fn board(
         flipped: query.flipped,
     };
     let text = chessd_core::display::game_diagram(&snap.game, style);
-    let _ = board_diagram; // the position-only diagram is part of the game diagram
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
         .body(text))

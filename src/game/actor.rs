@@ -23,7 +23,7 @@ use crate::{
         registry::GameRegistry,
         state::{SavedClock, SavedState},
     },
-    views::{PolicyView, Side, StatusView},
+    views::{PolicyView, Side},
 };
 
 /// What every game actor shares: the registry, the hooks and event settings.
@@ -741,14 +741,4 @@ pub fn spawn_game(
     let addr = actor.start();
     shared.registry.insert(id, addr.clone());
     Ok((id, secrets, addr))
-}
-
-/// Whether a draw policy is the automatic one (for option views).
-pub fn policy_name(policy: DrawPolicy) -> PolicyView {
-    policy.into()
-}
-
-/// The status of a snapshot as JSON.
-pub fn status_view(snapshot: &GameSnapshot) -> StatusView {
-    snapshot.game.status().into()
 }
