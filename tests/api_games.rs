@@ -499,11 +499,26 @@ async fn reads_pieces_board_pgn_and_stateless_calls() {
 async fn metrics_count_games_moves_and_errors() {
     let app = app().await;
     let g = create(&app, json!({})).await;
-    let (st, _) = call(&app, authed(post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})), &g.white)).await;
+    let (st, _) = call(
+        &app,
+        authed(
+            post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})),
+            &g.white,
+        ),
+    )
+    .await;
     assert_eq!(st, StatusCode::OK);
-    let (st, _) = call(&app, authed(post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})), &g.black)).await;
+    let (st, _) = call(
+        &app,
+        authed(
+            post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})),
+            &g.black,
+        ),
+    )
+    .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
-    let resp = test::call_service(&app, test::TestRequest::get().uri("/metrics").to_request()).await;
+    let resp =
+        test::call_service(&app, test::TestRequest::get().uri("/metrics").to_request()).await;
     assert_eq!(resp.status(), StatusCode::OK);
     let text = String::from_utf8(test::read_body(resp).await.to_vec()).unwrap();
     let value = |name: &str| -> f64 {
@@ -517,7 +532,191 @@ async fn metrics_count_games_moves_and_errors() {
     assert!(value("chessd_games_alive") >= 1.0);
     assert!(value("chessd_moves_total") >= 1.0);
     assert!(value("chessd_errors_total{code=\"illegal_move\"}") >= 1.0);
-    assert!(text.contains("chessd_request_seconds_bucket{method=\"POST\",route=\"/v1/games/{id}/moves\""), "{text}");
+    assert!(
+        text.contains(
+            "chessd_request_seconds_bucket{method=\"POST\",route=\"/v1/games/{id}/moves\""
+        ),
+        "{text}"
+    );
     let (st, v) = call(&app, test::TestRequest::get().uri("/health")).await;
     assert_eq!((st, v["status"].as_str()), (StatusCode::OK, Some("ok")));
+}
+
+#[actix_web::test]
+async fn errors_actix_answers_itself_are_json_too() {
+    let app = app_with(Config {
+        limits: chessd::config::Limits {
+            max_body_bytes: 512,
+            max_games: 100,
+        },
+        ..Config::defaults()
+    })
+    .await;
+    let (st, v) = call(&app, test::TestRequest::post().uri("/health")).await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::METHOD_NOT_ALLOWED, Some("method_not_allowed"))
+    );
+    let g = create(&app, json!({})).await;
+    let big = "x".repeat(4096);
+    let (st, v) = call(
+        &app,
+        authed(
+            test::TestRequest::put()
+                .uri(&format!("/v1/games/{}/state", g.id))
+                .set_payload(big),
+            &g.admin,
+        ),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large"))
+    );
+    // A WebSocket route called without the handshake headers.
+    let (st, v) = call(
+        &app,
+        test::TestRequest::get().uri(&format!("/v1/games/{}/ws", g.id)),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_request"))
+    );
+}
+
+#[actix_web::test]
+async fn optional_bodies_are_still_checked() {
+    let app = app().await;
+    for body in [
+        "{\"fenn\": \"x\"}",
+        "{\"draw_policy\": \"claimz\"}",
+        "{not json",
+        "[]",
+    ] {
+        let (st, v) = call(
+            &app,
+            test::TestRequest::post()
+                .uri("/v1/games")
+                .insert_header((header::CONTENT_TYPE, "application/json"))
+                .set_payload(body),
+        )
+        .await;
+        assert_eq!(
+            (st, v["error"]["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("invalid_request")),
+            "{body}"
+        );
+    }
+    // An empty body is a default game.
+    let (st, _) = call(&app, test::TestRequest::post().uri("/v1/games")).await;
+    assert_eq!(st, StatusCode::CREATED);
+    let g = create(&app, json!({})).await;
+    let (st, v) = call(
+        &app,
+        authed(
+            test::TestRequest::post()
+                .uri(&format!("/v1/games/{}/resign", g.id))
+                .set_json(json!({"side": "blak"})),
+            &g.white,
+        ),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_request"))
+    );
+    let status = get(&app, &format!("/v1/games/{}/status", g.id)).await;
+    assert_eq!(status["status"]["result"], "ongoing");
+    let (st, v) = call(
+        &app,
+        post(
+            "/v1/games",
+            json!({"webhook_url": "https://127.0.0.1/hook"}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("webhook_not_allowed")
+        )
+    );
+}
+
+#[actix_web::test]
+async fn finished_positions_and_token_parameters() {
+    let app = app().await;
+    let mate = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1";
+    let v = get(
+        &app,
+        &format!("/v1/position?fen={}&format=count", mate.replace(' ', "%20")),
+    )
+    .await;
+    assert_eq!(v["count"], 0);
+    assert_eq!(v["status"]["reason"], "checkmate");
+    let (st, _) = call(
+        &app,
+        test::TestRequest::get().uri(&format!(
+            "/v1/position?fen={}&format=bogus",
+            mate.replace(' ', "%20")
+        )),
+    )
+    .await;
+    assert_eq!(st, StatusCode::BAD_REQUEST);
+    let g = create(&app, json!({})).await;
+    for route in ["pieces", "board", "legal-moves"] {
+        let resp = test::call_service(
+            &app,
+            test::TestRequest::get()
+                .uri(&format!("/v1/games/{}/{route}?token={}", g.id, g.white))
+                .to_request(),
+        )
+        .await;
+        assert_eq!(resp.status(), StatusCode::OK, "{route}");
+    }
+}
+
+#[actix_web::test]
+async fn restoring_a_state_takes_its_time_control_and_checks_the_clocks() {
+    let app = app().await;
+    let g = create(
+        &app,
+        json!({"time_control": {"initial_ms": 60000, "increment_ms": 1000}}),
+    )
+    .await;
+    let mut saved = get(&app, &format!("/v1/games/{}/state", g.id)).await;
+    saved["clock"] = json!({"control": {"initial_ms": 5000, "increment_ms": 0}, "white_ms": 4000, "black_ms": 3000});
+    let (st, v) = call(
+        &app,
+        authed(
+            test::TestRequest::put()
+                .uri(&format!("/v1/games/{}/state", g.id))
+                .set_json(&saved),
+            &g.admin,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(
+        v["options"]["time_control"],
+        json!({"initial_ms": 5000, "increment_ms": 0})
+    );
+    assert_eq!(v["clocks"]["white_ms"], 4000);
+    saved["clock"]["white_ms"] = json!(u64::MAX);
+    let (st, v) = call(
+        &app,
+        authed(
+            test::TestRequest::put()
+                .uri(&format!("/v1/games/{}/state", g.id))
+                .set_json(&saved),
+            &g.admin,
+        ),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_state"))
+    );
 }

@@ -2,16 +2,12 @@
 
 use actix::Addr;
 use actix_web::{http::StatusCode, web, HttpRequest, HttpResponse};
-use chessd_core::{
-    display::BoardStyle,
-    game::Game,
-    pgn, Color, FenMode, Position, Square,
-};
+use chessd_core::{display::BoardStyle, game::Game, pgn, Color, FenMode, Position, Square};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::{
-    api::bearer,
+    api::{bearer, optional_json},
     error::{ApiError, ErrorCode},
     game::{
         actor::{
@@ -193,16 +189,12 @@ fn read_pgn(text: &str, policy: chessd_core::game::DrawPolicy) -> Result<Game, A
 /// `POST /v1/games`
 pub async fn create(
     state: web::Data<AppState>,
-    body: Option<web::Json<CreateGame>>,
+    body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.map(web::Json::into_inner).unwrap_or_default();
+    let body: CreateGame = optional_json(&body)?;
     let game = starting_game(&body)?;
     if let Some(tc) = body.time_control {
-        if tc.initial_ms == 0 || tc.initial_ms > 24 * 3600 * 1000 || tc.increment_ms > 3600 * 1000 {
-            return Err(ApiError::invalid_request(
-                "time_control: initial_ms must be 1 ms to 24 h and increment_ms at most 1 h",
-            ));
-        }
+        tc.check().map_err(ApiError::invalid_request)?;
     }
     let webhook = body
         .webhook_url
@@ -338,6 +330,9 @@ pub async fn legal_moves(
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PiecesQuery {
+    /// Accepted and ignored (the WebSocket-style secret parameter).
+    #[serde(default)]
+    pub token: Option<String>,
     /// `name` (default: `"e4"`) or `index` (`28`).
     #[serde(default)]
     pub squares: Option<String>,
@@ -380,6 +375,9 @@ pub async fn pieces(
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoardQuery {
+    /// Accepted and ignored (the WebSocket-style secret parameter).
+    #[serde(default)]
+    pub token: Option<String>,
     /// `ascii` (default) or `unicode`.
     #[serde(default)]
     pub style: Option<String>,
@@ -621,9 +619,9 @@ pub async fn set_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: Option<web::Json<NoteBody>>,
+    body: web::Bytes,
 ) -> Result<web::Json<GameView>, ApiError> {
-    let note = body.and_then(|b| b.into_inner().note);
+    let note = optional_json::<NoteBody>(&body)?.note;
     command(&state, &req, &id, Action::SetDraw(note))
         .await
         .map(view_reply)
@@ -670,9 +668,9 @@ pub async fn resign(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-    body: Option<web::Json<SideBody>>,
+    body: web::Bytes,
 ) -> Result<web::Json<GameView>, ApiError> {
-    let side = body.and_then(|b| b.into_inner().side).map(Color::from);
+    let side = optional_json::<SideBody>(&body)?.side.map(Color::from);
     command(&state, &req, &id, Action::Resign(side))
         .await
         .map(view_reply)

@@ -34,6 +34,11 @@ fn routes() -> actix_web::Scope<
 > {
     web::scope("")
         .wrap(actix_web::middleware::from_fn(record_latency))
+        .wrap(
+            actix_web::middleware::ErrorHandlers::new()
+                .default_handler_client(json_error_body)
+                .default_handler_server(json_error_body),
+        )
         .service(web::resource("/health").get(system::health))
         .service(web::resource("/metrics").get(system::metrics))
         .service(web::resource("/openapi.json").get(system::openapi))
@@ -84,6 +89,51 @@ fn routes() -> actix_web::Scope<
         )
 }
 
+/// Gives errors that actix answers by itself (a method a route does not have, a body over the
+/// limit, a failed WebSocket handshake) the same JSON shape as ours. Responses that already carry
+/// a JSON body are left alone.
+fn json_error_body<B: actix_web::body::MessageBody + 'static>(
+    res: actix_web::dev::ServiceResponse<B>,
+) -> actix_web::Result<actix_web::middleware::ErrorHandlerResponse<B>> {
+    use actix_web::{
+        http::header::CONTENT_TYPE, http::StatusCode, middleware::ErrorHandlerResponse,
+    };
+    let is_json = res
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json {
+        return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
+    }
+    let status = res.status();
+    let code = match status {
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        s if s.is_server_error() => ErrorCode::Internal,
+        _ => ErrorCode::InvalidRequest,
+    };
+    let message = match code {
+        ErrorCode::MethodNotAllowed => format!(
+            "{} is not allowed on {}",
+            res.request().method(),
+            res.request().path()
+        ),
+        ErrorCode::PayloadTooLarge => "the body is larger than the configured limit".to_string(),
+        _ => status
+            .canonical_reason()
+            .unwrap_or("request refused")
+            .to_lowercase(),
+    };
+    let (req, _) = res.into_parts();
+    let mut answer = actix_web::ResponseError::error_response(&ApiError::new(code, message));
+    *answer.status_mut() = status;
+    Ok(ErrorHandlerResponse::Response(
+        actix_web::dev::ServiceResponse::new(req, answer).map_into_right_body(),
+    ))
+}
+
 async fn record_latency(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody>,
@@ -101,6 +151,18 @@ async fn record_latency(
         start.elapsed().as_secs_f64(),
     );
     Ok(res)
+}
+
+/// Reads an optional JSON body: empty means the default; anything else must parse (unknown
+/// fields and wrong types are `invalid_request`, never silently ignored).
+pub fn optional_json<T: serde::de::DeserializeOwned + Default>(
+    body: &web::Bytes,
+) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))
 }
 
 /// The JSON body settings: size limit from the configuration, errors as JSON.

@@ -97,11 +97,14 @@ pub async fn lookup(
     let pos = Position::from_fen(&query.fen, FenMode::Strict)?;
     let game = Game::new(pos);
     let status: StatusView = game.status().into();
-    let mut moves = if game.is_over() {
-        serde_json::json!({ "moves": [], "count": 0 })
-    } else {
-        legal_moves_json(&pos, query.format.as_deref())?
-    };
+    // Validate the format first; a finished position has no legal moves in any format.
+    let mut moves = legal_moves_json(&pos, query.format.as_deref())?;
+    if game.is_over() {
+        moves = match query.format.as_deref() {
+            Some("count") => serde_json::json!({ "count": 0 }),
+            _ => serde_json::json!({ "moves": [], "count": 0 }),
+        };
+    }
     if let Some(obj) = moves.as_object_mut() {
         obj.insert("fen".into(), serde_json::json!(pos.fen()));
         obj.insert("turn".into(), serde_json::json!(Side::from(pos.turn())));

@@ -591,9 +591,7 @@ impl GameActor {
                 let clock = state
                     .clock
                     .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
-                if clock.is_some() != self.options.time_control.is_some() {
-                    self.options.time_control = clock.as_ref().map(Clock::control);
-                }
+                self.options.time_control = clock.as_ref().map(Clock::control);
                 self.options.draw_policy = game.policy();
                 self.reinitialise(game, clock, state.draw_offer.map(Into::into), ctx);
             }

@@ -20,6 +20,26 @@ pub struct TimeControl {
     pub increment_ms: u64,
 }
 
+impl TimeControl {
+    /// The longest initial time accepted (24 h).
+    pub const MAX_INITIAL_MS: u64 = 24 * 3600 * 1000;
+    /// The largest increment accepted (1 h).
+    pub const MAX_INCREMENT_MS: u64 = 3600 * 1000;
+
+    /// Checks the limits: 1 ms to 24 h initial time, at most 1 h increment.
+    pub fn check(&self) -> Result<(), String> {
+        if self.initial_ms == 0
+            || self.initial_ms > Self::MAX_INITIAL_MS
+            || self.increment_ms > Self::MAX_INCREMENT_MS
+        {
+            return Err(
+                "time_control: initial_ms must be 1 ms to 24 h and increment_ms at most 1 h".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
 /// The clocks as clients see them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockView {
@@ -103,10 +123,11 @@ impl Clock {
                 if left == 0 {
                     return Err(mover);
                 }
-                self.remaining[mover.index()] = left + self.control.increment_ms;
+                self.remaining[mover.index()] = left.saturating_add(self.control.increment_ms);
             }
         } else if !first_move {
-            self.remaining[mover.index()] += self.control.increment_ms;
+            self.remaining[mover.index()] =
+                self.remaining[mover.index()].saturating_add(self.control.increment_ms);
         }
         self.running = Some((!mover, now));
         Ok(())

@@ -126,6 +126,13 @@ impl SavedState {
                 )));
             }
         }
+        if let Some(c) = &self.clock {
+            c.control.check().map_err(invalid)?;
+            let max = TimeControl::MAX_INITIAL_MS;
+            if c.white_ms > max || c.black_ms > max {
+                return Err(invalid("clock: remaining times must be at most 24 h"));
+            }
+        }
         if self.draw_offer.is_some() && game.is_over() {
             return Err(invalid("a draw offer in a finished game"));
         }

@@ -1,0 +1,935 @@
+//! The OpenAPI document (`src/openapi.json`, served at `/openapi.json`) against the code: every
+//! route registered in `src/api/mod.rs` is documented and nothing else is, every error code of
+//! `src/error.rs` is listed (in the document and in the README, with its status), the documented
+//! secrets are the ones the server enforces, and real answers match the documented schemas.
+
+#![allow(clippy::unwrap_used)] // test helpers may fail loudly
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use actix_web::{
+    body::MessageBody,
+    dev::{Service, ServiceResponse},
+    http::{header, Method, StatusCode},
+    test as awtest, web, App,
+};
+use chessd::{configure_app, AppState, Config};
+use serde_json::{json, Value};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+fn document() -> Value {
+    serde_json::from_str(chessd::openapi::DOCUMENT).expect("src/openapi.json is JSON")
+}
+
+fn source(path: &str) -> String {
+    std::fs::read_to_string(format!("{ROOT}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+// ----- Reading the route table out of src/api/mod.rs -----
+
+/// The text of `fn name`, from its signature to its closing brace, with comments removed
+/// (string literals are kept).
+fn function_text(text: &str, name: &str) -> String {
+    let start = text
+        .find(&format!("fn {name}("))
+        .unwrap_or_else(|| panic!("no fn {name} in the source"));
+    let text = strip_comments(&text[start..]);
+    let open = text.find('{').expect("a function body");
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices().skip_while(|(i, _)| *i < open) {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return text[..=i].to_string();
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("fn {name} is not closed")
+}
+
+/// Removes `//` comments, leaving string literals (which may contain `//`) alone.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if c == '\\' {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if c == '/' && chars.peek() == Some(&'/') {
+            for n in chars.by_ref() {
+                if n == '\n' {
+                    out.push('\n');
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The string literal starting at `text[at]` (which is `"`), and the index after it.
+fn string_literal(text: &str, at: usize) -> (String, usize) {
+    assert_eq!(&text[at..at + 1], "\"", "expected a string literal");
+    let rest = &text[at + 1..];
+    let end = rest.find('"').expect("closed string literal");
+    (rest[..end].to_string(), at + 1 + end + 1)
+}
+
+/// Every (METHOD, path) registered in `routes()` of src/api/mod.rs: `web::scope("..")` prefixes
+/// nest through parentheses, `web::resource("..")` is followed by `.get(..)`, `.post(..)`, …
+/// (or `.route(web::get()..)`) at its own nesting depth.
+fn registered_routes() -> BTreeSet<(String, String)> {
+    routes_in(&function_text(&source("src/api/mod.rs"), "routes"))
+}
+
+/// The routes registered in the text of a route-table function.
+fn routes_in(text: &str) -> BTreeSet<(String, String)> {
+    let mut routes = BTreeSet::new();
+    let mut depth = 0usize;
+    let mut scopes: Vec<(usize, String)> = Vec::new(); // (depth, full prefix)
+    let mut resource: Option<(usize, String)> = None;
+    let mut i = 0;
+    let bytes = text.as_bytes();
+    while i < bytes.len() {
+        let rest = &text[i..];
+        let prefix = || scopes.last().map_or(String::new(), |(_, p)| p.clone());
+        if rest.starts_with('"') {
+            i = string_literal(text, i).1;
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("web::scope(") {
+            let (lit, end) = string_literal(text, i + rest.len() - after.len());
+            scopes.push((depth, prefix() + &lit));
+            depth += 1; // the scope's own parenthesis
+            i = end;
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("web::resource(") {
+            let (lit, end) = string_literal(text, i + rest.len() - after.len());
+            resource = Some((depth, prefix() + &lit));
+            depth += 1;
+            i = end;
+            continue;
+        }
+        if let Some((d, path)) = &resource {
+            for m in METHODS {
+                let as_method = format!(".{m}(");
+                let as_route = format!("web::{m}()");
+                if (*d == depth && rest.starts_with(&as_method))
+                    || (*d + 1 == depth && rest.starts_with(&as_route))
+                {
+                    routes.insert((m.to_ascii_uppercase(), path.clone()));
+                }
+            }
+        }
+        match bytes[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1).expect("balanced parentheses");
+                scopes.retain(|(d, _)| *d <= depth);
+                if resource.as_ref().is_some_and(|(d, _)| *d > depth) {
+                    resource = None;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    assert_eq!(depth, 0, "unbalanced parentheses in routes()");
+    routes
+}
+
+/// Every (METHOD, path) in the document.
+fn documented_routes(doc: &Value) -> BTreeSet<(String, String)> {
+    let mut routes = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths object") {
+        for m in METHODS {
+            if item.get(m).is_some() {
+                routes.insert((m.to_ascii_uppercase(), path.clone()));
+            }
+        }
+    }
+    routes
+}
+
+// ----- Reading the error codes out of src/error.rs -----
+
+/// Variant name → JSON code, from the arms of `fn as_str`.
+fn error_codes() -> BTreeMap<String, String> {
+    let text = function_text(&source("src/error.rs"), "as_str");
+    let mut codes = BTreeMap::new();
+    for line in text.lines() {
+        let Some((variant, code)) = line.trim().split_once("=>") else {
+            continue;
+        };
+        let code = code.trim().trim_end_matches(',').trim_matches('"');
+        codes.insert(variant.trim().to_string(), code.to_string());
+    }
+    codes
+}
+
+/// Variant name → HTTP status, from the arms of `fn status` (`A | B => StatusCode::NAME,`).
+fn error_statuses() -> BTreeMap<String, u16> {
+    let text = function_text(&source("src/error.rs"), "status");
+    let body = &text[text.find("match self {").expect("a match") + "match self {".len()..];
+    let chunks: Vec<&str> = body.split("StatusCode::").collect();
+    let mut statuses = BTreeMap::new();
+    for i in 1..chunks.len() {
+        // chunks[i - 1] ends with `A | B => `; after the first chunk it starts with the
+        // previous arm's `NAME,`.
+        let variants = match i {
+            1 => chunks[0],
+            _ => chunks[i - 1].split_once(',').map_or("", |(_, after)| after),
+        };
+        let variants = variants.split("=>").next().unwrap_or_default();
+        let name = chunks[i].split(',').next().unwrap_or_default().trim();
+        let status = match name {
+            "BAD_REQUEST" => 400,
+            "FORBIDDEN" => 403,
+            "NOT_FOUND" => 404,
+            "METHOD_NOT_ALLOWED" => 405,
+            "CONFLICT" => 409,
+            "PAYLOAD_TOO_LARGE" => 413,
+            "UNPROCESSABLE_ENTITY" => 422,
+            "INTERNAL_SERVER_ERROR" => 500,
+            "SERVICE_UNAVAILABLE" => 503,
+            other => panic!("add StatusCode::{other} to this test's table"),
+        };
+        for v in variants.split('|') {
+            let v = v.trim();
+            if !v.is_empty() {
+                statuses.insert(v.to_string(), status);
+            }
+        }
+    }
+    statuses
+}
+
+// ----- A small JSON Schema (OpenAPI 3.0 subset) validator for answers -----
+
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => {
+            let pointer = r.strip_prefix('#').expect("local $ref");
+            let target = doc
+                .pointer(pointer)
+                .unwrap_or_else(|| panic!("unresolved $ref {r}"));
+            resolve(doc, target)
+        }
+        None => schema,
+    }
+}
+
+fn validate(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
+    let schema = resolve(doc, schema);
+    if v.is_null() && schema["nullable"] == json!(true) {
+        return Ok(());
+    }
+    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+        for s in all {
+            validate(doc, s, v, at)?;
+        }
+    }
+    if let Some(one) = schema.get("oneOf").and_then(Value::as_array) {
+        let matching = one
+            .iter()
+            .filter(|s| validate(doc, s, v, at).is_ok())
+            .count();
+        if matching != 1 {
+            return Err(format!("{at}: {v} matches {matching} of oneOf"));
+        }
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        if !values.contains(v) {
+            return Err(format!("{at}: {v} is not one of {values:?}"));
+        }
+    }
+    let fits = match schema.get("type").and_then(Value::as_str) {
+        None => !v.is_null() || schema.as_object().is_some_and(|o| o.len() <= 1),
+        Some("object") => v.is_object(),
+        Some("array") => v.is_array(),
+        Some("string") => v.is_string(),
+        Some("integer") => v.is_i64() || v.is_u64(),
+        Some("number") => v.is_number(),
+        Some("boolean") => v.is_boolean(),
+        Some(other) => return Err(format!("{at}: unknown type {other}")),
+    };
+    if !fits {
+        return Err(format!("{at}: {v} is not of the schema's type"));
+    }
+    if let Some(n) = v.as_f64() {
+        if schema["minimum"].as_f64().is_some_and(|m| n < m)
+            || schema["maximum"].as_f64().is_some_and(|m| n > m)
+        {
+            return Err(format!("{at}: {n} is out of range"));
+        }
+    }
+    if let Some(obj) = v.as_object() {
+        for key in schema["required"].as_array().into_iter().flatten() {
+            let key = key.as_str().unwrap();
+            if !obj.contains_key(key) {
+                return Err(format!("{at}: required `{key}` is missing in {v}"));
+            }
+        }
+        let props = schema["properties"].as_object();
+        for (key, value) in obj {
+            match props.and_then(|p| p.get(key)) {
+                Some(s) => validate(doc, s, value, &format!("{at}.{key}"))?,
+                None if schema["additionalProperties"] == json!(false) => {
+                    return Err(format!("{at}: `{key}` is not documented"))
+                }
+                None => {}
+            }
+        }
+    }
+    if let Some(items) = v.as_array() {
+        if schema["minItems"]
+            .as_u64()
+            .is_some_and(|m| (items.len() as u64) < m)
+            || schema["maxItems"]
+                .as_u64()
+                .is_some_and(|m| (items.len() as u64) > m)
+        {
+            return Err(format!("{at}: wrong number of items"));
+        }
+        if let Some(s) = schema.get("items") {
+            for (i, item) in items.iter().enumerate() {
+                validate(doc, s, item, &format!("{at}[{i}]"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+// ----- In-process service -----
+
+async fn app() -> impl Service<
+    actix_http::Request,
+    Response = ServiceResponse<impl MessageBody>,
+    Error = actix_web::Error,
+> {
+    let state = web::Data::new(AppState::new(Config::defaults(), None));
+    awtest::init_service(App::new().configure(configure_app(state))).await
+}
+
+/// Status, content type and body (JSON, or the text as a JSON string when not JSON).
+async fn call<S, B>(app: &S, req: awtest::TestRequest) -> (StatusCode, String, Value)
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let resp = awtest::call_service(app, req.to_request()).await;
+    let status = resp.status();
+    let content_type = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let bytes = awtest::read_body(resp).await;
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+    (status, content_type, body)
+}
+
+fn request(
+    method: &str,
+    uri: &str,
+    body: Option<&Value>,
+    secret: Option<&str>,
+) -> awtest::TestRequest {
+    let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
+    let mut req = awtest::TestRequest::default().method(method).uri(uri);
+    if let Some(b) = body {
+        req = req.set_json(b);
+    }
+    if let Some(s) = secret {
+        req = req.insert_header((header::AUTHORIZATION, format!("Bearer {s}")));
+    }
+    req
+}
+
+struct Game {
+    id: String,
+    white: String,
+    black: String,
+    admin: String,
+}
+
+async fn create<S, B>(app: &S, body: Value) -> (Game, Value)
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let (status, _, v) = call(app, request("post", "/v1/games", Some(&body), None)).await;
+    assert_eq!(status, StatusCode::CREATED, "{v}");
+    let s = |k: &str| v["secrets"][k].as_str().unwrap().to_string();
+    let game = Game {
+        id: v["id"].as_str().unwrap().to_string(),
+        white: s("white"),
+        black: s("black"),
+        admin: s("admin"),
+    };
+    (game, v)
+}
+
+/// The documented schema of an answer (JSON only).
+fn response_schema<'a>(doc: &'a Value, path: &str, method: &str, status: u16) -> &'a Value {
+    let responses = &doc["paths"][path][method]["responses"];
+    let resp = resolve(doc, &responses[status.to_string()]);
+    assert!(
+        resp.is_object(),
+        "{} {path} does not document status {status}",
+        method.to_uppercase()
+    );
+    &resp["content"]["application/json"]["schema"]
+}
+
+/// Asserts that a real answer is documented for its operation and matches the schema.
+fn assert_documented(doc: &Value, path: &str, method: &str, status: StatusCode, body: &Value) {
+    let schema = response_schema(doc, path, method, status.as_u16());
+    if let Err(e) = validate(doc, schema, body, "body") {
+        panic!(
+            "{} {path} answered {status} not as documented: {e}",
+            method.to_uppercase()
+        );
+    }
+}
+
+// ----- The tests -----
+
+#[test]
+fn the_document_is_openapi_3_with_info_paths_and_components() {
+    let doc = document();
+    let version = doc["openapi"].as_str().expect("an openapi version");
+    assert!(version.starts_with("3."), "OpenAPI {version}");
+    assert!(doc["info"]["title"].is_string() && doc["info"]["version"].is_string());
+    assert!(!doc["paths"].as_object().unwrap().is_empty());
+    assert!(doc["components"]["schemas"].is_object());
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearerAuth"]["scheme"],
+        "bearer"
+    );
+    // Every $ref names something that exists.
+    fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::Object(o) => {
+                if let Some(r) = o.get("$ref").and_then(Value::as_str) {
+                    out.push(r);
+                }
+                o.values().for_each(|x| refs(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    refs(&doc, &mut all);
+    assert!(all.len() > 50, "the document uses shared schemas");
+    for r in all {
+        let pointer = r.strip_prefix('#').expect("local refs only");
+        assert!(doc.pointer(pointer).is_some(), "dangling $ref {r}");
+    }
+    // Every operation has a unique id and at least one success answer.
+    let mut ids = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for m in METHODS {
+            let Some(op) = item.get(m) else { continue };
+            let id = op["operationId"].as_str().expect("operationId");
+            assert!(ids.insert(id), "duplicate operationId {id}");
+            let responses = op["responses"].as_object().expect("responses");
+            assert!(
+                responses.keys().any(|k| k.starts_with('2') || k == "101"),
+                "{m} {path} documents no success"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_route_scanner_reads_the_route_table() {
+    let routes = registered_routes();
+    for (m, p) in [
+        ("GET", "/health"),
+        ("GET", "/openapi.json"),
+        ("GET", "/v1/position"),
+        ("POST", "/v1/games"),
+        ("GET", "/v1/games/{id}"),
+        ("DELETE", "/v1/games/{id}"),
+        ("POST", "/v1/games/{id}/moves"),
+        ("GET", "/v1/games/{id}/moves"),
+        ("POST", "/v1/games/{id}/draw-offer/accept"),
+        ("PATCH", "/v1/games/{id}/options"),
+        ("GET", "/v1/games/{id}/ws"),
+    ] {
+        assert!(
+            routes.contains(&(m.to_string(), p.to_string())),
+            "the scanner missed {m} {p}: {routes:?}"
+        );
+    }
+    assert!(routes.len() >= 30, "{routes:?}");
+    assert!(
+        !routes.contains(&("GET".to_string(), "/v1/games".to_string())),
+        "POST-only route read as GET"
+    );
+}
+
+#[test]
+fn the_route_scanner_follows_scopes_resources_and_methods() {
+    let text = function_text(
+        r#"
+fn routes() -> Scope {
+    // .service(web::resource("/commented-out").get(nothing))
+    web::scope("/api")
+        .wrap(mw(|x| x.get("id")))
+        .service(web::resource("/a").get(a).post(b))
+        .service(
+            web::scope("/inner/{id}")
+                .service(web::resource("").delete(c))
+                .service(web::resource("/r").route(web::put().to(d))),
+        )
+        .service(web::resource("/b").patch(e))
+}
+
+fn other() { web::resource("/not-a-route").get(x) }
+"#,
+        "routes",
+    );
+    let found: Vec<(String, String)> = routes_in(&text).into_iter().collect();
+    let expected: Vec<(String, String)> = [
+        ("DELETE", "/api/inner/{id}"),
+        ("GET", "/api/a"),
+        ("PATCH", "/api/b"),
+        ("POST", "/api/a"),
+        ("PUT", "/api/inner/{id}/r"),
+    ]
+    .iter()
+    .map(|(m, p)| (m.to_string(), p.to_string()))
+    .collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn every_registered_route_is_documented_and_no_other() {
+    let registered = registered_routes();
+    let documented = documented_routes(&document());
+    let missing: Vec<_> = registered.difference(&documented).collect();
+    let extra: Vec<_> = documented.difference(&registered).collect();
+    assert!(
+        missing.is_empty(),
+        "routes not in openapi.json: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "openapi.json documents routes that do not exist: {extra:?}"
+    );
+}
+
+#[actix_web::test]
+async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
+    let doc = document();
+    let app = app().await;
+    let unknown_game = "00000000-0000-4000-8000-000000000000";
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let uri = path.replace("{id}", unknown_game);
+        for m in METHODS {
+            let (status, _, body) = call(&app, request(m, &uri, None, None)).await;
+            if item.get(m).is_some() {
+                assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{m} {path}");
+                assert_ne!(body["error"]["code"], "not_found", "{m} {path}: {body}");
+                if status.is_client_error() && body.get("error").is_some() {
+                    // A documented operation's errors are documented too.
+                    let responses = &item[m]["responses"];
+                    assert!(
+                        responses.get(status.as_str()).is_some(),
+                        "{m} {path} answered an undocumented {status}: {body}"
+                    );
+                }
+            } else {
+                assert_eq!(
+                    status,
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "{m} {path} is not documented but answered: {body}"
+                );
+            }
+        }
+    }
+    let (status, _, body) = call(&app, request("get", "/v1/nowhere", None, None)).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (StatusCode::NOT_FOUND, &json!("not_found"))
+    );
+}
+
+#[test]
+fn every_error_code_is_documented_with_its_status() {
+    let codes = error_codes();
+    let statuses = error_statuses();
+    assert!(codes.len() >= 19, "the scan found {codes:?}");
+    assert_eq!(
+        codes.keys().collect::<Vec<_>>(),
+        statuses.keys().collect::<Vec<_>>(),
+        "as_str and status cover the same variants"
+    );
+    let doc = document();
+    let schema = &doc["components"]["schemas"]["ErrorCode"];
+    let listed: BTreeSet<&str> = schema["enum"]
+        .as_array()
+        .expect("an ErrorCode enum")
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let known: BTreeSet<&str> = codes.values().map(String::as_str).collect();
+    assert_eq!(
+        listed, known,
+        "the document's ErrorCode enum and src/error.rs differ"
+    );
+    let description = schema["description"].as_str().unwrap();
+    let readme = source("README.md");
+    for (variant, code) in &codes {
+        let status = statuses[variant];
+        assert!(
+            description.contains(&format!("`{code}` ({status})")),
+            "the ErrorCode description lacks `{code}` ({status})"
+        );
+        assert!(
+            readme.contains(&format!("| `{code}` | {status} |")),
+            "README.md's error table lacks `{code}` with status {status}"
+        );
+    }
+    // The error body is {error: {code, message}}.
+    let error = &doc["components"]["schemas"]["Error"];
+    validate(
+        &doc,
+        error,
+        &json!({"error": {"code": "illegal_move", "message": "no"}}),
+        "error",
+    )
+    .unwrap();
+    assert!(validate(
+        &doc,
+        error,
+        &json!({"error": {"code": "nope", "message": "no"}}),
+        "e"
+    )
+    .is_err());
+}
+
+/// Who is refused (403) by an operation that needs `secret`.
+fn refused(secret: &str, caller: &str) -> bool {
+    match (secret, caller) {
+        (_, "anonymous" | "wrong") => true,
+        ("admin", _) => caller != "admin",
+        ("seat", _) => caller == "admin",
+        ("seat-or-admin" | "side-to-move", _) => false,
+        (other, _) => panic!("unknown x-chessd-secret {other}"),
+    }
+}
+
+/// A valid body for each operation that takes one.
+fn sample_body(op_id: &str, saved_state: &Value) -> Option<Value> {
+    match op_id {
+        "makeMove" => Some(json!({"uci": "e2e4"})),
+        "loadPgn" => Some(json!({"pgn": "1. d4 d5 *"})),
+        "loadFen" => Some(json!({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})),
+        "restoreState" => Some(saved_state.clone()),
+        "setDraw" => Some(json!({"note": "rain"})),
+        "setWinner" => Some(json!({"winner": "black"})),
+        "setOptions" => Some(json!({"idle_timeout_secs": 0})),
+        _ => None,
+    }
+}
+
+#[actix_web::test]
+async fn the_documented_secrets_are_the_ones_enforced() {
+    let doc = document();
+    let app = app().await;
+    let mut secured = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        if !path.contains("{id}") {
+            continue;
+        }
+        for m in METHODS {
+            let Some(op) = item.get(m) else { continue };
+            let op_id = op["operationId"].as_str().unwrap();
+            let secret = op["x-chessd-secret"].as_str();
+            if op_id == "connectWebSocket" {
+                assert_eq!(secret, Some("seat-optional"));
+                continue;
+            }
+            if let Some(s) = secret {
+                secured += 1;
+                assert!(op["security"].is_array(), "{op_id} lists no security");
+                assert!(
+                    op["responses"]["403"].is_object(),
+                    "{op_id} documents no 403"
+                );
+                assert_ne!(s, "seat-optional", "{op_id}");
+            } else {
+                assert!(op.get("security").is_none(), "{op_id}");
+                assert!(
+                    op["responses"].get("403").is_none(),
+                    "{op_id} documents a 403"
+                );
+            }
+            for caller in ["anonymous", "wrong", "white", "black", "admin"] {
+                let (game, _) = create(&app, json!({})).await;
+                let uri = path.replace("{id}", &game.id);
+                let state_uri = format!("/v1/games/{}/state", game.id);
+                let (_, _, saved) = call(&app, request("get", &state_uri, None, None)).await;
+                let view_uri = format!("/v1/games/{}", game.id);
+                let (_, _, before) = call(&app, request("get", &view_uri, None, None)).await;
+                let token = match caller {
+                    "anonymous" => None,
+                    "wrong" => Some("0123456789abcdef0123456789abcdef"),
+                    "white" => Some(game.white.as_str()),
+                    "black" => Some(game.black.as_str()),
+                    _ => Some(game.admin.as_str()),
+                };
+                let body = sample_body(op_id, &saved);
+                let (status, _, answer) = call(&app, request(m, &uri, body.as_ref(), token)).await;
+                let expect_refusal = secret.is_some_and(|s| refused(s, caller));
+                if expect_refusal {
+                    assert_eq!(
+                        (status, &answer["error"]["code"]),
+                        (StatusCode::FORBIDDEN, &json!("forbidden")),
+                        "{op_id} by {caller}: {answer}"
+                    );
+                    let (_, _, after) = call(&app, request("get", &view_uri, None, None)).await;
+                    assert_eq!(
+                        before, after,
+                        "{op_id} by {caller} was refused but changed the game"
+                    );
+                } else {
+                    assert_ne!(
+                        status,
+                        StatusCode::FORBIDDEN,
+                        "{op_id} by {caller}: {answer}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(secured >= 12, "only {secured} operations need a secret");
+}
+
+#[actix_web::test]
+async fn real_answers_match_the_documented_schemas() {
+    let doc = document();
+    let app = app().await;
+    let body = json!({
+        "time_control": {"initial_ms": 600000, "increment_ms": 2000},
+        "draw_policy": "claims",
+        "idle_timeout_secs": 0
+    });
+    let (game, created) = create(&app, body).await;
+    assert_documented(&doc, "/v1/games", "post", StatusCode::CREATED, &created);
+    let g = |sub: &str| format!("/v1/games/{}{sub}", game.id);
+    let moves = "/v1/games/{id}/moves";
+    for (secret, mv) in [
+        (&game.white, json!({"uci": "e2e4"})),
+        (&game.black, json!({"san": "e5"})),
+        (&game.white, json!({"from": 6, "to": 21})),
+    ] {
+        let (status, _, reply) =
+            call(&app, request("post", &g("/moves"), Some(&mv), Some(secret))).await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        assert_documented(&doc, moves, "post", status, &reply);
+        assert!(
+            reply["clocks"].is_object(),
+            "a timed game's move has clocks"
+        );
+    }
+    // Errors are documented for the operation that gives them.
+    for (secret, mv, code) in [
+        (&game.black, json!({"uci": "e1e2"}), "illegal_move"),
+        (&game.white, json!({"uci": "g8f6"}), "not_your_turn"),
+        (
+            &game.black,
+            json!({"uci": "g8f6", "san": "Nf6"}),
+            "invalid_request",
+        ),
+    ] {
+        let (status, _, reply) =
+            call(&app, request("post", &g("/moves"), Some(&mv), Some(secret))).await;
+        assert_eq!(reply["error"]["code"], code, "{reply}");
+        assert_documented(&doc, moves, "post", status, &reply);
+    }
+    let reads = [
+        ("/v1/games/{id}", ""),
+        ("/v1/games/{id}/fen", ""),
+        ("/v1/games/{id}/status", ""),
+        ("/v1/games/{id}/turn", ""),
+        ("/v1/games/{id}/legal-moves", ""),
+        ("/v1/games/{id}/legal-moves", "?format=index"),
+        ("/v1/games/{id}/legal-moves", "?format=count"),
+        ("/v1/games/{id}/pieces", ""),
+        ("/v1/games/{id}/pieces", "?squares=index"),
+        ("/v1/games/{id}/moves", ""),
+        ("/v1/games/{id}/state", ""),
+        ("/v1/games/{id}/options", ""),
+    ];
+    for (path, query) in reads {
+        let uri = format!("{}{query}", path.replace("{id}", &game.id));
+        let (status, _, v) = call(&app, request("get", &uri, None, None)).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {v}");
+        assert_documented(&doc, path, "get", status, &v);
+    }
+    for (path, media) in [
+        ("/v1/games/{id}/board", "text/plain"),
+        ("/v1/games/{id}/pgn", "application/x-chess-pgn"),
+        ("/metrics", "text/plain"),
+    ] {
+        let (status, content_type, _) = call(
+            &app,
+            request("get", &path.replace("{id}", &game.id), None, None),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(content_type.starts_with(media), "{path}: {content_type}");
+        assert!(doc["paths"][path]["get"]["responses"]["200"]["content"][media].is_object());
+    }
+    let (_, _, saved) = call(&app, request("get", &g("/state"), None, None)).await;
+    let admin = Some(game.admin.as_str());
+    let commands = [
+        ("post", "/draw-offer", None, Some(game.black.as_str())),
+        (
+            "post",
+            "/draw-offer/decline",
+            None,
+            Some(game.white.as_str()),
+        ),
+        (
+            "patch",
+            "/options",
+            Some(json!({"idle_timeout_secs": 3600})),
+            admin,
+        ),
+        ("put", "/state", Some(saved), admin),
+        (
+            "put",
+            "/position",
+            Some(json!({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})),
+            admin,
+        ),
+        (
+            "put",
+            "/pgn",
+            Some(json!({"pgn": "1. e4 e5 2. Nf3 *"})),
+            admin,
+        ),
+        ("post", "/draw-claim", None, Some(game.white.as_str())),
+        (
+            "post",
+            "/winner",
+            Some(json!({"winner": "white", "note": "fair play"})),
+            admin,
+        ),
+        ("post", "/draw", None, admin),
+    ];
+    for (method, sub, body, secret) in commands {
+        let (status, _, v) = call(&app, request(method, &g(sub), body.as_ref(), secret)).await;
+        assert_documented(&doc, &format!("/v1/games/{{id}}{sub}"), method, status, &v);
+        if !status.is_success() {
+            // The claim (nothing to claim) and the second result (already set) are refused.
+            assert!(sub == "/draw-claim" || sub == "/draw", "{sub}: {v}");
+            assert_eq!(status, StatusCode::CONFLICT, "{sub}: {v}");
+        }
+    }
+    let (status, _, v) = call(&app, request("get", &g("/status"), None, None)).await;
+    assert_documented(&doc, "/v1/games/{id}/status", "get", status, &v);
+    assert_eq!(v["status"]["note"], "fair play");
+    let (status, _, v) = call(
+        &app,
+        request(
+            "post",
+            &g("/resign"),
+            Some(&json!({"side": "black"})),
+            admin,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_documented(&doc, "/v1/games/{id}/resign", "post", status, &v);
+
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let (status, _, v) = call(
+        &app,
+        request(
+            "post",
+            "/v1/position/move",
+            Some(&json!({"fen": start, "move": "Nf3"})),
+            None,
+        ),
+    )
+    .await;
+    assert_documented(&doc, "/v1/position/move", "post", status, &v);
+    let mate = "7k/6Q1/6K1/8/8/8/8/8%20b%20-%20-%200%201";
+    for query in [
+        format!("?fen={mate}"),
+        "?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR%20w%20KQkq%20-%200%201&format=index"
+            .to_string(),
+    ] {
+        let (status, _, v) = call(
+            &app,
+            request("get", &format!("/v1/position{query}"), None, None),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        assert_documented(&doc, "/v1/position", "get", status, &v);
+    }
+    let (status, _, v) = call(
+        &app,
+        request("get", "/v1/position?fen=nonsense", None, None),
+    )
+    .await;
+    assert_eq!(v["error"]["code"], "invalid_fen");
+    assert_documented(&doc, "/v1/position", "get", status, &v);
+    let (status, _, v) = call(&app, request("get", "/health", None, None)).await;
+    assert_documented(&doc, "/health", "get", status, &v);
+    let (status, _, v) = call(&app, request("delete", &g(""), None, admin)).await;
+    assert_eq!(
+        (status, v),
+        (StatusCode::NO_CONTENT, Value::String(String::new()))
+    );
+    assert!(doc["paths"]["/v1/games/{id}"]["delete"]["responses"]["204"].is_object());
+}
+
+#[actix_web::test]
+async fn the_served_document_is_the_file() {
+    let app = app().await;
+    let (status, content_type, v) = call(&app, request("get", "/openapi.json", None, None)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(content_type.starts_with("application/json"));
+    assert_eq!(v, document());
+}
