@@ -24,12 +24,15 @@ enum Command {
     Serve(cli::serve::ServeArgs),
     /// Count the leaves of the move tree (perft), optionally with statistics.
     Perft(cli::perft::PerftArgs),
+    /// Load benchmark: REST and WebSocket throughput and latency, memory per idle game.
+    Loadtest(cli::loadtest::LoadtestArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Perft(args)) => cli::perft::run(&args),
+        Some(Command::Loadtest(args)) => cli::loadtest::run(&args),
         Some(Command::Serve(args)) => cli::serve::run(&args),
         None => cli::serve::run(&cli::serve::ServeArgs::default()),
     }

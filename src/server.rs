@@ -15,6 +15,7 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
     let mut server =
         HttpServer::new(move || App::new().configure(configure_app(app_state.clone())))
             .disable_signals()
+            .tcp_nodelay(true)
             .shutdown_timeout(5);
     if config.workers > 0 {
         server = server.workers(config.workers);

@@ -1,8 +1,9 @@
 //! Subcommand implementations: each module has its clap `Args` and a `run` function.
 
+pub mod loadtest;
 pub mod perft;
-pub mod serve;
 pub mod progress;
+pub mod serve;
 pub mod table;
 
 use std::process::ExitCode;

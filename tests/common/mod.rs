@@ -111,3 +111,100 @@ pub async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
         serde_json::from_slice(&bytes).unwrap_or(Value::Null),
     )
 }
+
+/// A created game's id and secrets.
+pub struct GameSecrets {
+    /// The game id.
+    pub id: String,
+    /// White's seat secret.
+    pub white: String,
+    /// Black's seat secret.
+    pub black: String,
+    /// The admin secret.
+    pub admin: String,
+}
+
+impl GameSecrets {
+    /// The seat secret of `side` (`"white"` or `"black"`).
+    pub fn seat(&self, side: &str) -> &str {
+        match side {
+            "white" => &self.white,
+            "black" => &self.black,
+            other => panic!("no seat {other}"),
+        }
+    }
+}
+
+/// `POST /v1/games` with `body`; asserts 201 and returns the id and secrets.
+pub async fn create_game(c: &awc::Client, base: &str, body: &Value) -> GameSecrets {
+    let (status, v) = post_json(c, &format!("{base}/v1/games"), None, body).await;
+    assert_eq!(status, 201, "{v}");
+    let s = |k: &str| v["secrets"][k].as_str().expect("secret").to_string();
+    GameSecrets {
+        id: v["id"].as_str().expect("id").to_string(),
+        white: s("white"),
+        black: s("black"),
+        admin: s("admin"),
+    }
+}
+
+/// A client WebSocket connection.
+pub type WsConn = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
+
+/// Opens a WebSocket.
+pub async fn ws_connect(c: &awc::Client, url: &str) -> WsConn {
+    let (_resp, conn) = c.ws(url).connect().await.expect("websocket connects");
+    conn
+}
+
+/// The next frame of any kind, or `None` when the stream ends; panics after `limit`.
+pub async fn ws_frame(conn: &mut WsConn, limit: Duration) -> Option<awc::ws::Frame> {
+    use futures_util::StreamExt;
+    tokio::time::timeout(limit, conn.next())
+        .await
+        .expect("a frame in time")
+        .map(|f| f.expect("a valid frame"))
+}
+
+/// The next JSON text frame, skipping pings and pongs WITHOUT answering them; panics on a
+/// close, on the end of the stream or after 10 s.
+pub async fn ws_json(conn: &mut WsConn) -> Value {
+    loop {
+        match ws_frame(conn, Duration::from_secs(10)).await {
+            Some(awc::ws::Frame::Text(bytes)) => {
+                return serde_json::from_slice(&bytes).expect("a JSON frame")
+            }
+            Some(awc::ws::Frame::Ping(_) | awc::ws::Frame::Pong(_)) => {}
+            other => panic!("expected a text frame, got {other:?}"),
+        }
+    }
+}
+
+/// Sends a JSON text frame.
+pub async fn ws_send(conn: &mut WsConn, v: &Value) {
+    use futures_util::SinkExt;
+    conn.send(awc::ws::Message::Text(v.to_string().into()))
+        .await
+        .expect("send");
+}
+
+/// Reads until the server's close frame (skipping and not answering pings, collecting text
+/// frames) and returns the close code with the text frames seen before it; panics after `limit`.
+pub async fn ws_until_close(
+    conn: &mut WsConn,
+    limit: Duration,
+) -> (Option<awc::ws::CloseCode>, Vec<Value>) {
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut texts = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match ws_frame(conn, left).await {
+            Some(awc::ws::Frame::Close(reason)) => return (reason.map(|r| r.code), texts),
+            Some(awc::ws::Frame::Text(bytes)) => {
+                texts.push(serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+            }
+            Some(_) => {}
+            None => panic!("the stream ended without a close frame"),
+        }
+    }
+}

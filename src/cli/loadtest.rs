@@ -1,0 +1,361 @@
+//! `chessd loadtest [rest|ws|memory|all] [--seconds S] [--connections C] [--games N]
+//! [--players P] [--pace-ms MS] [--client-threads T] [--json]`
+//!
+//! A load benchmark over loopback. Each part starts the real server as a child process
+//! (`chessd serve --bind 127.0.0.1:0`, this same binary), drives it from client threads of this
+//! process (one actix `System` with its own awc client per thread), and kills it at the end:
+//!
+//! - `rest`: `GET /health` per second and moves per second with every connection playing its
+//!   own random games (the two alternate in one-second windows), their ratio, move latency;
+//! - `ws`: P connected players; latency from a move frame to its event on the opponent's
+//!   connection, flat out and at a stated pace;
+//! - `memory`: N idle games created as fast as possible, the server's RSS before and after.
+//!
+//! Every loop stops by itself: at its deadline, or after its count.
+
+mod child;
+mod client;
+mod memory;
+mod rest;
+mod stats;
+mod ws;
+
+use std::{process::ExitCode, time::Duration};
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use super::{table, usage_error};
+
+/// Which measurements to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// REST: health and move throughput.
+    Rest,
+    /// WebSocket: move-to-event latency of connected players.
+    Ws,
+    /// Memory: RSS of many idle games.
+    Memory,
+    /// All three.
+    All,
+}
+
+/// Arguments of `chessd loadtest`.
+#[derive(Debug, Args)]
+pub struct LoadtestArgs {
+    /// What to measure.
+    #[arg(value_enum, default_value_t = Mode::All)]
+    pub mode: Mode,
+    /// Seconds of each timed part (health, REST moves, WebSocket flat out, WebSocket paced).
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub seconds: f64,
+    /// Concurrent keep-alive HTTP connections (REST parts, game creation).
+    #[arg(long, value_name = "C", default_value_t = 64)]
+    pub connections: usize,
+    /// Idle games to create for the memory measurement.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub games: usize,
+    /// Connected WebSocket players (two per game).
+    #[arg(long, value_name = "P", default_value_t = 1000)]
+    pub players: usize,
+    /// Milliseconds between two moves of a game in the paced WebSocket part.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub pace_ms: u64,
+    /// Client threads, each with its own actix System and HTTP client.
+    #[arg(long, value_name = "T", default_value_t = 2)]
+    pub client_threads: usize,
+    /// Print exactly one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Validated settings shared by the parts.
+#[derive(Debug)]
+pub struct Settings {
+    /// Length of each timed part.
+    pub seconds: Duration,
+    /// Concurrent HTTP connections.
+    pub connections: usize,
+    /// Idle games for the memory part.
+    pub games: usize,
+    /// WebSocket players.
+    pub players: usize,
+    /// Time between two moves of a game, paced part.
+    pub pace: Duration,
+    /// Client threads.
+    pub client_threads: usize,
+}
+
+impl Settings {
+    fn new(args: &LoadtestArgs) -> Result<Settings, String> {
+        if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
+            return Err("--seconds must be more than 0 and at most 3600".into());
+        }
+        if !(1..=10_000).contains(&args.connections) {
+            return Err("--connections must be 1 to 10000".into());
+        }
+        if !(1..=10_000_000).contains(&args.games) {
+            return Err("--games must be 1 to 10000000".into());
+        }
+        if !(2..=10_000).contains(&args.players) {
+            return Err("--players must be 2 to 10000".into());
+        }
+        if !(1..=60_000).contains(&args.pace_ms) {
+            return Err("--pace-ms must be 1 to 60000".into());
+        }
+        if !(1..=64).contains(&args.client_threads) {
+            return Err("--client-threads must be 1 to 64".into());
+        }
+        Ok(Settings {
+            seconds: Duration::from_secs_f64(args.seconds),
+            connections: args.connections,
+            games: args.games,
+            players: args.players,
+            pace: Duration::from_millis(args.pace_ms),
+            client_threads: args.client_threads,
+        })
+    }
+}
+
+/// Everything measured; a part that did not run is absent.
+#[derive(Debug, Serialize)]
+struct Report {
+    seconds: f64,
+    client_threads: usize,
+    cores: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rest: Option<rest::RestReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ws: Option<ws::WsReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<memory::MemoryReport>,
+}
+
+/// Runs `chessd loadtest`.
+pub fn run(args: &LoadtestArgs) -> ExitCode {
+    let settings = match Settings::new(args) {
+        Ok(s) => s,
+        Err(e) => return usage_error("loadtest", &e),
+    };
+    let wants = |m: Mode| args.mode == m || args.mode == Mode::All;
+    let mut report = Report {
+        seconds: args.seconds,
+        client_threads: settings.client_threads,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        rest: None,
+        ws: None,
+        memory: None,
+    };
+    let result = (|| -> Result<(), String> {
+        if wants(Mode::Rest) {
+            report.rest = Some(rest::run(&settings)?);
+        }
+        if wants(Mode::Ws) {
+            report.ws = Some(ws::run(&settings)?);
+        }
+        if wants(Mode::Memory) {
+            report.memory = Some(memory::run(&settings)?);
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        eprintln!("chessd loadtest: {e}");
+        return ExitCode::FAILURE;
+    }
+    if args.json {
+        match serde_json::to_string(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("chessd loadtest: cannot write JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        print!("{}", human_output(&report));
+    }
+    ExitCode::SUCCESS
+}
+
+fn ms(x: f64) -> String {
+    format!("{x:.2} ms")
+}
+
+fn per_sec(x: f64) -> String {
+    format!("{x:.0}/s")
+}
+
+fn cpu(c: &stats::CpuUse) -> String {
+    format!("server {:.2} cores, client {:.2} cores", c.server, c.client)
+}
+
+fn human_output(r: &Report) -> String {
+    let mut rows: Vec<(&str, String)> = vec![
+        ("seconds per part", format!("{}", r.seconds)),
+        (
+            "client threads",
+            format!("{} ({} cores)", r.client_threads, r.cores),
+        ),
+    ];
+    if let Some(rest) = &r.rest {
+        rows.extend([
+            ("rest connections", rest.connections.to_string()),
+            ("rest GET /health", per_sec(rest.health_per_sec)),
+            ("rest moves", per_sec(rest.moves_per_sec)),
+            (
+                "rest moves / health",
+                format!("{:.2} (target >= 0.5)", rest.move_to_health_ratio),
+            ),
+            ("rest move p50", ms(rest.move_latency_ms.p50)),
+            ("rest move p99", ms(rest.move_latency_ms.p99)),
+            (
+                "rest counts",
+                format!(
+                    "{} health, {} moves, {} games, {} errors",
+                    rest.health_requests, rest.moves, rest.games_created, rest.errors
+                ),
+            ),
+            ("rest cpu (health)", cpu(&rest.health_cpu)),
+            ("rest cpu (moves)", cpu(&rest.moves_cpu)),
+        ]);
+    }
+    if let Some(w) = &r.ws {
+        rows.extend([
+            (
+                "ws players",
+                format!(
+                    "{} ({} games, set up in {:.2} s, {} failed)",
+                    w.players, w.games, w.setup_seconds, w.setup_errors
+                ),
+            ),
+            ("ws max: moves", per_sec(w.max_rate.moves_per_sec)),
+            ("ws max: p50", ms(w.max_rate.latency_ms.p50)),
+            ("ws max: p95", ms(w.max_rate.latency_ms.p95)),
+            ("ws max: p99", ms(w.max_rate.latency_ms.p99)),
+            (
+                "ws max: counts",
+                format!(
+                    "{} moves, {} resets, {} errors",
+                    w.max_rate.moves, w.max_rate.resets, w.max_rate.errors
+                ),
+            ),
+            ("ws max: cpu", cpu(&w.max_rate.cpu)),
+            (
+                "ws paced: rate",
+                format!(
+                    "{:.0}/s played ({:.0}/s asked: 1 move per {} ms per game)",
+                    w.paced.moves_per_sec, w.paced.offered_moves_per_sec, w.paced.pace_ms
+                ),
+            ),
+            ("ws paced: p50", ms(w.paced.latency_ms.p50)),
+            ("ws paced: p95", ms(w.paced.latency_ms.p95)),
+            (
+                "ws paced: p99",
+                format!("{} (target < 20 ms)", ms(w.paced.latency_ms.p99)),
+            ),
+            (
+                "ws paced: counts",
+                format!(
+                    "{} moves, {} resets, {} errors",
+                    w.paced.moves, w.paced.resets, w.paced.errors
+                ),
+            ),
+            ("ws paced: cpu", cpu(&w.paced.cpu)),
+        ]);
+    }
+    if let Some(m) = &r.memory {
+        let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0));
+        rows.extend([
+            (
+                "memory games",
+                format!(
+                    "{} created of {}, {} alive, {} errors",
+                    m.created, m.games, m.alive, m.errors
+                ),
+            ),
+            (
+                "memory creation",
+                format!(
+                    "{} ({:.2} s, {} connections)",
+                    per_sec(m.create_per_sec),
+                    m.create_seconds,
+                    m.connections
+                ),
+            ),
+            ("memory rss before", mib(m.rss_before_bytes)),
+            (
+                "memory rss after",
+                format!("{} (target < 400 MiB)", mib(m.rss_after_bytes)),
+            ),
+            ("memory per game", format!("{:.0} bytes", m.bytes_per_game)),
+            ("memory cpu", cpu(&m.cpu)),
+        ]);
+    }
+    table::render(&rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args() -> LoadtestArgs {
+        LoadtestArgs {
+            mode: Mode::All,
+            seconds: 1.0,
+            connections: 4,
+            games: 10,
+            players: 4,
+            pace_ms: 100,
+            client_threads: 1,
+            json: true,
+        }
+    }
+
+    #[test]
+    fn settings_reject_out_of_range_values() {
+        assert!(Settings::new(&args()).is_ok());
+        let bad = [
+            LoadtestArgs {
+                seconds: 0.0,
+                ..args()
+            },
+            LoadtestArgs {
+                seconds: f64::NAN,
+                ..args()
+            },
+            LoadtestArgs {
+                connections: 0,
+                ..args()
+            },
+            LoadtestArgs {
+                players: 1,
+                ..args()
+            },
+            LoadtestArgs {
+                client_threads: 0,
+                ..args()
+            },
+            LoadtestArgs {
+                pace_ms: 0,
+                ..args()
+            },
+        ];
+        for a in bad {
+            assert!(Settings::new(&a).is_err(), "{a:?}");
+        }
+    }
+
+    #[test]
+    fn human_output_shows_only_the_parts_that_ran() {
+        let report = Report {
+            seconds: 1.0,
+            client_threads: 2,
+            cores: 2,
+            rest: None,
+            ws: None,
+            memory: None,
+        };
+        let text = human_output(&report);
+        assert!(text.contains("client threads"), "{text}");
+        assert!(!text.contains("rest"), "{text}");
+    }
+}

@@ -1,0 +1,150 @@
+//! Memory: N idle games created as fast as possible through `POST /v1/games` on a fresh server,
+//! with the server's resident set size before and after.
+
+use std::{
+    sync::atomic::{AtomicUsize, Ordering},
+    time::{Duration, Instant},
+};
+
+use futures_util::future::join_all;
+use serde::Serialize;
+
+use super::{
+    child::ChildServer,
+    client::{http_client, on_threads, request, share},
+    stats::{round2, CpuMeter, CpuUse},
+    Settings,
+};
+
+/// The longest the creation may run, whatever N.
+const TIME_LIMIT: Duration = Duration::from_secs(600);
+
+/// The server's default `limits.max_games`; a larger N raises it for the server under test.
+const DEFAULT_MAX_GAMES: usize = 200_000;
+
+/// Time the server gets to settle before its RSS is read.
+const SETTLE: Duration = Duration::from_millis(500);
+
+/// The memory figures.
+#[derive(Debug, Serialize)]
+pub struct MemoryReport {
+    /// Games asked for.
+    pub games: usize,
+    /// Games created (201 answers).
+    pub created: u64,
+    /// Games the server reports alive afterwards (`GET /health`).
+    pub alive: u64,
+    /// Games created per second.
+    pub create_per_sec: f64,
+    /// Seconds the creation took.
+    pub create_seconds: f64,
+    /// Concurrent creation requests.
+    pub connections: usize,
+    /// Server RSS before the games, in bytes.
+    pub rss_before_bytes: u64,
+    /// Server RSS with the games, in bytes.
+    pub rss_after_bytes: u64,
+    /// Server RSS with the games, in MiB.
+    pub rss_after_mib: f64,
+    /// `(rss_after - rss_before) / created`.
+    pub bytes_per_game: f64,
+    /// Failed creations.
+    pub errors: u64,
+    /// CPU use during the creation.
+    pub cpu: CpuUse,
+}
+
+/// Creates the games on a fresh server and measures its RSS.
+pub fn run(settings: &Settings) -> Result<MemoryReport, String> {
+    let mut env = Vec::new();
+    if settings.games > DEFAULT_MAX_GAMES {
+        env.push(("CHESSD_LIMITS__MAX_GAMES", settings.games.to_string()));
+    }
+    let server = ChildServer::start(&env)?;
+    let base = server.base.as_str();
+    // Open the connections and let every worker answer once before the baseline.
+    let _ = on_threads(settings.client_threads, |i| {
+        let tasks = share(settings.connections, settings.client_threads, i);
+        async move {
+            let client = http_client();
+            join_all((0..tasks).map(|_| request(client.get(format!("{base}/health")), None))).await
+        }
+    });
+    std::thread::sleep(SETTLE);
+    let rss_before = server.rss_bytes()?;
+    eprintln!(
+        "chessd loadtest: memory: creating {} games, {} connections",
+        settings.games, settings.connections
+    );
+    let next = AtomicUsize::new(0);
+    let meter = CpuMeter::start(&server);
+    let start = Instant::now();
+    let deadline = start + TIME_LIMIT;
+    let per_thread = on_threads(settings.client_threads, |i| {
+        let tasks = share(settings.connections, settings.client_threads, i);
+        let next = &next;
+        async move {
+            let client = http_client();
+            join_all((0..tasks).map(|_| create_task(&client, base, next, settings.games, deadline)))
+                .await
+        }
+    });
+    let seconds = start.elapsed().as_secs_f64().max(1e-9);
+    let cpu = meter.stop(&server).usage();
+    let (created, errors) = per_thread
+        .into_iter()
+        .flatten()
+        .fold((0, 0), |(c, e), (c1, e1)| (c + c1, e + e1));
+    std::thread::sleep(SETTLE);
+    let rss_after = server.rss_bytes()?;
+    let alive = games_alive(base)?;
+    Ok(MemoryReport {
+        games: settings.games,
+        created,
+        alive,
+        create_per_sec: (created as f64 / seconds).round(),
+        create_seconds: seconds,
+        connections: settings.connections,
+        rss_before_bytes: rss_before,
+        rss_after_bytes: rss_after,
+        rss_after_mib: round2(rss_after as f64 / (1024.0 * 1024.0)),
+        bytes_per_game: (rss_after.saturating_sub(rss_before) as f64 / created.max(1) as f64)
+            .round(),
+        errors,
+        cpu,
+    })
+}
+
+/// Creates games while tickets remain; returns (created, failed).
+async fn create_task(
+    client: &awc::Client,
+    base: &str,
+    next: &AtomicUsize,
+    games: usize,
+    deadline: Instant,
+) -> (u64, u64) {
+    let (mut created, mut errors) = (0, 0);
+    let url = format!("{base}/v1/games");
+    while next.fetch_add(1, Ordering::Relaxed) < games && Instant::now() < deadline {
+        match request(client.post(&url), Some("{}".to_string())).await {
+            Ok((201, _)) => created += 1,
+            _ => errors += 1,
+        }
+    }
+    (created, errors)
+}
+
+/// The `games` count of `GET /health`.
+fn games_alive(base: &str) -> Result<u64, String> {
+    let url = format!("{base}/health");
+    let answer = on_threads(1, |_| async {
+        request(http_client().get(url.as_str()), None).await
+    })
+    .pop()
+    .ok_or("no answer from /health")??;
+    let health: serde_json::Value =
+        serde_json::from_slice(&answer.1).map_err(|e| format!("/health: {e}"))?;
+    health["games"]
+        .as_u64()
+        .ok_or_else(|| format!("/health has no games count: {health}"))
+}
