@@ -476,6 +476,13 @@ impl GameActor {
         self.game = game;
         self.clock = clock;
         self.draw_offer = draw_offer;
+        // A game that is under way resumes with the side to move's time running; a game with no
+        // move yet starts its clocks with the first move, as a new game does.
+        if let Some(clock) = self.clock.as_mut() {
+            if !self.game.is_over() && !self.game.history().is_empty() {
+                clock.start(self.game.position().turn(), std::time::Instant::now());
+            }
+        }
         self.log.clear_history();
         self.publish(EventKind::Reset {
             fen: self.game.position().fen(),

@@ -133,6 +133,12 @@ impl Clock {
         Ok(())
     }
 
+    /// Starts `color`'s clock at `now` (resuming a restored game).
+    pub fn start(&mut self, color: Color, now: Instant) {
+        self.stop(now);
+        self.running = Some((color, now));
+    }
+
     /// Stops both clocks, keeping the time left.
     pub fn stop(&mut self, now: Instant) {
         if let Some((c, _)) = self.running {
