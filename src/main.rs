@@ -24,6 +24,8 @@ enum Command {
     Serve(cli::serve::ServeArgs),
     /// Count the leaves of the move tree (perft), optionally with statistics.
     Perft(cli::perft::PerftArgs),
+    /// Solve a mate-in-N problem: shortest mate, every key, the solution tree.
+    Solve(cli::solve::SolveArgs),
     /// Load benchmark: REST and WebSocket throughput and latency, memory per idle game.
     Loadtest(cli::loadtest::LoadtestArgs),
 }
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Perft(args)) => cli::perft::run(&args),
+        Some(Command::Solve(args)) => cli::solve::run(&args),
         Some(Command::Loadtest(args)) => cli::loadtest::run(&args),
         Some(Command::Serve(args)) => cli::serve::run(&args),
         None => cli::serve::run(&cli::serve::ServeArgs::default()),

@@ -4,6 +4,7 @@ pub mod loadtest;
 pub mod perft;
 pub mod progress;
 pub mod serve;
+pub mod solve;
 pub mod table;
 
 use std::process::ExitCode;

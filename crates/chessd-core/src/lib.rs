@@ -26,6 +26,7 @@ pub mod pgn;
 mod position;
 mod role;
 pub mod san;
+pub mod solver;
 mod square;
 pub mod uci;
 pub mod zobrist;

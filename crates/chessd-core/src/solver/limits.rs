@@ -1,0 +1,101 @@
+//! Stopping a search: cancellation flag, deadline, node budget, and "enough found".
+
+use std::{
+    sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed},
+    time::Instant,
+};
+
+/// Why a search stopped before finishing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The cancellation flag was set.
+    Cancelled,
+    /// The deadline passed.
+    TimeLimit,
+    /// The node budget was used up.
+    NodeLimit,
+}
+
+/// Nodes a searcher visits between two looks at the limits.
+pub(crate) const CHECK_INTERVAL: u64 = 1024;
+
+/// The limits shared by every searcher of one solve.
+pub(crate) struct Limits<'a> {
+    cancel: Option<&'a AtomicBool>,
+    deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    /// Nodes reported so far by all searchers.
+    nodes: AtomicU64,
+    /// 0 while running, else 1 + the index of the [`StopReason`].
+    reason: AtomicU8,
+    /// Set when the current root iteration has found what it needs (one key suffices).
+    enough: AtomicBool,
+}
+
+impl<'a> Limits<'a> {
+    pub fn new(
+        cancel: Option<&'a AtomicBool>,
+        deadline: Option<Instant>,
+        node_limit: Option<u64>,
+    ) -> Limits<'a> {
+        Limits {
+            cancel,
+            deadline,
+            node_limit,
+            nodes: AtomicU64::new(0),
+            reason: AtomicU8::new(0),
+            enough: AtomicBool::new(false),
+        }
+    }
+
+    /// Adds `batch` visited nodes and tells whether the search must stop now.
+    pub fn report(&self, batch: u64) -> bool {
+        let total = self.nodes.fetch_add(batch, Relaxed) + batch;
+        if self.reason.load(Relaxed) != 0 {
+            return true;
+        }
+        let reason = if self.cancel.is_some_and(|c| c.load(Relaxed)) {
+            Some(StopReason::Cancelled)
+        } else if self.node_limit.is_some_and(|limit| total >= limit) {
+            Some(StopReason::NodeLimit)
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(StopReason::TimeLimit)
+        } else {
+            None
+        };
+        match reason {
+            Some(r) => {
+                self.reason.store(r as u8 + 1, Relaxed);
+                true
+            }
+            None => self.enough.load(Relaxed),
+        }
+    }
+
+    /// Checks the limits without visiting nodes (before starting work).
+    pub fn check_now(&self) -> Option<StopReason> {
+        self.report(0);
+        self.stop_reason()
+    }
+
+    /// Why the search stopped, if a limit was hit.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        match self.reason.load(Relaxed) {
+            0 => None,
+            1 => Some(StopReason::Cancelled),
+            2 => Some(StopReason::TimeLimit),
+            _ => Some(StopReason::NodeLimit),
+        }
+    }
+
+    /// Whether the current root iteration has found what it needs.
+    pub fn is_enough(&self) -> bool {
+        self.enough.load(Relaxed)
+    }
+
+    /// Tells every searcher of the current iteration to stop (a key was found and one is
+    /// enough), or clears that request.
+    pub fn set_enough(&self, enough: bool) {
+        self.enough.store(enough, Relaxed);
+    }
+}

@@ -1,0 +1,270 @@
+//! The prover: a depth-first AND/OR search on the number of attacker moves left.
+//!
+//! `attack(pos, n)` (OR node) asks whether the side to move mates within `n` of its moves;
+//! `defend(pos, k)` (AND node) asks whether every defence of the side to move loses to a mate
+//! within `k` more attacker moves. A defender without legal moves is mated if in check and
+//! stalemated (the attacker fails) otherwise. The last attacker move only looks at checks.
+//!
+//! Ordering: at attacker nodes the move the table remembers, then checks, then the rest, each
+//! group by the fewest defender replies (with two moves left quiet moves are not counted: all
+//! of them must be refuted anyway); at defender nodes the refutation the table remembers, then
+//! the killer defences of the ply (refutations found in sibling nodes), tried before the other
+//! defences are generated.
+
+use super::{
+    checks::{mate_in_one, CheckSquares},
+    legal::quick_legal,
+    limits::{Limits, CHECK_INTERVAL},
+    table::MateTable,
+    MAX_MATE,
+};
+use crate::{Move, Position, MAX_MOVES};
+
+/// The deepest ply a search reaches (two per attacker move).
+const MAX_PLY: usize = 2 * MAX_MATE as usize + 2;
+
+/// Killer defences: per ply, the two most recent refutations.
+pub(crate) type Killers = [[Option<Move>; 2]; MAX_PLY];
+
+/// No killers yet.
+pub(crate) const NO_KILLERS: Killers = [[None; 2]; MAX_PLY];
+
+/// One thread's search state over a shared table and shared limits.
+pub(crate) struct Searcher<'a> {
+    table: &'a MateTable,
+    limits: &'a Limits<'a>,
+    /// Nodes this searcher visited.
+    pub nodes: u64,
+    pending: u64,
+    stopped: bool,
+    killers: Killers,
+}
+
+/// Moves with sort keys, on the stack.
+struct Ordered {
+    len: usize,
+    items: [(u32, Move); MAX_MOVES],
+}
+
+impl Ordered {
+    fn new() -> Ordered {
+        Ordered {
+            len: 0,
+            items: [(0, Move::normal(crate::Square::A1, crate::Square::A1)); MAX_MOVES],
+        }
+    }
+
+    fn push(&mut self, key: u32, mv: Move) {
+        self.items[self.len] = (key, mv);
+        self.len += 1;
+    }
+
+    fn sort(&mut self) {
+        self.items[..self.len].sort_unstable_by_key(|&(key, _)| key);
+    }
+
+    fn moves(&self) -> impl Iterator<Item = Move> + '_ {
+        self.items[..self.len].iter().map(|&(_, mv)| mv)
+    }
+}
+
+/// Sort classes of attacker moves (lower first).
+const CLASS_TABLE: u32 = 0;
+const CLASS_CHECK: u32 = 1;
+const CLASS_QUIET: u32 = 2;
+
+impl<'a> Searcher<'a> {
+    /// A searcher starting with the given killers.
+    pub fn new(table: &'a MateTable, limits: &'a Limits<'a>, killers: Killers) -> Searcher<'a> {
+        Searcher {
+            table,
+            limits,
+            nodes: 0,
+            pending: 0,
+            stopped: false,
+            killers,
+        }
+    }
+
+    /// Reports the pending nodes and returns the killers and the nodes visited.
+    pub fn finish(mut self) -> (Killers, u64) {
+        self.flush();
+        (self.killers, self.nodes)
+    }
+
+    /// Reports the nodes not yet counted by the shared limits.
+    pub fn flush(&mut self) {
+        let batch = std::mem::take(&mut self.pending);
+        if self.limits.report(batch) {
+            self.stopped = true;
+        }
+    }
+
+    /// Counts a node; `None` when the search must stop.
+    #[inline]
+    fn visit(&mut self) -> Option<()> {
+        if self.stopped {
+            return None;
+        }
+        self.nodes += 1;
+        self.pending += 1;
+        if self.pending >= CHECK_INTERVAL {
+            self.flush();
+            if self.stopped {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// Whether the side to move mates within `n >= 1` of its moves; `None` if stopped.
+    pub fn attack(&mut self, pos: &Position, n: u32, ply: usize) -> Option<bool> {
+        self.visit()?;
+        if n <= 1 {
+            return Some(mate_in_one(pos).is_some());
+        }
+        let entry = self.table.probe(pos.hash());
+        if let Some(answer) = entry.answer(n) {
+            return Some(answer);
+        }
+        let moves = match self.order_attacks(pos, entry.mv, n > 2) {
+            Ok(moves) => moves,
+            Err(mate) => {
+                self.table.store(pos.hash(), 1, true, Some(mate));
+                return Some(true);
+            }
+        };
+        for mv in moves.moves() {
+            if self.defend(&pos.after(mv), n - 1, ply + 1)? {
+                self.table.store(pos.hash(), n, true, Some(mv));
+                return Some(true);
+            }
+        }
+        self.table.store(pos.hash(), n, false, None);
+        Some(false)
+    }
+
+    /// Whether every defence of the side to move loses to a mate within `k` attacker moves
+    /// (`k = 0`: whether it is checkmated now); `None` if stopped.
+    pub fn defend(&mut self, pos: &Position, k: u32, ply: usize) -> Option<bool> {
+        self.visit()?;
+        if k == 0 {
+            return Some(pos.is_checkmate());
+        }
+        let entry = self.table.probe(pos.hash());
+        if let Some(answer) = entry.answer(k) {
+            return Some(answer);
+        }
+        // Remembered refutations first, before generating every defence.
+        let slot = ply.min(MAX_PLY - 1);
+        let [k1, k2] = self.killers[slot];
+        let mut tried: [Option<Move>; 3] = [None; 3];
+        for (i, hint) in [entry.mv, k1, k2].into_iter().enumerate() {
+            let Some(mv) = hint else { continue };
+            if tried[..i].contains(&hint) || !quick_legal(pos, mv) {
+                continue;
+            }
+            tried[i] = hint;
+            if !self.attack(&pos.after(mv), k, ply + 1)? {
+                return Some(self.refuted(pos, k, slot, mv));
+            }
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return Some(pos.is_check());
+        }
+        for &mv in moves.iter() {
+            if tried.contains(&Some(mv)) {
+                continue;
+            }
+            if !self.attack(&pos.after(mv), k, ply + 1)? {
+                return Some(self.refuted(pos, k, slot, mv));
+            }
+        }
+        self.table.store(pos.hash(), k, true, None);
+        Some(true)
+    }
+
+    /// Records the refutation `mv` of `pos` (k attacker moves left) in the table and the
+    /// killers of its ply; returns `false` (not mated).
+    fn refuted(&mut self, pos: &Position, k: u32, slot: usize, mv: Move) -> bool {
+        self.table.store(pos.hash(), k, false, Some(mv));
+        let killers = &mut self.killers[slot];
+        if killers[0] != Some(mv) {
+            killers[1] = killers[0];
+            killers[0] = Some(mv);
+        }
+        false
+    }
+
+    /// The first move (in search order) that mates within `n >= 1`, or `Some(None)` when
+    /// there is none; `None` if stopped.
+    pub fn mating_move(&mut self, pos: &Position, n: u32) -> Option<Option<Move>> {
+        if n == 1 {
+            self.visit()?;
+            return Some(mate_in_one(pos));
+        }
+        let entry = self.table.probe(pos.hash());
+        let moves = match self.order_attacks(pos, entry.mv, n > 2) {
+            Ok(moves) => moves,
+            Err(mate) => return Some(Some(mate)),
+        };
+        for mv in moves.moves() {
+            if self.defend(&pos.after(mv), n - 1, 1)? {
+                return Some(Some(mv));
+            }
+        }
+        Some(None)
+    }
+
+    /// The attacker's moves in search order, or `Err` with a move that mates at once.
+    /// Moves that stalemate are left out.
+    ///
+    /// With `count_quiet` false (two moves left, where every quiet move must be refuted
+    /// anyway) only checks are played out and counted; quiet moves keep generation order.
+    fn order_attacks(
+        &self,
+        pos: &Position,
+        hint: Option<Move>,
+        count_quiet: bool,
+    ) -> Result<Ordered, Move> {
+        let mut out = Ordered::new();
+        let mut index = 0u32;
+        let mut mate = None;
+        let cs = CheckSquares::new(pos);
+        pos.generate_moves(|group| {
+            let candidates = cs.candidates(pos, &group);
+            for mv in group {
+                let class;
+                let mut replies = 0;
+                if count_quiet || candidates.contains(mv.to()) {
+                    let child = pos.after(mv);
+                    replies = child.count_legal() as u32;
+                    let check = child.is_check();
+                    if replies == 0 {
+                        if check {
+                            mate = Some(mv);
+                            return true;
+                        }
+                        continue;
+                    }
+                    class = if check { CLASS_CHECK } else { CLASS_QUIET };
+                } else {
+                    class = CLASS_QUIET;
+                }
+                let class = if Some(mv) == hint { CLASS_TABLE } else { class };
+                out.push(
+                    (class << 20) | (replies.min(1023) << 10) | index.min(1023),
+                    mv,
+                );
+                index += 1;
+            }
+            false
+        });
+        if let Some(mv) = mate {
+            return Err(mv);
+        }
+        out.sort();
+        Ok(out)
+    }
+}

@@ -1,0 +1,357 @@
+//! `chessd solve <FEN> --mate N [--all-keys] [--within] [--threads N] [--table MiB]
+//! [--time-limit-ms T] [--json]`
+
+use std::{
+    process::ExitCode,
+    time::{Duration, Instant},
+};
+
+use chessd_core::{
+    solver::{MateTree, Solution, SolveError, Solver, DEFAULT_TABLE_MB},
+    Color, FenMode, Move, Position,
+};
+use clap::Args;
+use serde::Serialize;
+
+use super::usage_error;
+
+/// The longest mate the command accepts.
+const MAX_MATE: i64 = 8;
+
+/// Arguments of `chessd solve`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The position (strict FEN); the side to move is the one that mates.
+    #[arg(value_name = "FEN")]
+    pub fen: String,
+    /// Mate in at most this many moves of the side to move (1 to 8).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_MATE))]
+    pub mate: u32,
+    /// Find every key at the shortest length (decides uniqueness).
+    #[arg(long)]
+    pub all_keys: bool,
+    /// Also list every first move that mates within N, not only in the fewest moves.
+    #[arg(long)]
+    pub within: bool,
+    /// Search threads (0: one per core).
+    #[arg(long, short = 't', value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+    /// Most memory for the transposition table, in MiB.
+    #[arg(long, value_name = "MiB", default_value_t = DEFAULT_TABLE_MB)]
+    pub table: usize,
+    /// Give up after this many milliseconds.
+    #[arg(long, value_name = "T")]
+    pub time_limit_ms: Option<u64>,
+    /// Print exactly one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `chessd solve`.
+pub fn run(args: &SolveArgs) -> ExitCode {
+    let pos = match Position::from_fen(&args.fen, FenMode::Strict) {
+        Ok(pos) => pos,
+        Err(e) => return usage_error("solve", &format!("invalid FEN '{}': {e}", args.fen)),
+    };
+    let mut solver = Solver::new(pos)
+        .mate_in(args.mate)
+        .threads(args.threads)
+        .table_mb(args.table)
+        .find_all_keys(args.all_keys)
+        .keys_within(args.within);
+    if let Some(ms) = args.time_limit_ms {
+        solver = solver.deadline(Instant::now() + Duration::from_millis(ms));
+    }
+    match solver.solve() {
+        Ok(solution) => {
+            if args.json {
+                return print_json(&solution_json(&pos, &solution));
+            }
+            print!("{}", human_output(&pos, &solution, args));
+            ExitCode::SUCCESS
+        }
+        Err(e @ (SolveError::InvalidMateLength(_) | SolveError::OpponentInCheck)) => {
+            usage_error("solve", &e.to_string())
+        }
+        Err(e @ SolveError::Stopped { .. }) => {
+            eprintln!("chessd solve: {e}");
+            if args.json {
+                print_json(&stopped_json(&e));
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_json(value: &impl Serialize) -> ExitCode {
+    match serde_json::to_string(value) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("chessd solve: cannot write JSON: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The JSON object of a solved problem (also the result of a puzzle job).
+#[derive(Debug, Serialize)]
+pub struct SolutionJson {
+    /// Shortest mate length, or null for no mate in N.
+    pub mate: Option<u32>,
+    /// Keys in UCI.
+    pub keys: Vec<String>,
+    /// Exactly one key (all keys searched).
+    pub unique: bool,
+    /// Whether every key was searched for.
+    pub all_keys: bool,
+    /// Main line in SAN.
+    pub line: Vec<String>,
+    /// Main line in UCI.
+    pub line_uci: Vec<String>,
+    /// The tree of the first key.
+    pub tree: Option<TreeJson>,
+    /// The trees of the other keys (a cooked problem).
+    pub cooks: Vec<TreeJson>,
+    /// Every first move mating within N (when asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys_within: Option<Vec<String>>,
+    /// Whether the trees are complete.
+    pub tree_complete: bool,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+}
+
+/// An attacker move with every defence.
+#[derive(Debug, Serialize)]
+pub struct TreeJson {
+    /// SAN.
+    #[serde(rename = "move")]
+    pub san: String,
+    /// UCI.
+    pub uci: String,
+    /// Attacker moves to mate from here, this one included.
+    pub mate_in: u32,
+    /// Every legal defence with the answer (empty when the move mates).
+    pub defences: Vec<DefenceJson>,
+    /// Present (true) when the defences were cut off by the tree size limit.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// A defence and the attacker's answer.
+#[derive(Debug, Serialize)]
+pub struct DefenceJson {
+    /// SAN.
+    #[serde(rename = "move")]
+    pub san: String,
+    /// UCI.
+    pub uci: String,
+    /// The attacker's answer.
+    pub reply: TreeJson,
+}
+
+/// The JSON form of `solution` for the problem `pos`.
+pub fn solution_json(pos: &Position, solution: &Solution) -> SolutionJson {
+    let uci = |moves: &[Move]| -> Vec<String> {
+        let mut p = *pos;
+        moves
+            .iter()
+            .map(|&mv| {
+                let text = p.uci(mv);
+                p.play_unchecked(mv);
+                text
+            })
+            .collect()
+    };
+    let root_uci = |moves: &[Move]| moves.iter().map(|&mv| pos.uci(mv)).collect();
+    let mut trees = solution.trees.iter().map(|t| tree_json(pos, t));
+    SolutionJson {
+        mate: solution.mate,
+        keys: root_uci(&solution.keys),
+        unique: solution.unique,
+        all_keys: solution.all_keys,
+        line: solution.main_line.clone(),
+        line_uci: uci(&solution.main_line_moves),
+        tree: trees.next(),
+        cooks: trees.collect(),
+        keys_within: solution.keys_within.as_deref().map(root_uci),
+        tree_complete: solution.tree_complete,
+        nodes: solution.nodes,
+        seconds: solution.elapsed.as_secs_f64(),
+    }
+}
+
+/// The JSON tree of `tree`, whose move is played in `pos`.
+fn tree_json(pos: &Position, tree: &MateTree) -> TreeJson {
+    let child = pos.after(tree.mv);
+    TreeJson {
+        san: pos.san(tree.mv),
+        uci: pos.uci(tree.mv),
+        mate_in: tree.mate_in,
+        defences: tree
+            .defences
+            .iter()
+            .map(|d| DefenceJson {
+                san: child.san(d.mv),
+                uci: child.uci(d.mv),
+                reply: tree_json(&child.after(d.mv), &d.reply),
+            })
+            .collect(),
+        truncated: tree.truncated,
+    }
+}
+
+/// The JSON object printed when a limit stopped the search.
+#[derive(Debug, Serialize)]
+struct StoppedJson {
+    mate: Option<u32>,
+    error: String,
+    no_mate_within: u32,
+    nodes: u64,
+    seconds: f64,
+}
+
+fn stopped_json(e: &SolveError) -> StoppedJson {
+    let (no_mate_within, nodes, seconds) = match e {
+        SolveError::Stopped {
+            no_mate_within,
+            nodes,
+            elapsed,
+            ..
+        } => (*no_mate_within, *nodes, elapsed.as_secs_f64()),
+        SolveError::InvalidMateLength(_) | SolveError::OpponentInCheck => (0, 0, 0.0),
+    };
+    StoppedJson {
+        mate: None,
+        error: e.to_string(),
+        no_mate_within,
+        nodes,
+        seconds,
+    }
+}
+
+/// A move number prefix: `12.` before White's move, `12...` before Black's.
+fn number(pos: &Position) -> String {
+    match pos.turn() {
+        Color::White => format!("{}.", pos.fullmoves()),
+        Color::Black => format!("{}...", pos.fullmoves()),
+    }
+}
+
+fn human_output(pos: &Position, solution: &Solution, args: &SolveArgs) -> String {
+    let mut out = format!("fen: {}\n", pos.fen());
+    let Some(mate) = solution.mate else {
+        out.push_str(&format!("no mate in {} or fewer moves\n", args.mate));
+        out.push_str(&stats_line(solution));
+        return out;
+    };
+    out.push_str(&format!("mate in {mate} (shortest)\n"));
+    let keys: Vec<String> = solution.keys.iter().map(|&mv| pos.san(mv)).collect();
+    out.push_str(&format!("keys: {}\n", keys.join(" ")));
+    let unique = if !solution.all_keys {
+        "not decided (only the first key was searched for; use --all-keys)".to_string()
+    } else if solution.unique {
+        "yes".to_string()
+    } else {
+        format!("no: cooked, {} keys", solution.keys.len())
+    };
+    out.push_str(&format!("unique: {unique}\n"));
+    if let Some(within) = &solution.keys_within {
+        let within: Vec<String> = within.iter().map(|&mv| pos.san(mv)).collect();
+        out.push_str(&format!(
+            "keys mating within {}: {}\n",
+            args.mate,
+            within.join(" ")
+        ));
+    }
+    out.push_str(&format!(
+        "main line: {}\n",
+        numbered_line(pos, &solution.main_line_moves)
+    ));
+    let count = solution.trees.len();
+    for (i, tree) in solution.trees.iter().enumerate() {
+        if count == 1 {
+            out.push_str("\nsolution tree:\n");
+        } else {
+            out.push_str(&format!("\nsolution tree of key {} of {count}:\n", i + 1));
+        }
+        write_tree(pos, tree, 1, &mut out);
+    }
+    if !solution.tree_complete {
+        out.push_str("(tree cut at the size limit)\n");
+    }
+    out.push('\n');
+    out.push_str(&stats_line(solution));
+    out
+}
+
+fn stats_line(solution: &Solution) -> String {
+    format!(
+        "nodes: {}  seconds: {:.3}\n",
+        solution.nodes,
+        solution.elapsed.as_secs_f64()
+    )
+}
+
+/// `1. Qh5 g6 2. Qxf7#` from `pos`.
+fn numbered_line(pos: &Position, line: &[Move]) -> String {
+    let mut p = *pos;
+    let mut parts = Vec::new();
+    for (i, &mv) in line.iter().enumerate() {
+        let san = p.san(mv);
+        if i == 0 || p.turn() == Color::White {
+            parts.push(format!("{} {san}", number(&p)));
+        } else {
+            parts.push(san);
+        }
+        p.play_unchecked(mv);
+    }
+    parts.join(" ")
+}
+
+/// Writes `tree` (its move played in `pos`) indented by `depth`, then its defences.
+fn write_tree(pos: &Position, tree: &MateTree, depth: usize, out: &mut String) {
+    out.push_str(&format!(
+        "{}{} {}{}\n",
+        "  ".repeat(depth),
+        number(pos),
+        pos.san(tree.mv),
+        cut_note(tree)
+    ));
+    write_defences(&pos.after(tree.mv), tree, depth + 1, out);
+}
+
+/// Writes each defence of `tree` (played in `pos`) with the answer on one line, and the
+/// defences against that answer one level deeper.
+fn write_defences(pos: &Position, tree: &MateTree, depth: usize, out: &mut String) {
+    for d in &tree.defences {
+        let grand = pos.after(d.mv);
+        // The answer gets a move number only when it starts a new move (White's turn).
+        let answer_number = match grand.turn() {
+            Color::White => format!("{} ", number(&grand)),
+            Color::Black => String::new(),
+        };
+        out.push_str(&format!(
+            "{}{} {} {answer_number}{}{}\n",
+            "  ".repeat(depth),
+            number(pos),
+            pos.san(d.mv),
+            grand.san(d.reply.mv),
+            cut_note(&d.reply)
+        ));
+        write_defences(&grand.after(d.reply.mv), &d.reply, depth + 1, out);
+    }
+}
+
+fn cut_note(tree: &MateTree) -> String {
+    if tree.truncated {
+        format!("  (mates within {}; tree cut here)", tree.mate_in)
+    } else {
+        String::new()
+    }
+}
