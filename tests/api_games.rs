@@ -720,3 +720,70 @@ async fn restoring_a_state_takes_its_time_control_and_checks_the_clocks() {
         (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_state"))
     );
 }
+
+#[actix_web::test]
+async fn in_process_terminate_callback_runs_once_per_game() {
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<(String, String, usize)>>> = Arc::default();
+    let store = seen.clone();
+    let callback: chessd::TerminateCallback =
+        Arc::new(move |info: &chessd::game::hooks::TerminateInfo| {
+            store.lock().unwrap().push((
+                info.id.to_string(),
+                info.reason.as_str().to_string(),
+                info.state.moves.len(),
+            ));
+        });
+    let state = web::Data::new(AppState::new(Config::defaults(), Some(callback)));
+    let app = test::init_service(App::new().configure(configure_app(state))).await;
+    let g = create(&app, json!({})).await;
+    let (st, _) = call(
+        &app,
+        authed(
+            post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "d2d4"})),
+            &g.white,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK);
+    // Only the admin may stop a game.
+    let (st, _) = call(
+        &app,
+        authed(
+            test::TestRequest::delete().uri(&format!("/v1/games/{}", g.id)),
+            &g.white,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::FORBIDDEN);
+    let (st, _) = call(
+        &app,
+        authed(
+            test::TestRequest::delete().uri(&format!("/v1/games/{}", g.id)),
+            &g.admin,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    // The callback runs off the actor's thread; give it a moment.
+    for _ in 0..100 {
+        if !seen.lock().unwrap().is_empty() {
+            break;
+        }
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    actix_web::rt::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(g.id.clone(), "stopped".to_string(), 1)]
+    );
+    let (st, v) = call(
+        &app,
+        test::TestRequest::get().uri(&format!("/v1/games/{}", g.id)),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("game_not_found"))
+    );
+}
