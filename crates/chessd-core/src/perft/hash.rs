@@ -1,18 +1,33 @@
 //! A lock-free perft hash table shared between threads.
 //!
-//! Each slot is a run of `AtomicU64` words: a check word, a meta word (depth + 1, 0 = empty)
-//! and the value's words. The check word is the key XOR a digest of the other words, so a read
-//! that races with a write (and sees words of two different entries) fails verification and is
-//! treated as a miss. All accesses are relaxed atomics: no locks, no `unsafe`.
+//! All accesses are relaxed atomics, without locks. A read that races with a write (and sees
+//! words of two different entries) fails verification and is treated as a miss. The key is the
+//! position's Zobrist hash mixed with the remaining depth.
 //!
-//! Buckets hold two slots: the first keeps the deepest entry, the second is always replaced.
-//! The key is the position's Zobrist hash mixed with the remaining depth.
+//! Two layouts, chosen by the value's size:
+//! - Single-word values (bulk node counts): a bucket is one 64-byte cache line of four 16-byte
+//!   slots. A slot is a data word (depth + 1 in the top 6 bits, the value in the low 58) and a
+//!   check word, the key XOR the data word. A store replaces the entry of the same key, else the
+//!   shallowest entry (an empty slot counts as the shallowest; ties go by the key), so deep
+//!   entries stay and new entries always get in. A value of 2^58 or more, or a depth above 62,
+//!   is not stored.
+//! - Wider values (statistics): a slot is a check word (the key XOR a digest of the other
+//!   words), a meta word (depth + 1, 0 = empty) and the value's words, padded to whole cache
+//!   lines. Buckets hold two slots: the first keeps the deepest entry, the second is always
+//!   replaced.
+//!
+//! The memory comes zeroed and cache-line aligned (2 MiB aligned from 2 MiB, so that a kernel
+//! that backs memory with transparent huge pages can use them throughout). Every page is
+//! written once when the table is made, by as many threads as will use it: left to the
+//! workers, a page's first access is often a probe, which maps the shared zero page, and
+//! replacing that page on the first store interrupts every core running the process.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::stats::{PerftStats, STATS_WORDS};
 
-/// A value that can be stored in a [`PerftHash`]: a fixed number of `u64` words.
+/// A value that can be stored in a [`PerftHash`]: a fixed number of `u64` words. A single-word
+/// value is stored only when below 2^58 (its slot packs the depth into the same word).
 pub trait HashValue: Copy {
     /// The number of words a value takes.
     const WORDS: usize;
@@ -48,15 +63,21 @@ impl HashValue for PerftStats {
     }
 }
 
-/// Slots per bucket.
-const WAYS: usize = 2;
 /// The largest value stack-buffered for a store or probe.
 const MAX_WORDS: usize = 16;
+/// Bits of the value in a packed (single-word) slot's data word; the depth takes the rest.
+const VALUE_BITS: u32 = 58;
+/// The value bits of a packed data word.
+const VALUE_MASK: u64 = (1 << VALUE_BITS) - 1;
+/// The deepest entry a packed slot can hold (depth + 1 fills the 6 top bits).
+const MAX_PACKED_DEPTH: u32 = 62;
+/// Slots per packed bucket (one cache line).
+const PACKED_WAYS: usize = 4;
 
 /// A perft transposition table for values of type `V` (`u64` for bulk counts, [`PerftStats`]
 /// for statistics), safe to share between threads by reference.
 pub struct PerftHash<V: HashValue> {
-    words: Vec<AtomicU64>,
+    words: memory::Words,
     buckets: usize,
     _value: std::marker::PhantomData<fn() -> V>,
 }
@@ -90,19 +111,95 @@ fn digest(meta: u64, data: &[u64]) -> u64 {
     h
 }
 
-impl<V: HashValue> PerftHash<V> {
-    const SLOT: usize = 2 + V::WORDS;
-    const BUCKET: usize = WAYS * Self::SLOT;
+/// Words per slot of the wide layout: the check and meta words and the value, padded to a
+/// divisor or a multiple of a cache line (8 words) so that no slot straddles more lines than
+/// it must.
+const fn wide_slot_words(value_words: usize) -> usize {
+    let words = 2 + value_words;
+    if words <= 8 {
+        words.next_power_of_two()
+    } else {
+        words.div_ceil(8) * 8
+    }
+}
 
-    /// A table using at most `mib` MiB (at least one bucket).
+/// The packed data word of `value` at `depth`, if it fits.
+#[inline]
+fn pack(depth: u32, value: u64) -> Option<u64> {
+    (depth <= MAX_PACKED_DEPTH && value <= VALUE_MASK)
+        .then(|| ((u64::from(depth) + 1) << VALUE_BITS) | value)
+}
+
+/// Looks `key` up in a packed bucket.
+#[inline]
+fn probe_packed(bucket: &[AtomicU64], key: u64, depth: u32) -> Option<u64> {
+    if depth > MAX_PACKED_DEPTH {
+        return None;
+    }
+    let tag = (u64::from(depth) + 1) << VALUE_BITS;
+    for slot in bucket.chunks_exact(2) {
+        let data = slot[1].load(Relaxed);
+        // The tag test only skips other depths early: the check word verifies the whole key.
+        if data & !VALUE_MASK == tag && slot[0].load(Relaxed) ^ data == key {
+            return Some(data & VALUE_MASK);
+        }
+    }
+    None
+}
+
+/// Stores a packed `data` word for `key`: over the entry of the same key, else over the
+/// shallowest entry (empty slots are shallowest). Ties are broken by the key's low bits (the
+/// bucket index comes from its high bits), so that every slot of a bucket full of equally deep
+/// entries takes new ones in turn.
+#[inline]
+fn store_packed(bucket: &[AtomicU64], key: u64, data: u64) {
+    let first = key as usize % PACKED_WAYS;
+    let mut victim = first;
+    let mut shallowest = u64::MAX;
+    for k in 0..PACKED_WAYS {
+        let i = (first + k) % PACKED_WAYS;
+        let (check, old) = (bucket[2 * i].load(Relaxed), bucket[2 * i + 1].load(Relaxed));
+        if check ^ old == key {
+            victim = i;
+            break;
+        }
+        let old_depth = old >> VALUE_BITS;
+        if old_depth < shallowest {
+            shallowest = old_depth;
+            victim = i;
+        }
+    }
+    bucket[2 * victim].store(key ^ data, Relaxed);
+    bucket[2 * victim + 1].store(data, Relaxed);
+}
+
+impl<V: HashValue> PerftHash<V> {
+    /// Single-word values use the packed layout.
+    const PACKED: bool = V::WORDS == 1;
+    /// Words per slot.
+    const SLOT: usize = if Self::PACKED {
+        2
+    } else {
+        wide_slot_words(V::WORDS)
+    };
+    /// Slots per bucket.
+    const WAYS: usize = if Self::PACKED { PACKED_WAYS } else { 2 };
+    /// Words per bucket.
+    const BUCKET: usize = Self::WAYS * Self::SLOT;
+
+    /// A table using at most `mib` MiB (at least one bucket). The memory is allocated (and
+    /// touched) here; like any allocation, running out of memory aborts.
     pub fn new(mib: usize) -> PerftHash<V> {
+        PerftHash::with_threads(mib, 1)
+    }
+
+    /// [`PerftHash::new`], with the memory touched by `threads` threads at once (a fresh page
+    /// can be slow to fault in, notably in virtual machines).
+    pub(crate) fn with_threads(mib: usize, threads: usize) -> PerftHash<V> {
         let bucket_bytes = Self::BUCKET * std::mem::size_of::<AtomicU64>();
         let buckets = (mib.saturating_mul(1 << 20) / bucket_bytes).max(1);
-        let words = std::iter::repeat_with(|| AtomicU64::new(0))
-            .take(buckets * Self::BUCKET)
-            .collect();
         PerftHash {
-            words,
+            words: memory::Words::zeroed(buckets * Self::BUCKET, threads),
             buckets,
             _value: std::marker::PhantomData,
         }
@@ -110,12 +207,12 @@ impl<V: HashValue> PerftHash<V> {
 
     /// The memory the table's slots take, in bytes.
     pub fn bytes(&self) -> usize {
-        self.words.len() * std::mem::size_of::<AtomicU64>()
+        std::mem::size_of_val(self.words.as_slice())
     }
 
     /// Forgets every entry.
     pub fn clear(&self) {
-        for w in &self.words {
+        for w in self.words.as_slice() {
             w.store(0, Relaxed);
         }
     }
@@ -124,7 +221,7 @@ impl<V: HashValue> PerftHash<V> {
     fn bucket(&self, key: u64) -> &[AtomicU64] {
         let index = ((u128::from(key) * self.buckets as u128) >> 64) as usize;
         let start = index * Self::BUCKET;
-        &self.words[start..start + Self::BUCKET]
+        &self.words.as_slice()[start..start + Self::BUCKET]
     }
 
     /// Asks the CPU to fetch the bucket of (`hash`, `depth`) into cache ahead of a probe.
@@ -134,8 +231,8 @@ impl<V: HashValue> PerftHash<V> {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // Every cache line the bucket touches (a stats bucket spans several).
-            for word in bucket.iter().step_by(8).chain(bucket.last()) {
+            // Every cache line of the bucket (buckets start on a line; a wide one spans several).
+            for word in bucket.iter().step_by(8) {
                 let ptr = (word as *const AtomicU64).cast::<i8>();
                 // SAFETY: a prefetch is only a hint; it never faults and never changes
                 // memory, and `ptr` points into the table anyway.
@@ -151,6 +248,9 @@ impl<V: HashValue> PerftHash<V> {
     pub fn probe(&self, hash: u64, depth: u32) -> Option<V> {
         let key = mix_key(hash, depth);
         let bucket = self.bucket(key);
+        if Self::PACKED {
+            return probe_packed(bucket, key, depth).map(|v| V::from_words(&[v]));
+        }
         let mut data = [0u64; MAX_WORDS];
         let data = &mut data[..V::WORDS];
         for slot in bucket.chunks_exact(Self::SLOT) {
@@ -174,10 +274,16 @@ impl<V: HashValue> PerftHash<V> {
     pub fn store(&self, hash: u64, depth: u32, value: V) {
         let key = mix_key(hash, depth);
         let bucket = self.bucket(key);
-        let meta = u64::from(depth) + 1;
         let mut data = [0u64; MAX_WORDS];
         let data = &mut data[..V::WORDS];
         value.to_words(data);
+        if Self::PACKED {
+            if let Some(packed) = pack(depth, data[0]) {
+                store_packed(bucket, key, packed);
+            }
+            return;
+        }
+        let meta = u64::from(depth) + 1;
         // The first slot keeps the deeper entry; the second takes whatever it displaces.
         let deep_meta = bucket[1].load(Relaxed);
         let slot = if meta >= deep_meta {
@@ -189,6 +295,120 @@ impl<V: HashValue> PerftHash<V> {
         slot[1].store(meta, Relaxed);
         for (w, &d) in slot[2..].iter().zip(data.iter()) {
             w.store(d, Relaxed);
+        }
+    }
+}
+
+/// The table's memory: zeroed, aligned words, prepared for random access by several threads.
+mod memory {
+    use std::{
+        alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout},
+        ptr::NonNull,
+        sync::atomic::{AtomicU64, Ordering::Relaxed},
+    };
+
+    /// A cache line.
+    const CACHE_LINE: usize = 64;
+    /// A transparent huge page (x86-64, and AArch64 with 4 KiB base pages).
+    pub(super) const HUGE_PAGE: usize = 2 << 20;
+    /// A base page (the smallest on common systems; touching more often is harmless).
+    const PAGE: usize = 4096;
+
+    /// Owned zeroed `AtomicU64` words, aligned to a cache line, and to a huge page when at least
+    /// that large.
+    pub(super) struct Words {
+        start: NonNull<AtomicU64>,
+        len: usize,
+        block: NonNull<u8>,
+        layout: Layout,
+    }
+
+    // SAFETY: `Words` owns its block alone and only lends it out as `&[AtomicU64]`, which is
+    // `Send` and `Sync`.
+    unsafe impl Send for Words {}
+    // SAFETY: as above.
+    unsafe impl Sync for Words {}
+
+    impl Words {
+        /// `len` zeroed words, touched by `threads` threads.
+        pub(super) fn zeroed(len: usize, threads: usize) -> Words {
+            let bytes = len.saturating_mul(std::mem::size_of::<AtomicU64>());
+            let align = if bytes >= HUGE_PAGE {
+                HUGE_PAGE
+            } else {
+                CACHE_LINE
+            };
+            // Over-allocate with the natural alignment and align inside the block: a large
+            // zeroed block then comes fresh from the OS (calloc), not yet faulted in, and
+            // `touch` can fault it in with several threads. (An aligned `alloc_zeroed` would
+            // write every byte from this thread.)
+            let Ok(layout) = Layout::from_size_align(
+                bytes.saturating_add(align),
+                std::mem::align_of::<AtomicU64>(),
+            ) else {
+                panic!("a perft hash table of {bytes} bytes is too large");
+            };
+            // SAFETY: the layout's size is at least `align`, so not zero.
+            let Some(block) = NonNull::new(unsafe { alloc_zeroed(layout) }) else {
+                handle_alloc_error(layout)
+            };
+            let offset = (align - block.as_ptr() as usize % align) % align;
+            // SAFETY: `offset < align` and the block is `bytes + align` long, so `start` and
+            // the `bytes` after it are inside the block.
+            let start = unsafe { block.add(offset) }.cast::<AtomicU64>();
+            let words = Words {
+                start,
+                len,
+                block,
+                layout,
+            };
+            words.touch(threads);
+            words
+        }
+
+        /// Writes to every page once, split between `threads` threads (see the module
+        /// documentation).
+        fn touch(&self, threads: usize) {
+            const PAGE_WORDS: usize = PAGE / std::mem::size_of::<AtomicU64>();
+            let touch = |words: &[AtomicU64]| {
+                for w in words.iter().step_by(PAGE_WORDS) {
+                    w.store(0, Relaxed);
+                }
+            };
+            let words = self.as_slice();
+            // Whole pages per thread, and no extra thread for a small table.
+            let pages = words.len().div_ceil(PAGE_WORDS);
+            let threads = threads.clamp(1, (pages / 64).max(1));
+            if threads == 1 {
+                touch(words);
+                return;
+            }
+            let chunk = pages.div_ceil(threads) * PAGE_WORDS;
+            std::thread::scope(|scope| {
+                let mut parts = words.chunks(chunk);
+                let first = parts.next();
+                for part in parts {
+                    scope.spawn(move || touch(part));
+                }
+                if let Some(part) = first {
+                    touch(part);
+                }
+            });
+        }
+
+        /// The words.
+        #[inline]
+        pub(super) fn as_slice(&self) -> &[AtomicU64] {
+            // SAFETY: `start` is aligned (to at least a cache line), points to `len` zeroed
+            // words inside the block (zero is a valid `AtomicU64`) and lives as long as `self`.
+            unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
+        }
+    }
+
+    impl Drop for Words {
+        fn drop(&mut self) {
+            // SAFETY: `block` was allocated with `layout` by `alloc_zeroed` and is freed once.
+            unsafe { dealloc(self.block.as_ptr(), self.layout) };
         }
     }
 }
@@ -230,13 +450,100 @@ mod tests {
 
     #[test]
     fn deep_entries_survive_shallow_ones_in_the_same_bucket() {
-        let table = BulkHash::new(0); // one bucket: every key collides
-        table.store(1, 6, 600);
-        table.store(2, 2, 200);
-        table.store(3, 3, 300);
-        assert_eq!(table.probe(1, 6), Some(600));
-        assert_eq!(table.probe(3, 3), Some(300));
+        // One bucket: every key collides. Bulk buckets hold four entries.
+        let table = BulkHash::new(0);
+        assert_eq!(table.bytes(), 64);
+        for (key, depth) in [(1, 6), (2, 2), (3, 3), (4, 4)] {
+            table.store(key, depth, key * 100);
+        }
+        // A fifth entry pushes out the shallowest, even when it is shallower still.
+        table.store(5, 2, 500);
         assert_eq!(table.probe(2, 2), None);
+        table.store(6, 5, 600);
+        assert_eq!(table.probe(5, 2), None);
+        for (key, depth) in [(1, 6), (3, 3), (4, 4), (6, 5)] {
+            assert_eq!(table.probe(key, depth), Some(key * 100), "key {key}");
+        }
+        // Storing the same key again overwrites its slot instead of taking another.
+        table.store(6, 5, 601);
+        assert_eq!(table.probe(6, 5), Some(601));
+        assert_eq!(table.probe(3, 3), Some(300));
+        // Among equally deep entries, the key picks the one to go: not always the same slot.
+        let table = BulkHash::new(0);
+        for key in [0, 1, 2, 3, 5, 6] {
+            table.store(key, 2, key + 10);
+        }
+        let kept: Vec<u64> = (0..7).filter(|&k| table.probe(k, 2).is_some()).collect();
+        assert_eq!(kept, [0, 3, 5, 6]);
+        // Statistics buckets hold two: the deepest and the latest.
+        let stats = StatsHash::new(0);
+        let s = |n| PerftStats::from_nodes(n);
+        stats.store(1, 6, s(600));
+        stats.store(2, 2, s(200));
+        stats.store(3, 3, s(300));
+        assert_eq!(stats.probe(1, 6), Some(s(600)));
+        assert_eq!(stats.probe(3, 3), Some(s(300)));
+        assert_eq!(stats.probe(2, 2), None);
+    }
+
+    #[test]
+    fn bulk_values_that_do_not_fit_the_packed_slot_are_not_stored() {
+        let table = BulkHash::new(1);
+        table.store(7, 3, VALUE_MASK);
+        assert_eq!(table.probe(7, 3), Some(VALUE_MASK));
+        table.store(8, 3, VALUE_MASK + 1);
+        assert_eq!(table.probe(8, 3), None);
+        table.store(9, MAX_PACKED_DEPTH, 5);
+        assert_eq!(table.probe(9, MAX_PACKED_DEPTH), Some(5));
+        table.store(10, MAX_PACKED_DEPTH + 1, 5);
+        assert_eq!(table.probe(10, MAX_PACKED_DEPTH + 1), None);
+        // A zero count (no legal moves below) is a real entry, unlike an empty slot.
+        table.store(0, 2, 0);
+        assert_eq!(table.probe(0, 2), Some(0));
+        assert_eq!(table.probe(0, 3), None);
+    }
+
+    #[test]
+    fn memory_is_aligned_and_of_the_requested_size() {
+        let line = |t: &BulkHash| t.words.as_slice().as_ptr() as usize % 64;
+        let small = BulkHash::new(1);
+        assert_eq!(small.bytes(), 1 << 20);
+        assert_eq!(line(&small), 0);
+        let big = BulkHash::new(8);
+        assert_eq!(big.bytes(), 8 << 20);
+        assert_eq!(
+            big.words.as_slice().as_ptr() as usize % memory::HUGE_PAGE,
+            0
+        );
+        assert!(big.words.as_slice().iter().all(|w| w.load(Relaxed) == 0));
+        let stats = StatsHash::new(8);
+        assert_eq!(stats.bytes(), 8 << 20);
+        // Statistics slots are padded to two cache lines.
+        assert_eq!(StatsHash::SLOT, 16);
+        assert_eq!(wide_slot_words(1), 4);
+        assert_eq!(wide_slot_words(6), 8);
+        assert_eq!(wide_slot_words(7), 16);
+    }
+
+    #[test]
+    fn concurrent_bulk_writers_never_produce_wrong_values() {
+        let table = BulkHash::new(0);
+        std::thread::scope(|s| {
+            for t in 0..2u64 {
+                let table = &table;
+                s.spawn(move || {
+                    for i in 0..50_000u64 {
+                        let key = i % 11 + t * 100;
+                        let depth = (i % 3) as u32 + 2;
+                        let v = key * 1000 + u64::from(depth);
+                        table.store(key, depth, v);
+                        if let Some(got) = table.probe(key, depth) {
+                            assert_eq!(got, v);
+                        }
+                    }
+                });
+            }
+        });
     }
 
     #[test]

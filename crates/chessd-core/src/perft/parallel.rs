@@ -240,13 +240,14 @@ impl<'a> Perft<'a> {
     /// Runs the perft. `progress` is called on the calling thread about every 50 ms while
     /// tasks run, and once more when all are done. Returns [`Cancelled`] if the flag was set.
     pub fn run(&self, progress: impl FnMut(&PerftProgress)) -> Result<PerftResult, Cancelled> {
+        let threads = self.thread_count();
         if self.stats {
             let owned;
             let table = match (self.stats_table, self.hash_mb) {
                 (Some(t), _) => Some(t),
                 (None, 0) => None,
                 (None, mib) => {
-                    owned = PerftHash::new(mib);
+                    owned = PerftHash::with_threads(mib, threads);
                     Some(&owned)
                 }
             };
@@ -257,7 +258,7 @@ impl<'a> Perft<'a> {
                 (Some(t), _) => Some(t),
                 (None, 0) => None,
                 (None, mib) => {
-                    owned = PerftHash::new(mib);
+                    owned = PerftHash::with_threads(mib, threads);
                     Some(&owned)
                 }
             };
@@ -359,31 +360,49 @@ impl<'a> Perft<'a> {
         let mut done = 0;
 
         std::thread::scope(|scope| {
-            let (tx, rx) = mpsc::channel::<(usize, T)>();
+            // Workers send their results in batches, about twice per progress interval: a
+            // message per task would wake this thread thousands of times a second, taking a
+            // core from the workers each time.
+            let (tx, rx) = mpsc::channel::<Vec<(usize, T)>>();
             for _ in 0..threads {
                 let tx = tx.clone();
                 let (tasks, counter, next) = (&plan.tasks, &counter, &next);
-                scope.spawn(move || loop {
-                    let i = next.fetch_add(1, Relaxed);
-                    let Some(task) = tasks.get(i) else { break };
-                    let value = counter.count(&task.pos, task_depth);
-                    if counter.cancelled() || tx.send((i, value)).is_err() {
-                        break;
+                scope.spawn(move || {
+                    let mut batch = Vec::new();
+                    let mut last_send = Instant::now();
+                    loop {
+                        let i = next.fetch_add(1, Relaxed);
+                        let Some(task) = tasks.get(i) else { break };
+                        let value = counter.count(&task.pos, task_depth);
+                        if counter.cancelled() {
+                            return;
+                        }
+                        batch.push((i, value));
+                        if last_send.elapsed() >= PROGRESS_INTERVAL / 2 {
+                            if tx.send(std::mem::take(&mut batch)).is_err() {
+                                return;
+                            }
+                            last_send = Instant::now();
+                        }
                     }
+                    // The receiver outlives the workers; nothing is lost if it does not.
+                    let _ = tx.send(batch);
                 });
             }
             drop(tx);
             let mut last_report = Instant::now();
             loop {
                 match rx.recv_timeout(PROGRESS_INTERVAL) {
-                    Ok((i, value)) => {
-                        let task = &plan.tasks[i];
-                        let value = value.times(task.count);
-                        if let Some(r) = per_root.get_mut(task.root) {
-                            *r += value;
+                    Ok(batch) => {
+                        for (i, value) in batch {
+                            let task = &plan.tasks[i];
+                            let value = value.times(task.count);
+                            if let Some(r) = per_root.get_mut(task.root) {
+                                *r += value;
+                            }
+                            total += value;
+                            done += 1;
                         }
-                        total += value;
-                        done += 1;
                     }
                     Err(RecvTimeoutError::Timeout) => {}
                     Err(RecvTimeoutError::Disconnected) => break,
@@ -400,8 +419,8 @@ impl<'a> Perft<'a> {
             }
         });
 
-        // A worker never sends a value it computed after cancellation, so all `n` values
-        // arrived complete unless the run was cancelled.
+        // A worker never sends a value it computed after cancellation (nor any value of its
+        // batch then), so all `n` values arrived complete unless the run was cancelled.
         if done < n {
             return Err(Cancelled);
         }

@@ -128,19 +128,18 @@ impl<T: Tally> Counter<'_, T> {
         total
     }
 
-    /// The sum of the children's tallies when the children probe the table: each child's
-    /// bucket is fetched into cache one move ahead, while the previous child is counted.
+    /// The sum of the children's tallies when the children probe the table: all children are
+    /// made and their buckets fetched into cache first, so that the memory accesses overlap
+    /// (a probe that hits is too quick to hide the next child's fetch behind).
     fn sum_children_prefetching(&self, table: &PerftHash<T>, pos: &Position, depth: u32) -> T {
-        let mut total = T::default();
         let moves = pos.legal_moves();
-        let mut next = moves.first().map(|&mv| pos.after(mv));
-        for i in 0..moves.len() {
-            let Some(child) = next else { break };
-            next = moves.get(i + 1).map(|&mv| pos.after(mv));
-            if let Some(n) = &next {
-                table.prefetch(n.hash(), depth - 1);
-            }
-            total += self.count(&child, depth - 1);
+        let children: Vec<Position> = moves.iter().map(|&mv| pos.after(mv)).collect();
+        for child in &children {
+            table.prefetch(child.hash(), depth - 1);
+        }
+        let mut total = T::default();
+        for child in &children {
+            total += self.count(child, depth - 1);
         }
         total
     }
