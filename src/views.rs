@@ -119,23 +119,6 @@ pub fn result_name(r: GameResult) -> &'static str {
     }
 }
 
-/// The JSON name of a reason.
-pub fn reason_name(r: Reason) -> &'static str {
-    match r {
-        Reason::Checkmate => "checkmate",
-        Reason::Stalemate => "stalemate",
-        Reason::InsufficientMaterial => "insufficient_material",
-        Reason::FiftyMoves => "fifty_moves",
-        Reason::ThreefoldRepetition => "threefold_repetition",
-        Reason::FivefoldRepetition => "fivefold_repetition",
-        Reason::SeventyFiveMoves => "seventy_five_moves",
-        Reason::Resignation => "resignation",
-        Reason::Timeout => "timeout",
-        Reason::Agreement => "agreement",
-        Reason::Manual => "manual",
-    }
-}
-
 /// A colour as JSON (`"white"` / `"black"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -81,7 +81,7 @@ impl SavedState {
                 r @ (Reason::Resignation | Reason::Agreement | Reason::Manual | Reason::Timeout),
             ) => Some(SetResult {
                 result: crate::views::result_name(status.result).to_string(),
-                reason: crate::views::reason_name(r).to_string(),
+                reason: r.name().to_string(),
                 note: status.note.clone(),
             }),
             _ => None,
