@@ -6,9 +6,15 @@
 //! solver. No I/O, no async.
 //!
 //! ```
-//! use chessd_core::{Position, perft};
-//! let pos = Position::startpos();
-//! assert_eq!(perft::perft(&pos, 3), 8902);
+//! use chessd_core::{game::{Game, GameResult, Reason}, perft, Position};
+//!
+//! let mut game = Game::new(Position::startpos());
+//! for san in ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"] {
+//!     game.play_san(san).unwrap();
+//! }
+//! assert_eq!(game.status().result, GameResult::WhiteWins);
+//! assert_eq!(game.status().reason, Some(Reason::Checkmate));
+//! assert_eq!(perft::perft(&Position::startpos(), 3), 8_902);
 //! ```
 
 #![warn(missing_docs)]
