@@ -787,3 +787,67 @@ async fn in_process_terminate_callback_runs_once_per_game() {
         (StatusCode::NOT_FOUND, Some("game_not_found"))
     );
 }
+
+#[actix_web::test]
+async fn a_slow_terminate_callback_blocks_no_game() {
+    use std::{
+        sync::{
+            atomic::{AtomicUsize, Ordering},
+            Arc,
+        },
+        time::{Duration, Instant},
+    };
+    let done = Arc::new(AtomicUsize::new(0));
+    let counter = done.clone();
+    let callback: chessd::TerminateCallback =
+        Arc::new(move |_info: &chessd::game::hooks::TerminateInfo| {
+            std::thread::sleep(Duration::from_millis(1500));
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+    let state = web::Data::new(AppState::new(Config::defaults(), Some(callback)));
+    let app = test::init_service(App::new().configure(configure_app(state))).await;
+    let stopped = create(&app, json!({})).await;
+    let other = create(&app, json!({})).await;
+    let (st, _) = call(
+        &app,
+        authed(
+            test::TestRequest::delete().uri(&format!("/v1/games/{}", stopped.id)),
+            &stopped.admin,
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    // While the callback sleeps, the other game (on the same thread) answers at once.
+    let start = Instant::now();
+    for (uci, secret) in [
+        ("e2e4", &other.white),
+        ("e7e5", &other.black),
+        ("g1f3", &other.white),
+    ] {
+        let (st, _) = call(
+            &app,
+            authed(
+                post(
+                    &format!("/v1/games/{}/moves", other.id),
+                    json!({"uci": uci}),
+                ),
+                secret,
+            ),
+        )
+        .await;
+        assert_eq!(st, StatusCode::OK);
+    }
+    assert!(
+        start.elapsed() < Duration::from_millis(500),
+        "moves waited for the hook: {:?}",
+        start.elapsed()
+    );
+    assert_eq!(done.load(Ordering::SeqCst), 0, "the hook is still running");
+    for _ in 0..300 {
+        if done.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(done.load(Ordering::SeqCst), 1);
+}
