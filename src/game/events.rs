@@ -64,8 +64,9 @@ pub enum EventKind {
 pub struct EventFrame {
     /// The game's version after this event.
     pub version: u64,
-    /// The JSON text sent to clients: `{"type": ..., "version": ..., ...}`.
-    pub json: String,
+    /// The JSON text sent to clients: `{"type": ..., "version": ..., ...}`. Reference-counted,
+    /// so sending it to every subscriber copies no text.
+    pub json: bytestring::ByteString,
 }
 
 #[derive(Serialize)]
@@ -105,7 +106,8 @@ impl EventLog {
             version: self.version,
             kind,
         })
-        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"));
+        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"))
+        .into();
         let frame = Arc::new(EventFrame {
             version: self.version,
             json,
