@@ -1,7 +1,11 @@
 //! Server configuration: embedded defaults (`config/default.toml`), an optional file, then
 //! `CHESSD_…` environment variables, each overriding the one before.
 
-use std::{path::Path, time::Duration};
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use figment::{
     providers::{Env, Format, Toml},
@@ -13,13 +17,16 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 6] = [
+const SECTIONS: [&str; 9] = [
     "bind",
     "workers",
     "limits",
     "games",
     "webhooks",
     "websocket",
+    "engines",
+    "jobs",
+    "gct_workers",
 ];
 
 /// The whole configuration.
@@ -38,6 +45,160 @@ pub struct Config {
     pub webhooks: WebhookConfig,
     /// WebSocket connection limits.
     pub websocket: WebSocketConfig,
+    /// UCI engines games may attach, by name. Clients pick a name; they never give a path or host.
+    #[serde(default)]
+    pub engines: BTreeMap<String, EngineConfig>,
+    /// Perft and puzzle jobs: pool size and limits.
+    pub jobs: JobsConfig,
+    /// Grand Chess Tree workers perft jobs may hand tasks to, by name (none: local threads only).
+    #[serde(default)]
+    pub gct_workers: BTreeMap<String, EndpointConfig>,
+}
+
+/// Where a line-protocol peer (a UCI engine or a Grand Chess Tree worker) lives: exactly one of
+/// `builtin`, `command` or `tcp`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointConfig {
+    /// This chessd binary itself (`chessd engine` for engines, `chessd worker` for workers).
+    #[serde(default)]
+    pub builtin: bool,
+    /// A program to start: an absolute path, or a bare name looked up in `PATH` (and in
+    /// `/usr/games`, where Debian installs Stockfish).
+    pub command: Option<String>,
+    /// Arguments for `command`.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Working directory for `command`.
+    pub working_dir: Option<PathBuf>,
+    /// A TCP address (`host:port`) to connect to instead of starting a program.
+    pub tcp: Option<String>,
+    /// Milliseconds allowed to start the program or connect to the address.
+    #[serde(default = "default_connect_timeout_ms")]
+    pub connect_timeout_ms: u64,
+}
+
+fn default_connect_timeout_ms() -> u64 {
+    3000
+}
+
+/// How to reach a configured peer, checked: see [`EndpointConfig::endpoint`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// This binary with one subcommand (`engine` or `worker`).
+    Builtin,
+    /// A program with arguments and an optional working directory.
+    Command {
+        /// Program name or path.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its working directory.
+        working_dir: Option<PathBuf>,
+    },
+    /// A TCP address.
+    Tcp(String),
+}
+
+impl EndpointConfig {
+    /// The one way this entry says to reach its peer, or why the entry is wrong.
+    pub fn endpoint(&self) -> Result<Endpoint, String> {
+        match (self.builtin, &self.command, &self.tcp) {
+            (true, None, None) => Ok(Endpoint::Builtin),
+            (false, Some(program), None) => Ok(Endpoint::Command {
+                program: program.clone(),
+                args: self.args.clone(),
+                working_dir: self.working_dir.clone(),
+            }),
+            (false, None, Some(addr)) => Ok(Endpoint::Tcp(addr.clone())),
+            _ => Err("give exactly one of `builtin = true`, `command` or `tcp`".to_string()),
+        }
+    }
+
+    /// The connect (or start) timeout.
+    pub fn connect_timeout(&self) -> Duration {
+        Duration::from_millis(self.connect_timeout_ms)
+    }
+}
+
+/// A named UCI engine.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Where the engine lives.
+    #[serde(flatten)]
+    pub endpoint: EndpointConfig,
+    /// UCI options sent with `setoption` after the handshake (e.g. `Hash = 64`, `Threads = 1`).
+    #[serde(default)]
+    pub options: BTreeMap<String, toml_value::OptionValue>,
+    /// Milliseconds allowed for `uci`/`uciok` and `isready`/`readyok`.
+    #[serde(default = "default_handshake_timeout_ms")]
+    pub handshake_timeout_ms: u64,
+    /// Milliseconds an engine may take beyond a search's own time before the request fails with
+    /// `engine_timeout` (and, for searches without a time limit, the whole allowance).
+    #[serde(default = "default_search_timeout_ms")]
+    pub search_timeout_ms: u64,
+}
+
+fn default_handshake_timeout_ms() -> u64 {
+    5000
+}
+
+fn default_search_timeout_ms() -> u64 {
+    10000
+}
+
+/// Values of UCI options in the configuration.
+pub mod toml_value {
+    use serde::{Deserialize, Serialize};
+
+    /// A UCI option value: a number, a boolean (check) or text (string, combo).
+    #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+    #[serde(untagged)]
+    pub enum OptionValue {
+        /// A check option.
+        Bool(bool),
+        /// A spin option.
+        Int(i64),
+        /// A string or combo option.
+        Text(String),
+    }
+
+    impl std::fmt::Display for OptionValue {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                OptionValue::Bool(b) => write!(f, "{b}"),
+                OptionValue::Int(n) => write!(f, "{n}"),
+                OptionValue::Text(t) => f.write_str(t),
+            }
+        }
+    }
+}
+
+/// Perft and puzzle jobs.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsConfig {
+    /// Threads of the job pool shared by all jobs (0 = one per core).
+    pub pool_threads: usize,
+    /// Unfinished (queued or running) jobs at once; one more gets `503 too_many_jobs`.
+    pub max_jobs: usize,
+    /// Deepest perft a client may ask for.
+    pub max_perft_depth: u32,
+    /// Most threads one job may ask for (0 = the pool size).
+    pub max_threads: usize,
+    /// Largest perft hash table a job may ask for, in MiB.
+    pub max_hash_mb: usize,
+    /// Longest mate (in moves) a puzzle may ask for.
+    pub max_mate_in: u32,
+    /// Solver time when a puzzle gives none, in milliseconds.
+    pub default_solver_time_ms: u64,
+    /// Longest solver time a puzzle may ask for, in milliseconds.
+    pub max_solver_time_ms: u64,
+    /// Solver transposition table, in MiB.
+    pub solver_table_mb: usize,
+    /// Seconds a finished job stays readable before it is forgotten.
+    pub keep_finished_secs: u64,
 }
 
 /// Request and resource limits.
@@ -140,6 +301,25 @@ mod tests {
         let c = Config::defaults();
         assert_eq!(c.bind, "127.0.0.1:8080");
         assert_eq!(c.games.idle_timeout(), None);
+        for (name, engine) in &c.engines {
+            assert!(engine.endpoint.endpoint().is_ok(), "engine {name}");
+        }
+    }
+
+    #[test]
+    fn an_endpoint_is_exactly_one_kind() {
+        let both = EndpointConfig {
+            command: Some("x".into()),
+            tcp: Some("127.0.0.1:1".into()),
+            ..EndpointConfig::default()
+        };
+        assert!(both.endpoint().is_err());
+        assert!(EndpointConfig::default().endpoint().is_err());
+        let tcp = EndpointConfig {
+            tcp: Some("127.0.0.1:1".into()),
+            ..EndpointConfig::default()
+        };
+        assert_eq!(tcp.endpoint(), Ok(Endpoint::Tcp("127.0.0.1:1".into())));
     }
 
     #[test]
@@ -162,6 +342,11 @@ mod tests {
         figment::Jail::expect_with(|jail| {
             jail.create_file("c.toml", "bogus = 1")?;
             assert!(Config::load(Some(Path::new("c.toml"))).is_err());
+            jail.create_file("e.toml", "[engines.x]\ntcp = \"127.0.0.1:1\"\nbogus = 1")?;
+            assert!(Config::load(Some(Path::new("e.toml"))).is_err());
+            jail.create_file("g.toml", "[engines.x]\ntcp = \"127.0.0.1:1\"\noptions = { Hash = 16 }")?;
+            let c = Config::load(Some(Path::new("g.toml"))).map_err(|e| e.to_string())?;
+            assert_eq!(c.engines["x"].options["Hash"].to_string(), "16");
             Ok(())
         });
     }

@@ -44,6 +44,28 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// The server is shutting down.
     ShuttingDown,
+    /// No engine of that name in the configuration.
+    EngineNotFound,
+    /// The game has no engine attached.
+    NoEngine,
+    /// The game's engine is already searching for another request.
+    EngineBusy,
+    /// The engine process exited or closed its connection; the game is unchanged.
+    EngineDied,
+    /// The engine could not be started or connected to within its connect timeout.
+    EngineUnreachable,
+    /// The engine did not complete the UCI handshake (`uciok`/`readyok`) in time.
+    EngineHandshakeFailed,
+    /// The engine answered with a move that is not legal; it was not applied.
+    EngineIllegalMove,
+    /// The engine did not answer before the request's deadline; it was told to stop.
+    EngineTimeout,
+    /// No perft or puzzle job with that id (or it was forgotten).
+    JobNotFound,
+    /// A job parameter is over a configured limit (depth, threads, hash, mate length, time).
+    LimitExceeded,
+    /// The server already runs or queues `jobs.max_jobs` jobs.
+    TooManyJobs,
     /// Something went wrong inside the server.
     Internal,
 }
@@ -62,6 +84,17 @@ impl ErrorCode {
             Forbidden => StatusCode::FORBIDDEN,
             TooManyGames | ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            EngineNotFound => StatusCode::NOT_FOUND,
+            NoEngine => StatusCode::CONFLICT,
+            EngineBusy => StatusCode::CONFLICT,
+            EngineDied => StatusCode::BAD_GATEWAY,
+            EngineUnreachable => StatusCode::BAD_GATEWAY,
+            EngineHandshakeFailed => StatusCode::BAD_GATEWAY,
+            EngineIllegalMove => StatusCode::BAD_GATEWAY,
+            EngineTimeout => StatusCode::GATEWAY_TIMEOUT,
+            JobNotFound => StatusCode::NOT_FOUND,
+            LimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
+            TooManyJobs => StatusCode::SERVICE_UNAVAILABLE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -88,6 +121,17 @@ impl ErrorCode {
             NotFound => "not_found",
             MethodNotAllowed => "method_not_allowed",
             ShuttingDown => "shutting_down",
+            EngineNotFound => "engine_not_found",
+            NoEngine => "no_engine",
+            EngineBusy => "engine_busy",
+            EngineDied => "engine_died",
+            EngineUnreachable => "engine_unreachable",
+            EngineHandshakeFailed => "engine_handshake_failed",
+            EngineIllegalMove => "engine_illegal_move",
+            EngineTimeout => "engine_timeout",
+            JobNotFound => "job_not_found",
+            LimitExceeded => "limit_exceeded",
+            TooManyJobs => "too_many_jobs",
             Internal => "internal",
         }
     }

@@ -14,6 +14,7 @@ pub mod game;
 pub mod metrics;
 pub mod openapi;
 pub mod server;
+pub mod transport;
 pub mod views;
 
 use std::{sync::Arc, time::Duration};
