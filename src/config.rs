@@ -344,7 +344,10 @@ mod tests {
             assert!(Config::load(Some(Path::new("c.toml"))).is_err());
             jail.create_file("e.toml", "[engines.x]\ntcp = \"127.0.0.1:1\"\nbogus = 1")?;
             assert!(Config::load(Some(Path::new("e.toml"))).is_err());
-            jail.create_file("g.toml", "[engines.x]\ntcp = \"127.0.0.1:1\"\noptions = { Hash = 16 }")?;
+            jail.create_file(
+                "g.toml",
+                "[engines.x]\ntcp = \"127.0.0.1:1\"\noptions = { Hash = 16 }",
+            )?;
             let c = Config::load(Some(Path::new("g.toml"))).map_err(|e| e.to_string())?;
             assert_eq!(c.engines["x"].options["Hash"].to_string(), "16");
             Ok(())

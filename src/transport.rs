@@ -319,7 +319,10 @@ mod tests {
         server.write_all(b"next\n").await.unwrap();
         drop(server);
         assert_eq!(reader.next_line().await.unwrap().unwrap(), "a\u{fffd}b");
-        assert_eq!(reader.next_line().await.unwrap().unwrap().len(), MAX_LINE_BYTES);
+        assert_eq!(
+            reader.next_line().await.unwrap().unwrap().len(),
+            MAX_LINE_BYTES
+        );
         assert_eq!(reader.next_line().await.unwrap().unwrap(), "next");
     }
 
