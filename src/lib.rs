@@ -11,10 +11,12 @@ pub mod api;
 pub mod config;
 pub mod error;
 pub mod game;
+pub mod jobs;
 pub mod metrics;
 pub mod openapi;
 pub mod server;
 pub mod transport;
+pub mod uci;
 pub mod views;
 
 use std::{sync::Arc, time::Duration};

@@ -1,0 +1,2 @@
+//! Long computations run as jobs: perft and mate-in-N puzzles, owned by a supervisor, run on a
+//! pool off the HTTP threads, and Grand Chess Tree workers they can hand perft tasks to.

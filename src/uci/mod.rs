@@ -1,0 +1,2 @@
+//! UCI: the typed protocol (both directions), the engine session a game attaches, and the
+//! built-in engine's loop.
