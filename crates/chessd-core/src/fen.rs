@@ -17,10 +17,11 @@ pub enum FenMode {
     /// Only positions that can arise in play (games use this).
     #[default]
     Strict,
-    /// Also well-formed positions that cannot arise in play (impossible checks, too many
-    /// pieces, an en-passant square with an impossible check), for perft and analysis.
-    /// Move generation still needs one king per side, no pawns on the back ranks and the
-    /// side not to move out of check.
+    /// Also well-formed positions that cannot arise in play (impossible checks, an
+    /// en-passant square with an impossible check), for perft and analysis. Move generation
+    /// still needs one king per side, no pawns on the back ranks, the side not to move out of
+    /// check, and no more material than promotions can give (so no position outgrows a
+    /// [`crate::MoveList`]).
     Lenient,
 }
 
@@ -310,13 +311,14 @@ impl Position {
         }
         pos.finish_setup();
 
-        if mode == FenMode::Strict {
-            for color in Color::ALL {
-                let mine = pos.by_color(color);
-                if (mine & pos.by_role(Role::Pawn)).count() > 8 || mine.count() > 16 {
-                    return Err(FenError::TooManyPieces(color));
-                }
+        // Both modes: no more material than promotions can give (as shakmaty's
+        // TOO_MUCH_MATERIAL), which also keeps every position within a move list's capacity.
+        for color in Color::ALL {
+            if !material_can_arise(&pos, color) {
+                return Err(FenError::TooManyPieces(color));
             }
+        }
+        if mode == FenMode::Strict {
             check_possible_checkers(&pos)?;
         }
         Ok(pos)
@@ -392,6 +394,23 @@ impl Position {
         }
         out
     }
+}
+
+/// Whether `color`'s material can arise in play: at most 16 men, at most 8 pawns, and no more
+/// pieces beyond the initial set (a second queen, a third rook or knight, a second bishop on
+/// one square colour) than pawns are missing.
+fn material_can_arise(pos: &Position, color: Color) -> bool {
+    let mine = pos.by_color(color);
+    let count = |role: Role| (mine & pos.by_role(role)).count() as i64;
+    let bishops = mine & pos.by_role(Role::Bishop);
+    let light = (bishops & Bitboard::LIGHT_SQUARES).count() as i64;
+    let dark = bishops.count() as i64 - light;
+    let promoted = (count(Role::Queen) - 1).max(0)
+        + (count(Role::Rook) - 2).max(0)
+        + (count(Role::Knight) - 2).max(0)
+        + (light - 1).max(0)
+        + (dark - 1).max(0);
+    mine.count() <= 16 && count(Role::Pawn) + promoted <= 8
 }
 
 fn validate_ep(pos: &Position, ep: Square, mode: FenMode) -> Result<(), FenError> {
@@ -534,5 +553,24 @@ mod tests {
         let pos: Position = fen.parse().unwrap();
         assert!(pos.is_chess960());
         assert_eq!(pos.fen(), fen);
+    }
+
+    #[test]
+    fn material_beyond_promotions_is_refused_in_both_modes() {
+        // Fifteen queens: more legal moves than any position that can arise.
+        let fen = "6nk/6nn/Q1Q1Q1Q1/8/Q1Q1Q1Q1/8/Q1Q1Q1Q1/K1Q1Q1Q1 w - - 0 1";
+        for mode in [FenMode::Strict, FenMode::Lenient] {
+            assert_eq!(
+                Position::from_fen(fen, mode).unwrap_err(),
+                FenError::TooManyPieces(Color::White)
+            );
+        }
+        // Two light-squared bishops and eight pawns: one promotion too many.
+        let fen = "4k3/8/8/8/8/8/PPPPPPPP/2B1KB1B w - - 0 1";
+        assert!(Position::from_fen(fen, FenMode::Lenient).is_err());
+        // The composed 218-move position (nine queens) is fine and fits a move list.
+        let fen = "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1";
+        let pos = Position::from_fen(fen, FenMode::Strict).unwrap();
+        assert_eq!(pos.legal_moves().len(), 218);
     }
 }
