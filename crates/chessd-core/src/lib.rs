@@ -32,6 +32,7 @@ pub mod pgn;
 mod position;
 mod role;
 pub mod san;
+pub mod search;
 pub mod solver;
 mod square;
 pub mod uci;
