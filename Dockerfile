@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# chessd: a multi-stage build giving a small runtime image with the binary, config/ and web/,
+# chessd: a multi-stage build giving a small runtime image with the binary (web/ compiled in) and config/,
 # running as a non-root user with a health check.
 #
 #   docker build -t chessd .
@@ -15,7 +15,7 @@ FROM rust:1-bookworm AS builder
 WORKDIR /build
 
 # The workspace: manifests, lock file, build settings, both crates and everything compiled in
-# (config/default.toml is embedded by include_str!; benches/ holds a target declared in
+# (config/default.toml and web/ are embedded by include_str!/include_bytes!; benches/ holds a target declared in
 # Cargo.toml, which cargo requires to exist).
 COPY Cargo.toml Cargo.lock ./
 COPY .cargo/config.toml .cargo/config.toml
@@ -23,6 +23,7 @@ COPY crates/ crates/
 COPY src/ src/
 COPY benches/ benches/
 COPY config/ config/
+COPY web/ web/
 
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/build/target \
@@ -44,7 +45,6 @@ RUN groupadd --system --gid 10001 chessd \
 WORKDIR /app
 COPY --from=builder /usr/local/bin/chessd /usr/local/bin/chessd
 COPY config/ /app/config/
-COPY web/ /app/web/
 
 USER chessd:chessd
 

@@ -32,6 +32,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Games: the registry, hooks and event settings.
     pub games: Arc<GameShared>,
+    /// Perft and puzzle jobs.
+    pub jobs: jobs::supervisor::JobSupervisor,
 }
 
 impl AppState {
@@ -48,7 +50,9 @@ impl AppState {
             hooks: Arc::new(hooks),
             event_history: config.games.event_history,
         };
+        let jobs = jobs::supervisor::JobSupervisor::from_config(&config);
         AppState {
+            jobs,
             config: Arc::new(config),
             games: Arc::new(games),
         }

@@ -28,6 +28,12 @@ enum Command {
     Solve(cli::solve::SolveArgs),
     /// Load benchmark: REST and WebSocket throughput and latency, memory per idle game.
     Loadtest(cli::loadtest::LoadtestArgs),
+    /// The built-in UCI engine on stdin/stdout (`--bench`: its nodes per second).
+    Engine(cli::engine::EngineArgs),
+    /// A short match of the built-in engine against Stockfish at a low skill level.
+    Match(cli::engine_match::MatchArgs),
+    /// A Grand Chess Tree worker: the perft worker protocol on stdin and stdout.
+    Worker(cli::worker::WorkerArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +42,9 @@ fn main() -> ExitCode {
         Some(Command::Perft(args)) => cli::perft::run(&args),
         Some(Command::Solve(args)) => cli::solve::run(&args),
         Some(Command::Loadtest(args)) => cli::loadtest::run(&args),
+        Some(Command::Worker(args)) => cli::worker::run(&args),
+        Some(Command::Engine(args)) => cli::engine::run(&args),
+        Some(Command::Match(args)) => cli::engine_match::run(&args),
         Some(Command::Serve(args)) => cli::serve::run(&args),
         None => cli::serve::run(&cli::serve::ServeArgs::default()),
     }

@@ -1,5 +1,6 @@
-//! Running the HTTP server, with graceful shutdown on SIGINT/SIGTERM: stop accepting, end every
-//! game with reason `shutdown` so its terminate hooks run, wait for the hooks, then exit.
+//! Running the HTTP server, with graceful shutdown on SIGINT/SIGTERM: stop accepting, cancel
+//! every job, end every game with reason `shutdown` so its terminate hooks run, wait for the
+//! hooks, then exit.
 
 use std::time::{Duration, Instant};
 
@@ -55,10 +56,12 @@ async fn wait_for_signal() {
     }
 }
 
-/// Stops accepting, stops every game (reason `shutdown`), waits for their hooks, stops the server.
+/// Stops accepting, cancels every perft and puzzle job, stops every game (reason `shutdown`),
+/// waits for their hooks, stops the server.
 pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
     tracing::info!("shutting down");
     handle.pause().await;
+    state.jobs.cancel_all();
     let grace = Duration::from_secs(state.config.games.shutdown_grace_secs);
     let deadline = Instant::now() + grace;
     for game in state.games.registry.close() {

@@ -222,7 +222,9 @@ fn error_statuses() -> BTreeMap<String, u16> {
             "PAYLOAD_TOO_LARGE" => 413,
             "UNPROCESSABLE_ENTITY" => 422,
             "INTERNAL_SERVER_ERROR" => 500,
+            "BAD_GATEWAY" => 502,
             "SERVICE_UNAVAILABLE" => 503,
+            "GATEWAY_TIMEOUT" => 504,
             other => panic!("add StatusCode::{other} to this test's table"),
         };
         for v in variants.split('|') {

@@ -37,6 +37,8 @@ pub struct CreateGame {
     pub time_control: Option<TimeControl>,
     /// Draw rules (default automatic).
     pub draw_policy: Option<PolicyView>,
+    /// An engine that plays one side by itself (see `/v1/engines`).
+    pub opponent: Option<crate::api::engines::OpponentBody>,
 }
 
 /// Seat and admin secrets.
@@ -212,7 +214,16 @@ pub async fn create(
         time_control: body.time_control,
         draw_policy: game.policy(),
     };
+    // The opponent engine is started (and its handshake done) before the game exists, so an
+    // engine failure creates no game.
+    let opponent = match body.opponent {
+        Some(o) => Some(crate::api::engines::start_opponent(&state, o).await?),
+        None => None,
+    };
     let (_, secrets, addr) = spawn_game(&state.games, game, options)?;
+    if let Some(opponent) = opponent {
+        crate::api::engines::attach_opponent(&addr, &secrets.admin, opponent).await?;
+    }
     let snap = addr.send(GetSnapshot).await.map_err(ApiError::internal)?;
     Ok(HttpResponse::Created().json(Created {
         game: GameView::from(&snap),

@@ -1,9 +1,12 @@
 //! HTTP routes: the REST API under `/v1`, the WebSocket endpoint, health, metrics and OpenAPI.
 //! [`configure`] is the one route table, used by `main` and by the tests alike.
 
+pub mod engines;
 pub mod games;
+pub mod jobs;
 pub mod position;
 pub mod system;
+pub mod webapp;
 pub mod ws;
 
 use actix_web::{
@@ -19,7 +22,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::QueryConfig::default().error_handler(query_error))
         .service(routes())
-        .default_service(web::to(not_found));
+        // Not API routes: the web client's files (`web/`, embedded), else the JSON `not_found`.
+        // Only requests no route matched get here, so the pages never shadow the API.
+        .default_service(web::to(webapp::fallback));
 }
 
 /// Every route, inside one scope that records request latency.
@@ -47,6 +52,28 @@ fn routes() -> actix_web::Scope<
                 .service(web::resource("/position").get(position::lookup))
                 .service(web::resource("/position/move").post(position::apply_move))
                 .service(web::resource("/games").post(games::create))
+                .service(web::resource("/engines").get(engines::list))
+                .service(web::resource("/jobs").get(jobs::list))
+                .service(web::resource("/perft").post(jobs::create_perft))
+                .service(
+                    web::scope("/perft/{id}")
+                        .service(
+                            web::resource("")
+                                .get(jobs::perft_view)
+                                .delete(jobs::cancel_perft),
+                        )
+                        .service(web::resource("/events").get(jobs::perft_events)),
+                )
+                .service(web::resource("/puzzles").post(jobs::create_puzzle))
+                .service(
+                    web::scope("/puzzles/{id}")
+                        .service(
+                            web::resource("")
+                                .get(jobs::puzzle_view)
+                                .delete(jobs::cancel_puzzle),
+                        )
+                        .service(web::resource("/events").get(jobs::puzzle_events)),
+                )
                 .service(
                     web::scope("/games/{id}")
                         .service(web::resource("").get(games::state_view).delete(games::stop))
@@ -83,6 +110,22 @@ fn routes() -> actix_web::Scope<
                             web::resource("/options")
                                 .get(games::options)
                                 .patch(games::set_options),
+                        )
+                        .service(
+                            web::resource("/engine")
+                                .get(engines::view)
+                                .post(engines::attach)
+                                .delete(engines::detach),
+                        )
+                        .service(web::resource("/engine/bestmove").post(engines::bestmove))
+                        .service(web::resource("/engine/play").post(engines::play))
+                        .service(web::resource("/engine/position").post(engines::set_position))
+                        .service(web::resource("/engine/sync").post(engines::sync))
+                        .service(web::resource("/engine/command").post(engines::command))
+                        .service(
+                            web::resource("/engine/analysis")
+                                .post(engines::start_analysis)
+                                .delete(engines::stop_analysis),
                         )
                         .service(web::resource("/ws").get(ws::connect)),
                 ),
@@ -198,13 +241,6 @@ fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
 
 fn query_error(err: QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
     ApiError::invalid_request(format!("invalid query: {err}")).into()
-}
-
-async fn not_found(req: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
-    Err(ApiError::new(
-        ErrorCode::NotFound,
-        format!("no route for {} {}", req.method(), req.path()),
-    ))
 }
 
 /// The secret from `Authorization: Bearer <secret>` (or, for browsers' WebSockets, `?token=`).

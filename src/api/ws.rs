@@ -8,6 +8,11 @@
 //! Client frames (JSON, field `type`): `move` (`uci` or `san`, optional `ack` id), `resign`,
 //! `draw_offer`, `draw_accept`, `draw_decline`, `draw_claim`, `ping`. Each command is answered at
 //! once with `ack` (or `error` with a code), before the event it causes.
+//!
+//! The game's engine output (`engine_info`, `engine_line`, `engine_error`, `engine_attached`,
+//! `engine_detached`) arrives through the same subscription: transient frames carrying the
+//! current version, never replayed on reconnect (see `game::actor`'s engine module). With an
+//! engine opponent, its reply to a move is the next `move` event.
 
 use std::{
     sync::Arc,

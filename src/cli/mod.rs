@@ -1,11 +1,14 @@
 //! Subcommand implementations: each module has its clap `Args` and a `run` function.
 
+pub mod engine;
+pub mod engine_match;
 pub mod loadtest;
 pub mod perft;
 pub mod progress;
 pub mod serve;
 pub mod solve;
 pub mod table;
+pub mod worker;
 
 use std::process::ExitCode;
 

@@ -14,6 +14,15 @@ use chessd_core::{
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
+mod engine;
+
+pub use engine::{
+    check_raw_command, AnalysisReport, AnalysisStarted, AttachEngine, Authorize, BestMoveReply,
+    DetachEngine, EngineBestMove, EngineCommand, EnginePlay, EngineSetPosition, EngineSync,
+    EngineView, GetEngine, MoveText, Need, Opponent, OpponentView, PlayReply, StartAnalysis,
+    StopAnalysis, DEFAULT_OPPONENT_MOVETIME_MS,
+};
+
 use crate::{
     error::{ApiError, ErrorCode},
     game::{
@@ -248,6 +257,14 @@ pub struct GameActor {
     flag_timer: Option<SpawnHandle>,
     stop_reason: StopReason,
     shared: Arc<GameShared>,
+    /// The attached UCI engine.
+    engine: Option<engine::Attached>,
+    /// The engine opponent (plays one side by itself).
+    opponent: Option<Opponent>,
+    /// Attachments so far (tags engine output with its attachment).
+    next_engine: u64,
+    /// Analyses so far (tells a restarted analysis from the one it replaced).
+    next_analysis: u64,
 }
 
 impl GameActor {
@@ -275,6 +292,10 @@ impl GameActor {
             flag_timer: None,
             stop_reason: StopReason::Stopped,
             shared,
+            engine: None,
+            opponent: None,
+            next_engine: 0,
+            next_analysis: 0,
         }
     }
 
@@ -655,7 +676,8 @@ impl Actor for GameActor {
         self.touch(ctx);
     }
 
-    fn stopped(&mut self, _ctx: &mut Context<Self>) {
+    fn stopped(&mut self, ctx: &mut Context<Self>) {
+        engine::on_stop(self, ctx);
         self.shared.registry.remove(&self.id);
         self.publish(EventKind::Stopped {
             reason: self.stop_reason.as_str().to_string(),
@@ -692,7 +714,25 @@ impl Handler<Command> for GameActor {
     fn handle(&mut self, msg: Command, ctx: &mut Context<Self>) -> Self::Result {
         self.touch(ctx);
         let caller = self.caller(msg.token.as_deref());
+        let changes_game = matches!(
+            msg.action,
+            Action::Move(_) | Action::LoadFen(_) | Action::LoadPgn(_) | Action::Restore(_)
+        );
+        if changes_game && self.engine.as_ref().is_some_and(|a| a.locks_game()) {
+            // Checked after the secret, so a stranger still learns nothing but `forbidden`.
+            if caller == Caller::Anonymous {
+                return Err(ApiError::forbidden("this action needs a secret"));
+            }
+            return Err(ApiError::new(
+                ErrorCode::EngineBusy,
+                "the engine is choosing its move for this game; wait for it",
+            ));
+        }
         let played = self.act(caller, msg.action, ctx)?;
+        if changes_game {
+            self.after_game_change(ctx);
+            self.engine_turn(ctx);
+        }
         Ok(ActionReply {
             snapshot: self.snapshot(),
             played,

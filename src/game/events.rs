@@ -57,6 +57,103 @@ pub enum EventKind {
         /// Why.
         reason: String,
     },
+    /// Transient: a parsed `info` line (with a score or a PV) of the game's engine.
+    EngineInfo(EngineInfoView),
+    /// Transient: any other line of the game's engine, as sent.
+    EngineLine {
+        /// The raw line.
+        line: String,
+    },
+    /// Transient: the game's engine failed (died, timed out, sent an illegal move).
+    EngineError {
+        /// The error code (`engine_died`, `engine_timeout`, `engine_illegal_move`, …).
+        code: String,
+        /// What happened.
+        message: String,
+    },
+    /// Transient: an engine was attached to the game.
+    EngineAttached {
+        /// Its configured name.
+        name: String,
+        /// Its `id name`.
+        id_name: Option<String>,
+    },
+    /// Transient: the game's engine was detached (on request, or because it died).
+    EngineDetached {
+        /// Its configured name.
+        name: String,
+    },
+}
+
+/// An engine `info` line as JSON: the PV both in UCI and in SAN (SAN stops at the first move
+/// that is not legal).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EngineInfoView {
+    /// The line (MultiPV), 1 = best.
+    pub multipv: u32,
+    /// Depth in plies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Selective depth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seldepth: Option<u32>,
+    /// `{"cp": N}` or `{"mate": N}` (side to move's view), with `"bound"` when only a bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<crate::uci::protocol::Score>,
+    /// Win/draw/loss per mille.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wdl: Option<crate::uci::protocol::Wdl>,
+    /// The principal variation, UCI.
+    pub pv_uci: Vec<String>,
+    /// The principal variation, SAN.
+    pub pv_san: Vec<String>,
+    /// Nodes searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Nodes per second.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nps: Option<u64>,
+    /// Milliseconds searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<u64>,
+    /// Hash table fill, per mille.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hashfull: Option<u32>,
+    /// Tablebase hits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tbhits: Option<u64>,
+}
+
+impl EngineInfoView {
+    /// The view of `info`, whose PV starts from `root`.
+    pub fn new(info: &crate::uci::protocol::Info, root: &chessd_core::Position) -> EngineInfoView {
+        EngineInfoView {
+            multipv: info.multipv.unwrap_or(1),
+            depth: info.depth,
+            seldepth: info.seldepth,
+            score: info.score,
+            wdl: info.wdl,
+            pv_uci: info.pv.clone(),
+            pv_san: pv_san(root, &info.pv),
+            nodes: info.nodes,
+            nps: info.nps,
+            time: info.time,
+            hashfull: info.hashfull,
+            tbhits: info.tbhits,
+        }
+    }
+}
+
+/// The SAN of the moves of `pv` from `root`, up to the first that is not legal.
+pub fn pv_san(root: &chessd_core::Position, pv: &[String]) -> Vec<String> {
+    let mut pos = *root;
+    let mut out = Vec::with_capacity(pv.len());
+    for text in pv {
+        let Ok(mv) = pos.parse_uci(text) else { break };
+        out.push(pos.san(mv));
+        pos = pos.after(mv);
+    }
+    out
 }
 
 /// An event with its version, serialised once and shared by every subscriber.
@@ -141,6 +238,21 @@ impl EventLog {
                 .cloned()
                 .collect(),
         )
+    }
+
+    /// Serialises a transient event (engine output): it carries the current version, does not
+    /// bump it and is not kept for reconnecting clients.
+    pub fn transient(&self, kind: &EventKind) -> Arc<EventFrame> {
+        let json = serde_json::to_string(&Versioned {
+            version: self.version,
+            kind,
+        })
+        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"))
+        .into();
+        Arc::new(EventFrame {
+            version: self.version,
+            json,
+        })
     }
 
     /// Forgets held events (after a re-initialisation the old ones no longer apply).

@@ -1,2 +1,10 @@
 //! Long computations run as jobs: perft and mate-in-N puzzles, owned by a supervisor, run on a
 //! pool off the HTTP threads, and Grand Chess Tree workers they can hand perft tasks to.
+
+pub mod gct;
+pub mod perft_job;
+pub mod puzzle_job;
+pub mod solution;
+pub mod supervisor;
+pub mod view;
+pub mod workers;

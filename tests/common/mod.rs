@@ -44,6 +44,11 @@ impl Server {
         Server { child, base }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The WebSocket URL of a game.
     pub fn ws_url(&self, id: &str, query: &str) -> String {
         format!(

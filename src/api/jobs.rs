@@ -1,0 +1,228 @@
+//! Perft and puzzle jobs over REST and WebSocket: `POST /v1/perft`, `GET|DELETE
+//! /v1/perft/{id}`, `GET /v1/perft/{id}/events`, the same under `/v1/puzzles`, and
+//! `GET /v1/jobs`.
+//!
+//! The events WebSocket sends `{"type": "progress", "job": <view>}` at once and then every
+//! 200 ms while the job is queued or running, and a final `{"type": "done" | "cancelled" |
+//! "failed", "job": <view>}` as soon as it ends, then closes (normal closure). A client that
+//! connects after the end gets the final message at once. Client frames are not needed; pings
+//! are answered, and the server pings every `websocket.heartbeat_secs`.
+
+use std::time::{Duration, Instant};
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
+
+use crate::{
+    error::ApiError,
+    jobs::{
+        perft_job::PerftRequest,
+        puzzle_job::PuzzleRequest,
+        supervisor::Job,
+        view::{JobEvent, JobKind},
+    },
+    AppState,
+};
+
+/// How often a running job's progress is sent over its WebSocket.
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// How long `DELETE` waits for a running job to stop before answering `202`.
+const CANCEL_WAIT: Duration = Duration::from_secs(2);
+
+/// `POST /v1/perft`
+pub async fn create_perft(
+    state: web::Data<AppState>,
+    body: web::Json<PerftRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let job = state.jobs.submit_perft(&body)?;
+    Ok(HttpResponse::Accepted().json(job.view()))
+}
+
+/// `POST /v1/puzzles`
+pub async fn create_puzzle(
+    state: web::Data<AppState>,
+    body: web::Json<PuzzleRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let job = state.jobs.submit_puzzle(&body)?;
+    Ok(HttpResponse::Accepted().json(job.view()))
+}
+
+/// `GET /v1/perft/{id}`
+pub async fn perft_view(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    view(&state, &id, JobKind::Perft)
+}
+
+/// `GET /v1/puzzles/{id}`
+pub async fn puzzle_view(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    view(&state, &id, JobKind::Puzzle)
+}
+
+fn view(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse, ApiError> {
+    let job = state.jobs.get(id, kind)?;
+    Ok(HttpResponse::Ok().json(job.view()))
+}
+
+/// `DELETE /v1/perft/{id}`
+pub async fn cancel_perft(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    cancel(&state, &id, JobKind::Perft).await
+}
+
+/// `DELETE /v1/puzzles/{id}`
+pub async fn cancel_puzzle(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    cancel(&state, &id, JobKind::Puzzle).await
+}
+
+/// Cancels and waits (up to [`CANCEL_WAIT`]) for the job to stop: `200` with the final view,
+/// or `202` with the view of a job still stopping. A finished job is answered unchanged.
+async fn cancel(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse, ApiError> {
+    let job = state.jobs.cancel(id, kind)?;
+    if job.wait_finished(CANCEL_WAIT).await {
+        Ok(HttpResponse::Ok().json(job.view()))
+    } else {
+        Ok(HttpResponse::Accepted().json(job.view()))
+    }
+}
+
+/// `GET /v1/jobs`
+pub async fn list(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(state.jobs.list())
+}
+
+/// `GET /v1/perft/{id}/events`
+pub async fn perft_events(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Payload,
+) -> Result<HttpResponse, actix_web::Error> {
+    events(&state, &req, &id, JobKind::Perft, body)
+}
+
+/// `GET /v1/puzzles/{id}/events`
+pub async fn puzzle_events(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Payload,
+) -> Result<HttpResponse, actix_web::Error> {
+    events(&state, &req, &id, JobKind::Puzzle, body)
+}
+
+fn events(
+    state: &AppState,
+    req: &HttpRequest,
+    id: &str,
+    kind: JobKind,
+    body: web::Payload,
+) -> Result<HttpResponse, actix_web::Error> {
+    let job = state.jobs.get(id, kind)?;
+    let (response, session, stream) = actix_ws::handle(req, body)?;
+    let limits = state.config.websocket.clone();
+    let stream = stream
+        .max_frame_size(limits.max_frame_bytes)
+        .aggregate_continuations()
+        .max_continuation_size(limits.max_frame_bytes);
+    actix_web::rt::spawn(stream_events(job, session, stream, limits));
+    Ok(response)
+}
+
+async fn send(session: &mut Session, job: &Job) -> bool {
+    match serde_json::to_string(&JobEvent::from(job.view())) {
+        Ok(text) => session.text(text).await.is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// Sends progress until the job ends, then the final event, then closes.
+async fn stream_events(
+    job: std::sync::Arc<Job>,
+    mut session: Session,
+    mut stream: actix_ws::AggregatedMessageStream,
+    limits: crate::config::WebSocketConfig,
+) {
+    let mut states = job.subscribe();
+    let mut progress = tokio::time::interval(PROGRESS_EVERY);
+    progress.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let heartbeat = Duration::from_secs(limits.heartbeat_secs.max(1));
+    let client_timeout = Duration::from_secs(limits.client_timeout_secs.max(1));
+    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + heartbeat, heartbeat);
+    let mut last_seen = Instant::now();
+    let mut window = (Instant::now(), 0u32);
+    let mut close = None;
+    loop {
+        if job.state().is_finished() {
+            // The final view, with the final state (read after the end was published).
+            if send(&mut session, &job).await {
+                close = Some(CloseReason {
+                    code: CloseCode::Normal,
+                    description: Some(format!("job {}", job.state().as_str())),
+                });
+            }
+            break;
+        }
+        tokio::select! {
+            changed = states.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
+            _ = progress.tick() => {
+                if !job.state().is_finished() && !send(&mut session, &job).await {
+                    break;
+                }
+            }
+            msg = stream.recv() => {
+                last_seen = Instant::now();
+                let Some(Ok(msg)) = msg else {
+                    let code = match msg {
+                        Some(Err(actix_ws::ProtocolError::Overflow)) => Some(CloseCode::Size),
+                        Some(Err(_)) => Some(CloseCode::Protocol),
+                        _ => None,
+                    };
+                    close = code.map(|code| CloseReason { code, description: None });
+                    break;
+                };
+                if window.0.elapsed() >= Duration::from_secs(1) {
+                    window = (Instant::now(), 0);
+                }
+                window.1 += 1;
+                if window.1 > limits.max_messages_per_sec {
+                    close = Some(CloseReason { code: CloseCode::Policy, description: Some("too many messages".into()) });
+                    break;
+                }
+                match msg {
+                    AggregatedMessage::Ping(bytes) => {
+                        if session.pong(&bytes).await.is_err() {
+                            break;
+                        }
+                    }
+                    AggregatedMessage::Close(_) => break,
+                    AggregatedMessage::Text(_) | AggregatedMessage::Binary(_) | AggregatedMessage::Pong(_) => {}
+                }
+            }
+            _ = pings.tick() => {
+                if last_seen.elapsed() > client_timeout {
+                    close = Some(CloseReason { code: CloseCode::Away, description: Some("heartbeat timeout".into()) });
+                    break;
+                }
+                if session.ping(b"").await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = session.close(close).await;
+}

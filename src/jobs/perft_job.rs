@@ -1,0 +1,522 @@
+//! Perft jobs: the request, its checks against the configured limits, and the computation —
+//! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
+//! unique positions a few plies down, counts them and multiplies back), or on Grand Chess Tree
+//! workers through a [`TaskRunner`].
+
+use std::{
+    collections::BTreeMap,
+    sync::{atomic::AtomicBool, Arc},
+};
+
+use chessd_core::{
+    perft::{self, Perft, PerftStats},
+    FenMode, Position,
+};
+use serde::Deserialize;
+
+use super::{
+    supervisor::{JobEnd, JobLimits},
+    view::ErrorView,
+    workers::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask},
+};
+use crate::{
+    config::EndpointConfig,
+    error::{ApiError, ErrorCode},
+};
+
+/// The body of `POST /v1/perft`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerftRequest {
+    /// The position (lenient FEN); default: the start position.
+    pub fen: Option<String>,
+    /// Depth in plies.
+    pub depth: u32,
+    /// Collect leaf statistics (default false).
+    #[serde(default)]
+    pub stats: bool,
+    /// Pool threads (default: the most a job may have).
+    pub threads: Option<usize>,
+    /// Hash table in MiB (default 0: none).
+    pub hash_mb: Option<usize>,
+    /// Hand the tasks to the configured Grand Chess Tree workers (default: true when any are
+    /// configured).
+    pub workers: Option<bool>,
+}
+
+/// One task handed to a worker: a unique position, the depth left, and how many move
+/// sequences reach it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerftTask {
+    /// The position as FEN.
+    pub fen: String,
+    /// Plies to count below it.
+    pub depth: u32,
+    /// Move sequences from the root reaching it (its result is multiplied by this).
+    pub occurrences: u64,
+}
+
+/// Something that computes perft tasks away from the job pool (the Grand Chess Tree workers).
+pub trait TaskRunner: Send + Sync {
+    /// The names of the workers, for the job view.
+    fn names(&self) -> Vec<String>;
+
+    /// What is known about each worker (for `GET /v1/jobs`).
+    fn status(&self) -> Vec<WorkerStatus> {
+        Vec::new()
+    }
+
+    /// Computes every task, calling `on_done(index, stats)` once per task with the statistics
+    /// of **one** occurrence of its position; returns when all are done, when `cancel` is set
+    /// (soon after), or with an error when the tasks cannot be completed.
+    fn run(
+        &self,
+        tasks: Vec<PerftTask>,
+        cancel: Arc<AtomicBool>,
+        on_done: &mut dyn FnMut(usize, PerftStats),
+    ) -> Result<(), String>;
+}
+
+/// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: the pool
+/// runs on a small runtime of its own, so that its connections (and local worker processes,
+/// hash tables warm) live from one job to the next; a job's thread blocks on its run.
+pub struct GctWorkers {
+    pool: WorkerPool,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl GctWorkers {
+    /// The workers of `[gct_workers]`, or `None` when there are none (or their runtime cannot
+    /// be built, which is logged).
+    pub fn from_config(config: &BTreeMap<String, EndpointConfig>) -> Option<GctWorkers> {
+        if config.is_empty() {
+            return None;
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("chessd-gct")
+            .enable_all()
+            .build();
+        match runtime {
+            Ok(runtime) => Some(GctWorkers {
+                pool: WorkerPool::new(config),
+                runtime: Some(runtime),
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start the Grand Chess Tree workers' runtime");
+                None
+            }
+        }
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &WorkerPool {
+        &self.pool
+    }
+}
+
+impl Drop for GctWorkers {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which is not allowed inside another runtime (where the
+        // server state may be dropped): let it end in the background.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl TaskRunner for GctWorkers {
+    fn names(&self) -> Vec<String> {
+        self.pool.names()
+    }
+
+    fn status(&self) -> Vec<WorkerStatus> {
+        self.pool.status()
+    }
+
+    fn run(
+        &self,
+        tasks: Vec<PerftTask>,
+        cancel: Arc<AtomicBool>,
+        on_done: &mut dyn FnMut(usize, PerftStats),
+    ) -> Result<(), String> {
+        let Some(runtime) = &self.runtime else {
+            return Err("the workers' runtime has stopped".into());
+        };
+        let tasks = tasks
+            .into_iter()
+            .map(|t| WorkerTask {
+                fen: t.fen,
+                depth: t.depth,
+                occurrences: t.occurrences,
+            })
+            .collect();
+        match runtime.block_on(self.pool.run(tasks, cancel, on_done)) {
+            Ok(()) | Err(WorkerPoolError::Cancelled) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// A checked perft job.
+#[derive(Clone)]
+pub struct PerftSpec {
+    /// The position.
+    pub pos: Position,
+    /// Depth in plies.
+    pub depth: u32,
+    /// Whether leaf statistics are collected.
+    pub stats: bool,
+    /// Pool threads (0 when workers compute).
+    pub threads: usize,
+    /// Hash table in MiB.
+    pub hash_mb: usize,
+    /// The workers that compute, if any.
+    pub workers: Option<Arc<dyn TaskRunner>>,
+}
+
+impl std::fmt::Debug for PerftSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerftSpec")
+            .field("fen", &self.pos.fen())
+            .field("depth", &self.depth)
+            .field("stats", &self.stats)
+            .field("threads", &self.threads)
+            .field("hash_mb", &self.hash_mb)
+            .field("workers", &self.worker_names())
+            .finish()
+    }
+}
+
+/// Where a perft job stands, reported while it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PerftUpdate {
+    /// Tasks finished.
+    pub done: usize,
+    /// Tasks in all.
+    pub total: usize,
+    /// Statistics of the finished tasks (only `nodes` without statistics).
+    pub stats: PerftStats,
+}
+
+/// A finished perft.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerftOutcome {
+    /// The totals (only `nodes` without statistics).
+    pub stats: PerftStats,
+    /// Whether the eight check classes were counted (statistics runs).
+    pub classes: bool,
+    /// Time of the computation.
+    pub seconds: f64,
+    /// Tasks computed.
+    pub tasks: usize,
+}
+
+impl PerftSpec {
+    /// Checks a request against the limits; `workers` are the configured workers, if any.
+    pub fn from_request(
+        req: &PerftRequest,
+        limits: &JobLimits,
+        workers: Option<&Arc<dyn TaskRunner>>,
+    ) -> Result<PerftSpec, ApiError> {
+        let pos = match &req.fen {
+            None => Position::startpos(),
+            Some(fen) => Position::from_fen(fen, FenMode::Lenient)?,
+        };
+        let jobs = &limits.config;
+        if req.depth > jobs.max_perft_depth {
+            return Err(limit(format!(
+                "depth {} is over the limit jobs.max_perft_depth = {}",
+                req.depth, jobs.max_perft_depth
+            )));
+        }
+        let max_threads = limits.max_threads();
+        let threads = req.threads.unwrap_or(max_threads);
+        if threads == 0 {
+            return Err(ApiError::invalid_request("threads must be at least 1"));
+        }
+        if threads > max_threads {
+            return Err(limit(format!(
+                "threads {threads} is over the limit jobs.max_threads = {max_threads}"
+            )));
+        }
+        let hash_mb = req.hash_mb.unwrap_or(0);
+        if hash_mb > jobs.max_hash_mb {
+            return Err(limit(format!(
+                "hash_mb {hash_mb} is over the limit jobs.max_hash_mb = {}",
+                jobs.max_hash_mb
+            )));
+        }
+        let workers = match (req.workers, workers) {
+            (Some(true), None) => {
+                return Err(ApiError::invalid_request(
+                    "no Grand Chess Tree workers are configured (gct_workers)",
+                ))
+            }
+            (Some(false), _) | (_, None) => None,
+            (_, Some(w)) => Some(Arc::clone(w)),
+        };
+        Ok(PerftSpec {
+            pos,
+            depth: req.depth,
+            stats: req.stats,
+            threads: if workers.is_some() { 0 } else { threads },
+            hash_mb,
+            workers,
+        })
+    }
+
+    /// The names of the workers computing (empty: local threads).
+    pub fn worker_names(&self) -> Vec<String> {
+        self.workers.as_ref().map(|w| w.names()).unwrap_or_default()
+    }
+
+    /// Runs the perft, reporting progress (about every 50 ms) through `report`.
+    pub fn run(
+        &self,
+        cancel: &Arc<AtomicBool>,
+        report: &mut dyn FnMut(PerftUpdate),
+    ) -> Result<PerftOutcome, JobEnd> {
+        match &self.workers {
+            Some(workers) if self.depth > 0 => {
+                self.run_on_workers(workers.as_ref(), cancel, report)
+            }
+            _ => self.run_local(cancel, report),
+        }
+    }
+
+    fn run_local(
+        &self,
+        cancel: &AtomicBool,
+        report: &mut dyn FnMut(PerftUpdate),
+    ) -> Result<PerftOutcome, JobEnd> {
+        let result = Perft::new(self.pos)
+            .depth(self.depth)
+            .threads(self.threads.max(1))
+            .hash_mb(self.hash_mb)
+            .stats(self.stats)
+            .cancel(cancel)
+            .run(|p| {
+                report(PerftUpdate {
+                    done: p.done,
+                    total: p.total,
+                    stats: p.stats,
+                })
+            })
+            .map_err(|_| JobEnd::Cancelled)?;
+        Ok(PerftOutcome {
+            stats: result.stats,
+            classes: self.stats,
+            seconds: result.elapsed.as_secs_f64(),
+            tasks: result.tasks,
+        })
+    }
+
+    /// Splits the root into unique positions, hands them to the workers and multiplies each
+    /// result by its occurrence count.
+    fn run_on_workers(
+        &self,
+        workers: &dyn TaskRunner,
+        cancel: &Arc<AtomicBool>,
+        report: &mut dyn FnMut(PerftUpdate),
+    ) -> Result<PerftOutcome, JobEnd> {
+        let start = std::time::Instant::now();
+        let n_workers = workers.names().len().max(1);
+        let plies = worker_split_plies(&self.pos, self.depth, n_workers);
+        let split = perft::split(&self.pos, plies);
+        let tasks: Vec<PerftTask> = split
+            .iter()
+            .map(|(pos, count)| PerftTask {
+                fen: pos.fen(),
+                depth: self.depth - plies,
+                occurrences: *count,
+            })
+            .collect();
+        let total = tasks.len();
+        let mut seen = vec![false; total];
+        let mut update = PerftUpdate {
+            total,
+            ..PerftUpdate::default()
+        };
+        report(update);
+        let mut last_report = std::time::Instant::now();
+        let outcome = workers.run(tasks, Arc::clone(cancel), &mut |i, stats| {
+            let Some((_, count)) = split.get(i) else {
+                return;
+            };
+            if std::mem::replace(&mut seen[i], true) {
+                return; // a requeued task reported twice: count it once
+            }
+            let stats = if self.stats {
+                stats
+            } else {
+                PerftStats::from_nodes(stats.nodes)
+            };
+            update.stats += stats * *count;
+            update.done += 1;
+            if last_report.elapsed() >= std::time::Duration::from_millis(50) {
+                last_report = std::time::Instant::now();
+                report(update);
+            }
+        });
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(JobEnd::Cancelled);
+        }
+        if let Err(e) = outcome {
+            return Err(JobEnd::Failed(ErrorView::new(
+                ErrorCode::Internal,
+                format!("the Grand Chess Tree workers failed: {e}"),
+            )));
+        }
+        if update.done < total {
+            return Err(JobEnd::Failed(ErrorView::new(
+                ErrorCode::Internal,
+                format!("the workers finished {} of {total} tasks", update.done),
+            )));
+        }
+        report(update);
+        Ok(PerftOutcome {
+            stats: update.stats,
+            classes: self.stats,
+            seconds: start.elapsed().as_secs_f64(),
+            tasks: total,
+        })
+    }
+}
+
+/// How far below the root worker tasks are taken: at least 16 tasks per worker, at most 3
+/// plies, and at least one ply left to each task.
+fn worker_split_plies(pos: &Position, depth: u32, workers: usize) -> u32 {
+    let deepest = depth.saturating_sub(1).min(3);
+    let mut plies = 0;
+    while plies < deepest && perft::perft(pos, plies) < 16 * workers as u64 {
+        plies += 1;
+    }
+    plies
+}
+
+fn limit(message: String) -> ApiError {
+    ApiError::new(ErrorCode::LimitExceeded, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering::Relaxed;
+
+    use super::*;
+    use crate::config::Config;
+
+    /// Computes tasks on the calling thread, as a worker would, in reverse order and reporting
+    /// one task twice (as after a requeue).
+    struct LocalRunner;
+
+    impl TaskRunner for LocalRunner {
+        fn names(&self) -> Vec<String> {
+            vec!["a".into(), "b".into()]
+        }
+
+        fn run(
+            &self,
+            tasks: Vec<PerftTask>,
+            cancel: Arc<AtomicBool>,
+            on_done: &mut dyn FnMut(usize, PerftStats),
+        ) -> Result<(), String> {
+            for (i, t) in tasks.iter().enumerate().rev() {
+                if cancel.load(Relaxed) {
+                    return Ok(());
+                }
+                let pos =
+                    Position::from_fen(&t.fen, FenMode::Lenient).map_err(|e| e.to_string())?;
+                let stats = perft::perft_stats(&pos, t.depth);
+                on_done(i, stats);
+                if i == 0 {
+                    on_done(i, stats);
+                }
+            }
+            Ok(())
+        }
+    }
+
+    fn limits() -> JobLimits {
+        JobLimits::new(Config::defaults().jobs)
+    }
+
+    fn request(depth: u32) -> PerftRequest {
+        PerftRequest {
+            fen: None,
+            depth,
+            stats: true,
+            threads: Some(1),
+            hash_mb: None,
+            workers: None,
+        }
+    }
+
+    #[test]
+    fn worker_tasks_multiply_back_to_the_local_totals() {
+        let runner: Arc<dyn TaskRunner> = Arc::new(LocalRunner);
+        let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        let mut req = request(4);
+        req.fen = Some(kiwipete.into());
+        let spec = PerftSpec::from_request(&req, &limits(), Some(&runner)).unwrap();
+        assert_eq!(spec.threads, 0);
+        assert_eq!(spec.worker_names(), ["a", "b"]);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let mut updates = Vec::new();
+        let out = spec.run(&cancel, &mut |u| updates.push(u)).unwrap();
+        let expected = perft::perft_stats(&spec.pos, 4);
+        assert_eq!(out.stats.nodes, 4_085_603);
+        assert_eq!(out.stats, expected);
+        assert!(out.classes);
+        let last = updates.last().unwrap();
+        assert_eq!((last.done, last.total), (out.tasks, out.tasks));
+        assert!(out.tasks >= 32, "{} tasks", out.tasks);
+    }
+
+    #[test]
+    fn workers_can_be_declined_and_are_required_when_asked_for() {
+        let runner: Arc<dyn TaskRunner> = Arc::new(LocalRunner);
+        let mut req = request(3);
+        req.workers = Some(false);
+        let spec = PerftSpec::from_request(&req, &limits(), Some(&runner)).unwrap();
+        assert!(spec.workers.is_none());
+        assert_eq!(spec.threads, 1);
+        req.workers = Some(true);
+        let err = PerftSpec::from_request(&req, &limits(), None).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidRequest);
+    }
+
+    #[test]
+    fn limits_name_the_setting() {
+        let l = limits();
+        let mut req = request(l.config.max_perft_depth + 1);
+        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
+        assert_eq!(err.code, ErrorCode::LimitExceeded);
+        assert!(
+            err.message.contains("jobs.max_perft_depth"),
+            "{}",
+            err.message
+        );
+        req.depth = 1;
+        req.threads = Some(l.max_threads() + 1);
+        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
+        assert!(err.message.contains("jobs.max_threads"), "{}", err.message);
+        req.threads = None;
+        req.hash_mb = Some(l.config.max_hash_mb + 1);
+        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
+        assert!(err.message.contains("jobs.max_hash_mb"), "{}", err.message);
+        req.hash_mb = None;
+        req.fen = Some("not a fen".into());
+        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidFen);
+    }
+
+    #[test]
+    fn split_depth_for_workers() {
+        let start = Position::startpos();
+        assert_eq!(worker_split_plies(&start, 1, 2), 0);
+        assert_eq!(worker_split_plies(&start, 2, 2), 1);
+        assert_eq!(worker_split_plies(&start, 6, 2), 2);
+        assert_eq!(worker_split_plies(&start, 9, 100), 3);
+    }
+}

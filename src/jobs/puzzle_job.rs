@@ -1,0 +1,284 @@
+//! Puzzle jobs: a mate-in-N problem given as FEN or as a board diagram, checked against the
+//! configured limits and solved by the core's [`Solver`] with a time limit. The result is the
+//! object `chessd solve --json` prints (see [`super::solution`]).
+
+use std::{
+    sync::{atomic::AtomicBool, Arc},
+    time::{Duration, Instant},
+};
+
+use chessd_core::{
+    display::parse_diagram,
+    solver::{SolveError, Solver, StopReason, MAX_MATE},
+    FenMode, Position,
+};
+use serde::Deserialize;
+
+use super::{
+    solution::{solution_json, SolutionJson},
+    supervisor::{JobEnd, JobLimits},
+    view::ErrorView,
+};
+use crate::{
+    error::{ApiError, ErrorCode},
+    views::Side,
+};
+
+/// The body of `POST /v1/puzzles`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PuzzleRequest {
+    /// The position as strict FEN (or give `board`).
+    pub fen: Option<String>,
+    /// The position as the 8-line diagram the board printer writes.
+    pub board: Option<String>,
+    /// The side to move with `board` (default white).
+    pub turn: Option<Side>,
+    /// Mate in at most this many moves.
+    pub mate_in: u32,
+    /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
+    pub time_limit_ms: Option<u64>,
+    /// Find every key, deciding uniqueness (default true).
+    pub find_all_keys: Option<bool>,
+    /// Solver threads (default 1).
+    pub threads: Option<usize>,
+}
+
+/// A checked puzzle job.
+#[derive(Clone, Debug)]
+pub struct PuzzleSpec {
+    /// The position; the side to move mates.
+    pub pos: Position,
+    /// Mate in at most this many moves.
+    pub mate_in: u32,
+    /// Time limit of the search.
+    pub time_limit_ms: u64,
+    /// Find every key.
+    pub find_all_keys: bool,
+    /// Solver threads.
+    pub threads: usize,
+    /// Solver table size in MiB.
+    pub table_mb: usize,
+}
+
+/// A finished puzzle search.
+#[derive(Clone, Debug)]
+pub struct PuzzleOutcome {
+    /// The solution as JSON.
+    pub solution: Arc<SolutionJson>,
+    /// Positions searched.
+    pub nodes: u64,
+}
+
+impl PuzzleSpec {
+    /// Checks a request against the limits.
+    pub fn from_request(req: &PuzzleRequest, limits: &JobLimits) -> Result<PuzzleSpec, ApiError> {
+        let pos = match (&req.fen, &req.board) {
+            (Some(fen), None) => {
+                if req.turn.is_some() {
+                    return Err(ApiError::invalid_request(
+                        "turn goes with board; a FEN names the side to move itself",
+                    ));
+                }
+                Position::from_fen(fen, FenMode::Strict)?
+            }
+            (None, Some(board)) => {
+                let turn = req.turn.unwrap_or(Side::White).into();
+                parse_diagram(board, turn).map_err(|e| {
+                    ApiError::new(ErrorCode::InvalidFen, format!("invalid board: {e}"))
+                })?
+            }
+            _ => {
+                return Err(ApiError::invalid_request(
+                    "give exactly one of fen and board",
+                ))
+            }
+        };
+        let jobs = &limits.config;
+        let max_mate = jobs.max_mate_in.min(MAX_MATE);
+        if req.mate_in == 0 {
+            return Err(ApiError::invalid_request("mate_in must be at least 1"));
+        }
+        if req.mate_in > max_mate {
+            return Err(limit(format!(
+                "mate_in {} is over the limit jobs.max_mate_in = {max_mate}",
+                req.mate_in
+            )));
+        }
+        let time_limit_ms = req.time_limit_ms.unwrap_or(jobs.default_solver_time_ms);
+        if time_limit_ms == 0 {
+            return Err(ApiError::invalid_request(
+                "time_limit_ms must be at least 1",
+            ));
+        }
+        if time_limit_ms > jobs.max_solver_time_ms {
+            return Err(limit(format!(
+                "time_limit_ms {time_limit_ms} is over the limit jobs.max_solver_time_ms = {}",
+                jobs.max_solver_time_ms
+            )));
+        }
+        let threads = req.threads.unwrap_or(1);
+        let max_threads = limits.max_threads();
+        if threads == 0 {
+            return Err(ApiError::invalid_request("threads must be at least 1"));
+        }
+        if threads > max_threads {
+            return Err(limit(format!(
+                "threads {threads} is over the limit jobs.max_threads = {max_threads}"
+            )));
+        }
+        Ok(PuzzleSpec {
+            pos,
+            mate_in: req.mate_in,
+            time_limit_ms,
+            find_all_keys: req.find_all_keys.unwrap_or(true),
+            threads,
+            table_mb: jobs.solver_table_mb,
+        })
+    }
+
+    /// Solves the puzzle. A time limit reached is a failure with `limit_exceeded`; its message
+    /// says how far mates were ruled out. `nodes` hears the node count of a stopped search.
+    pub fn run(&self, cancel: &AtomicBool, nodes: &mut u64) -> Result<PuzzleOutcome, JobEnd> {
+        let deadline = Instant::now() + Duration::from_millis(self.time_limit_ms);
+        let result = Solver::new(self.pos)
+            .mate_in(self.mate_in)
+            .threads(self.threads)
+            .table_mb(self.table_mb)
+            .find_all_keys(self.find_all_keys)
+            .cancel(cancel)
+            .deadline(deadline)
+            .solve();
+        match result {
+            Ok(solution) => {
+                *nodes = solution.nodes;
+                Ok(PuzzleOutcome {
+                    solution: Arc::new(solution_json(&self.pos, &solution)),
+                    nodes: solution.nodes,
+                })
+            }
+            Err(SolveError::Stopped {
+                reason,
+                no_mate_within,
+                nodes: searched,
+                ..
+            }) => {
+                *nodes = searched;
+                match reason {
+                    StopReason::Cancelled => Err(JobEnd::Cancelled),
+                    StopReason::TimeLimit | StopReason::NodeLimit => {
+                        let ruled_out = match no_mate_within {
+                            0 => String::new(),
+                            n => format!("; no mate in {n} or fewer"),
+                        };
+                        Err(JobEnd::Failed(ErrorView::new(
+                            ErrorCode::LimitExceeded,
+                            format!(
+                                "the time limit of {} ms was reached after {searched} nodes{ruled_out}",
+                                self.time_limit_ms
+                            ),
+                        )))
+                    }
+                }
+            }
+            Err(e @ SolveError::OpponentInCheck) => Err(JobEnd::Failed(ErrorView::new(
+                ErrorCode::InvalidFen,
+                e.to_string(),
+            ))),
+            Err(e @ SolveError::InvalidMateLength(_)) => Err(JobEnd::Failed(ErrorView::new(
+                ErrorCode::InvalidRequest,
+                e.to_string(),
+            ))),
+        }
+    }
+}
+
+fn limit(message: String) -> ApiError {
+    ApiError::new(ErrorCode::LimitExceeded, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn limits() -> JobLimits {
+        JobLimits::new(Config::defaults().jobs)
+    }
+
+    fn request() -> PuzzleRequest {
+        PuzzleRequest {
+            fen: Some("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".into()),
+            board: None,
+            turn: None,
+            mate_in: 2,
+            time_limit_ms: None,
+            find_all_keys: None,
+            threads: None,
+        }
+    }
+
+    #[test]
+    fn a_board_diagram_with_the_side_to_move() {
+        let mut req = request();
+        req.fen = None;
+        req.board = Some(
+            "8 . . . . . . k .\n7 . . . . . p p p\n6 . . . . . . . .\n5 . . . . . . . .\n\
+             4 . . . . . . . .\n3 . . . . . . . .\n2 r . . . . . . .\n1 . . . . . . K .\n\
+             \x20 a b c d e f g h\n"
+                .into(),
+        );
+        req.turn = Some(Side::Black);
+        let spec = PuzzleSpec::from_request(&req, &limits()).unwrap();
+        assert_eq!(spec.pos.fen(), "6k1/5ppp/8/8/8/8/r7/6K1 b - - 0 1");
+        let mut nodes = 0;
+        let out = spec.run(&AtomicBool::new(false), &mut nodes).unwrap();
+        // A lone rook cannot mate the king on g1 in two: nothing guards the second rank.
+        assert_eq!(out.solution.mate, None);
+        assert_eq!(nodes, out.nodes);
+    }
+
+    #[test]
+    fn bad_requests_get_their_codes() {
+        let l = limits();
+        let code = |req: &PuzzleRequest| PuzzleSpec::from_request(req, &l).unwrap_err().code;
+        let mut req = request();
+        req.mate_in = 0;
+        assert_eq!(code(&req), ErrorCode::InvalidRequest);
+        req.mate_in = l.config.max_mate_in + 1;
+        assert_eq!(code(&req), ErrorCode::LimitExceeded);
+        req.mate_in = 2;
+        req.time_limit_ms = Some(l.config.max_solver_time_ms + 1);
+        assert_eq!(code(&req), ErrorCode::LimitExceeded);
+        req.time_limit_ms = None;
+        req.turn = Some(Side::White);
+        assert_eq!(code(&req), ErrorCode::InvalidRequest);
+        req.turn = None;
+        req.board = Some("8/8".into());
+        assert_eq!(code(&req), ErrorCode::InvalidRequest);
+        req.fen = None;
+        assert_eq!(code(&req), ErrorCode::InvalidFen);
+        req.board = None;
+        req.fen = Some("8/8/8/8/8/8/8/8 w - - 0 1".into());
+        assert_eq!(code(&req), ErrorCode::InvalidFen);
+    }
+
+    #[test]
+    fn a_time_limit_reached_fails_with_limit_exceeded() {
+        let mut req = request();
+        // A rich middlegame with mate far away: mate in 5 takes much longer than 1 ms.
+        req.fen =
+            Some("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8".into());
+        req.mate_in = 5;
+        req.time_limit_ms = Some(1);
+        let spec = PuzzleSpec::from_request(&req, &limits()).unwrap();
+        let mut nodes = 0;
+        match spec.run(&AtomicBool::new(false), &mut nodes) {
+            Err(JobEnd::Failed(e)) => {
+                assert_eq!(e.code, "limit_exceeded");
+                assert!(e.message.contains("1 ms"), "{}", e.message);
+            }
+            other => panic!("expected a time limit failure, got {other:?}"),
+        }
+    }
+}

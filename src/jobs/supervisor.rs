@@ -1,0 +1,710 @@
+//! The job supervisor: hands out job ids, enforces the `[jobs]` limits, queues jobs until the
+//! pool has threads for them, runs each on its own OS threads (never on an HTTP thread),
+//! answers views, cancels, and forgets finished jobs after `jobs.keep_finished_secs`.
+//!
+//! The pool is a thread budget of `jobs.pool_threads` (0: one per core): a job holds the
+//! threads it computes with while it runs, and queued jobs start in order (first in, first
+//! out) as soon as the budget has room for the next one. A job's computation is the core's own
+//! (the parallel [`chessd_core::perft::Perft`] or the mate [`chessd_core::solver::Solver`]),
+//! which runs its threads on the job's thread, reports progress into the job's shared status
+//! and stops through the job's cancel flag.
+//!
+//! The supervisor is a shared structure rather than an actor: the work runs on plain threads
+//! owned by the core's runners, so an actor per job would only forward messages; reads (REST
+//! views, WebSocket progress every 200 ms) take a short lock instead of queuing in a mailbox;
+//! and admission (limits, scheduling, cancel) is one critical section under one mutex, as
+//! atomic as an actor's message handling. State changes are published on a
+//! [`tokio::sync::watch`] channel per job, which WebSocket sessions and `DELETE` wait on.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    panic::AssertUnwindSafe,
+    sync::{
+        atomic::{AtomicBool, Ordering::Relaxed},
+        Arc, Mutex, MutexGuard, Weak,
+    },
+    time::{Duration, Instant},
+};
+
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use super::{
+    perft_job::{GctWorkers, PerftOutcome, PerftRequest, PerftSpec, PerftUpdate, TaskRunner},
+    puzzle_job::{PuzzleOutcome, PuzzleRequest, PuzzleSpec},
+    view::{
+        nps, ErrorView, JobKind, JobList, JobState, JobSummary, JobView, PerftResultView,
+        PerftView, ProgressView, PuzzleView, StatsView,
+    },
+};
+use crate::{
+    config::{Config, JobsConfig},
+    error::{ApiError, ErrorCode},
+};
+
+/// How a job ended without a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobEnd {
+    /// Its cancel flag was set.
+    Cancelled,
+    /// It failed.
+    Failed(ErrorView),
+}
+
+/// The configured limits, with the pool size resolved.
+#[derive(Clone, Debug)]
+pub struct JobLimits {
+    /// The `[jobs]` section.
+    pub config: JobsConfig,
+    /// Threads of the pool (`pool_threads`, 0 resolved to the number of cores).
+    pub pool_threads: usize,
+}
+
+impl JobLimits {
+    /// The limits of a configuration.
+    pub fn new(config: JobsConfig) -> JobLimits {
+        let pool_threads = match config.pool_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        JobLimits {
+            config,
+            pool_threads,
+        }
+    }
+
+    /// The most threads one job may have: `max_threads` (0: the pool size), never more than
+    /// the pool.
+    pub fn max_threads(&self) -> usize {
+        match self.config.max_threads {
+            0 => self.pool_threads,
+            n => n.min(self.pool_threads),
+        }
+    }
+}
+
+/// What a job computes.
+#[derive(Debug)]
+pub enum Work {
+    /// A perft.
+    Perft(PerftSpec),
+    /// A puzzle.
+    Puzzle(PuzzleSpec),
+}
+
+/// A job's result.
+#[derive(Clone, Debug)]
+enum Outcome {
+    Perft(PerftOutcome),
+    Puzzle(PuzzleOutcome),
+}
+
+/// The mutable part of a job.
+#[derive(Debug)]
+struct Status {
+    state: JobState,
+    started: Option<Instant>,
+    ended: Option<Instant>,
+    progress: PerftUpdate,
+    nodes: u64,
+    outcome: Option<Outcome>,
+    error: Option<ErrorView>,
+}
+
+/// One job: what it computes, its cancel flag and its status.
+#[derive(Debug)]
+pub struct Job {
+    id: Uuid,
+    work: Work,
+    /// Pool threads it holds while running.
+    threads: usize,
+    cancel: Arc<AtomicBool>,
+    status: Mutex<Status>,
+    state_tx: watch::Sender<JobState>,
+}
+
+impl Job {
+    fn new(work: Work) -> Job {
+        let threads = match &work {
+            Work::Perft(spec) => spec.threads,
+            Work::Puzzle(spec) => spec.threads,
+        };
+        Job {
+            id: Uuid::new_v4(),
+            work,
+            threads,
+            cancel: Arc::new(AtomicBool::new(false)),
+            status: Mutex::new(Status {
+                state: JobState::Queued,
+                started: None,
+                ended: None,
+                progress: PerftUpdate::default(),
+                nodes: 0,
+                outcome: None,
+                error: None,
+            }),
+            state_tx: watch::Sender::new(JobState::Queued),
+        }
+    }
+
+    /// The job id.
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    /// Perft or puzzle.
+    pub fn kind(&self) -> JobKind {
+        match self.work {
+            Work::Perft(_) => JobKind::Perft,
+            Work::Puzzle(_) => JobKind::Puzzle,
+        }
+    }
+
+    /// Pool threads the job holds while it runs.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn status(&self) -> MutexGuard<'_, Status> {
+        // A panic while the lock was held cannot leave the status half-written in a way that
+        // matters: every update is a plain assignment of finished values.
+        self.status.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The current state.
+    pub fn state(&self) -> JobState {
+        self.status().state
+    }
+
+    /// A receiver of the job's state changes (it holds the current state already).
+    pub fn subscribe(&self) -> watch::Receiver<JobState> {
+        self.state_tx.subscribe()
+    }
+
+    /// Waits until the job has ended or `limit` has passed; returns whether it ended.
+    pub async fn wait_finished(&self, limit: Duration) -> bool {
+        let mut rx = self.subscribe();
+        tokio::time::timeout(limit, rx.wait_for(|s| s.is_finished()))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// The job as JSON.
+    pub fn view(&self) -> JobView {
+        let status = self.status();
+        let elapsed = match status.started {
+            Some(start) => status.ended.unwrap_or_else(Instant::now) - start,
+            None => Duration::ZERO,
+        };
+        let elapsed_ms = elapsed.as_millis() as u64;
+        match &self.work {
+            Work::Perft(spec) => {
+                let p = &status.progress;
+                // chessd's workers report the eight classes too (their `:classes` extension).
+                let classes = spec.stats;
+                let result = match &status.outcome {
+                    Some(Outcome::Perft(o)) => {
+                        let stats = spec.stats.then(|| StatsView::new(&o.stats, classes));
+                        Some(PerftResultView::new(o.stats.nodes, stats, o.seconds))
+                    }
+                    _ => None,
+                };
+                let nodes = p.stats.nodes;
+                JobView::Perft(Box::new(PerftView {
+                    id: self.id,
+                    kind: JobKind::Perft,
+                    state: status.state,
+                    fen: spec.pos.fen(),
+                    depth: spec.depth,
+                    stats: spec.stats,
+                    threads: spec.threads,
+                    hash_mb: spec.hash_mb,
+                    workers: spec.worker_names(),
+                    progress: ProgressView {
+                        done: p.done,
+                        total: p.total,
+                    },
+                    nodes,
+                    nps: nps(nodes, elapsed.as_secs_f64()),
+                    elapsed_ms,
+                    statistics: spec.stats.then(|| StatsView::new(&p.stats, classes)),
+                    result,
+                    error: status.error.clone(),
+                }))
+            }
+            Work::Puzzle(spec) => JobView::Puzzle(PuzzleView {
+                id: self.id,
+                kind: JobKind::Puzzle,
+                state: status.state,
+                fen: spec.pos.fen(),
+                mate_in: spec.mate_in,
+                find_all_keys: spec.find_all_keys,
+                time_limit_ms: spec.time_limit_ms,
+                threads: spec.threads,
+                elapsed_ms,
+                nodes: status.nodes,
+                result: match &status.outcome {
+                    Some(Outcome::Puzzle(o)) => Some(Arc::clone(&o.solution)),
+                    _ => None,
+                },
+                error: status.error.clone(),
+            }),
+        }
+    }
+
+    fn summary(&self) -> JobSummary {
+        let status = self.status();
+        let elapsed = match status.started {
+            Some(start) => status.ended.unwrap_or_else(Instant::now) - start,
+            None => Duration::ZERO,
+        };
+        JobSummary {
+            id: self.id,
+            kind: self.kind(),
+            state: status.state,
+            elapsed_ms: elapsed.as_millis() as u64,
+        }
+    }
+
+    fn set_state(&self, status: &mut Status, state: JobState) {
+        status.state = state;
+        if state == JobState::Running {
+            status.started = Some(Instant::now());
+        }
+        if state.is_finished() {
+            status.ended = Some(Instant::now());
+        }
+        self.state_tx.send_replace(state);
+    }
+
+    /// Records the end of the job.
+    fn finish(&self, ending: Result<Outcome, JobEnd>) {
+        let mut status = self.status();
+        let state = match ending {
+            Ok(outcome) => {
+                if let Outcome::Perft(o) = &outcome {
+                    status.progress = PerftUpdate {
+                        done: o.tasks,
+                        total: o.tasks,
+                        stats: o.stats,
+                    };
+                }
+                if let Outcome::Puzzle(o) = &outcome {
+                    status.nodes = o.nodes;
+                }
+                status.outcome = Some(outcome);
+                JobState::Done
+            }
+            Err(JobEnd::Cancelled) => JobState::Cancelled,
+            Err(JobEnd::Failed(e)) => {
+                status.error = Some(e);
+                JobState::Failed
+            }
+        };
+        self.set_state(&mut status, state);
+    }
+
+    /// Computes the job on this thread.
+    fn compute(&self) -> Result<Outcome, JobEnd> {
+        match &self.work {
+            Work::Perft(spec) => spec
+                .run(&self.cancel, &mut |update| self.status().progress = update)
+                .map(Outcome::Perft),
+            Work::Puzzle(spec) => {
+                let mut nodes = 0;
+                let result = spec.run(&self.cancel, &mut nodes);
+                self.status().nodes = nodes;
+                result.map(Outcome::Puzzle)
+            }
+        }
+    }
+}
+
+/// The supervisor's tables, under one lock.
+#[derive(Default)]
+struct Table {
+    /// Every job held, by id.
+    jobs: HashMap<Uuid, (u64, Arc<Job>)>,
+    /// Jobs waiting for threads, first in first out.
+    queue: VecDeque<Arc<Job>>,
+    /// Pool threads held by running jobs.
+    busy: usize,
+    /// Jobs created so far (orders the list).
+    created: u64,
+}
+
+struct Inner {
+    limits: JobLimits,
+    workers: Option<Arc<dyn TaskRunner>>,
+    table: Mutex<Table>,
+}
+
+impl Drop for Inner {
+    /// The server is going away: every job still running stops.
+    fn drop(&mut self) {
+        let table = self.table.get_mut().unwrap_or_else(|e| e.into_inner());
+        for job in table.queue.drain(..) {
+            job.finish(Err(JobEnd::Cancelled));
+        }
+        for (_, job) in table.jobs.values() {
+            job.cancel.store(true, Relaxed);
+        }
+    }
+}
+
+/// Owns the perft and puzzle jobs of a server.
+pub struct JobSupervisor {
+    inner: Arc<Inner>,
+}
+
+impl JobSupervisor {
+    /// The supervisor of a configuration: its `[jobs]` limits and its `[gct_workers]`.
+    pub fn from_config(config: &Config) -> JobSupervisor {
+        let workers = GctWorkers::from_config(&config.gct_workers)
+            .map(|w| Arc::new(w) as Arc<dyn TaskRunner>);
+        JobSupervisor::new(config.jobs.clone(), workers)
+    }
+
+    /// A supervisor with the `[jobs]` limits; `workers` compute perft tasks when configured.
+    pub fn new(config: JobsConfig, workers: Option<Arc<dyn TaskRunner>>) -> JobSupervisor {
+        JobSupervisor {
+            inner: Arc::new(Inner {
+                limits: JobLimits::new(config),
+                workers,
+                table: Mutex::new(Table::default()),
+            }),
+        }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &JobLimits {
+        &self.inner.limits
+    }
+
+    /// Whether perft jobs can use Grand Chess Tree workers.
+    pub fn has_workers(&self) -> bool {
+        self.inner.workers.is_some()
+    }
+
+    /// Checks and queues a perft job (it starts at once when the pool has room).
+    pub fn submit_perft(&self, req: &PerftRequest) -> Result<Arc<Job>, ApiError> {
+        let spec = PerftSpec::from_request(req, &self.inner.limits, self.inner.workers.as_ref())?;
+        self.submit(Work::Perft(spec))
+    }
+
+    /// Checks and queues a puzzle job (it starts at once when the pool has room).
+    pub fn submit_puzzle(&self, req: &PuzzleRequest) -> Result<Arc<Job>, ApiError> {
+        let spec = PuzzleSpec::from_request(req, &self.inner.limits)?;
+        self.submit(Work::Puzzle(spec))
+    }
+
+    /// Queues checked work.
+    pub fn submit(&self, work: Work) -> Result<Arc<Job>, ApiError> {
+        let inner = &self.inner;
+        let mut table = inner.lock();
+        inner.sweep(&mut table);
+        let unfinished = table
+            .jobs
+            .values()
+            .filter(|(_, j)| !j.state().is_finished())
+            .count();
+        let max = inner.limits.config.max_jobs;
+        if unfinished >= max {
+            return Err(ApiError::new(
+                ErrorCode::TooManyJobs,
+                format!(
+                    "the server already holds {unfinished} unfinished jobs (jobs.max_jobs = {max})"
+                ),
+            ));
+        }
+        let job = Arc::new(Job::new(work));
+        if job.threads > inner.limits.pool_threads {
+            // Never dispatched, it would block the queue behind it.
+            return Err(ApiError::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "threads {} is over the pool size jobs.pool_threads = {}",
+                    job.threads, inner.limits.pool_threads
+                ),
+            ));
+        }
+        table.created += 1;
+        let order = table.created;
+        table.jobs.insert(job.id, (order, Arc::clone(&job)));
+        table.queue.push_back(Arc::clone(&job));
+        inner.dispatch(&mut table, &self.inner);
+        Ok(job)
+    }
+
+    /// The job with this id (text from a URL) and kind.
+    pub fn get(&self, id: &str, kind: JobKind) -> Result<Arc<Job>, ApiError> {
+        let mut table = self.inner.lock();
+        self.inner.sweep(&mut table);
+        Inner::find(&table, id, kind)
+    }
+
+    /// Cancels a job: a queued one ends at once, a running one is told to stop (it ends well
+    /// within 100 ms, see [`Job::wait_finished`]), a finished one is left as it is.
+    pub fn cancel(&self, id: &str, kind: JobKind) -> Result<Arc<Job>, ApiError> {
+        let mut table = self.inner.lock();
+        self.inner.sweep(&mut table);
+        let job = Inner::find(&table, id, kind)?;
+        if let Some(i) = table.queue.iter().position(|j| j.id == job.id) {
+            table.queue.remove(i);
+            job.cancel.store(true, Relaxed);
+            job.finish(Err(JobEnd::Cancelled));
+            // A smaller job behind it may fit now.
+            self.inner.dispatch(&mut table, &self.inner);
+        } else if !job.state().is_finished() {
+            job.cancel.store(true, Relaxed);
+        }
+        Ok(job)
+    }
+
+    /// Every job held, oldest first, and the pool's use.
+    pub fn list(&self) -> JobList {
+        let mut table = self.inner.lock();
+        self.inner.sweep(&mut table);
+        let mut jobs: Vec<&(u64, Arc<Job>)> = table.jobs.values().collect();
+        jobs.sort_by_key(|(order, _)| *order);
+        JobList {
+            jobs: jobs.iter().map(|(_, j)| j.summary()).collect(),
+            pool_threads: self.inner.limits.pool_threads,
+            busy_threads: table.busy,
+            workers: self
+                .inner
+                .workers
+                .as_ref()
+                .map(|w| w.status())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Pool threads held by running jobs.
+    pub fn busy_threads(&self) -> usize {
+        self.inner.lock().busy
+    }
+
+    /// Tells every unfinished job to stop (server shutdown).
+    pub fn cancel_all(&self) {
+        let mut table = self.inner.lock();
+        for job in std::mem::take(&mut table.queue) {
+            job.cancel.store(true, Relaxed);
+            job.finish(Err(JobEnd::Cancelled));
+        }
+        for (_, job) in table.jobs.values() {
+            job.cancel.store(true, Relaxed);
+        }
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, Table> {
+        // Every critical section leaves the table consistent before anything that could panic.
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn find(table: &Table, id: &str, kind: JobKind) -> Result<Arc<Job>, ApiError> {
+        let not_found = || {
+            let what = match kind {
+                JobKind::Perft => "perft",
+                JobKind::Puzzle => "puzzle",
+            };
+            ApiError::new(
+                ErrorCode::JobNotFound,
+                format!("no {what} job with id {id}"),
+            )
+        };
+        let uuid = Uuid::parse_str(id).map_err(|_| not_found())?;
+        match table.jobs.get(&uuid) {
+            Some((_, job)) if job.kind() == kind => Ok(Arc::clone(job)),
+            _ => Err(not_found()),
+        }
+    }
+
+    /// Forgets jobs that ended more than `keep_finished_secs` ago.
+    fn sweep(&self, table: &mut Table) {
+        let keep = Duration::from_secs(self.limits.config.keep_finished_secs);
+        table.jobs.retain(|_, (_, job)| {
+            let status = job.status();
+            status.ended.is_none_or(|t| t.elapsed() < keep)
+        });
+    }
+
+    /// Starts queued jobs, in order, while the pool has threads for the next one.
+    fn dispatch(&self, table: &mut Table, this: &Arc<Inner>) {
+        while let Some(job) = table.queue.front() {
+            if job.threads > self.limits.pool_threads.saturating_sub(table.busy) {
+                break;
+            }
+            let Some(job) = table.queue.pop_front() else {
+                break;
+            };
+            table.busy += job.threads;
+            {
+                let mut status = job.status();
+                job.set_state(&mut status, JobState::Running);
+            }
+            let weak = Arc::downgrade(this);
+            let runner = Arc::clone(&job);
+            let spawned = std::thread::Builder::new()
+                .name(format!("chessd-job-{}", &job.id.simple().to_string()[..8]))
+                .spawn(move || run_job(weak, runner));
+            if let Err(e) = spawned {
+                table.busy -= job.threads;
+                job.finish(Err(JobEnd::Failed(ErrorView::new(
+                    ErrorCode::Internal,
+                    format!("cannot start a job thread: {e}"),
+                ))));
+            }
+        }
+    }
+
+    /// A running job ended: its threads go back to the pool and queued jobs may start.
+    fn release(self: &Arc<Inner>, threads: usize) {
+        let mut table = self.lock();
+        table.busy = table.busy.saturating_sub(threads);
+        self.dispatch(&mut table, self);
+    }
+}
+
+/// The body of a job thread: compute, give the threads back, publish the end.
+fn run_job(supervisor: Weak<Inner>, job: Arc<Job>) {
+    let ending =
+        std::panic::catch_unwind(AssertUnwindSafe(|| job.compute())).unwrap_or_else(|_| {
+            Err(JobEnd::Failed(ErrorView::new(
+                ErrorCode::Internal,
+                "the job's computation panicked",
+            )))
+        });
+    // The computation's threads have all been joined: give them back before the end is
+    // published, so that whoever sees the end finds the pool free.
+    if let Some(inner) = supervisor.upgrade() {
+        inner.release(job.threads);
+    }
+    job.finish(ending);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn config(pool: usize, max_jobs: usize, keep: u64) -> JobsConfig {
+        let mut c = Config::defaults().jobs;
+        c.pool_threads = pool;
+        c.max_jobs = max_jobs;
+        c.keep_finished_secs = keep;
+        c
+    }
+
+    fn perft(depth: u32, threads: usize) -> PerftRequest {
+        PerftRequest {
+            fen: None,
+            depth,
+            stats: false,
+            threads: Some(threads),
+            hash_mb: None,
+            workers: None,
+        }
+    }
+
+    fn wait(job: &Job) -> JobState {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !job.state().is_finished() {
+            assert!(Instant::now() < deadline, "job did not end");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        job.state()
+    }
+
+    #[test]
+    fn jobs_queue_for_threads_and_start_in_order() {
+        let sup = JobSupervisor::new(config(2, 8, 3600), None);
+        let big = sup.submit_perft(&perft(9, 2)).unwrap();
+        let small = sup.submit_perft(&perft(3, 1)).unwrap();
+        assert_eq!(big.state(), JobState::Running);
+        // First in, first out: the small job waits even though nothing else would block it.
+        assert_eq!(small.state(), JobState::Queued);
+        assert_eq!(sup.busy_threads(), 2);
+        let id = big.id().to_string();
+        sup.cancel(&id, JobKind::Perft).unwrap();
+        assert_eq!(wait(&big), JobState::Cancelled);
+        assert_eq!(wait(&small), JobState::Done);
+        let JobView::Perft(v) = small.view() else {
+            panic!("a perft view")
+        };
+        assert_eq!(v.result.unwrap().nodes, 8902);
+        assert_eq!(sup.busy_threads(), 0);
+        let list = sup.list();
+        assert_eq!(list.jobs.len(), 2);
+        assert_eq!(list.jobs[0].id, big.id());
+    }
+
+    #[test]
+    fn too_many_jobs_and_queued_cancellation() {
+        let sup = JobSupervisor::new(config(1, 2, 3600), None);
+        let a = sup.submit_perft(&perft(9, 1)).unwrap();
+        let b = sup.submit_perft(&perft(9, 1)).unwrap();
+        let err = sup.submit_perft(&perft(1, 1)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::TooManyJobs);
+        assert!(err.message.contains("jobs.max_jobs"), "{}", err.message);
+        // The queued one ends at once.
+        sup.cancel(&b.id().to_string(), JobKind::Perft).unwrap();
+        assert_eq!(b.state(), JobState::Cancelled);
+        sup.cancel(&a.id().to_string(), JobKind::Perft).unwrap();
+        assert_eq!(wait(&a), JobState::Cancelled);
+        // A slot is free again.
+        let c = sup.submit_perft(&perft(2, 1)).unwrap();
+        assert_eq!(wait(&c), JobState::Done);
+        // Wrong kind or unknown id.
+        let id = c.id().to_string();
+        assert_eq!(
+            sup.get(&id, JobKind::Puzzle).unwrap_err().code,
+            ErrorCode::JobNotFound
+        );
+        assert_eq!(
+            sup.get("nope", JobKind::Perft).unwrap_err().code,
+            ErrorCode::JobNotFound
+        );
+    }
+
+    #[test]
+    fn finished_jobs_are_forgotten_after_the_keep_time() {
+        let sup = JobSupervisor::new(config(1, 8, 0), None);
+        let job = sup.submit_perft(&perft(2, 1)).unwrap();
+        let id = job.id().to_string();
+        wait(&job);
+        assert_eq!(
+            sup.get(&id, JobKind::Perft).unwrap_err().code,
+            ErrorCode::JobNotFound
+        );
+        assert!(sup.list().jobs.is_empty());
+    }
+
+    #[test]
+    fn dropping_the_supervisor_stops_its_jobs() {
+        let sup = JobSupervisor::new(config(1, 8, 3600), None);
+        let job = sup.submit_perft(&perft(9, 1)).unwrap();
+        let queued = sup.submit_perft(&perft(9, 1)).unwrap();
+        assert_eq!(queued.state(), JobState::Queued);
+        drop(sup);
+        assert_eq!(wait(&job), JobState::Cancelled);
+        assert_eq!(queued.state(), JobState::Cancelled);
+    }
+
+    #[test]
+    fn work_wider_than_the_pool_is_refused() {
+        let sup = JobSupervisor::new(config(1, 8, 3600), None);
+        let mut req = perft(2, 1);
+        let mut spec = PerftSpec::from_request(&req, sup.limits(), None).unwrap();
+        spec.threads = 2;
+        let err = sup.submit(Work::Perft(spec)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::LimitExceeded);
+        req.threads = Some(2);
+        assert_eq!(
+            sup.submit_perft(&req).unwrap_err().code,
+            ErrorCode::LimitExceeded
+        );
+    }
+}

@@ -1,0 +1,120 @@
+//! The built-in engine (`chessd engine`, the default `builtin` entry) through the real server:
+//! a whole engine-vs-engine game, Lichess mates in two (from `../shared/data/puzzles`) played out
+//! with the default limits, and an engine opponent answering REST moves.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
+mod common;
+mod engines_support;
+
+use std::time::{Duration, Instant};
+
+use engines_support::{start, Api};
+use serde_json::json;
+
+const PUZZLES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/data/puzzles/lichess_m2_m3_sample50.csv"
+);
+
+#[actix_web::test]
+async fn the_builtin_engine_plays_a_whole_game() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let (_, list) = api.get("/v1/engines").await;
+    let builtin = list["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "builtin")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        builtin,
+        json!({"name": "builtin", "kind": "builtin", "reachable": true, "default": true})
+    );
+    let g = api.game(json!({})).await;
+    let view = api.attach(&g, "builtin").await;
+    assert!(
+        view["id_name"].as_str().unwrap().starts_with("chessd"),
+        "{view}"
+    );
+    let end = api.self_play(&g, json!({"depth": 2}), 1200).await;
+    assert_ne!(end["status"]["result"], "ongoing");
+}
+
+#[actix_web::test]
+async fn the_builtin_engine_mates_in_two_with_default_limits() {
+    let text = std::fs::read_to_string(PUZZLES).expect("the shared puzzle data");
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let mut checked = 0;
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let (fen, mate, firsts) = (fields[1], fields[2], fields[4]);
+        if mate != "2" || checked == 3 {
+            continue;
+        }
+        checked += 1;
+        let g = api.game(json!({ "fen": fen })).await;
+        api.attach(&g, "builtin").await;
+        let mover = if fen.split(' ').nth(1) == Some("w") {
+            "white_wins"
+        } else {
+            "black_wins"
+        };
+        // Mover, defender, mover: each with the default `go` (movetime 1000).
+        for ply in 0..3 {
+            let (status, v) = api
+                .post(
+                    &format!("/v1/games/{}/engine/play", g.id),
+                    Some(&g.admin),
+                    json!({}),
+                )
+                .await;
+            assert_eq!(status, 200, "{fen} ply {ply}: {v}");
+            if ply == 0 {
+                let first = v["engine_move"]["uci"].as_str().unwrap();
+                assert!(
+                    firsts.split(' ').any(|m| m == first),
+                    "{fen}: {first} is not a key"
+                );
+            }
+        }
+        let end = api.state(&g).await;
+        assert_eq!(end["status"]["result"], mover, "{fen}: {end}");
+        assert_eq!(end["status"]["reason"], "checkmate", "{fen}");
+    }
+    assert_eq!(checked, 3);
+}
+
+#[actix_web::test]
+async fn the_builtin_opponent_answers_rest_moves() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api
+        .game(json!({"opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 3}}}))
+        .await;
+    for (ply, mv) in ["e2e4", "d2d4"].iter().enumerate() {
+        let (status, v) = api
+            .post(
+                &format!("/v1/games/{}/moves", g.id),
+                Some(&g.white),
+                json!({"uci": mv}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+        let want = 2 * ply + 2;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let state = api.state(&g).await;
+            let n = state["moves"].as_array().unwrap().len();
+            if n == want {
+                assert_eq!(state["turn"], "white");
+                break;
+            }
+            assert!(Instant::now() < deadline, "no reply to {mv}: {state}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}

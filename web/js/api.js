@@ -1,0 +1,309 @@
+// The server's REST API and WebSockets, as the pages use them.
+
+/** An error answer of the API: `code` (stable), `message`, HTTP `status`. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Calls the API; resolves to the JSON answer (or null for 204), rejects with an ApiError. */
+export async function api(method, path, body, secret) {
+  const headers = {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (secret) headers.Authorization = `Bearer ${secret}`;
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+    });
+  } catch (e) {
+    throw new ApiError(0, 'network', 'The server cannot be reached');
+  }
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!res.ok) {
+    const err = json && json.error;
+    throw new ApiError(res.status, err ? err.code : `http_${res.status}`, err ? err.message : text || res.statusText);
+  }
+  return json === null ? text : json;
+}
+
+/** The ws:// URL of a server path. */
+export function wsUrl(path) {
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${location.host}${path}`;
+}
+
+/** A human sentence for an API error. */
+export function explain(err) {
+  if (!(err instanceof ApiError)) return String(err && err.message ? err.message : err);
+  const known = {
+    network: 'The server cannot be reached.',
+    not_found: 'This feature is not available on this server.',
+    game_not_found: 'This game does not exist (or it has ended and was removed).',
+    job_not_found: 'This job is no longer known to the server.',
+    forbidden: 'You are not allowed to do that in this game.',
+    not_your_turn: 'It is not your turn.',
+    game_over: 'The game is over.',
+  };
+  return known[err.code] || err.message || err.code;
+}
+
+/** How often an idle game socket pings the server, and how long a silence means it is dead. */
+const PING_MS = 10_000;
+const LIVENESS_MS = 25_000;
+
+/**
+ * The WebSocket of a game, reconnecting by itself and catching up with `?since=`. Calls
+ * `onFrame(frame)` for every server frame and `onStatus('connecting'|'open'|'closed')`.
+ * `version()` must return the last version the page has applied.
+ */
+export class GameSocket {
+  constructor(gameId, token, { onFrame, onStatus, version }) {
+    this.gameId = gameId;
+    this.token = token;
+    this.onFrame = onFrame;
+    this.onStatus = onStatus;
+    this.version = version;
+    this.ws = null;
+    this.closed = false;
+    this.attempt = 0;
+    this.timer = null;
+    this.ackSeq = 0;
+    this.pending = new Map();
+    this.lastFrame = Date.now();
+    // Liveness: the server answers pings at once, so a socket silent for long is dead (a
+    // network that dropped without closing it); close it and reconnect.
+    this.liveness = setInterval(() => {
+      if (!this.isOpen()) return;
+      if (Date.now() - this.lastFrame > LIVENESS_MS) {
+        // Do not wait for the closing handshake of a dead connection.
+        const dead = this.ws;
+        dead.close(4000, 'no answer');
+        this.socketClosed(dead, 4000);
+        return;
+      }
+      this.ws.send(JSON.stringify({ type: 'ping' }));
+    }, PING_MS);
+    this.connect();
+  }
+
+  connect() {
+    if (this.closed) return;
+    const q = new URLSearchParams();
+    if (this.token) q.set('token', this.token);
+    const v = this.version();
+    if (typeof v === 'number' && this.everOpened) q.set('since', String(v));
+    this.onStatus(this.everOpened ? 'reconnecting' : 'connecting');
+    const ws = new WebSocket(wsUrl(`/v1/games/${encodeURIComponent(this.gameId)}/ws?${q}`));
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.everOpened = true;
+      this.lastFrame = Date.now();
+      this.onStatus('open');
+    };
+    ws.onmessage = (ev) => {
+      this.lastFrame = Date.now();
+      let frame;
+      try {
+        frame = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      if ((frame.type === 'ack' || frame.type === 'error') && frame.ack !== null && frame.ack !== undefined) {
+        const p = this.pending.get(frame.ack);
+        if (p) {
+          this.pending.delete(frame.ack);
+          clearTimeout(p.timer);
+          if (frame.type === 'ack') p.resolve(frame);
+          else p.reject(new ApiError(0, frame.code, frame.message));
+        }
+      }
+      this.onFrame(frame);
+    };
+    ws.onclose = (ev) => this.socketClosed(ws, ev.code);
+    ws.onerror = () => {
+      // onclose follows and schedules the reconnection.
+    };
+  }
+
+  /** The socket `ws` closed (or was given up): fail waiting commands, reconnect after a pause. */
+  socketClosed(ws, code) {
+    if (this.ws !== ws) return;
+    this.ws = null;
+    for (const [, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new ApiError(0, 'network', 'The connection dropped'));
+    }
+    this.pending.clear();
+    if (this.closed || this.stopped) {
+      this.onStatus('closed');
+      return;
+    }
+    // 1008 (too many messages): our fault, wait longer; otherwise back off 0.5 s, 1 s … 5 s.
+    this.onStatus('reconnecting');
+    const delay = Math.min(5000, 500 * 2 ** this.attempt) * (code === 1008 ? 4 : 1);
+    this.attempt += 1;
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Whether frames can be sent now. */
+  isOpen() {
+    return this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Sends a command; resolves with the `ack` frame, rejects with an ApiError. */
+  send(frame) {
+    return new Promise((resolve, reject) => {
+      if (!this.isOpen()) {
+        reject(new ApiError(0, 'network', 'Not connected: reconnecting…'));
+        return;
+      }
+      this.ackSeq += 1;
+      const ack = this.ackSeq;
+      const timer = setTimeout(() => {
+        this.pending.delete(ack);
+        reject(new ApiError(0, 'timeout', 'The server did not answer'));
+      }, 10_000);
+      this.pending.set(ack, { resolve, reject, timer });
+      this.ws.send(JSON.stringify({ ...frame, ack }));
+    });
+  }
+
+  /** The game stopped on the server: no more reconnections. */
+  stop() {
+    this.stopped = true;
+  }
+
+  /** Closes for good (leaving the page). */
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.liveness);
+    if (this.ws) this.ws.close(1000);
+    this.ws = null;
+  }
+}
+
+/**
+ * Follows a job (`kind`: "perft" or "puzzles") until it ends: its events WebSocket, falling back
+ * to polling `GET` when the socket cannot be used. Calls `onUpdate(job, type)`; returns a
+ * function that stops following.
+ */
+export function followJob(kind, id, onUpdate) {
+  let stopped = false;
+  let ws = null;
+  let pollTimer = null;
+  let gotFrame = false;
+  let ended = false;
+  const finished = (job) => job && ['done', 'cancelled', 'failed'].includes(job.state);
+  const poll = async () => {
+    if (stopped) return;
+    try {
+      const job = await api('GET', `/v1/${kind}/${encodeURIComponent(id)}`);
+      onUpdate(job, 'poll');
+      if (finished(job)) return;
+    } catch (e) {
+      onUpdate(null, 'error', e);
+      if (e instanceof ApiError && e.status === 404) return;
+    }
+    pollTimer = setTimeout(poll, 250);
+  };
+  try {
+    ws = new WebSocket(wsUrl(`/v1/${kind}/${encodeURIComponent(id)}/events`));
+    ws.onmessage = (ev) => {
+      let frame;
+      try {
+        frame = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      gotFrame = true;
+      if (frame && frame.job) onUpdate(frame.job, frame.type);
+      if (frame && frame.job && finished(frame.job)) {
+        ended = true;
+        ws.close(1000);
+      }
+    };
+    ws.onclose = () => {
+      // Closed before the end (or never opened): poll for the rest.
+      if (!stopped && !ended) {
+        ws = null;
+        poll();
+      }
+    };
+    ws.onerror = () => {};
+  } catch {
+    poll();
+  }
+  // Also read the job once at once, so a page shows something even before the first event.
+  if (!gotFrame) {
+    api('GET', `/v1/${kind}/${encodeURIComponent(id)}`).then((job) => {
+      if (!stopped && !gotFrame) onUpdate(job, 'poll');
+    }, () => {});
+  }
+  return () => {
+    stopped = true;
+    clearTimeout(pollTimer);
+    if (ws) ws.close(1000);
+  };
+}
+
+// ----- The games this browser created or joined (localStorage) -----
+
+const STORE = 'chessd.games';
+
+/** The games remembered by this browser, newest first. */
+export function myGames() {
+  try {
+    const list = JSON.parse(localStorage.getItem(STORE) || '[]');
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Remembers (or updates) a game: `{id, secret?, color?, admin?, invite?, opponent?, created?}`. */
+export function rememberGame(entry) {
+  const list = myGames().filter((g) => g.id !== entry.id);
+  const old = myGames().find((g) => g.id === entry.id) || {};
+  list.unshift({ ...old, ...entry, created: old.created || entry.created || Date.now() });
+  try {
+    localStorage.setItem(STORE, JSON.stringify(list.slice(0, 30)));
+  } catch {
+    // Storage full or disabled: the links still work.
+  }
+}
+
+/** The remembered entry of a game, if any. */
+export function rememberedGame(id) {
+  return myGames().find((g) => g.id === id) || null;
+}
+
+/** Forgets a game. */
+export function forgetGame(id) {
+  try {
+    localStorage.setItem(STORE, JSON.stringify(myGames().filter((g) => g.id !== id)));
+  } catch {
+    // ignore
+  }
+}
+
+/** The page link of a game for a seat secret (or a spectator when none). */
+export function gameLink(id, secret) {
+  const base = `${location.origin}${location.pathname}#/game/${id}`;
+  return secret ? `${base}?seat=${encodeURIComponent(secret)}` : base;
+}

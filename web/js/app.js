@@ -1,0 +1,49 @@
+// The single-page app: hash routes (#/ lobby, #/game/{id}?seat=…, #/puzzles, #/perft), each page
+// mounted into <main> and unmounted (sockets closed, timers stopped) when leaving it.
+
+import { h, setChildren } from './dom.js';
+import { mountGame } from './game.js';
+import { mountLobby } from './lobby.js';
+import { mountPerft } from './perft.js';
+import { mountPuzzles } from './puzzles.js';
+
+const main = document.getElementById('app');
+let unmount = null;
+
+function route() {
+  if (unmount) {
+    unmount();
+    unmount = null;
+  }
+  const hash = location.hash || '#/';
+  const [path, query] = hash.slice(1).split('?');
+  const params = new URLSearchParams(query || '');
+  const parts = path.split('/').filter(Boolean);
+  let section = 'play';
+  if (parts[0] === 'game' && parts[1]) {
+    unmount = mountGame(main, decodeURIComponent(parts[1]), params);
+    document.title = 'Game · chessd';
+  } else if (parts[0] === 'puzzles') {
+    section = 'puzzles';
+    unmount = mountPuzzles(main);
+    document.title = 'Puzzles · chessd';
+  } else if (parts[0] === 'perft') {
+    section = 'perft';
+    unmount = mountPerft(main);
+    document.title = 'Perft · chessd';
+  } else if (parts.length === 0) {
+    unmount = mountLobby(main);
+    document.title = 'chessd · play chess';
+  } else {
+    setChildren(main, h('section.page.narrow', h('div.card', h('h1', 'Page not found'), h('a.btn.primary', { href: '#/' }, 'Back to the lobby'))));
+  }
+  for (const a of document.querySelectorAll('.site-nav a')) {
+    if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
+}
+
+window.addEventListener('hashchange', route);
+route();

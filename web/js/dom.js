@@ -1,0 +1,146 @@
+// Small DOM helpers shared by the pages: element builder, toasts, copy, number and time formats.
+
+/**
+ * Builds an element: `h('button#play.btn.primary', {onclick}, 'Play')`. Attributes starting with `on`
+ * are listeners, `dataset`/`style` objects are merged, `false`/`null` attributes are skipped.
+ */
+export function h(spec, attrs = {}, ...children) {
+  const tokens = spec.match(/^[a-z0-9]*|[.#][\w-]+/gi) || [];
+  if (tokens.join('') !== spec) throw new Error(`bad element spec ${spec}`);
+  const el = document.createElement(tokens[0] || 'div');
+  const classes = [];
+  for (const t of tokens.slice(1)) {
+    if (t[0] === '#') el.id = t.slice(1);
+    else classes.push(t.slice(1));
+  }
+  if (classes.length) el.className = classes.join(' ');
+  if (attrs && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
+    children.unshift(attrs);
+    attrs = {};
+  }
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+    else if (k === 'class') el.className = [el.className, v].filter(Boolean).join(' ');
+    else if (k in el && typeof v !== 'string') el[k] = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replaces an element's children. */
+export function setChildren(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+let toastBox = null;
+
+/** Shows a short message at the bottom of the screen (`kind`: info, error, success). */
+export function toast(message, kind = 'info', ms = 3500) {
+  if (!toastBox) {
+    toastBox = h('div.toasts', { role: 'status', 'aria-live': 'polite' });
+    document.body.append(toastBox);
+  }
+  const t = h(`div.toast.${kind}`, message);
+  toastBox.append(t);
+  setTimeout(() => t.classList.add('leaving'), ms - 300);
+  setTimeout(() => t.remove(), ms);
+}
+
+/** Copies text to the clipboard; says so (or selects `fallbackInput` when not allowed). */
+export async function copyText(text, fallbackInput) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast('Copied to the clipboard', 'success', 1800);
+  } catch {
+    if (fallbackInput) {
+      fallbackInput.focus();
+      fallbackInput.select();
+    }
+    toast('Press Ctrl+C to copy', 'info', 2500);
+  }
+}
+
+/** A copyable read-only field with a Copy button. */
+export function copyField(label, value, extra = {}) {
+  const input = h('input.copy-input', { type: 'text', readOnly: true, value, 'aria-label': label, ...extra });
+  input.addEventListener('focus', () => input.select());
+  return h('div.copy-field',
+    h('label', label),
+    h('div.copy-row', input, h('button.btn.small', { type: 'button', onclick: () => copyText(input.value, input) }, 'Copy')));
+}
+
+/** 197281 → "197,281". */
+export function formatInt(n) {
+  return typeof n === 'number' && Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–';
+}
+
+/** Nodes per second in a short form: "12.3 M". */
+export function formatRate(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '–';
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
+  return String(Math.round(n));
+}
+
+/** Milliseconds as a clock: "5:03", "0:09.4", "1:02:03". */
+export function formatClock(ms) {
+  const t = Math.max(0, ms);
+  if (t < 10_000) return `0:0${Math.floor(t / 1000)}.${Math.floor((t % 1000) / 100)}`;
+  const s = Math.floor(t / 1000);
+  const hours = Math.floor(s / 3600);
+  const mins = Math.floor((s % 3600) / 60);
+  const secs = String(s % 60).padStart(2, '0');
+  return hours ? `${hours}:${String(mins).padStart(2, '0')}:${secs}` : `${mins}:${secs}`;
+}
+
+/** Milliseconds as a duration: "850 ms", "3.2 s", "2 min 5 s". */
+export function formatDuration(ms) {
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return '–';
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The query parameters of the hash route (`#/game/id?seat=x`). */
+export function hashParams() {
+  const q = location.hash.split('?')[1] || '';
+  return new URLSearchParams(q);
+}
+
+const ICONS = {
+  first: 'M5 5h2.5v14H5z M19 5v14l-10-7z',
+  prev: 'M16.5 5v14l-10-7z',
+  next: 'M7.5 5v14l10-7z',
+  last: 'M16.5 5H19v14h-2.5z M5 5v14l10-7z',
+  flip: 'M7 3l-4.5 4.5H6V17h2V7.5h3.5z M17 21l4.5-4.5H18V7h-2v9.5h-3.5z',
+};
+
+/** A small inline SVG icon (`first`, `prev`, `next`, `last`, `flip`), drawn in currentColor. */
+export function icon(name, size = 18) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('width', String(size));
+  svg.setAttribute('height', String(size));
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('fill', 'currentColor');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS[name]);
+  svg.append(path);
+  return svg;
+}

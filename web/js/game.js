@@ -1,0 +1,746 @@
+// The game page: the board, both clocks, the move list, the controls of a seat, the live
+// WebSocket (reconnecting and catching up), exports and the engine analysis panel.
+
+import { api, explain, gameLink, GameSocket, rememberedGame, rememberGame } from './api.js';
+import { Board } from './board.js';
+import { applyUci, kingSquare, parseFen, resultText, sanChecks, START_FEN } from './chess.js';
+import { copyField, copyText, formatClock, formatInt, formatRate, h, icon, setChildren, toast } from './dom.js';
+import { pieceSvg } from './pieces.js';
+
+const VALUES = { p: 1, n: 3, b: 3, r: 5, q: 9, k: 0 };
+
+/** Mounts the game `id` into `root`; `params` holds `seat` (a seat secret). */
+export function mountGame(root, id, params) {
+  const remembered = rememberedGame(id);
+  const token = params.get('seat') || (remembered && remembered.secret) || null;
+  if (params.get('seat')) rememberGame({ id, secret: params.get('seat') });
+
+  const st = {
+    game: null,
+    version: 0,
+    role: token ? null : 'spectator',
+    start: parseFen(START_FEN),
+    moves: [],
+    boards: [],
+    view: null, // null: live; else the ply shown
+    legal: [],
+    legalFor: null,
+    clocks: null,
+    clockAt: 0,
+    pending: null,
+    conn: 'connecting',
+    orientation: null,
+    resignArmed: false,
+    analysis: { on: false, lines: new Map(), error: null, info: null },
+    stopped: false,
+    // The engine opponent, if any: its name and the side it plays (from GET …/engine).
+    engine: remembered && remembered.opponent && remembered.opponent.engine ? remembered.opponent.engine : null,
+    enginePlays: remembered && remembered.opponent && remembered.opponent.engine && remembered.color
+      ? (remembered.color === 'white' ? 'black' : 'white') : null,
+  };
+
+  // ----- layout -----
+  const board = new Board({ onMove: (uci) => userMove(uci), label: 'Game board' });
+  const topBar = h('div.player-bar.top');
+  const bottomBar = h('div.player-bar.bottom');
+  const connDot = h('span.conn-dot');
+  const connText = h('span.conn-text', 'Connecting…');
+  const conn = h('div.conn#conn', { role: 'status', 'aria-live': 'polite' }, connDot, connText);
+  const roleBadge = h('span.badge#role');
+  const statusBox = h('div.status-box#game-status', { role: 'status', 'aria-live': 'polite' });
+  const offerBox = h('div.offer-box', { hidden: true });
+  const moveList = h('ol.move-list#moves', { 'aria-label': 'Moves' });
+  const navButtons = h('div.nav-buttons',
+    navBtn('first', 'First position (Home)', () => goto(0)),
+    navBtn('prev', 'Previous move (←)', () => goto(viewPly() - 1)),
+    navBtn('next', 'Next move (→)', () => goto(viewPly() + 1)),
+    navBtn('last', 'Last move (End)', () => goto(null)),
+    navBtn('flip', 'Flip the board (f)', () => flip()));
+  const controls = h('div.controls#controls');
+  const moveInput = h('input#move-input', { type: 'text', placeholder: 'Type a move (e4, Nf3, e7e8q)', 'aria-label': 'Type a move', autocomplete: 'off', spellcheck: false });
+  const moveForm = h('form.move-form', moveInput, h('button.btn.small', { type: 'submit' }, 'Play'));
+  moveForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = moveInput.value.trim();
+    if (!text) return;
+    moveInput.value = '';
+    sendMove(/^[a-h][1-8][a-h][1-8][qrbn]?$/.test(text) ? { uci: text } : { san: text });
+  });
+
+  const exportBox = h('details.card.export#export', h('summary', 'Share & export'));
+  const analysisBox = h('section.card.analysis#analysis', { 'aria-label': 'Analysis' });
+
+  const boardCol = h('div.board-col', topBar, board.el, bottomBar, moveForm);
+  const sideCol = h('div.side-col',
+    h('div.card.game-card',
+      h('div.game-head', roleBadge, conn),
+      statusBox, offerBox,
+      moveList, navButtons, controls),
+    analysisBox, exportBox);
+  const page = h('section.page.game-page', h('div.game-grid', boardCol, sideCol));
+  setChildren(root, page);
+
+  function navBtn(name, title, onclick) {
+    return h(`button.btn.icon.nav-${name}`, { type: 'button', title, 'aria-label': title, onclick }, icon(name));
+  }
+
+  // ----- state -----
+
+  function loadState(view) {
+    // An answer older than what the socket already delivered changes nothing.
+    if (st.game && view.version < st.version) return;
+    st.game = view;
+    st.version = view.version;
+    st.start = parseFen(view.start_fen);
+    st.moves = view.moves.map((m) => ({ uci: m.uci, san: m.san }));
+    st.boards = [st.start.board];
+    for (const m of st.moves) st.boards.push(applyUci(st.boards[st.boards.length - 1], m.uci));
+    setClocks(view.clocks);
+    st.pending = null;
+    st.view = null;
+    render();
+    refreshLegal();
+  }
+
+  function setClocks(clocks) {
+    st.clocks = clocks || null;
+    st.clockAt = performance.now();
+  }
+
+  function applyMove(f) {
+    if (f.ply !== st.moves.length + 1) {
+      // Out of step (a missed event): read the whole game again.
+      reload();
+      return;
+    }
+    st.moves.push({ uci: f.uci, san: f.san });
+    board.say(`${st.game.turn === 'white' ? 'White' : 'Black'} played ${f.san}`);
+    st.boards.push(applyUci(st.boards[st.boards.length - 1], f.uci));
+    const g = st.game;
+    g.fen = f.fen;
+    g.status = f.status;
+    g.turn = g.turn === 'white' ? 'black' : 'white';
+    g.check = sanChecks(f.san);
+    g.draw_offer = null;
+    g.moves = st.moves;
+    setClocks(f.clocks);
+    if (st.pending === f.uci) st.pending = null;
+    if (st.view !== null && st.view === st.moves.length - 1) st.view = null;
+    st.legal = [];
+    render();
+    refreshLegal();
+    if (st.analysis.on) st.analysis.lines.clear();
+    if (f.status.result !== 'ongoing') st.analysis.on = false;
+    if (exportBox.open) refreshPgn();
+  }
+
+  async function reload() {
+    try {
+      loadState(await api('GET', `/v1/games/${id}`));
+    } catch (e) {
+      showMissing(e);
+      return;
+    }
+    // Only games known to have an engine ask for it: for the others the answer is an error
+    // (409 no_engine), which browsers log.
+    if (st.engine) loadEngine();
+  }
+
+  /** Reads which engine the game has (and whether it plays a side). */
+  async function loadEngine() {
+    try {
+      const view = await api('GET', `/v1/games/${id}/engine`);
+      st.engine = view.name;
+      st.enginePlays = view.opponent ? view.opponent.plays : null;
+    } catch {
+      // No engine attached (409 no_engine), or a server without engines.
+      st.engine = null;
+      st.enginePlays = null;
+    }
+    render();
+  }
+
+  function onFrame(f) {
+    if (typeof f.version === 'number' && ['move', 'draw_offered', 'draw_declined', 'game_end', 'reset', 'stopped'].includes(f.type)) {
+      if (f.version <= st.version) return; // seen already (a replay after reconnecting)
+      st.version = f.version;
+    }
+    switch (f.type) {
+      case 'hello':
+        st.role = f.role;
+        if (st.role === 'white' || st.role === 'black') rememberGame({ id, secret: token, color: st.role });
+        render();
+        break;
+      case 'state':
+      case 'resync':
+        loadState(f);
+        break;
+      case 'move':
+        if (!st.game) return;
+        applyMove(f);
+        break;
+      case 'draw_offered':
+        st.game.draw_offer = f.by;
+        render();
+        break;
+      case 'draw_declined':
+        st.game.draw_offer = null;
+        if (f.by !== st.role && isPlayer()) toast('Your draw offer was declined');
+        render();
+        break;
+      case 'game_end':
+        st.analysis.on = false;
+        st.game.status = f.status;
+        st.game.draw_offer = null;
+        setClocks(f.clocks);
+        st.legal = [];
+        render();
+        if (exportBox.open) refreshPgn();
+        break;
+      case 'reset':
+        reload();
+        break;
+      case 'stopped':
+        st.stopped = f.reason || 'stopped';
+        socket.stop();
+        render();
+        break;
+      case 'engine_info':
+        onEngineInfo(f);
+        break;
+      case 'engine_error':
+        if (st.analysis.on) st.analysis.error = f.message || f.code;
+        else toast(`Engine: ${f.message || f.code}`, 'error', 6000);
+        st.analysis.on = false;
+        renderAnalysis();
+        break;
+      case 'engine_attached':
+        st.engine = f.name;
+        loadEngine();
+        break;
+      case 'engine_detached':
+        st.engine = null;
+        st.enginePlays = null;
+        st.analysis.on = false;
+        render();
+        break;
+      case 'error':
+        if (f.ack === null || f.ack === undefined) toast(f.message || f.code, 'error');
+        break;
+      default:
+        break;
+    }
+  }
+
+  const socket = new GameSocket(id, token, {
+    onFrame,
+    onStatus: (s) => {
+      st.conn = s;
+      renderConn();
+      if (s === 'open') refreshLegal();
+    },
+    version: () => st.version,
+  });
+
+  // ----- moves -----
+
+  function isPlayer() {
+    return st.role === 'white' || st.role === 'black';
+  }
+
+  function ongoing() {
+    return st.game && st.game.status.result === 'ongoing' && !st.stopped;
+  }
+
+  function myTurn() {
+    return isPlayer() && ongoing() && st.game.turn === st.role;
+  }
+
+  async function refreshLegal() {
+    if (!myTurn()) {
+      st.legal = [];
+      renderBoard();
+      return;
+    }
+    const fen = st.game.fen;
+    try {
+      const answer = await api('GET', `/v1/games/${id}/legal-moves`);
+      if (st.game.fen !== fen) return; // a move came in meanwhile
+      st.legal = answer.moves || [];
+      st.legalFor = fen;
+      renderBoard();
+    } catch (e) {
+      if (e.code === 'game_not_found') showMissing(e);
+    }
+  }
+
+  function userMove(uci) {
+    sendMove({ uci }, uci);
+  }
+
+  async function sendMove(move, uci) {
+    if (!myTurn()) {
+      toast(isPlayer() ? 'It is not your turn' : 'Spectators cannot move', 'error');
+      return;
+    }
+    if (uci) {
+      st.pending = uci;
+      board.preview(uci);
+    }
+    try {
+      if (socket.isOpen()) {
+        await socket.send({ type: 'move', ...move });
+      } else {
+        // The socket is reconnecting: play over REST; the event arrives with the catch-up.
+        // The board keeps showing the move until its event arrives.
+        const answer = await api('POST', `/v1/games/${id}/moves`, move, token);
+        st.pending = answer.uci;
+      }
+    } catch (e) {
+      st.pending = null;
+      toast(explain(e), 'error');
+      render();
+      refreshLegal();
+    }
+  }
+
+  async function command(type, restPath, body) {
+    try {
+      if (socket.isOpen()) await socket.send({ type });
+      else await api('POST', `/v1/games/${id}${restPath}`, body, token);
+    } catch (e) {
+      toast(explain(e), 'error');
+    }
+  }
+
+  // ----- navigation -----
+
+  function viewPly() {
+    return st.view === null ? st.moves.length : st.view;
+  }
+
+  function goto(ply) {
+    if (ply === null || ply >= st.moves.length) st.view = null;
+    else st.view = Math.max(0, ply);
+    renderBoard();
+    renderBars();
+    renderMoves();
+    renderStatus();
+  }
+
+  function flip() {
+    st.orientation = (st.orientation || defaultOrientation()) === 'white' ? 'black' : 'white';
+    render();
+  }
+
+  function defaultOrientation() {
+    return st.role === 'black' ? 'black' : 'white';
+  }
+
+  const onKey = (e) => {
+    const t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t === board.svg)) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === 'ArrowLeft') goto(viewPly() - 1);
+    else if (e.key === 'ArrowRight') goto(viewPly() + 1);
+    else if (e.key === 'Home') goto(0);
+    else if (e.key === 'End') goto(null);
+    else if (e.key === 'f') flip();
+    else return;
+    e.preventDefault();
+  };
+  document.addEventListener('keydown', onKey);
+
+  // ----- rendering -----
+
+  function render() {
+    if (!st.game) return;
+    renderBoard();
+    renderBars();
+    renderMoves();
+    renderStatus();
+    renderControls();
+    renderConn();
+    renderAnalysis();
+    renderExport();
+  }
+
+  function sideToMoveAt(ply) {
+    const whiteFirst = st.start.turn === 'w';
+    return (ply % 2 === 0) === whiteFirst ? 'w' : 'b';
+  }
+
+  function renderBoard() {
+    if (!st.game) return;
+    board.setOrientation(st.orientation || defaultOrientation());
+    const ply = viewPly();
+    const live = st.view === null;
+    const squares = st.boards[ply];
+    const last = ply > 0 ? st.moves[ply - 1] : null;
+    const checked = live ? st.game.check : last && sanChecks(last.san);
+    const turn = sideToMoveAt(ply);
+    const legal = live && !st.pending && myTurn() && st.legalFor === st.game.fen ? st.legal : [];
+    if (st.pending && live) return; // keep the previewed move until the server confirms it
+    board.set({
+      board: squares,
+      lastMove: last ? last.uci : null,
+      check: checked ? kingSquare(squares, turn) : -1,
+      legal,
+      turn,
+    });
+    board.svg.dataset.ply = String(ply);
+    board.svg.dataset.live = String(live);
+    page.classList.toggle('looking-back', !live);
+  }
+
+  function material(squares) {
+    const count = { w: {}, b: {} };
+    let score = 0;
+    for (const p of squares) {
+      if (!p) continue;
+      const c = p === p.toUpperCase() ? 'w' : 'b';
+      const r = p.toLowerCase();
+      count[c][r] = (count[c][r] || 0) + 1;
+      score += (c === 'w' ? 1 : -1) * VALUES[r];
+    }
+    return { count, score };
+  }
+
+  function playerBar(bar, color) {
+    const g = st.game;
+    const you = st.role === color;
+    const engineSide = st.enginePlays === color;
+    const name = you ? 'You' : engineSide ? `Computer · ${st.engine}` : color === 'white' ? 'White' : 'Black';
+    const { count, score } = material(st.boards[viewPly()]);
+    // The material difference, as the big sites show it: beside each side, the opponent's
+    // pieces it is up (so it also reads right for games started from a FEN), and the lead.
+    const me = color === 'white' ? 'w' : 'b';
+    const opp = color === 'white' ? 'b' : 'w';
+    const captured = h('span.captured');
+    for (const r of ['q', 'r', 'b', 'n', 'p']) {
+      const up = (count[me][r] || 0) - (count[opp][r] || 0);
+      for (let i = 0; i < up; i++) captured.append(pieceSvg(opp === 'w' ? r.toUpperCase() : r, 18));
+    }
+    const lead = color === 'white' ? score : -score;
+    const clock = h(`div.clock.clock-${color}`, { 'data-color': color });
+    const running = g.clocks && g.status.result === 'ongoing' && st.clocks && st.clocks.running === color;
+    clock.classList.toggle('running', !!running);
+    clock.hidden = !st.clocks;
+    const toMove = g.status.result === 'ongoing' && g.turn === color && st.view === null;
+    setChildren(bar,
+      h('div.player',
+        h('span.side-dot', { class: color }),
+        h('span.player-name', name),
+        toMove ? h('span.to-move', { title: 'To move' }, '●') : null,
+        captured, lead > 0 ? h('span.lead', `+${lead}`) : null),
+      clock);
+    bar.dataset.color = color;
+  }
+
+  function renderBars() {
+    const bottom = st.orientation || defaultOrientation();
+    const top = bottom === 'white' ? 'black' : 'white';
+    playerBar(topBar, top);
+    playerBar(bottomBar, bottom);
+    tickClocks();
+  }
+
+  function tickClocks() {
+    if (!st.clocks) return;
+    const g = st.game;
+    for (const color of ['white', 'black']) {
+      let ms = st.clocks[`${color}_ms`];
+      if (st.clocks.running === color && g.status.result === 'ongoing' && !st.stopped) ms -= performance.now() - st.clockAt;
+      for (const el of page.querySelectorAll(`.clock-${color}`)) {
+        el.textContent = formatClock(ms);
+        el.classList.toggle('low', ms < 20_000);
+      }
+    }
+  }
+  const clockTimer = setInterval(tickClocks, 100);
+
+  function renderMoves() {
+    const items = [];
+    const whiteFirst = st.start.turn === 'w';
+    let number = st.start.fullmove;
+    let row = null;
+    st.moves.forEach((m, i) => {
+      const white = (i % 2 === 0) === whiteFirst;
+      if (white || !row) {
+        row = h('li.move-row', h('span.move-no', `${number}.`));
+        if (!white) row.append(h('span.move.empty', '…'));
+        items.push(row);
+      }
+      const ply = i + 1;
+      const current = viewPly() === ply;
+      row.append(h('button.move', {
+        type: 'button',
+        class: current ? 'current' : '',
+        'data-ply': String(ply),
+        'aria-current': current ? 'true' : false,
+        onclick: () => goto(ply),
+      }, m.san));
+      if (!white) number += 1;
+    });
+    const res = resultText(st.game.status);
+    if (res) items.push(h('li.move-result', res.score));
+    setChildren(moveList, items.length ? items : h('li.muted.empty-moves', 'No moves yet'));
+    const cur = moveList.querySelector('.current');
+    if (st.view === null) moveList.scrollTop = moveList.scrollHeight;
+    else if (cur) cur.scrollIntoView({ block: 'nearest' });
+  }
+
+  function renderStatus() {
+    const g = st.game;
+    const res = resultText(g.status);
+    statusBox.className = 'status-box';
+    if (st.stopped && !res) {
+      statusBox.classList.add('ended');
+      setChildren(statusBox, h('strong', 'Game stopped'), h('span', `The server stopped this game (${st.stopped}).`));
+      return;
+    }
+    if (res) {
+      statusBox.classList.add('ended');
+      const mine = isPlayer() && ((g.status.result === 'white_wins' && st.role === 'white') || (g.status.result === 'black_wins' && st.role === 'black'));
+      const lost = isPlayer() && g.status.result !== 'draw' && !mine;
+      statusBox.dataset.result = g.status.result;
+      setChildren(statusBox,
+        h('span.score', res.score),
+        h('strong.result-title', `${res.title}${g.status.reason === 'checkmate' ? ' · Checkmate' : ''}`),
+        h('span.result-detail', mine ? `You won ${res.detail}` : lost ? `You lost ${res.detail}` : res.detail));
+      return;
+    }
+    statusBox.dataset.result = 'ongoing';
+    const side = g.turn === 'white' ? 'White' : 'Black';
+    let text = `${side} to move`;
+    if (st.enginePlays === g.turn) text = 'The computer is thinking…';
+    else if (isPlayer()) text = myTurn() ? 'Your turn' : 'Waiting for your opponent…';
+    const check = g.check ? h('span.check-flag', 'Check!') : null;
+    setChildren(statusBox, h('strong', text), check,
+      st.view !== null ? h('button.btn.small.link', { type: 'button', onclick: () => goto(null) }, 'Back to the game') : null);
+  }
+
+  function renderControls() {
+    const g = st.game;
+    setChildren(controls);
+    offerBox.hidden = true;
+    moveForm.hidden = !isPlayer() || !ongoing();
+    if (!isPlayer()) {
+      roleBadge.textContent = st.role === 'spectator' ? 'Spectating' : st.role === 'admin' ? 'Admin' : '…';
+      roleBadge.className = 'badge spectator';
+      return;
+    }
+    roleBadge.textContent = `You play ${st.role}`;
+    roleBadge.className = `badge ${st.role}`;
+    if (!ongoing()) {
+      controls.append(h('a.btn', { href: '#/' }, 'New game'));
+      return;
+    }
+    const offer = g.draw_offer;
+    if (offer && offer !== st.role) {
+      offerBox.hidden = false;
+      setChildren(offerBox,
+        h('span', 'Your opponent offers a draw.'),
+        h('button.btn.small.primary#accept-draw', { type: 'button', onclick: () => command('draw_accept', '/draw-offer/accept') }, 'Accept'),
+        h('button.btn.small#decline-draw', { type: 'button', onclick: () => command('draw_decline', '/draw-offer/decline') }, 'Decline'));
+    }
+    const drawBtn = offer === st.role
+      ? h('button.btn#offer-draw', { type: 'button', disabled: true }, 'Draw offered')
+      : h('button.btn#offer-draw', { type: 'button', onclick: () => command('draw_offer', '/draw-offer'), disabled: !!st.enginePlays }, '½ Offer draw');
+    const resignBtn = h('button.btn.danger#resign', {
+      type: 'button',
+      onclick: () => {
+        if (!st.resignArmed) {
+          st.resignArmed = true;
+          resignBtn.textContent = 'Confirm resign';
+          resignBtn.classList.add('armed');
+          setTimeout(() => {
+            st.resignArmed = false;
+            if (resignBtn.isConnected) renderControls();
+          }, 3000);
+          return;
+        }
+        st.resignArmed = false;
+        command('resign', '/resign');
+      },
+    }, st.resignArmed ? 'Confirm resign' : '⚑ Resign');
+    controls.append(drawBtn, resignBtn);
+  }
+
+  function renderConn() {
+    const labels = { connecting: 'Connecting…', open: 'Live', reconnecting: 'Reconnecting…', closed: 'Offline' };
+    conn.dataset.state = st.conn;
+    connText.textContent = st.stopped ? 'Game stopped' : labels[st.conn] || st.conn;
+  }
+
+  // ----- export -----
+
+  const fenField = copyField('FEN (current position)', '', { id: 'fen-field' });
+  const pgnText = h('textarea.pgn#pgn-text', { readOnly: true, rows: 6, 'aria-label': 'PGN' });
+  const pgnActions = h('div.actions',
+    h('button.btn.small', { type: 'button', onclick: () => copyText(pgnText.value, pgnText) }, 'Copy PGN'),
+    h('a.btn.small', { href: `/v1/games/${id}/pgn`, download: `chessd-${id.slice(0, 8)}.pgn` }, 'Download PGN'));
+  const inviteBox = h('div.invite');
+  exportBox.append(inviteBox, fenField, h('div.copy-field', h('label', { for: 'pgn-text' }, 'PGN'), pgnText, pgnActions));
+  exportBox.addEventListener('toggle', () => exportBox.open && refreshPgn());
+
+  function renderExport() {
+    fenField.querySelector('input').value = st.game.fen;
+    const mine = rememberedGame(id);
+    const links = [];
+    if (mine && mine.invite && isPlayer()) {
+      const other = st.role === 'white' ? 'black' : 'white';
+      links.push(copyField(`Link for your opponent (${other})`, gameLink(id, mine.invite)));
+    }
+    links.push(copyField('Link for spectators', gameLink(id)));
+    setChildren(inviteBox, links);
+    // Before the first move, invite links are what the creator needs: show them.
+    if (mine && mine.invite && st.moves.length === 0 && !exportBox.dataset.touched) exportBox.open = true;
+  }
+  exportBox.querySelector('summary').addEventListener('click', () => { exportBox.dataset.touched = '1'; });
+
+  async function refreshPgn() {
+    try {
+      pgnText.value = await api('GET', `/v1/games/${id}/pgn`);
+    } catch (e) {
+      pgnText.value = explain(e);
+    }
+  }
+
+  // ----- analysis -----
+
+  // The panel's head stays in place (its button keeps the focus); only the body is redrawn.
+  const analysisToggle = h('button.btn.small#analysis-toggle', {
+    type: 'button',
+    onclick: () => (st.analysis.on ? stopAnalysis() : startAnalysis()),
+  });
+  const analysisBody = h('div.analysis-body', { 'aria-live': 'off' });
+  analysisBox.append(h('div.analysis-head', h('h2', 'Analysis'), analysisToggle), analysisBody);
+
+  function renderAnalysis() {
+    const a = st.analysis;
+    const seat = isPlayer() || st.role === 'admin';
+    // Against the computer its engine is busy playing (and analysis would be a crutch).
+    const canAsk = seat && ongoing() && !st.enginePlays;
+    analysisToggle.hidden = !canAsk;
+    analysisToggle.textContent = a.on ? 'Stop' : 'Start analysis';
+    analysisToggle.setAttribute('aria-pressed', String(a.on));
+    const body = [];
+    if (!seat) body.push(h('p.muted.small', 'Engine analysis is available to the players.'));
+    else if (st.enginePlays && ongoing()) body.push(h('p.muted.small', 'The engine is your opponent in this game: no analysis while you play it.'));
+    else if (!ongoing()) body.push(h('p.muted.small', 'The game is over.'));
+    if (a.error) body.push(h('p.error-text', a.error));
+    if (a.on) {
+      const lines = [...a.lines.values()].sort((x, y) => x.multipv - y.multipv);
+      if (!lines.length) body.push(h('p.muted.small', 'The engine is thinking…'));
+      body.push(h('ol.pv-lines#pv-lines', lines.map((l) => h('li.pv-line', { 'data-multipv': String(l.multipv) },
+        h('span.pv-score', scoreText(l)),
+        h('span.pv-depth', `d${l.depth ?? '?'}`),
+        h('span.pv-moves', pvText(l))))));
+      if (a.info && a.info.nodes) body.push(h('p.muted.small.pv-stats', `${st.engine || 'engine'} · ${formatInt(a.info.nodes)} nodes · ${formatRate(a.info.nps)}nps`));
+    } else if (canAsk && !a.error) {
+      body.push(h('p.muted.small', 'Ask the engine for its best lines in the current position.'));
+    }
+    setChildren(analysisBody, body);
+  }
+
+  function scoreText(line) {
+    const s = line.score || {};
+    // UCI scores are from the side to move; show them from White's side, as chess sites do.
+    const flip = st.game && st.game.turn === 'black' ? -1 : 1;
+    if (typeof s.mate === 'number') {
+      const m = s.mate * flip;
+      return `${m > 0 ? '' : '-'}#${Math.abs(m)}`;
+    }
+    if (typeof s.cp === 'number') {
+      const v = (s.cp * flip) / 100;
+      return `${v > 0 ? '+' : ''}${v.toFixed(2)}`;
+    }
+    return '…';
+  }
+
+  function pvText(line) {
+    const sans = line.pv_san || line.pv_uci || [];
+    const ply = st.moves.length;
+    let n = st.start.fullmove + Math.floor((ply + (st.start.turn === 'w' ? 0 : 1)) / 2);
+    let white = st.game.turn === 'white';
+    const out = [];
+    sans.slice(0, 12).forEach((m, i) => {
+      if (white) out.push(`${n}. ${m}`);
+      else out.push(i === 0 ? `${n}… ${m}` : m);
+      if (!white) n += 1;
+      white = !white;
+    });
+    return out.join(' ');
+  }
+
+  function onEngineInfo(f) {
+    if (!st.analysis.on) return;
+    if (!f.pv_san && !f.pv_uci) {
+      st.analysis.info = f;
+      renderAnalysis();
+      return;
+    }
+    st.analysis.lines.set(f.multipv || 1, f);
+    st.analysis.info = f;
+    renderAnalysis();
+  }
+
+  async function startAnalysis() {
+    const a = st.analysis;
+    a.error = null;
+    a.lines.clear();
+    a.on = true;
+    renderAnalysis();
+    try {
+      if (!st.engine) {
+        // Attach the default engine (the built-in one unless configured otherwise).
+        const list = await api('GET', '/v1/engines');
+        const usable = (list.engines || []).filter((x) => x.reachable !== false);
+        const pick = usable.find((x) => x.default) || usable[0];
+        if (!pick) throw new Error('No engine is available on this server');
+        await api('POST', `/v1/games/${id}/engine`, { name: pick.name }, token);
+        st.engine = pick.name;
+      }
+      // Up to three lines, as many as the engine offers (its MultiPV option).
+      const view = await api('GET', `/v1/games/${id}/engine`);
+      const decl = (view.options || []).find((o) => o.name.toLowerCase() === 'multipv');
+      const multipv = Math.max(1, Math.min(3, decl && decl.max ? decl.max : 1));
+      await api('POST', `/v1/games/${id}/engine/analysis`, { multipv }, token);
+    } catch (e) {
+      a.on = false;
+      a.error = explain(e);
+    }
+    renderAnalysis();
+  }
+
+  async function stopAnalysis() {
+    st.analysis.on = false;
+    renderAnalysis();
+    try {
+      await api('DELETE', `/v1/games/${id}/engine/analysis`, undefined, token);
+    } catch (e) {
+      if (e.code !== 'no_engine') toast(explain(e), 'error');
+    }
+  }
+
+  // ----- missing game -----
+
+  function showMissing(e) {
+    socket.close();
+    setChildren(root, h('section.page.narrow',
+      h('div.card',
+        h('h1', 'Game not found'),
+        h('p', explain(e)),
+        h('a.btn.primary', { href: '#/' }, 'Back to the lobby'))));
+  }
+
+  reload();
+
+  return () => {
+    socket.close();
+    clearInterval(clockTimer);
+    document.removeEventListener('keydown', onKey);
+    if (st.analysis.on) api('DELETE', `/v1/games/${id}/engine/analysis`, undefined, token).catch(() => {});
+  };
+}

@@ -1,0 +1,232 @@
+// The lobby: create a game (colour, time control, friend or engine), open one by link, and the
+// games this browser knows.
+
+import { api, explain, forgetGame, gameLink, myGames, rememberGame } from './api.js';
+import { copyField, h, setChildren, toast } from './dom.js';
+import { pieceSvg } from './pieces.js';
+
+const TIME_CONTROLS = [
+  { id: 'none', label: 'Unlimited' },
+  { id: '1+0', label: '1 + 0 · Bullet', initial: 1, inc: 0 },
+  { id: '3+2', label: '3 + 2 · Blitz', initial: 3, inc: 2 },
+  { id: '5+0', label: '5 + 0 · Blitz', initial: 5, inc: 0 },
+  { id: '10+0', label: '10 + 0 · Rapid', initial: 10, inc: 0 },
+  { id: '15+10', label: '15 + 10 · Rapid', initial: 15, inc: 10 },
+  { id: '30+0', label: '30 + 0 · Classical', initial: 30, inc: 0 },
+  { id: 'custom', label: 'Custom…' },
+];
+
+const THINK_TIMES = [
+  { ms: 200, label: '0.2 s per move' },
+  { ms: 500, label: '0.5 s per move' },
+  { ms: 1000, label: '1 s per move' },
+  { ms: 2000, label: '2 s per move' },
+  { ms: 5000, label: '5 s per move' },
+];
+
+function segmented(name, options, checked, onChange) {
+  return h('div.segmented', { role: 'radiogroup' },
+    options.map((o) => {
+      const id = `${name}-${o.value}`;
+      const input = h('input', { type: 'radio', name, id, value: o.value, checked: o.value === checked });
+      input.addEventListener('change', () => onChange && onChange(o.value));
+      return [input, h('label', { for: id, title: o.title || '' }, o.icon || null, h('span', o.label))];
+    }));
+}
+
+function randomIcon() {
+  const wrap = h('span.icon-random');
+  wrap.append(pieceSvg('K', 26), pieceSvg('k', 26));
+  return wrap;
+}
+
+/** Mounts the lobby into `root`; returns the unmount function. */
+export function mountLobby(root) {
+  let engines = null;
+  const form = h('form.card.create-game', { 'aria-labelledby': 'create-title' });
+  const result = h('div.card.created', { hidden: true });
+  const state = { opponent: 'friend', color: 'random', tc: 'none' };
+
+  const engineSelect = h('select#engine', { 'aria-label': 'Engine' });
+  const thinkSelect = h('select#think', { 'aria-label': 'Engine thinking time' },
+    THINK_TIMES.map((t) => h('option', { value: String(t.ms), selected: t.ms === 500 }, t.label)));
+  const engineRow = h('div.field.engine-options', { hidden: true },
+    h('label', { for: 'engine' }, 'Engine'), engineSelect,
+    h('label', { for: 'think' }, 'Strength'), thinkSelect);
+  const engineNote = h('p.muted.small');
+
+  const tcSelect = h('select#tc', { 'aria-label': 'Time control' },
+    TIME_CONTROLS.map((t) => h('option', { value: t.id }, t.label)));
+  const minutes = h('input#tc-min', { type: 'number', min: '0.25', max: '180', step: '0.25', value: '10', 'aria-label': 'Minutes per side' });
+  const increment = h('input#tc-inc', { type: 'number', min: '0', max: '60', step: '1', value: '0', 'aria-label': 'Increment in seconds' });
+  const customRow = h('div.field.custom-tc', { hidden: true },
+    h('label', { for: 'tc-min' }, 'Minutes'), minutes, h('label', { for: 'tc-inc' }, 'Increment (s)'), increment);
+  tcSelect.addEventListener('change', () => {
+    state.tc = tcSelect.value;
+    customRow.hidden = state.tc !== 'custom';
+  });
+
+  const opponentSeg = segmented('opponent', [
+    { value: 'friend', label: 'A friend' },
+    { value: 'engine', label: 'The computer' },
+  ], 'friend', (v) => {
+    state.opponent = v;
+    engineRow.hidden = v !== 'engine';
+  });
+
+  const colorSeg = segmented('color', [
+    { value: 'white', label: 'White', icon: pieceSvg('K', 26) },
+    { value: 'random', label: 'Random', icon: randomIcon() },
+    { value: 'black', label: 'Black', icon: pieceSvg('k', 26) },
+  ], 'random', (v) => { state.color = v; });
+
+  const submit = h('button.btn.primary.big#create-game', { type: 'submit' }, 'Create game');
+  setChildren(form,
+    h('h2#create-title', 'Create a game'),
+    h('div.field', h('span.label', 'Play against'), opponentSeg),
+    engineRow,
+    engineNote,
+    h('div.field', h('span.label', 'Your colour'), colorSeg),
+    h('div.field', h('label.label', { for: 'tc' }, 'Time control'), tcSelect),
+    customRow,
+    submit);
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    submit.disabled = true;
+    try {
+      await create();
+    } catch (err) {
+      toast(explain(err), 'error');
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  async function create() {
+    const color = state.color === 'random' ? (Math.random() < 0.5 ? 'white' : 'black') : state.color;
+    const other = color === 'white' ? 'black' : 'white';
+    const body = {};
+    const tc = TIME_CONTROLS.find((t) => t.id === state.tc);
+    if (state.tc === 'custom') {
+      const m = Number(minutes.value);
+      const i = Number(increment.value);
+      if (!(m > 0) || !(i >= 0)) throw new Error('Give the minutes per side (and an increment of 0 or more)');
+      body.time_control = { initial_ms: Math.round(m * 60_000), increment_ms: Math.round(i * 1000) };
+    } else if (tc && tc.initial) {
+      body.time_control = { initial_ms: tc.initial * 60_000, increment_ms: tc.inc * 1000 };
+    }
+    let opponent = 'friend';
+    if (state.opponent === 'engine') {
+      const name = engineSelect.value;
+      if (!name) throw new Error('No engine is available on this server');
+      body.opponent = { engine: name, plays: other, go: { movetime: Number(thinkSelect.value) } };
+      opponent = { engine: name };
+    }
+    const created = await api('POST', '/v1/games', body);
+    const secrets = created.secrets;
+    rememberGame({
+      id: created.id,
+      secret: secrets[color],
+      color,
+      admin: secrets.admin,
+      invite: opponent === 'friend' ? secrets[other] : null,
+      opponent,
+      tc: body.time_control || null,
+    });
+    if (opponent !== 'friend') {
+      location.hash = `#/game/${created.id}?seat=${encodeURIComponent(secrets[color])}`;
+      return;
+    }
+    showCreated(created.id, color, secrets[color], secrets[other], other);
+    renderGames();
+  }
+
+  function showCreated(id, color, mine, theirs, other) {
+    form.hidden = true;
+    result.hidden = false;
+    setChildren(result,
+      h('h2', 'Game created'),
+      h('p', `You play ${color}. Send the first link to your opponent; they play ${other}. Anyone with the second link can watch.`),
+      copyField(`Link for your opponent (${other})`, gameLink(id, theirs), { id: 'invite-link' }),
+      copyField('Link for spectators', gameLink(id), { id: 'watch-link' }),
+      h('div.actions',
+        h('a.btn.primary.big#go-to-game', { href: `#/game/${id}?seat=${encodeURIComponent(mine)}` }, 'Go to the game'),
+        h('button.btn', { type: 'button', onclick: () => { result.hidden = true; form.hidden = false; } }, 'Create another')));
+    result.querySelector('#go-to-game').focus();
+  }
+
+  // Join by link or id.
+  const joinInput = h('input#join-input', { type: 'text', placeholder: 'Paste a game link or id', 'aria-label': 'Game link or id', autocomplete: 'off' });
+  const joinForm = h('form.join-row', joinInput, h('button.btn', { type: 'submit' }, 'Open'));
+  joinForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = joinInput.value.trim();
+    const hashAt = text.indexOf('#/game/');
+    if (hashAt >= 0) {
+      location.hash = text.slice(hashAt);
+    } else if (/^[0-9a-f-]{36}$/i.test(text)) {
+      location.hash = `#/game/${text}`;
+    } else {
+      toast('That is not a game link or id', 'error');
+    }
+  });
+
+  const list = h('ul.my-games');
+  const side = h('div.card.side-card',
+    h('h2', 'Open a game'), joinForm,
+    h('h3', 'Your games'), list);
+
+  function renderGames() {
+    const games = myGames();
+    if (!games.length) {
+      setChildren(list, h('li.muted', 'Games you create or join appear here.'));
+      return;
+    }
+    setChildren(list, games.slice(0, 10).map((g) => {
+      const status = h('span.game-status.muted', '…');
+      const vs = g.opponent && g.opponent.engine ? `vs ${g.opponent.engine}` : 'vs a friend';
+      const when = new Date(g.created || Date.now()).toLocaleString();
+      const item = h('li',
+        h('a', { href: `#/game/${g.id}${g.secret ? `?seat=${encodeURIComponent(g.secret)}` : ''}` },
+          g.color ? pieceSvg(g.color === 'white' ? 'K' : 'k', 22) : null,
+          h('span', `${vs}`), h('span.muted.small', when)),
+        status);
+      api('GET', `/v1/games/${g.id}/status`).then((s) => {
+        const r = s.status.result;
+        status.textContent = r === 'ongoing' ? 'playing' : ({ white_wins: '1–0', black_wins: '0–1', draw: '½–½' })[r];
+      }, () => {
+        status.textContent = 'gone';
+        item.classList.add('gone');
+        item.append(h('button.btn.small.ghost', { type: 'button', title: 'Forget this game', 'aria-label': 'Forget this game', onclick: () => { forgetGame(g.id); renderGames(); } }, '×'));
+      });
+      return item;
+    }));
+  }
+
+  async function loadEngines() {
+    try {
+      const answer = await api('GET', '/v1/engines');
+      engines = answer.engines || [];
+    } catch {
+      engines = [];
+    }
+    setChildren(engineSelect, engines.map((e) => h('option', {
+      value: e.name,
+      selected: !!e.default,
+      disabled: e.reachable === false,
+    }, `${e.name}${e.default ? ' (default)' : ''}${e.reachable === false ? ' – unreachable' : ''}`)));
+    const usable = engines.some((e) => e.reachable !== false);
+    const engineRadio = document.getElementById('opponent-engine');
+    if (engineRadio) engineRadio.disabled = !usable;
+    engineNote.textContent = usable ? '' : 'No engine is available on this server, so only games against a friend can be created.';
+  }
+
+  const page = h('section.page.lobby',
+    h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against a friend with a link, or against the computer. Watch any game live.')),
+    h('div.lobby-grid', h('div', form, result), side));
+  setChildren(root, page);
+  renderGames();
+  loadEngines();
+  return () => {};
+}

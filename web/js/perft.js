@@ -1,0 +1,221 @@
+// The perft page: start a perft job (position, depth, statistics, threads), follow its progress
+// live, see the Grand Chess Tree table fill in, cancel it.
+
+import { api, explain, followJob } from './api.js';
+import { Board } from './board.js';
+import { parseFen, START_FEN } from './chess.js';
+import { formatDuration, formatInt, formatRate, h, setChildren, toast } from './dom.js';
+
+const PRESETS = [
+  { name: 'Start position', fen: START_FEN },
+  { name: 'Kiwipete', fen: 'r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1' },
+  { name: 'Position 3', fen: '8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1' },
+  { name: 'Position 4', fen: 'r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1' },
+  { name: 'Position 5', fen: 'rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8' },
+  { name: 'Position 6', fen: 'r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10' },
+];
+
+/** The rows of the Grand Chess Tree table: key, label, how to read the value from a job. */
+const ROWS = [
+  ['depth', 'depth', (j) => j.depth],
+  ['workers', 'workers', (j) => (j.workers && j.workers.length ? j.workers.length : 'local')],
+  ['processed', 'processed', (j) => (j.progress ? `${formatInt(j.progress.done)} / ${formatInt(j.progress.total)}` : '–')],
+  ['elapsed', 'time', (j) => jobTime(j)],
+  ['nps', 'nps', (j) => formatRate(j.result && j.result.nps !== undefined ? j.result.nps : j.nps)],
+  ['nodes', 'nodes', (j) => stat(j, 'nodes', true)],
+  ['captures', 'captures', (j) => stat(j, 'captures')],
+  ['enpassants', 'en passant', (j) => stat(j, 'enpassants')],
+  ['castles', 'castles', (j) => stat(j, 'castles')],
+  ['promotions', 'promotions', (j) => stat(j, 'promotions')],
+  ['checks', 'checks', (j) => stat(j, 'checks')],
+  ['discovered_checks', 'discovered checks', (j) => stat(j, 'discovered_checks')],
+  ['double_checks', 'double checks', (j) => stat(j, 'double_checks')],
+  ['checkmates', 'checkmates', (j) => stat(j, 'checkmates')],
+];
+
+/** The job's time: the result's own when done, else the time so far. */
+function jobTime(job) {
+  return formatDuration(job.result && typeof job.result.seconds === 'number' ? job.result.seconds * 1000 : job.elapsed_ms);
+}
+
+/** A statistic of a job: from the result when done, else the running statistics. */
+function statValue(job, key, always) {
+  const src = job.result || job.statistics;
+  if (src && typeof src[key] === 'number') return src[key];
+  if (key === 'nodes' && typeof job.nodes === 'number') return job.nodes;
+  if (always && job.result && typeof job.result.nodes === 'number') return job.result.nodes;
+  return null;
+}
+
+function stat(job, key, always = false) {
+  if (!job.stats && key !== 'nodes') return 'off';
+  const v = statValue(job, key, always);
+  return v === null ? '–' : formatInt(v);
+}
+
+/** Mounts the perft page into `root`; returns the unmount function. */
+export function mountPerft(root) {
+  const st = { job: null, unfollow: null, history: [] };
+  const board = new Board({ label: 'Perft position' });
+
+  const presetSelect = h('select#perft-preset', { 'aria-label': 'Position' },
+    PRESETS.map((p, i) => h('option', { value: String(i) }, p.name)),
+    h('option', { value: 'custom' }, 'Custom FEN…'));
+  const fenInput = h('input#perft-fen', { type: 'text', value: START_FEN, spellcheck: false, 'aria-label': 'FEN' });
+  const depthInput = h('input#perft-depth', { type: 'number', min: '1', max: '9', value: '5', 'aria-label': 'Depth' });
+  const statsInput = h('input#perft-stats', { type: 'checkbox', checked: true });
+  const threadsSelect = h('select#perft-threads', { 'aria-label': 'Threads' });
+  function threadOptions(n) {
+    const count = Math.max(1, Math.min(64, n));
+    setChildren(threadsSelect, Array.from({ length: count }, (_, i) => h('option', { value: String(i + 1), selected: i === 0 }, `${i + 1} thread${i ? 's' : ''}`)));
+  }
+  threadOptions(navigator.hardwareConcurrency || 2);
+  // The server's job pool bounds the threads a job can use.
+  api('GET', '/v1/jobs').then((list) => list && list.pool_threads && threadOptions(list.pool_threads), () => {});
+  const startBtn = h('button.btn.primary.big#perft-start', { type: 'submit' }, 'Start perft');
+  const cancelBtn = h('button.btn.danger#perft-cancel', { type: 'button', hidden: true, onclick: () => cancel() }, 'Cancel');
+  const fenError = h('p.error-text', { hidden: true });
+  const form = h('form.card.perft-form',
+    h('h2', 'Perft'),
+    h('p.muted.small', 'Counts every move sequence to the given depth, with the Grand Chess Tree statistics.'),
+    h('div.field', h('label.label', { for: 'perft-preset' }, 'Position'), presetSelect),
+    h('div.field', h('label.label', { for: 'perft-fen' }, 'FEN'), fenInput, fenError),
+    h('div.field.inline',
+      h('label.label', { for: 'perft-depth' }, 'Depth'), depthInput,
+      h('label.label', { for: 'perft-threads' }, 'Threads'), threadsSelect),
+    h('div.field', h('label.check', statsInput, ' Statistics (captures, checks, mates, …)')),
+    h('div.actions', startBtn, cancelBtn));
+
+  const bar = h('div.progress-fill');
+  const progress = h('div.progress#perft-progress', { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0', 'aria-label': 'Progress' }, bar);
+  const progressText = h('div.progress-text#perft-progress-text');
+  const stateBadge = h('span.badge#perft-state');
+  const table = h('table.gct#perft-table');
+  const resultCard = h('section.card.perft-result', { hidden: true },
+    h('div.result-head', h('h2', 'Result'), stateBadge), progress, progressText, table);
+  const historyList = h('ol.history#perft-history');
+  const historyCard = h('section.card', { hidden: true }, h('h2', 'Earlier runs'), historyList);
+
+  presetSelect.addEventListener('change', () => {
+    const p = PRESETS[Number(presetSelect.value)];
+    if (p) fenInput.value = p.fen;
+    else fenInput.focus();
+    showPosition();
+  });
+  fenInput.addEventListener('input', () => {
+    presetSelect.value = PRESETS.findIndex((p) => p.fen === fenInput.value.trim()) >= 0
+      ? String(PRESETS.findIndex((p) => p.fen === fenInput.value.trim())) : 'custom';
+    showPosition();
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    start();
+  });
+
+  function showPosition() {
+    try {
+      const parsed = parseFen(fenInput.value);
+      board.set({ board: parsed.board, legal: [], animate: false });
+      fenError.hidden = true;
+    } catch (e) {
+      fenError.hidden = false;
+      fenError.textContent = `Not a FEN: ${e.message}`;
+    }
+  }
+
+  async function start() {
+    if (st.unfollow) st.unfollow();
+    const body = { depth: Number(depthInput.value), stats: statsInput.checked, threads: Number(threadsSelect.value) };
+    const fen = fenInput.value.trim();
+    if (fen && fen !== START_FEN) body.fen = fen;
+    startBtn.disabled = true;
+    try {
+      st.job = await api('POST', '/v1/perft', body);
+      render();
+      const id = st.job.id;
+      st.unfollow = followJob('perft', id, (job, type, err) => {
+        if (!job) {
+          if (err) toast(explain(err), 'error');
+          return;
+        }
+        if (!st.job || st.job.id !== id) return;
+        st.job = job;
+        render();
+        if (['done', 'cancelled', 'failed'].includes(job.state)) finished(job);
+      });
+    } catch (e) {
+      toast(explain(e), 'error');
+      startBtn.disabled = false;
+    }
+  }
+
+  function finished(job) {
+    if (st.history.some((j) => j.id === job.id)) return;
+    st.history.unshift(job);
+  }
+
+  async function cancel() {
+    if (!st.job) return;
+    cancelBtn.disabled = true;
+    try {
+      const job = await api('DELETE', `/v1/perft/${st.job.id}`);
+      if (job && job.id) st.job = job;
+    } catch (e) {
+      toast(explain(e), 'error');
+    }
+    cancelBtn.disabled = false;
+    render();
+  }
+
+  function render() {
+    const job = st.job;
+    const running = job && (job.state === 'queued' || job.state === 'running');
+    startBtn.disabled = !!running;
+    cancelBtn.hidden = !running;
+    if (!job) return;
+    resultCard.hidden = false;
+    resultCard.dataset.state = job.state;
+    stateBadge.textContent = job.state;
+    stateBadge.className = `badge state-${job.state}`;
+    const p = job.progress || { done: 0, total: 0 };
+    const pct = job.state === 'done' ? 100 : p.total ? Math.floor((p.done / p.total) * 100) : 0;
+    bar.style.width = `${pct}%`;
+    progress.setAttribute('aria-valuenow', String(pct));
+    progress.dataset.done = String(p.done);
+    progress.dataset.total = String(p.total);
+    progress.classList.toggle('active', !!running);
+    progressText.textContent = job.state === 'failed'
+      ? (job.error ? job.error.message : 'failed')
+      : `${pct}% · ${formatInt(p.done)} of ${formatInt(p.total)} tasks · ${jobTime(job)}`;
+    setChildren(table,
+      h('caption.sr-only', 'Perft statistics'),
+      h('tbody', ROWS.map(([key, label, read]) => {
+        const raw = ['nodes', 'captures', 'enpassants', 'castles', 'promotions', 'checks', 'discovered_checks', 'double_checks', 'checkmates'].includes(key)
+          ? statValue(job, key, key === 'nodes') : null;
+        return h('tr', { 'data-field': key, 'data-value': raw === null ? '' : String(raw) },
+          h('th', { scope: 'row' }, label), h('td', String(read(job))));
+      })));
+    renderHistory();
+  }
+
+  function renderHistory() {
+    historyCard.hidden = st.history.length === 0;
+    setChildren(historyList, st.history.map((j) => {
+      const nodes = statValue(j, 'nodes', true);
+      const name = (PRESETS.find((p) => p.fen === j.fen) || {}).name || j.fen;
+      return h('li', h('strong', `${name}, depth ${j.depth}`), ' · ',
+        j.state === 'done' ? `${formatInt(nodes)} nodes in ${jobTime(j)}` : j.state);
+    }));
+  }
+
+  form.append(board.el);
+  const page = h('section.page.perft-page',
+    h('div.game-grid',
+      h('div.board-col', form),
+      h('div.side-col', resultCard, historyCard)));
+  setChildren(root, page);
+  showPosition();
+  return () => {
+    if (st.unfollow) st.unfollow();
+  };
+}

@@ -1,0 +1,357 @@
+// The puzzles page: a mate-in-N problem (pasted FEN or a built-in sample) solved by the server's
+// prover as a job; keys, uniqueness and the main line; then the solution tree stepped through
+// on the board ("Next move"), with every defence open to explore.
+
+import { api, explain, followJob } from './api.js';
+import { Board } from './board.js';
+import { applyUci, kingSquare, numberedLine, parseFen, sanChecks } from './chess.js';
+import { formatDuration, formatInt, h, icon, setChildren, toast } from './dom.js';
+import { PUZZLE_SAMPLES } from './puzzle-samples.js';
+
+/** Mounts the puzzles page into `root`; returns the unmount function. */
+export function mountPuzzles(root) {
+  const st = {
+    fen: PUZZLE_SAMPLES[0].fen,
+    start: null, // parsed FEN of the problem
+    job: null,
+    unfollow: null,
+    result: null,
+    // The explorer: steps played from the problem position, and where in the tree we are.
+    steps: [],
+    node: null,
+  };
+
+  const board = new Board({ onMove: (uci) => playTreeMove(uci), label: 'Puzzle board' });
+  const boardStatus = h('div.status-box#puzzle-status', { role: 'status', 'aria-live': 'polite' });
+  const lineBox = h('p.solution-line#explore-line');
+  const choices = h('div.choices#defences');
+  const btnReset = h('button.btn#puzzle-reset', { type: 'button', onclick: () => resetExplorer(), title: 'Back to the problem position (Home)' }, icon('first'), 'Start');
+  const btnBack = h('button.btn#puzzle-back', { type: 'button', onclick: () => stepBack(), title: 'Take back a move (←)' }, icon('prev'), 'Back');
+  const btnNext = h('button.btn.primary#next-move', { type: 'button', onclick: () => nextMove(), title: 'Play the next move of the solution (→)' }, 'Next move', icon('next'));
+  const explorer = h('div.explorer', h('div.nav-buttons', btnReset, btnBack, btnNext), lineBox, choices);
+
+  // The form.
+  const sampleSelect = h('select#puzzle-sample', { 'aria-label': 'Sample puzzles' },
+    h('option', { value: '' }, 'Pick a sample puzzle…'),
+    PUZZLE_SAMPLES.map((p, i) => h('option', { value: String(i) }, `Mate in ${p.mate} · #${p.id} · rated ${p.rating}${p.themes ? ` · ${p.themes}` : ''}`)));
+  const fenInput = h('textarea#puzzle-fen', { rows: 2, spellcheck: false, 'aria-label': 'Position (FEN)', placeholder: 'Paste a FEN: the side to move mates' });
+  fenInput.value = st.fen;
+  const fenError = h('p.error-text#fen-error', { hidden: true });
+  const mateSelect = h('select#puzzle-mate', { 'aria-label': 'Mate in' },
+    [1, 2, 3, 4, 5].map((n) => h('option', { value: String(n), selected: n === 2 }, `Mate in ${n}`)));
+  const allKeys = h('input#puzzle-all-keys', { type: 'checkbox', checked: true });
+  const timeLimit = h('input#puzzle-time', { type: 'number', min: '1', step: '1', placeholder: 'default', 'aria-label': 'Time limit in seconds' });
+  const solveBtn = h('button.btn.primary.big#solve', { type: 'submit' }, 'Solve');
+  const cancelBtn = h('button.btn#puzzle-cancel', { type: 'button', hidden: true, onclick: () => cancel() }, 'Cancel');
+  const form = h('form.card.puzzle-form',
+    h('h2', 'Mate in N'),
+    h('div.field', h('label.label', { for: 'puzzle-sample' }, 'Samples'), sampleSelect),
+    h('div.field', h('label.label', { for: 'puzzle-fen' }, 'Position (FEN)'), fenInput, fenError),
+    h('div.field.inline',
+      h('label.label', { for: 'puzzle-mate' }, 'Find'), mateSelect,
+      h('label.check', allKeys, ' every key (decides uniqueness)')),
+    h('div.field.inline', h('label.label', { for: 'puzzle-time' }, 'Time limit (s)'), timeLimit),
+    h('div.actions', solveBtn, cancelBtn));
+  const jobBox = h('div.card.job-box#puzzle-job', { hidden: true });
+
+  sampleSelect.addEventListener('change', () => {
+    const p = PUZZLE_SAMPLES[Number(sampleSelect.value)];
+    if (!p) return;
+    fenInput.value = p.fen;
+    mateSelect.value = String(p.mate);
+    showProblem(p.fen);
+  });
+  let fenTimer = null;
+  fenInput.addEventListener('input', () => {
+    clearTimeout(fenTimer);
+    fenTimer = setTimeout(() => showProblem(fenInput.value.trim()), 250);
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    solve();
+  });
+
+  const page = h('section.page.puzzles-page',
+    h('div.game-grid',
+      h('div.board-col', board.el, boardStatus, explorer),
+      h('div.side-col', form, jobBox)));
+  setChildren(root, page);
+
+  // ----- the problem position -----
+
+  async function showProblem(fen, force = false) {
+    if (!force && st.start && fen === st.fen) return;
+    fenError.hidden = true;
+    let parsed;
+    try {
+      parsed = parseFen(fen);
+    } catch (e) {
+      fenError.hidden = false;
+      fenError.textContent = `Not a FEN: ${e.message}`;
+      return;
+    }
+    st.fen = fen;
+    st.start = parsed;
+    st.result = null;
+    st.node = null;
+    st.steps = [];
+    renderJob();
+    renderExplorer();
+    // Ask the server whether the position is valid (and for its status).
+    try {
+      const info = await api('GET', `/v1/position?fen=${encodeURIComponent(fen)}`);
+      if (st.fen !== fen) return;
+      if (info.status && info.status.result !== 'ongoing') {
+        fenError.hidden = false;
+        fenError.textContent = 'The game is already over in this position.';
+      }
+    } catch (e) {
+      if (st.fen !== fen) return;
+      fenError.hidden = false;
+      fenError.textContent = explain(e);
+    }
+  }
+
+  function side(turn) {
+    return turn === 'w' ? 'White' : 'Black';
+  }
+
+  // ----- solving -----
+
+  async function solve() {
+    const fen = fenInput.value.trim();
+    clearTimeout(fenTimer);
+    await showProblem(fen, true);
+    if (!st.start || st.fen !== fen) return;
+    if (st.unfollow) st.unfollow();
+    const body = { fen, mate_in: Number(mateSelect.value), find_all_keys: allKeys.checked };
+    if (timeLimit.value) body.time_limit_ms = Math.round(Number(timeLimit.value) * 1000);
+    solveBtn.disabled = true;
+    try {
+      st.job = await api('POST', '/v1/puzzles', body);
+      renderJob();
+      st.unfollow = followJob('puzzles', st.job.id, (job, type, err) => {
+        if (!job) {
+          if (err) toast(explain(err), 'error');
+          return;
+        }
+        if (!st.job || job.id !== st.job.id) return;
+        st.job = job;
+        if (job.state === 'done' && job.result && !st.result) {
+          st.result = job.result;
+          resetExplorer();
+        }
+        renderJob();
+      });
+    } catch (e) {
+      toast(explain(e), 'error');
+      solveBtn.disabled = false;
+    }
+  }
+
+  async function cancel() {
+    if (!st.job) return;
+    try {
+      st.job = await api('DELETE', `/v1/puzzles/${st.job.id}`) || st.job;
+    } catch (e) {
+      toast(explain(e), 'error');
+    }
+    renderJob();
+  }
+
+  function renderJob() {
+    const job = st.job;
+    const running = job && (job.state === 'queued' || job.state === 'running');
+    solveBtn.disabled = !!running;
+    cancelBtn.hidden = !running;
+    if (!job) {
+      jobBox.hidden = true;
+      return;
+    }
+    jobBox.hidden = false;
+    jobBox.dataset.state = job.state;
+    const parts = [h('h2', 'Solution')];
+    if (running) {
+      parts.push(h('p.working', h('span.spinner', { 'aria-hidden': 'true' }), `Solving… ${job.elapsed_ms ? formatDuration(job.elapsed_ms) : ''}`));
+    } else if (job.state === 'failed') {
+      parts.push(h('p.error-text', job.error ? job.error.message : 'The search failed.'));
+    } else if (job.state === 'cancelled') {
+      parts.push(h('p.muted', 'Cancelled.'));
+    } else if (job.state === 'done' && job.result) {
+      const r = job.result;
+      const start = st.start;
+      if (r.mate === null || r.mate === undefined) {
+        parts.push(h('p.verdict.none#puzzle-verdict', `No mate in ${job.mate_in || mateSelect.value} or fewer moves.`));
+      } else {
+        const keyTrees = [r.tree, ...(r.cooks || [])].filter(Boolean);
+        const keySans = r.keys.map((k) => (keyTrees.find((t) => t.uci === k) || {}).move || k);
+        let unique;
+        if (r.all_keys === false) unique = h('span.badge', 'uniqueness not decided');
+        else if (r.unique) unique = h('span.badge.good#puzzle-unique', 'unique solution');
+        else unique = h('span.badge.warn#puzzle-unique', `cooked: ${r.keys.length} keys`);
+        parts.push(
+          h('p.verdict#puzzle-verdict', `${side(start.turn)} mates in ${r.mate}`, ' ', unique),
+          h('dl.facts',
+            h('dt', r.keys.length > 1 ? 'Keys' : 'Key'),
+            h('dd#puzzle-keys', { 'data-keys': r.keys.join(' ') }, keySans.join(', ')),
+            h('dt', 'Main line'),
+            h('dd#puzzle-line', numberedLine(r.line || [], start.turn, start.fullmove)),
+            h('dt', 'Searched'),
+            h('dd', `${formatInt(r.nodes)} positions in ${formatDuration((r.seconds || 0) * 1000)}`)),
+          r.tree_complete === false ? h('p.muted.small', 'The tree was cut at the size limit; deep branches show the mating length only.') : null);
+      }
+    }
+    setChildren(jobBox, parts);
+  }
+
+  // ----- the explorer -----
+
+  function rootNode() {
+    const r = st.result;
+    if (!r || !r.tree) return null;
+    return { kind: 'attack', options: [r.tree, ...(r.cooks || [])] };
+  }
+
+  function resetExplorer() {
+    st.steps = [];
+    st.node = rootNode();
+    renderExplorer();
+  }
+
+  function currentBoard() {
+    let b = st.start.board;
+    for (const s of st.steps) b = applyUci(b, s.uci);
+    return b;
+  }
+
+  function turnAt(n) {
+    const first = st.start.turn;
+    return n % 2 === 0 ? first : first === 'w' ? 'b' : 'w';
+  }
+
+  /** The moves allowed at the current node: the tree's own. */
+  function nodeMoves() {
+    const n = st.node;
+    if (!n) return [];
+    if (n.kind === 'attack') return n.options.map((t) => ({ uci: t.uci, san: t.move, tree: t }));
+    return n.tree.defences.map((d) => ({ uci: d.uci, san: d.move, defence: d }));
+  }
+
+  function play(choice) {
+    st.steps.push({ uci: choice.uci, san: choice.san, node: st.node });
+    if (choice.tree) st.node = { kind: 'defend', tree: choice.tree };
+    else st.node = { kind: 'attack', options: [choice.defence.reply] };
+    renderExplorer();
+  }
+
+  function playTreeMove(uci) {
+    const c = nodeMoves().find((m) => m.uci === uci);
+    if (c) play(c);
+  }
+
+  /** The defence that resists longest (the main line's choice). */
+  function mainDefence(tree) {
+    let best = null;
+    for (const d of tree.defences) if (!best || d.reply.mate_in > best.reply.mate_in) best = d;
+    return best;
+  }
+
+  function nextMove() {
+    const n = st.node;
+    if (!n) return;
+    if (n.kind === 'attack') {
+      play({ uci: n.options[0].uci, san: n.options[0].move, tree: n.options[0] });
+    } else {
+      const d = mainDefence(n.tree);
+      if (d) play({ uci: d.uci, san: d.move, defence: d });
+    }
+  }
+
+  function stepBack() {
+    const s = st.steps.pop();
+    if (s) st.node = s.node;
+    renderExplorer();
+  }
+
+  function renderExplorer() {
+    if (!st.start) return;
+    const b = currentBoard();
+    const n = st.steps.length;
+    const last = st.steps[n - 1];
+    const turn = turnAt(n);
+    const mated = last && /#$/.test(last.san);
+    board.setOrientation(st.start.turn === 'w' ? 'white' : 'black');
+    board.set({
+      board: b,
+      lastMove: last ? last.uci : null,
+      check: last && sanChecks(last.san) ? kingSquare(b, turn) : -1,
+      legal: nodeMoves().map((m) => m.uci),
+      turn,
+    });
+    board.svg.dataset.ply = String(n);
+    const node = st.node;
+    const moves = nodeMoves();
+    btnBack.disabled = n === 0;
+    btnReset.disabled = n === 0;
+    btnNext.disabled = !node || !moves.length;
+    explorerLine();
+    boardStatus.className = 'status-box';
+    boardStatus.dataset.state = mated ? 'mate' : 'open';
+    if (mated) {
+      boardStatus.classList.add('ended');
+      setChildren(boardStatus, h('strong', 'Checkmate!'), h('span', `${side(turnAt(n - 1))} wins. Go back to try another defence.`));
+    } else if (!st.result) {
+      setChildren(boardStatus, h('strong', `${side(st.start.turn)} to play`), h('span.muted', 'Choose N and press Solve.'));
+    } else if (!node) {
+      setChildren(boardStatus, h('strong', `${side(st.start.turn)} to play`), h('span.muted', 'There is no mate to show.'));
+    } else if (node.kind === 'attack') {
+      const left = node.options[0].mate_in;
+      setChildren(boardStatus, h('strong', `${side(turn)} to play: mate in ${left}`), h('span.muted', n === 0 ? 'Find the key on the board, or press Next move.' : 'Find the answer, or press Next move.'));
+    } else {
+      setChildren(boardStatus, h('strong', `${side(turn)} to defend`), h('span.muted', `${moves.length} defence${moves.length === 1 ? '' : 's'}: pick one on the board or below.`));
+    }
+    // Choices: the other keys at the root, every defence at a defending node.
+    if (node && node.kind === 'defend' && moves.length) {
+      const main = mainDefence(node.tree);
+      setChildren(choices, h('span.label', 'Defences'), moves.map((m) => h('button.btn.small.chip', {
+        type: 'button',
+        class: m.defence === main ? 'main' : '',
+        'data-uci': m.uci,
+        title: m.defence === main ? 'The longest defence (main line)' : 'Explore this defence',
+        onclick: () => play(m),
+      }, m.san)));
+    } else if (node && node.kind === 'attack' && moves.length > 1) {
+      setChildren(choices, h('span.label', 'Keys'), moves.map((m) => h('button.btn.small.chip', { type: 'button', 'data-uci': m.uci, onclick: () => play(m) }, m.san)));
+    } else {
+      setChildren(choices);
+    }
+  }
+
+  function explorerLine() {
+    if (!st.steps.length) {
+      setChildren(lineBox, h('span.muted', st.result ? 'The problem position.' : ''));
+      return;
+    }
+    setChildren(lineBox, numberedLine(st.steps.map((s) => s.san), st.start.turn, st.start.fullmove));
+  }
+
+  const onKey = (e) => {
+    const t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t === board.svg)) return;
+    if (e.key === 'ArrowRight') nextMove();
+    else if (e.key === 'ArrowLeft') stepBack();
+    else if (e.key === 'Home') resetExplorer();
+    else return;
+    e.preventDefault();
+  };
+  document.addEventListener('keydown', onKey);
+
+  showProblem(st.fen, true);
+  mateSelect.value = String(PUZZLE_SAMPLES[0].mate);
+  sampleSelect.value = '0';
+  return () => {
+    if (st.unfollow) st.unfollow();
+    document.removeEventListener('keydown', onKey);
+    clearTimeout(fenTimer);
+  };
+}
