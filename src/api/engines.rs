@@ -19,7 +19,7 @@ use crate::{
     error::{ApiError, ErrorCode},
     game::actor::{
         AttachEngine, Authorize, DetachEngine, EngineBestMove, EngineCommand, EnginePlay,
-        EngineSetPosition, EngineSync, GameActor, GetEngine, MoveInput, MoveText, Need, Opponent,
+        EngineSetPosition, EngineSync, GameActor, GetEngine, MoveInput, Need, Opponent,
         StartAnalysis, StopAnalysis,
     },
     transport::{resolve_program, self_exe},
@@ -27,7 +27,7 @@ use crate::{
         engine::{Engine, EngineEvent},
         protocol::GoLimits,
     },
-    views::Side,
+    views::{MoveView, Side},
     AppState,
 };
 
@@ -333,9 +333,9 @@ fn looks_like_uci(text: &str) -> bool {
 #[derive(Debug, Serialize)]
 pub struct PlayAnswer {
     /// The player's move, when one was given.
-    pub player_move: Option<MoveText>,
+    pub player_move: Option<MoveView>,
     /// The engine's move (`null` when the player's move ended the game).
-    pub engine_move: Option<MoveText>,
+    pub engine_move: Option<MoveView>,
     /// The game afterwards, as `GET /v1/games/{id}` shows it.
     pub state: GameView,
 }

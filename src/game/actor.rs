@@ -19,8 +19,8 @@ mod engine;
 pub use engine::{
     check_raw_command, AnalysisReport, AnalysisStarted, AttachEngine, Authorize, BestMoveReply,
     DetachEngine, EngineBestMove, EngineCommand, EnginePlay, EngineSetPosition, EngineSync,
-    EngineView, GetEngine, MoveText, Need, Opponent, OpponentView, PlayReply, StartAnalysis,
-    StopAnalysis, DEFAULT_OPPONENT_MOVETIME_MS,
+    EngineView, GetEngine, Need, Opponent, OpponentView, PlayReply, StartAnalysis, StopAnalysis,
+    DEFAULT_OPPONENT_MOVETIME_MS,
 };
 
 use crate::{

@@ -32,6 +32,7 @@ use crate::{
         engine::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
         protocol::{EngineLine, GoLimits, GuiCommand, Info, OptionDecl, OptionType, StartPosition},
     },
+    views::MoveView,
 };
 
 /// The `go` of `play` and `bestmove` when none is given (Binbo's default).
@@ -184,15 +185,6 @@ pub struct EngineBestMove {
     pub timeout: Option<Duration>,
 }
 
-/// A UCI move and its SAN.
-#[derive(Clone, Debug, Serialize)]
-pub struct MoveText {
-    /// UCI.
-    pub uci: String,
-    /// SAN.
-    pub san: String,
-}
-
 /// The answer to [`EngineBestMove`].
 #[derive(Clone, Debug, Serialize)]
 pub struct BestMoveReply {
@@ -222,9 +214,9 @@ pub struct EnginePlay {
 #[derive(Clone, Debug)]
 pub struct PlayReply {
     /// The player's move, when one was given.
-    pub player_move: Option<MoveText>,
+    pub player_move: Option<MoveView>,
     /// The engine's move; `None` when the player's move ended the game.
-    pub engine_move: Option<MoveText>,
+    pub engine_move: Option<MoveView>,
     /// The game after both.
     pub snapshot: GameSnapshot,
 }
@@ -494,7 +486,7 @@ impl GameActor {
 
     /// The engine's move from `result`, checked against `root`; an illegal or missing move is
     /// `engine_illegal_move`.
-    fn checked_move(root: &Position, result: &SearchResult) -> Result<MoveText, ApiError> {
+    fn checked_move(root: &Position, result: &SearchResult) -> Result<MoveView, ApiError> {
         let Some(best) = result.best.as_deref() else {
             return Err(ApiError::new(
                 ErrorCode::EngineIllegalMove,
@@ -507,7 +499,7 @@ impl GameActor {
                 format!("the engine's move was refused: {e}"),
             )
         })?;
-        Ok(MoveText {
+        Ok(MoveView {
             uci: root.uci(mv),
             san: root.san(mv),
         })
@@ -574,7 +566,7 @@ impl GameActor {
         root: &Position,
         result: Result<SearchResult, ApiError>,
         ctx: &mut Context<Self>,
-    ) -> Result<MoveText, ApiError> {
+    ) -> Result<MoveView, ApiError> {
         let result = result?;
         let mv = Self::checked_move(root, &result)?;
         if self.engine.as_ref().map(|a| a.generation) != Some(generation) {
@@ -585,7 +577,7 @@ impl GameActor {
         }
         let played = self.play_move(Caller::Admin, MoveInput::Uci(mv.uci.clone()), ctx)?;
         self.after_game_change(ctx);
-        Ok(MoveText {
+        Ok(MoveView {
             uci: played.uci,
             san: played.san,
         })
@@ -846,7 +838,7 @@ impl Handler<EnginePlay> for GameActor {
                 Some(input) => {
                     let played = self.play_move(caller, input, ctx)?;
                     self.after_game_change(ctx);
-                    Some(MoveText {
+                    Some(MoveView {
                         uci: played.uci,
                         san: played.san,
                     })
