@@ -138,17 +138,17 @@ fn human_output(pos: &Position, result: &PerftResult, args: &PerftArgs) -> Strin
         out.push('\n');
     }
     out.push_str(&format!("fen: {}\n", pos.fen()));
+    // The Grand Chess Tree client's rows (depth, workers, processed, nps, nodes, statistics),
+    // with this run's settings beside them.
     let mut rows: Vec<(&str, String)> = vec![
         ("depth", result.depth.to_string()),
-        ("threads", result.threads.to_string()),
+        ("workers", result.threads.to_string()),
+        ("processed", format!("{}/{}", result.tasks, result.tasks)),
+        ("split_plies", result.split_plies.to_string()),
         ("hash_mib", args.hash.to_string()),
-        (
-            "tasks",
-            format!("{} (split at ply {})", result.tasks, result.split_plies),
-        ),
-        ("nodes", result.nodes().to_string()),
         ("seconds", format!("{:.3}", result.elapsed.as_secs_f64())),
         ("nps", result.nps().to_string()),
+        ("nodes", result.nodes().to_string()),
     ];
     if args.stats {
         rows.extend(
