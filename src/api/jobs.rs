@@ -36,7 +36,7 @@ pub async fn create_perft(
     body: web::Json<PerftRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let job = state.jobs.submit_perft(&body)?;
-    Ok(HttpResponse::Accepted().json(job.view()))
+    created(&job)
 }
 
 /// `POST /v1/puzzles`
@@ -45,7 +45,16 @@ pub async fn create_puzzle(
     body: web::Json<PuzzleRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let job = state.jobs.submit_puzzle(&body)?;
-    Ok(HttpResponse::Accepted().json(job.view()))
+    created(&job)
+}
+
+/// `202` with the job's view and, for its creator only, the secret that cancels it.
+fn created(job: &Job) -> Result<HttpResponse, ApiError> {
+    let mut body = serde_json::to_value(job.view()).map_err(ApiError::internal)?;
+    if let Some(fields) = body.as_object_mut() {
+        fields.insert("secret".into(), job.secret().into());
+    }
+    Ok(HttpResponse::Accepted().json(body))
 }
 
 /// `GET /v1/perft/{id}`
@@ -69,26 +78,34 @@ fn view(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse, ApiEr
     Ok(HttpResponse::Ok().json(job.view()))
 }
 
-/// `DELETE /v1/perft/{id}`
+/// `DELETE /v1/perft/{id}` (the job's secret)
 pub async fn cancel_perft(
     state: web::Data<AppState>,
+    req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    cancel(&state, &id, JobKind::Perft).await
+    cancel(&state, &req, &id, JobKind::Perft).await
 }
 
-/// `DELETE /v1/puzzles/{id}`
+/// `DELETE /v1/puzzles/{id}` (the job's secret)
 pub async fn cancel_puzzle(
     state: web::Data<AppState>,
+    req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    cancel(&state, &id, JobKind::Puzzle).await
+    cancel(&state, &req, &id, JobKind::Puzzle).await
 }
 
 /// Cancels and waits (up to [`CANCEL_WAIT`]) for the job to stop: `200` with the final view,
 /// or `202` with the view of a job still stopping. A finished job is answered unchanged.
-async fn cancel(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse, ApiError> {
-    let job = state.jobs.cancel(id, kind)?;
+async fn cancel(
+    state: &AppState,
+    req: &HttpRequest,
+    id: &str,
+    kind: JobKind,
+) -> Result<HttpResponse, ApiError> {
+    let token = crate::api::bearer(req);
+    let job = state.jobs.cancel(id, kind, token.as_deref())?;
     if job.wait_finished(CANCEL_WAIT).await {
         Ok(HttpResponse::Ok().json(job.view()))
     } else {

@@ -115,6 +115,8 @@ struct Status {
 #[derive(Debug)]
 pub struct Job {
     id: Uuid,
+    /// Handed to the creator only; needed to cancel.
+    secret: String,
     work: Work,
     /// Pool threads it holds while running.
     threads: usize,
@@ -124,6 +126,11 @@ pub struct Job {
 }
 
 impl Job {
+    /// The secret that lets its creator cancel it (given out once, in the creation answer).
+    pub fn secret(&self) -> &str {
+        &self.secret
+    }
+
     fn new(work: Work) -> Job {
         let threads = match &work {
             Work::Perft(spec) => spec.threads,
@@ -131,6 +138,7 @@ impl Job {
         };
         Job {
             id: Uuid::new_v4(),
+            secret: Uuid::new_v4().simple().to_string(),
             work,
             threads,
             cancel: Arc::new(AtomicBool::new(false)),
@@ -445,10 +453,23 @@ impl JobSupervisor {
 
     /// Cancels a job: a queued one ends at once, a running one is told to stop (it ends well
     /// within 100 ms, see [`Job::wait_finished`]), a finished one is left as it is.
-    pub fn cancel(&self, id: &str, kind: JobKind) -> Result<Arc<Job>, ApiError> {
+    /// Only the creator may cancel: `token` must be the secret the creation answer carried.
+    pub fn cancel(
+        &self,
+        id: &str,
+        kind: JobKind,
+        token: Option<&str>,
+    ) -> Result<Arc<Job>, ApiError> {
         let mut table = self.inner.lock();
         self.inner.sweep(&mut table);
         let job = Inner::find(&table, id, kind)?;
+        if !token.is_some_and(|t| {
+            constant_time_eq::constant_time_eq(t.as_bytes(), job.secret.as_bytes())
+        }) {
+            return Err(ApiError::forbidden(
+                "cancelling a job needs the secret its creation answer carried",
+            ));
+        }
         if let Some(i) = table.queue.iter().position(|j| j.id == job.id) {
             table.queue.remove(i);
             job.cancel.store(true, Relaxed);
@@ -628,7 +649,7 @@ mod tests {
         assert_eq!(small.state(), JobState::Queued);
         assert_eq!(sup.busy_threads(), 2);
         let id = big.id().to_string();
-        sup.cancel(&id, JobKind::Perft).unwrap();
+        sup.cancel(&id, JobKind::Perft, Some(big.secret())).unwrap();
         assert_eq!(wait(&big), JobState::Cancelled);
         assert_eq!(wait(&small), JobState::Done);
         let JobView::Perft(v) = small.view() else {
@@ -650,9 +671,11 @@ mod tests {
         assert_eq!(err.code, ErrorCode::TooManyJobs);
         assert!(err.message.contains("jobs.max_jobs"), "{}", err.message);
         // The queued one ends at once.
-        sup.cancel(&b.id().to_string(), JobKind::Perft).unwrap();
+        sup.cancel(&b.id().to_string(), JobKind::Perft, Some(b.secret()))
+            .unwrap();
         assert_eq!(b.state(), JobState::Cancelled);
-        sup.cancel(&a.id().to_string(), JobKind::Perft).unwrap();
+        sup.cancel(&a.id().to_string(), JobKind::Perft, Some(a.secret()))
+            .unwrap();
         assert_eq!(wait(&a), JobState::Cancelled);
         // A slot is free again.
         let c = sup.submit_perft(&perft(2, 1)).unwrap();

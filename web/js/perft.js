@@ -55,7 +55,7 @@ function stat(job, key, always = false) {
 
 /** Mounts the perft page into `root`; returns the unmount function. */
 export function mountPerft(root) {
-  const st = { job: null, unfollow: null, history: [] };
+  const st = { job: null, secret: null, unfollow: null, history: [] };
   const board = new Board({ label: 'Perft position' });
 
   const presetSelect = h('select#perft-preset', { 'aria-label': 'Position' },
@@ -131,6 +131,7 @@ export function mountPerft(root) {
     startBtn.disabled = true;
     try {
       st.job = await api('POST', '/v1/perft', body);
+      st.secret = st.job.secret; // only the creation answer carries it; it cancels the job
       render();
       const id = st.job.id;
       st.unfollow = followJob('perft', id, (job, type, err) => {
@@ -158,7 +159,7 @@ export function mountPerft(root) {
     if (!st.job) return;
     cancelBtn.disabled = true;
     try {
-      const job = await api('DELETE', `/v1/perft/${st.job.id}`);
+      const job = await api('DELETE', `/v1/perft/${st.job.id}`, undefined, st.secret);
       if (job && job.id) st.job = job;
     } catch (e) {
       toast(explain(e), 'error');

@@ -14,6 +14,7 @@ export function mountPuzzles(root) {
     fen: PUZZLE_SAMPLES[0].fen,
     start: null, // parsed FEN of the problem
     job: null,
+    secret: null, // the creation answer's secret, which cancels the job
     unfollow: null,
     result: null,
     // The explorer: steps played from the problem position, and where in the tree we are.
@@ -129,6 +130,7 @@ export function mountPuzzles(root) {
     solveBtn.disabled = true;
     try {
       st.job = await api('POST', '/v1/puzzles', body);
+      st.secret = st.job.secret; // only the creation answer carries it; it cancels the job
       renderJob();
       st.unfollow = followJob('puzzles', st.job.id, (job, type, err) => {
         if (!job) {
@@ -152,7 +154,7 @@ export function mountPuzzles(root) {
   async function cancel() {
     if (!st.job) return;
     try {
-      st.job = await api('DELETE', `/v1/puzzles/${st.job.id}`) || st.job;
+      st.job = await api('DELETE', `/v1/puzzles/${st.job.id}`, undefined, st.secret) || st.job;
     } catch (e) {
       toast(explain(e), 'error');
     }
