@@ -199,6 +199,8 @@ pub struct JobsConfig {
     pub solver_table_mb: usize,
     /// Seconds a finished job stays readable before it is forgotten.
     pub keep_finished_secs: u64,
+    /// Most finished jobs kept readable at once; beyond it the oldest are forgotten first.
+    pub keep_finished_max: usize,
 }
 
 /// Request and resource limits.

@@ -1,6 +1,7 @@
 //! The job supervisor: hands out job ids, enforces the `[jobs]` limits, queues jobs until the
 //! pool has threads for them, runs each on its own OS threads (never on an HTTP thread),
-//! answers views, cancels, and forgets finished jobs after `jobs.keep_finished_secs`.
+//! answers views, cancels, and forgets finished jobs after `jobs.keep_finished_secs` (and the
+//! oldest beyond `jobs.keep_finished_max`).
 //!
 //! The pool is a thread budget of `jobs.pool_threads` (0: one per core): a job holds the
 //! threads it computes with while it runs, and queued jobs start in order (first in, first
@@ -543,13 +544,28 @@ impl Inner {
         }
     }
 
-    /// Forgets jobs that ended more than `keep_finished_secs` ago.
+    /// Forgets jobs that ended more than `keep_finished_secs` ago, and the oldest finished ones
+    /// beyond `keep_finished_max`.
     fn sweep(&self, table: &mut Table) {
         let keep = Duration::from_secs(self.limits.config.keep_finished_secs);
         table.jobs.retain(|_, (_, job)| {
             let status = job.status();
             status.ended.is_none_or(|t| t.elapsed() < keep)
         });
+        // However quickly finished jobs pile up, at most `keep_finished_max` stay: oldest go first.
+        let max = self.limits.config.keep_finished_max;
+        let mut finished: Vec<(u64, Uuid)> = table
+            .jobs
+            .iter()
+            .filter(|(_, (_, job))| job.state().is_finished())
+            .map(|(id, (order, _))| (*order, *id))
+            .collect();
+        if finished.len() > max {
+            finished.sort_unstable();
+            for (_, id) in &finished[..finished.len() - max] {
+                table.jobs.remove(id);
+            }
+        }
     }
 
     /// Starts queued jobs, in order, while the pool has threads for the next one.
@@ -703,6 +719,26 @@ mod tests {
             ErrorCode::JobNotFound
         );
         assert!(sup.list().jobs.is_empty());
+    }
+
+    #[test]
+    fn at_most_keep_finished_max_finished_jobs_stay_oldest_forgotten_first() {
+        let mut c = config(1, 8, 3600);
+        c.keep_finished_max = 2;
+        let sup = JobSupervisor::new(c, None);
+        let ids: Vec<String> = (0..4)
+            .map(|_| {
+                let job = sup.submit_perft(&perft(1, 1)).unwrap();
+                wait(&job);
+                job.id().to_string()
+            })
+            .collect();
+        let kept: Vec<String> = sup.list().jobs.iter().map(|j| j.id.to_string()).collect();
+        assert_eq!(kept, ids[2..]);
+        assert_eq!(
+            sup.get(&ids[0], JobKind::Perft).unwrap_err().code,
+            ErrorCode::JobNotFound
+        );
     }
 
     #[test]
