@@ -22,7 +22,7 @@
 //! workers, a page's first access is often a probe, which maps the shared zero page, and
 //! replacing that page on the first store interrupts every core running the process.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::stats::{PerftStats, STATS_WORDS};
 
@@ -190,16 +190,21 @@ impl<V: HashValue> PerftHash<V> {
     /// A table using at most `mib` MiB (at least one bucket). The memory is allocated (and
     /// touched) here; like any allocation, running out of memory aborts.
     pub fn new(mib: usize) -> PerftHash<V> {
-        PerftHash::with_threads(mib, 1)
+        PerftHash::with_threads(mib, 1, None)
     }
 
     /// [`PerftHash::new`], with the memory touched by `threads` threads at once (a fresh page
-    /// can be slow to fault in, notably in virtual machines).
-    pub(crate) fn with_threads(mib: usize, threads: usize) -> PerftHash<V> {
+    /// can be slow to fault in, notably in virtual machines). Setting `stop` ends the touching
+    /// early (a large table takes a while): the pages not yet touched are zero all the same.
+    pub(crate) fn with_threads(
+        mib: usize,
+        threads: usize,
+        stop: Option<&AtomicBool>,
+    ) -> PerftHash<V> {
         let bucket_bytes = Self::BUCKET * std::mem::size_of::<AtomicU64>();
         let buckets = (mib.saturating_mul(1 << 20) / bucket_bytes).max(1);
         PerftHash {
-            words: memory::Words::zeroed(buckets * Self::BUCKET, threads),
+            words: memory::Words::zeroed(buckets * Self::BUCKET, threads, stop),
             buckets,
             _value: std::marker::PhantomData,
         }
@@ -304,7 +309,7 @@ mod memory {
     use std::{
         alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout},
         ptr::NonNull,
-        sync::atomic::{AtomicU64, Ordering::Relaxed},
+        sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
     };
 
     /// A cache line.
@@ -330,8 +335,8 @@ mod memory {
     unsafe impl Sync for Words {}
 
     impl Words {
-        /// `len` zeroed words, touched by `threads` threads.
-        pub(super) fn zeroed(len: usize, threads: usize) -> Words {
+        /// `len` zeroed words, touched by `threads` threads until `stop` is set.
+        pub(super) fn zeroed(len: usize, threads: usize, stop: Option<&AtomicBool>) -> Words {
             let bytes = len.saturating_mul(std::mem::size_of::<AtomicU64>());
             let align = if bytes >= HUGE_PAGE {
                 HUGE_PAGE
@@ -362,16 +367,20 @@ mod memory {
                 block,
                 layout,
             };
-            words.touch(threads);
+            words.touch(threads, stop);
             words
         }
 
         /// Writes to every page once, split between `threads` threads (see the module
-        /// documentation).
-        fn touch(&self, threads: usize) {
+        /// documentation); each thread gives up once `stop` is set (looked at every 1 MiB).
+        fn touch(&self, threads: usize, stop: Option<&AtomicBool>) {
             const PAGE_WORDS: usize = PAGE / std::mem::size_of::<AtomicU64>();
+            const PAGES_BETWEEN_STOP_CHECKS: usize = (1 << 20) / PAGE;
             let touch = |words: &[AtomicU64]| {
-                for w in words.iter().step_by(PAGE_WORDS) {
+                for (i, w) in words.iter().step_by(PAGE_WORDS).enumerate() {
+                    if i % PAGES_BETWEEN_STOP_CHECKS == 0 && stop.is_some_and(|s| s.load(Relaxed)) {
+                        return;
+                    }
                     w.store(0, Relaxed);
                 }
             };
@@ -416,6 +425,34 @@ mod memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// This process's resident memory in KiB (Linux).
+    #[cfg(target_os = "linux")]
+    fn resident_kib() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_stopped_run_does_not_fault_in_its_table() {
+        // 1 GiB: touching it all would add about 1 GiB of resident memory.
+        let stop = AtomicBool::new(true);
+        let before = resident_kib();
+        let table = BulkHash::with_threads(1024, 2, Some(&stop));
+        let grown_mib = resident_kib().saturating_sub(before) / 1024;
+        assert!(
+            grown_mib < 256,
+            "a stopped table still faulted in {grown_mib} MiB"
+        );
+        // Untouched pages read as zero: the table works.
+        table.store(7, 2, 400);
+        assert_eq!(table.probe(7, 2), Some(400));
+    }
 
     #[test]
     fn stores_and_probes_by_hash_and_depth() {

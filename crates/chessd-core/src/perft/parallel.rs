@@ -247,7 +247,7 @@ impl<'a> Perft<'a> {
                 (Some(t), _) => Some(t),
                 (None, 0) => None,
                 (None, mib) => {
-                    owned = PerftHash::with_threads(mib, threads);
+                    owned = PerftHash::with_threads(mib, threads, self.cancel);
                     Some(&owned)
                 }
             };
@@ -258,7 +258,7 @@ impl<'a> Perft<'a> {
                 (Some(t), _) => Some(t),
                 (None, 0) => None,
                 (None, mib) => {
-                    owned = PerftHash::with_threads(mib, threads);
+                    owned = PerftHash::with_threads(mib, threads, self.cancel);
                     Some(&owned)
                 }
             };
