@@ -2,6 +2,7 @@
 
 use std::{collections::BTreeMap, process::ExitCode};
 
+use chessd::jobs::view::ClassesView;
 use chessd_core::{
     perft::{Perft, PerftProgress, PerftResult, PerftStats},
     FenMode, Position,
@@ -184,20 +185,7 @@ struct JsonStats {
     discovered_checks: u64,
     double_checks: u64,
     check_mates: u64,
-    classes: JsonClasses,
-}
-
-/// The eight Grand Chess Tree check and mate classes.
-#[derive(Debug, Serialize)]
-struct JsonClasses {
-    direct_checks: u64,
-    single_discovered_checks: u64,
-    direct_discovered_checks: u64,
-    double_discovered_checks: u64,
-    direct_mates: u64,
-    single_discovered_mates: u64,
-    direct_discovered_mates: u64,
-    double_discovered_mates: u64,
+    classes: ClassesView,
 }
 
 impl JsonOutput {
@@ -216,16 +204,7 @@ impl JsonOutput {
                 discovered_checks: s.discovered_checks(),
                 double_checks: s.double_checks(),
                 check_mates: s.check_mates(),
-                classes: JsonClasses {
-                    direct_checks: s.direct_checks,
-                    single_discovered_checks: s.single_discovered_checks,
-                    direct_discovered_checks: s.direct_discovered_checks,
-                    double_discovered_checks: s.double_discovered_checks,
-                    direct_mates: s.direct_mates,
-                    single_discovered_mates: s.single_discovered_mates,
-                    direct_discovered_mates: s.direct_discovered_mates,
-                    double_discovered_mates: s.double_discovered_mates,
-                },
+                classes: ClassesView::from(s),
             }),
             divide: args.divide.then(|| divide_counts(pos, result)),
         }
