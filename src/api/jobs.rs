@@ -14,6 +14,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
 
 use crate::{
+    api::client::client_key,
     error::ApiError,
     jobs::{
         perft_job::PerftRequest,
@@ -33,18 +34,24 @@ const CANCEL_WAIT: Duration = Duration::from_secs(2);
 /// `POST /v1/perft`
 pub async fn create_perft(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<PerftRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let job = state.jobs.submit_perft(&body)?;
+    let client = client_key(&req, &state.config.auth, true)?;
+    let permit = state.admission.acquire_job(&client)?;
+    let job = state.jobs.submit_perft(&body, Some(permit))?;
     created(&job)
 }
 
 /// `POST /v1/puzzles`
 pub async fn create_puzzle(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<PuzzleRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let job = state.jobs.submit_puzzle(&body)?;
+    let client = client_key(&req, &state.config.auth, true)?;
+    let permit = state.admission.acquire_job(&client)?;
+    let job = state.jobs.submit_puzzle(&body, Some(permit))?;
     created(&job)
 }
 
