@@ -290,8 +290,10 @@ pub struct WebhookConfig {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebSocketConfig {
-    /// Largest accepted client frame in bytes.
+    /// Largest accepted client frame in bytes, checked on its header before its payload is read.
     pub max_frame_bytes: usize,
+    /// Largest accepted client message (a frame and its continuations) in bytes.
+    pub max_message_bytes: usize,
     /// Messages per second a connection may send.
     pub max_messages_per_sec: u32,
     /// Seconds between server pings.

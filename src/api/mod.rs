@@ -9,6 +9,7 @@ pub mod position;
 pub mod system;
 pub mod webapp;
 pub mod ws;
+pub mod ws_limits;
 
 use actix_web::{
     error::{JsonPayloadError, PathError, QueryPayloadError},
