@@ -73,6 +73,14 @@ pub enum AdmissionError {
         /// The limit.
         limit: usize,
     },
+    /// The server holds its total of WebSocket connections.
+    #[error(
+        "the server holds its limit of {limit} WebSocket connections (websocket.max_connections)"
+    )]
+    TooManyConnections {
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// What one client holds now.
@@ -84,6 +92,8 @@ pub struct Usage {
     pub engines: usize,
     /// Jobs it submitted, queued or running.
     pub jobs: usize,
+    /// WebSocket connections it holds open.
+    pub sockets: usize,
 }
 
 /// What a permit counts.
@@ -92,13 +102,27 @@ enum Kind {
     Game,
     Engine,
     Job,
+    Socket,
+}
+
+impl Kind {
+    fn count(self, usage: &mut Usage) -> &mut usize {
+        match self {
+            Kind::Game => &mut usage.games,
+            Kind::Engine => &mut usage.engines,
+            Kind::Job => &mut usage.jobs,
+            Kind::Socket => &mut usage.sockets,
+        }
+    }
 }
 
 struct Inner {
     quotas: QuotasConfig,
     max_engines_total: usize,
+    max_sockets_total: usize,
     usage: DashMap<ClientKey, Usage>,
     engines_total: AtomicUsize,
+    sockets_total: AtomicUsize,
     game_rate: Option<DefaultKeyedRateLimiter<ClientKey>>,
 }
 
@@ -114,8 +138,10 @@ impl Admission {
         Admission(Arc::new(Inner {
             quotas: config.quotas.clone(),
             max_engines_total: config.engines.max_processes,
+            max_sockets_total: config.websocket.max_connections,
             usage: DashMap::new(),
             engines_total: AtomicUsize::new(0),
+            sockets_total: AtomicUsize::new(0),
             game_rate,
         }))
     }
@@ -147,14 +173,20 @@ impl Admission {
     /// Takes one engine session, for the client and in total.
     pub fn acquire_engine(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
         let max = self.0.max_engines_total;
-        self.0
-            .engines_total
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
+        take_total(&self.0.engines_total, max)
             .map_err(|_| AdmissionError::TooManyEngines { limit: max })?;
         self.take(client, Kind::Engine).inspect_err(|_| {
             self.0.engines_total.fetch_sub(1, Ordering::AcqRel);
+        })
+    }
+
+    /// Takes one WebSocket connection, for the client and in total.
+    pub fn acquire_socket(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
+        let max = self.0.max_sockets_total;
+        take_total(&self.0.sockets_total, max)
+            .map_err(|_| AdmissionError::TooManyConnections { limit: max })?;
+        self.take(client, Kind::Socket).inspect_err(|_| {
+            self.0.sockets_total.fetch_sub(1, Ordering::AcqRel);
         })
     }
 
@@ -179,13 +211,10 @@ impl Admission {
             Kind::Game => ("unfinished games", "max_ongoing_games", q.max_ongoing_games),
             Kind::Engine => ("engine sessions", "max_engines", q.max_engines),
             Kind::Job => ("jobs", "max_jobs", q.max_jobs),
+            Kind::Socket => ("WebSocket connections", "max_sockets", q.max_sockets),
         };
         let mut usage = self.0.usage.entry(client.clone()).or_default();
-        let count = match kind {
-            Kind::Game => &mut usage.games,
-            Kind::Engine => &mut usage.engines,
-            Kind::Job => &mut usage.jobs,
-        };
+        let count = kind.count(&mut usage);
         if *count >= limit {
             return Err(AdmissionError::QuotaExceeded { what, key, limit });
         }
@@ -198,20 +227,25 @@ impl Admission {
     }
 
     fn give_back(&self, client: &ClientKey, kind: Kind) {
-        if kind == Kind::Engine {
-            self.0.engines_total.fetch_sub(1, Ordering::AcqRel);
-        }
+        match kind {
+            Kind::Engine => self.0.engines_total.fetch_sub(1, Ordering::AcqRel),
+            Kind::Socket => self.0.sockets_total.fetch_sub(1, Ordering::AcqRel),
+            Kind::Game | Kind::Job => 0,
+        };
         // Remove the entry when it holds nothing, under the entry's lock.
         self.0.usage.remove_if_mut(client, |_, usage| {
-            let count = match kind {
-                Kind::Game => &mut usage.games,
-                Kind::Engine => &mut usage.engines,
-                Kind::Job => &mut usage.jobs,
-            };
+            let count = kind.count(usage);
             *count = count.saturating_sub(1);
             *usage == Usage::default()
         });
     }
+}
+
+/// Adds one to a server-wide count unless it is at `max`.
+fn take_total(total: &AtomicUsize, max: usize) -> Result<usize, usize> {
+    total.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+        (n < max).then_some(n + 1)
+    })
 }
 
 /// One counted place (a game, an engine session or a job); given back when dropped.
@@ -294,6 +328,29 @@ mod tests {
         );
         drop(p1);
         assert!(a.acquire_engine(&client(3)).is_ok());
+    }
+
+    #[test]
+    fn sockets_are_capped_per_client_and_in_total() {
+        let a = admission(|c| {
+            c.websocket.max_connections = 3;
+            c.quotas.max_sockets = 2;
+        });
+        let held: Vec<Permit> = (0..2)
+            .map(|_| a.acquire_socket(&client(1)).unwrap())
+            .collect();
+        assert!(matches!(
+            a.acquire_socket(&client(1)),
+            Err(AdmissionError::QuotaExceeded { .. })
+        ));
+        let third = a.acquire_socket(&client(2)).unwrap();
+        assert_eq!(
+            a.acquire_socket(&client(3)).unwrap_err(),
+            AdmissionError::TooManyConnections { limit: 3 }
+        );
+        drop(third);
+        assert!(a.acquire_socket(&client(3)).is_ok());
+        drop(held);
     }
 
     #[test]

@@ -300,6 +300,9 @@ pub struct WebSocketConfig {
     pub heartbeat_secs: u64,
     /// Seconds of client silence after which the connection is dropped.
     pub client_timeout_secs: u64,
+    /// WebSocket connections (games and jobs) open at once in the whole server; one more is
+    /// refused with `503 too_many_connections` before the upgrade.
+    pub max_connections: usize,
 }
 
 /// The `[auth]` section.
@@ -337,6 +340,8 @@ pub struct QuotasConfig {
     pub max_engines: usize,
     /// Perft and puzzle jobs (queued or running) a client may have at once.
     pub max_jobs: usize,
+    /// WebSocket connections (games and jobs) a client may hold open at once.
+    pub max_sockets: usize,
 }
 
 impl QuotasConfig {
@@ -347,6 +352,7 @@ impl QuotasConfig {
             max_ongoing_games: usize::MAX,
             max_engines: usize::MAX,
             max_jobs: usize::MAX,
+            max_sockets: usize::MAX,
         }
     }
 }

@@ -72,6 +72,8 @@ pub enum ErrorCode {
     QuotaExceeded,
     /// The server runs `engines.max_processes` engine sessions already.
     TooManyEngines,
+    /// The server holds `websocket.max_connections` WebSocket connections already.
+    TooManyConnections,
     /// This server needs an API key (`X-API-Key`) for this request, or the key is unknown.
     ApiKeyRequired,
     /// The route needs the operator token and none is configured (`auth.operator_token`).
@@ -108,7 +110,7 @@ impl ErrorCode {
             LimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
             TooManyJobs => StatusCode::SERVICE_UNAVAILABLE,
             RateLimited | QuotaExceeded => StatusCode::TOO_MANY_REQUESTS,
-            TooManyEngines => StatusCode::SERVICE_UNAVAILABLE,
+            TooManyEngines | TooManyConnections => StatusCode::SERVICE_UNAVAILABLE,
             ApiKeyRequired => StatusCode::UNAUTHORIZED,
             OperatorDisabled => StatusCode::FORBIDDEN,
             CommandRefused => StatusCode::UNPROCESSABLE_ENTITY,
@@ -152,6 +154,7 @@ impl ErrorCode {
             RateLimited => "rate_limited",
             QuotaExceeded => "quota_exceeded",
             TooManyEngines => "too_many_engines",
+            TooManyConnections => "too_many_connections",
             ApiKeyRequired => "api_key_required",
             OperatorDisabled => "operator_disabled",
             CommandRefused => "command_refused",
@@ -246,6 +249,7 @@ impl From<crate::admission::AdmissionError> for ApiError {
             ),
             A::QuotaExceeded { .. } => (ErrorCode::QuotaExceeded, None),
             A::TooManyEngines { .. } => (ErrorCode::TooManyEngines, None),
+            A::TooManyConnections { .. } => (ErrorCode::TooManyConnections, None),
         };
         ApiError {
             retry_after_secs: retry.map(|s| s.max(1)),

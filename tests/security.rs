@@ -697,3 +697,60 @@ async fn jobs_are_counted_per_client_and_hash_has_a_budget() {
         .await;
     assert!(status < 300, "{status} {v}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// 8. WebSocket connections: per client and in total, refused before the upgrade.
+// ---------------------------------------------------------------------------------------------
+
+#[actix_web::test]
+async fn websocket_connections_are_capped_per_client_and_in_total() {
+    let server = start(&env(&[
+        ("CHESSD_QUOTAS__MAX_SOCKETS", "2"),
+        ("CHESSD_WEBSOCKET__MAX_CONNECTIONS", "3"),
+    ]));
+    let api = Api::new(&server);
+    let g = api.game(json!({})).await;
+    let path = format!("/v1/games/{}/ws", g.id);
+    let upgrade = [
+        ("Upgrade", "websocket"),
+        ("Connection", "Upgrade"),
+        ("Sec-WebSocket-Version", "13"),
+        ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+    ];
+    // Held connections: opened with awc from 127.0.0.1 (two), and one raw from 127.0.0.2.
+    let c = common::client();
+    let url = server.ws_url(&g.id, "");
+    let first = common::ws_connect(&c, &url).await;
+    let second = common::ws_connect(&c, &url).await;
+    let (status, _, v) =
+        http_from(ip("127.0.0.1"), &server.base, "GET", &path, &upgrade, None).await;
+    assert_eq!((status, code(&v)), (429, "quota_exceeded"), "{v}");
+    let addr: SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let held = {
+        use tokio::io::AsyncWriteExt;
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(ip("127.0.0.2"), 0)).unwrap();
+        let mut stream = socket.connect(addr).await.unwrap();
+        let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n");
+        for (k, v) in upgrade {
+            request.push_str(&format!("{k}: {v}\r\n"));
+        }
+        request.push_str("\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        stream
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, _, v) =
+        http_from(ip("127.0.0.3"), &server.base, "GET", &path, &upgrade, None).await;
+    assert_eq!((status, code(&v)), (503, "too_many_connections"), "{v}");
+    // Closing connections gives their places back.
+    drop((first, second, held));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match c.ws(&url).connect().await {
+            Ok(_) => break,
+            Err(e) => assert!(Instant::now() < deadline, "places never given back: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -153,9 +153,17 @@ async fn events(
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
     let job = state.jobs.get(id, kind)?;
+    let client = client_key(req, &state.config.auth, false)?;
+    let permit = state
+        .admission
+        .acquire_socket(&client)
+        .map_err(ApiError::from)?;
     let limits = state.config.websocket.clone();
     let (response, session, stream) = ws_limits::handle(req, body, &limits).await?;
-    actix_web::rt::spawn(stream_events(job, session, stream, limits));
+    actix_web::rt::spawn(async move {
+        stream_events(job, session, stream, limits).await;
+        drop(permit);
+    });
     Ok(response)
 }
 

@@ -25,7 +25,8 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use crate::{
-    api::{bearer, games::GameView, ws_limits},
+    admission::Permit,
+    api::{bearer, client::client_key, games::GameView, ws_limits},
     error::ApiError,
     game::{
         actor::{Action, Caller, Command, GameActor, MoveInput, Subscribe, Unsubscribe},
@@ -85,6 +86,11 @@ pub async fn connect(
 ) -> Result<HttpResponse, actix_web::Error> {
     let game_id = uuid::Uuid::parse_str(&id).map_err(|_| ApiError::game_not_found(id.as_str()))?;
     let addr = state.games.registry.get(&game_id)?;
+    let client = client_key(&req, &state.config.auth, false)?;
+    let permit = state
+        .admission
+        .acquire_socket(&client)
+        .map_err(ApiError::from)?;
     let token = bearer(&req);
     let ws = state.config.websocket.clone();
     let (response, session, stream) = ws_limits::handle(&req, body, &ws).await?;
@@ -102,6 +108,7 @@ pub async fn connect(
         token,
         session,
         limits: ws,
+        _permit: permit,
     };
     actix_web::rt::spawn(connection.run(stream, rx, subscription, query.since.is_some()));
     Ok(response)
@@ -112,6 +119,8 @@ struct Connection {
     token: Option<String>,
     session: Session,
     limits: crate::config::WebSocketConfig,
+    /// The connection's place in the client's and the server's socket counts.
+    _permit: Permit,
 }
 
 fn role_name(caller: Caller) -> &'static str {
