@@ -530,32 +530,77 @@ async fn games_with_no_move_are_abandoned() {
 // ---------------------------------------------------------------------------------------------
 
 #[actix_web::test]
-async fn max_games_holds_under_32_concurrent_creators() {
+async fn max_games_holds_under_64_concurrent_creators() {
+    // Many HTTP workers and keep-alive connections, so creations really run side by side.
     let server = start(&env(&[
-        ("CHESSD_LIMITS__MAX_GAMES", "100"),
+        ("CHESSD_WORKERS", "16"),
+        ("CHESSD_LIMITS__MAX_GAMES", "2000"),
         ("CHESSD_QUOTAS__GAMES_PER_MINUTE", "0"),
         ("CHESSD_QUOTAS__MAX_ONGOING_GAMES", "100000"),
     ]));
     let base = server.base.clone();
-    let creator = |n: u8| {
-        let base = base.clone();
+    let c = awc::Client::builder()
+        .connector(awc::Connector::new().limit(64))
+        .timeout(Duration::from_secs(30))
+        .finish();
+    let post = |_| {
+        let (c, base) = (c.clone(), base.clone());
+        async move { common::post_json(&c, &format!("{base}/v1/games"), None, &json!({})).await }
+    };
+    let won = |v: &Value| {
+        (
+            v["id"].as_str().unwrap().to_string(),
+            v["secrets"]["admin"].as_str().unwrap().to_string(),
+        )
+    };
+    // 64 creators fill the server.
+    let creator = |_| {
+        let post = &post;
         async move {
-            let source = IpAddr::from([127, 0, 1, n]);
-            let mut created = 0;
-            for _ in 0..8 {
-                let (status, _, v) =
-                    http_from(source, &base, "POST", "/v1/games", &[], Some(&json!({}))).await;
+            let mut created = Vec::new();
+            loop {
+                let (status, v) = post(0).await;
                 match status {
-                    201 => created += 1,
-                    503 => assert_eq!(code(&v), "too_many_games", "{v}"),
+                    201 => created.push(won(&v)),
+                    503 => {
+                        assert_eq!(code(&v), "too_many_games", "{v}");
+                        return created;
+                    }
                     other => panic!("{other}: {v}"),
                 }
             }
-            created
         }
     };
-    let counts = futures_util::future::join_all((0..32).map(creator)).await;
-    assert_eq!(counts.iter().sum::<u32>(), 100);
+    let mut held: Vec<(String, String)> = futures_util::future::join_all((0..64).map(creator))
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(held.len(), 2000);
+    // Then, 30 times, one place is freed and 64 creators race for it: exactly one wins.
+    for round in 0..30 {
+        let (id, admin) = held.pop().unwrap();
+        let resp = c
+            .delete(format!("{base}/v1/games/{id}"))
+            .bearer_auth(admin)
+            .send()
+            .await
+            .unwrap();
+        assert!(resp.status().is_success());
+        let answers = futures_util::future::join_all((0..64).map(post)).await;
+        let winners: Vec<&Value> = answers
+            .iter()
+            .filter(|(s, _)| *s == 201)
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(
+            winners.len(),
+            1,
+            "round {round}: {} games for one place",
+            winners.len()
+        );
+        held.push(won(winners[0]));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
