@@ -10,11 +10,21 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// An actor-based chess game server, with perft and chess tools.
+///
+/// With no subcommand it serves, and takes `serve`'s flags (`chessd --bind 127.0.0.1:9000`).
 #[derive(Debug, Parser)]
-#[command(name = "chessd", version, about)]
+#[command(
+    name = "chessd",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// `serve`'s flags, for the default command.
+    #[command(flatten)]
+    serve: cli::serve::ServeArgs,
 }
 
 /// The subcommands.
@@ -46,6 +56,6 @@ fn main() -> ExitCode {
         Some(Command::Engine(args)) => cli::engine::run(&args),
         Some(Command::Match(args)) => cli::engine_match::run(&args),
         Some(Command::Serve(args)) => cli::serve::run(&args),
-        None => cli::serve::run(&cli::serve::ServeArgs::default()),
+        None => cli::serve::run(&cli.serve),
     }
 }

@@ -21,7 +21,9 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
     if config.workers > 0 {
         server = server.workers(config.workers);
     }
-    let server = server.bind(&config.bind)?;
+    let server = server.bind(&config.bind).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.bind))
+    })?;
     for addr in server.addrs() {
         println!("chessd listening on http://{addr}");
     }

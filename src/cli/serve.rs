@@ -1,6 +1,6 @@
 //! `chessd serve` (the default): runs the game server.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{io::IsTerminal, path::PathBuf, process::ExitCode};
 
 use clap::Args;
 
@@ -25,6 +25,8 @@ pub fn run(args: &ServeArgs) -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        // Colour only for a person at a terminal, never in a log file or a pipe.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let mut config = match Config::load(args.config.as_deref()) {
         Ok(c) => c,
