@@ -564,6 +564,11 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
     let unknown_game = "00000000-0000-4000-8000-000000000000";
     for (path, item) in doc["paths"].as_object().unwrap() {
         let uri = path.replace("{id}", unknown_game);
+        let documented: BTreeSet<String> = METHODS
+            .iter()
+            .filter(|m| item.get(**m).is_some())
+            .map(|m| m.to_ascii_uppercase())
+            .collect();
         for m in METHODS {
             let (status, _, body) = call(&app, request(m, &uri, None, None)).await;
             if item.get(m).is_some() {
@@ -583,6 +588,11 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
                     StatusCode::METHOD_NOT_ALLOWED,
                     "{m} {path} is not documented but answered: {body}"
                 );
+                assert_eq!(
+                    allowed_methods(&app, m, &uri).await,
+                    documented,
+                    "the 405 to {m} {path} lists the documented methods in `Allow`"
+                );
             }
         }
     }
@@ -591,6 +601,26 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
         (status, &body["error"]["code"]),
         (StatusCode::NOT_FOUND, &json!("not_found"))
     );
+}
+
+/// The methods a request's answer lists in its `Allow` header (RFC 9110 requires one on a 405).
+async fn allowed_methods<S, B>(app: &S, method: &str, uri: &str) -> BTreeSet<String>
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let resp = awtest::call_service(app, request(method, uri, None, None).to_request()).await;
+    let allow = resp
+        .headers()
+        .get(header::ALLOW)
+        .unwrap_or_else(|| panic!("{method} {uri}: no Allow header"))
+        .to_str()
+        .unwrap();
+    allow
+        .split(',')
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect()
 }
 
 #[test]
