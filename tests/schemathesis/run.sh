@@ -42,6 +42,7 @@ echo "chessd at $BASE (log: $LOG)"
 SEED_ARGS=()
 [ -n "${ST_SEED:-}" ] && SEED_ARGS=(--seed "$ST_SEED")
 
+rm -f "$REPORT_DIR"/junit-*.xml
 status=0
 "$ST" --config-file tests/schemathesis/schemathesis.toml run "$BASE/openapi.json" \
   --max-time "$MAX_TIME" \
@@ -59,4 +60,18 @@ if grep -q "panicked" "$LOG"; then
   grep -A3 "panicked" "$LOG" >&2
   status=1
 fi
+# One plain closing line: the operations tested (the JUnit report's test cases), passed and failed.
+python3 - "$REPORT_DIR" "$status" <<'PY'
+import glob, sys
+import xml.etree.ElementTree as ET
+reports = glob.glob(f"{sys.argv[1]}/junit-*.xml")
+tests = failed = 0
+for report in reports:
+    for suite in ET.parse(report).getroot().iter("testsuite"):
+        tests += int(suite.get("tests", 0))
+        failed += int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+if not reports or sys.argv[2] != "0":
+    failed = max(failed, 1)
+print(f"schemathesis: {tests - failed} passed, {failed} failed")
+PY
 exit "$status"
