@@ -17,9 +17,11 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 11] = [
     "bind",
     "workers",
+    "auth",
+    "quotas",
     "limits",
     "games",
     "webhooks",
@@ -37,6 +39,10 @@ pub struct Config {
     pub bind: String,
     /// HTTP worker threads (0 = one per core).
     pub workers: usize,
+    /// Who may do what beyond a game's own secrets: the operator, API keys, trusted proxies.
+    pub auth: AuthConfig,
+    /// What one client may spend: rates and counts.
+    pub quotas: QuotasConfig,
     /// Request and resource limits.
     pub limits: Limits,
     /// Game defaults.
@@ -45,9 +51,9 @@ pub struct Config {
     pub webhooks: WebhookConfig,
     /// WebSocket connection limits.
     pub websocket: WebSocketConfig,
-    /// UCI engines games may attach, by name. Clients pick a name; they never give a path or host.
-    #[serde(default)]
-    pub engines: BTreeMap<String, EngineConfig>,
+    /// UCI engines games may attach, by name, and the cap on engine sessions. Clients pick a
+    /// name; they never give a path or host.
+    pub engines: EnginesConfig,
     /// Perft and puzzle jobs: pool size and limits.
     pub jobs: JobsConfig,
     /// Grand Chess Tree workers perft jobs may hand tasks to, by name (none: local threads only).
@@ -121,6 +127,24 @@ impl EndpointConfig {
     }
 }
 
+/// The `[engines]` section: the cap on engine sessions, and the named engines (`[engines.NAME]`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct EnginesConfig {
+    /// Engine sessions (processes or TCP connections) alive at once in the whole server; one
+    /// more attach is refused with `too_many_engines` and nothing is started.
+    pub max_processes: usize,
+    /// The configured engines by name.
+    #[serde(flatten)]
+    pub named: BTreeMap<String, EngineConfig>,
+}
+
+impl std::ops::Deref for EnginesConfig {
+    type Target = BTreeMap<String, EngineConfig>;
+    fn deref(&self) -> &Self::Target {
+        &self.named
+    }
+}
+
 /// A named UCI engine.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -138,6 +162,20 @@ pub struct EngineConfig {
     /// `engine_timeout` (and, for searches without a time limit, the whole allowance).
     #[serde(default = "default_search_timeout_ms")]
     pub search_timeout_ms: u64,
+    /// The largest `Hash` (MiB) anyone may give this engine, the configuration included.
+    #[serde(default = "default_engine_max_hash_mb")]
+    pub max_hash_mb: u64,
+    /// The most `Threads` anyone may give this engine, the configuration included.
+    #[serde(default = "default_engine_max_threads")]
+    pub max_threads: u64,
+}
+
+fn default_engine_max_hash_mb() -> u64 {
+    256
+}
+
+fn default_engine_max_threads() -> u64 {
+    1
 }
 
 fn default_handshake_timeout_ms() -> u64 {
@@ -197,6 +235,9 @@ pub struct JobsConfig {
     pub max_solver_time_ms: u64,
     /// Solver transposition table, in MiB.
     pub solver_table_mb: usize,
+    /// Hash memory (perft tables and solver tables), in MiB, that running jobs may hold at
+    /// once in the whole server; a job that does not fit waits in the queue.
+    pub max_hash_total_mb: usize,
     /// Seconds a finished job stays readable before it is forgotten.
     pub keep_finished_secs: u64,
     /// Most finished jobs kept readable at once; beyond it the oldest are forgotten first.
@@ -223,6 +264,9 @@ pub struct GamesConfig {
     pub event_history: usize,
     /// Seconds to wait at shutdown for games to stop and hooks to run.
     pub shutdown_grace_secs: u64,
+    /// Seconds after creation by which a game must have had a move; otherwise it stops with
+    /// reason `abandoned` (0 = never). Applies whatever the idle timeout.
+    pub abandon_after_secs: u64,
 }
 
 impl GamesConfig {
@@ -236,7 +280,7 @@ impl GamesConfig {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookConfig {
-    /// Hosts (`host` or `host:port`) webhooks may be sent to.
+    /// Listeners (`host:port`, the port required) webhooks may be sent to; none by default.
     pub allowed_hosts: Vec<String>,
     /// Time allowed for one POST, in milliseconds.
     pub timeout_ms: u64,
@@ -246,14 +290,71 @@ pub struct WebhookConfig {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebSocketConfig {
-    /// Largest accepted client frame in bytes.
+    /// Largest accepted client frame in bytes, checked on its header before its payload is read.
     pub max_frame_bytes: usize,
+    /// Largest accepted client message (a frame and its continuations) in bytes.
+    pub max_message_bytes: usize,
     /// Messages per second a connection may send.
     pub max_messages_per_sec: u32,
     /// Seconds between server pings.
     pub heartbeat_secs: u64,
     /// Seconds of client silence after which the connection is dropped.
     pub client_timeout_secs: u64,
+    /// WebSocket connections (games and jobs) open at once in the whole server; one more is
+    /// refused with `503 too_many_connections` before the upgrade.
+    pub max_connections: usize,
+}
+
+/// The `[auth]` section.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    /// The server operator's token: it alone may send raw UCI lines to engines. Empty: those
+    /// routes are off (`operator_disabled`).
+    pub operator_token: String,
+    /// API keys (`X-API-Key` header). A request with a key is counted against that key's
+    /// quotas; an unknown key is refused.
+    pub api_keys: Vec<String>,
+    /// Whether creating games and jobs needs an API key.
+    pub require_api_key: bool,
+    /// Addresses of reverse proxies whose `X-Forwarded-For` header names the client.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+}
+
+impl AuthConfig {
+    /// The operator token, when one is configured.
+    pub fn operator_token(&self) -> Option<&str> {
+        Some(self.operator_token.as_str()).filter(|t| !t.is_empty())
+    }
+}
+
+/// The `[quotas]` section: what one client (an API key, else an address) may spend.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuotasConfig {
+    /// Games a client may create per minute (0 = no rate limit).
+    pub games_per_minute: u32,
+    /// Unfinished games a client's creations may hold at once.
+    pub max_ongoing_games: usize,
+    /// Engine sessions a client's attaches and opponents may hold at once.
+    pub max_engines: usize,
+    /// Perft and puzzle jobs (queued or running) a client may have at once.
+    pub max_jobs: usize,
+    /// WebSocket connections (games and jobs) a client may hold open at once.
+    pub max_sockets: usize,
+}
+
+impl QuotasConfig {
+    /// Quotas that never refuse, for a server whose one client is trusted (a load generator).
+    pub fn unlimited() -> QuotasConfig {
+        QuotasConfig {
+            games_per_minute: 0,
+            max_ongoing_games: usize::MAX,
+            max_engines: usize::MAX,
+            max_jobs: usize::MAX,
+            max_sockets: usize::MAX,
+        }
+    }
 }
 
 /// A configuration that could not be loaded.
@@ -264,9 +365,51 @@ pub struct ConfigError(#[from] Box<figment::Error>);
 impl Config {
     /// Loads the embedded defaults, then `file` if given, then `CHESSD_…` variables.
     pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
-        Config::figment(file)
+        let config: Config = Config::figment(file)
             .extract()
-            .map_err(|e| ConfigError(Box::new(e)))
+            .map_err(|e| ConfigError(Box::new(e)))?;
+        config
+            .check()
+            .map_err(|e| ConfigError(Box::new(figment::Error::from(e))))?;
+        Ok(config)
+    }
+
+    /// Checks what the types cannot: webhook hosts carry a port, configured engine options
+    /// stay under the engine's caps.
+    pub fn check(&self) -> Result<(), String> {
+        for host in &self.webhooks.allowed_hosts {
+            let port = host.rsplit_once(':').map(|(_, p)| p.parse::<u16>());
+            if !matches!(port, Some(Ok(_))) {
+                return Err(format!(
+                    "webhooks.allowed_hosts: {host:?} needs a port (host:port)"
+                ));
+            }
+        }
+        for (name, engine) in self.engines.iter() {
+            for (option, cap) in [
+                ("Hash", engine.max_hash_mb),
+                ("Threads", engine.max_threads),
+            ] {
+                let value = engine
+                    .options
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(option))
+                    .map(|(_, v)| v);
+                if let Some(toml_value::OptionValue::Int(n)) = value {
+                    if *n > i64::try_from(cap).unwrap_or(i64::MAX) {
+                        return Err(format!(
+                            "engines.{name}.options.{option} = {n} is over engines.{name}.max_{}",
+                            if option == "Hash" {
+                                "hash_mb"
+                            } else {
+                                "threads"
+                            }
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The embedded defaults alone (tests start from these).
@@ -303,7 +446,7 @@ mod tests {
         let c = Config::defaults();
         assert_eq!(c.bind, "127.0.0.1:8080");
         assert_eq!(c.games.idle_timeout(), None);
-        for (name, engine) in &c.engines {
+        for (name, engine) in c.engines.iter() {
             assert!(engine.endpoint.endpoint().is_ok(), "engine {name}");
         }
     }

@@ -66,6 +66,20 @@ pub enum ErrorCode {
     LimitExceeded,
     /// The server already runs or queues `jobs.max_jobs` jobs.
     TooManyJobs,
+    /// The client went over a rate (`[quotas]`); the answer carries `Retry-After`.
+    RateLimited,
+    /// The client holds its quota of games, engine sessions or jobs (`[quotas]`).
+    QuotaExceeded,
+    /// The server runs `engines.max_processes` engine sessions already.
+    TooManyEngines,
+    /// The server holds `websocket.max_connections` WebSocket connections already.
+    TooManyConnections,
+    /// This server needs an API key (`X-API-Key`) for this request, or the key is unknown.
+    ApiKeyRequired,
+    /// The route needs the operator token and none is configured (`auth.operator_token`).
+    OperatorDisabled,
+    /// A raw UCI line outside the allow-list, or with values outside the engine's options.
+    CommandRefused,
     /// Something went wrong inside the server.
     Internal,
 }
@@ -95,6 +109,11 @@ impl ErrorCode {
             JobNotFound => StatusCode::NOT_FOUND,
             LimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
             TooManyJobs => StatusCode::SERVICE_UNAVAILABLE,
+            RateLimited | QuotaExceeded => StatusCode::TOO_MANY_REQUESTS,
+            TooManyEngines | TooManyConnections => StatusCode::SERVICE_UNAVAILABLE,
+            ApiKeyRequired => StatusCode::UNAUTHORIZED,
+            OperatorDisabled => StatusCode::FORBIDDEN,
+            CommandRefused => StatusCode::UNPROCESSABLE_ENTITY,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -132,6 +151,13 @@ impl ErrorCode {
             JobNotFound => "job_not_found",
             LimitExceeded => "limit_exceeded",
             TooManyJobs => "too_many_jobs",
+            RateLimited => "rate_limited",
+            QuotaExceeded => "quota_exceeded",
+            TooManyEngines => "too_many_engines",
+            TooManyConnections => "too_many_connections",
+            ApiKeyRequired => "api_key_required",
+            OperatorDisabled => "operator_disabled",
+            CommandRefused => "command_refused",
             Internal => "internal",
         }
     }
@@ -145,6 +171,8 @@ pub struct ApiError {
     pub code: ErrorCode,
     /// What went wrong, for people.
     pub message: String,
+    /// Seconds after which a retry may pass (sent as `Retry-After`).
+    pub retry_after_secs: Option<u64>,
 }
 
 impl ApiError {
@@ -153,6 +181,7 @@ impl ApiError {
         ApiError {
             code,
             message: message.into(),
+            retry_after_secs: None,
         }
     }
 
@@ -196,12 +225,36 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         crate::metrics::count_error(self.code.as_str());
-        HttpResponse::build(self.status_code()).json(Body {
+        let mut answer = HttpResponse::build(self.status_code());
+        if let Some(secs) = self.retry_after_secs {
+            answer.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
+        }
+        answer.json(Body {
             error: Inner {
                 code: self.code.as_str(),
                 message: &self.message,
             },
         })
+    }
+}
+
+impl From<crate::admission::AdmissionError> for ApiError {
+    fn from(e: crate::admission::AdmissionError) -> ApiError {
+        use crate::admission::AdmissionError as A;
+        let (code, retry) = match &e {
+            // Whole seconds, rounded up, so a client that waits as told is let in.
+            A::RateLimited { retry_after, .. } => (
+                ErrorCode::RateLimited,
+                Some(retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0)),
+            ),
+            A::QuotaExceeded { .. } => (ErrorCode::QuotaExceeded, None),
+            A::TooManyEngines { .. } => (ErrorCode::TooManyEngines, None),
+            A::TooManyConnections { .. } => (ErrorCode::TooManyConnections, None),
+        };
+        ApiError {
+            retry_after_secs: retry.map(|s| s.max(1)),
+            ..ApiError::new(code, e.to_string())
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! [`configure_app`] builds the whole application (state, limits, routes, middleware) onto an
 //! actix `App`, so that `main` and the tests run the very same service.
 
+pub mod admission;
 pub mod api;
 pub mod config;
 pub mod error;
@@ -34,6 +35,8 @@ pub struct AppState {
     pub games: Arc<GameShared>,
     /// Perft and puzzle jobs.
     pub jobs: jobs::supervisor::JobSupervisor,
+    /// What each client may spend: rates, quotas, the engine-session total.
+    pub admission: admission::Admission,
 }
 
 impl AppState {
@@ -53,6 +56,7 @@ impl AppState {
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config);
         AppState {
             jobs,
+            admission: admission::Admission::from_config(&config),
             config: Arc::new(config),
             games: Arc::new(games),
         }

@@ -36,6 +36,8 @@ fn data(path: &str) -> String {
 
 fn config(pool_threads: usize, max_jobs: usize) -> Config {
     let mut c = Config::defaults();
+    // Every in-process request is the same client; tests/security.rs tests the quotas.
+    c.quotas = chessd::config::QuotasConfig::unlimited();
     c.jobs.pool_threads = pool_threads;
     c.jobs.max_jobs = max_jobs;
     c

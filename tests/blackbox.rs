@@ -230,6 +230,19 @@ async fn reconnecting_client_gets_exactly_the_missed_events() {
     );
 }
 
+/// The variable allowing webhooks to the listener of `url` (`http://host:port/…`).
+fn allow_webhooks_to(url: &str) -> (&'static str, String) {
+    let listener = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .expect("host:port");
+    (
+        "CHESSD_WEBHOOKS__ALLOWED_HOSTS",
+        format!("[\"{listener}\"]"),
+    )
+}
+
 /// A one-thread HTTP listener that records the bodies POSTed to it.
 fn webhook_listener() -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -268,7 +281,8 @@ fn webhook_listener() -> (String, Arc<Mutex<Vec<Value>>>) {
 #[actix_web::test]
 async fn idle_timeout_fires_the_webhook_exactly_once() {
     let (url, bodies) = webhook_listener();
-    let server = Server::start(&[]);
+    let (key, allowed) = allow_webhooks_to(&url);
+    let server = Server::start(&[(key, &allowed)]);
     let c = client();
     let g = create(
         &c,
@@ -360,7 +374,8 @@ async fn a_game_flags_on_time() {
 #[actix_web::test]
 async fn sigterm_ends_games_with_reason_shutdown_and_runs_hooks() {
     let (url, bodies) = webhook_listener();
-    let mut server = Server::start(&[]);
+    let (key, allowed) = allow_webhooks_to(&url);
+    let mut server = Server::start(&[(key, &allowed)]);
     let c = client();
     let a = create(&c, &server, json!({"webhook_url": url})).await;
     let b = create(&c, &server, json!({"webhook_url": url})).await;

@@ -46,7 +46,11 @@ async fn the_builtin_engine_plays_a_whole_game() {
 #[actix_web::test]
 async fn the_builtin_engine_mates_in_two_with_default_limits() {
     let text = std::fs::read_to_string(PUZZLES).expect("the shared puzzle data");
-    let server = start(&[]);
+    // One client attaches an engine to a game per puzzle: lift its engine quotas.
+    let server = start(&[
+        ("CHESSD_QUOTAS__MAX_ENGINES".into(), "1000".into()),
+        ("CHESSD_ENGINES__MAX_PROCESSES".into(), "1000".into()),
+    ]);
     let api = Api::new(&server);
     let mut checked = 0;
     for line in text.lines().skip(1) {

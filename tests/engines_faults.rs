@@ -14,6 +14,9 @@ use common::{ws_connect, ws_json};
 use engines_support::{assert_documented, conforms, fake_engine, free_port, openapi, start, Api};
 use serde_json::{json, Value};
 
+/// The operator token of the servers that take raw engine lines.
+const OPERATOR: &str = "test-operator";
+
 fn code(v: &Value) -> &str {
     v["error"]["code"].as_str().unwrap_or("")
 }
@@ -304,6 +307,7 @@ async fn a_busy_or_late_engine_is_refused_or_timed_out_and_the_game_stays_playab
 async fn answers_match_the_openapi_document() {
     let mut env = fake_engine("junk", "garbage");
     env.extend(fake_engine("liar", "illegal"));
+    env.push(("CHESSD_AUTH__OPERATOR_TOKEN".into(), OPERATOR.into()));
     let server = start(&env);
     let api = Api::new(&server);
     let doc = openapi();
@@ -355,17 +359,23 @@ async fn answers_match_the_openapi_document() {
             json!({"command": "isready", "wait": false}),
             200,
         ),
-        ("post", "/command", json!({"command": "quit"}), 400),
+        ("post", "/command", json!({"command": "quit"}), 422),
         ("post", "/analysis", json!({"go": {"depth": 1}}), 200),
         ("delete", "/analysis", json!(null), 200),
         ("delete", "", json!(null), 204),
         ("delete", "", json!(null), 409),
     ];
     for (method, sub, body, want) in calls {
+        // Raw lines are the operator's; everything else the game's admin.
+        let secret = if sub == "/command" {
+            Some(OPERATOR)
+        } else {
+            admin
+        };
         let (status, v) = match method {
             "get" => api.get(&p(sub)).await,
-            "delete" => api.delete(&p(sub), admin).await,
-            _ => api.post(&p(sub), admin, body.clone()).await,
+            "delete" => api.delete(&p(sub), secret).await,
+            _ => api.post(&p(sub), secret, body.clone()).await,
         };
         assert_eq!(status, want, "{method} {sub} {body}: {v}");
         assert_documented(&doc, &d(sub), method, status, &v);

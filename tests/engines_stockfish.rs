@@ -16,9 +16,13 @@ use common::{ws_connect, ws_json, ws_send};
 use engines_support::{children_named, socat, start, stockfish, Api, Socat};
 use serde_json::{json, Value};
 
-/// The server with Stockfish configured as `sf` (Hash 16, one thread).
+/// The operator token the servers of these tests are configured with.
+const OPERATOR: &str = "test-operator";
+
+/// The server with Stockfish configured as `sf` (Hash 16, one thread), and an operator token.
 fn sf_env(path: &str) -> Vec<(String, String)> {
     vec![
+        ("CHESSD_AUTH__OPERATOR_TOKEN".into(), OPERATOR.into()),
         ("CHESSD_ENGINES__SF__COMMAND".into(), path.into()),
         (
             "CHESSD_ENGINES__SF__OPTIONS".into(),
@@ -294,31 +298,33 @@ async fn binbo_uci_suite_steps() {
     assert_eq!(status, 200);
     assert_eq!(hint["bestmove"], "d8h4", "fool's mate: {hint}");
 
-    // uci_command_call / cast.
+    // uci_command_call / cast: the operator's allow-listed lines only (see tests/security.rs).
     for (body, want) in [
         (json!({"command": "setoption name Hash value 32"}), 200),
         (json!({"command": "ucinewgame", "wait": false}), 200),
-        (json!({"command": "quit"}), 400),
-        (json!({"command": "isready\nquit"}), 400),
+        (json!({"command": "quit"}), 422),
+        (json!({"command": "isready\nquit"}), 422),
         (
             json!({"command": "setoption name Debug Log File value /tmp/x"}),
-            400,
+            422,
         ),
         (json!({}), 400),
     ] {
         let (status, v) = api
-            .post(&path("/engine/command"), Some(&g.admin), body.clone())
+            .post(&path("/engine/command"), Some(OPERATOR), body.clone())
             .await;
         assert_eq!(status, want, "{body}: {v}");
     }
-    let (status, _) = api
-        .post(
-            &path("/engine/command"),
-            Some(&g.white),
-            json!({"command": "isready"}),
-        )
-        .await;
-    assert_eq!(status, 403);
+    for secret in [&g.white, &g.admin] {
+        let (status, _) = api
+            .post(
+                &path("/engine/command"),
+                Some(secret),
+                json!({"command": "isready"}),
+            )
+            .await;
+        assert_eq!(status, 403);
+    }
     let (status, hint) = api
         .post(
             &path("/engine/bestmove"),

@@ -340,7 +340,10 @@ async fn app() -> impl Service<
     Response = ServiceResponse<impl MessageBody>,
     Error = actix_web::Error,
 > {
-    let state = web::Data::new(AppState::new(Config::defaults(), None));
+    // Every in-process request is the same client; tests/security.rs tests the quotas.
+    let mut config = Config::defaults();
+    config.quotas = chessd::config::QuotasConfig::unlimited();
+    let state = web::Data::new(AppState::new(config, None));
     awtest::init_service(App::new().configure(configure_app(state))).await
 }
 

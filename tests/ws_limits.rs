@@ -1,6 +1,9 @@
 //! Black-box WebSocket tests against the real binary: frame size and message rate limits,
 //! heartbeat timeouts, error frames for bad input and illegal or out-of-turn moves, resync of
 //! reconnecting clients whose missed events are no longer held, and draw offers over WebSocket.
+//! The size limits are also checked against hostile clients writing raw frames (huge frame
+//! headers, fragmented messages) on the game and perft events sockets, with the server's memory
+//! read from `/proc/<pid>/status`.
 //!
 //! The awc client never answers pings by itself, and these helpers never answer them either, so
 //! a silent client really is silent.
@@ -453,4 +456,316 @@ async fn draw_offer_decline_offer_and_accept_over_websocket() {
     assert_eq!(ws_json(conns[0]).await["code"], "game_over");
     ws_send(conns[1], &json!({"type": "draw_offer", "ack": 6})).await;
     assert_eq!(ws_json(conns[1]).await["code"], "game_over");
+}
+
+/// A WebSocket whose outgoing bytes the test writes itself (after awc's handshake), to send
+/// frame headers a well-behaved client never would; incoming frames are decoded by awc's codec.
+struct RawWs {
+    reader: tokio::io::ReadHalf<awc::BoxedSocket>,
+    writer: tokio::io::WriteHalf<awc::BoxedSocket>,
+    read_buf: actix_web::web::BytesMut,
+    codec: awc::ws::Codec,
+}
+
+impl RawWs {
+    async fn connect(c: &awc::Client, url: &str) -> RawWs {
+        let parts = ws_connect(c, url).await.into_parts();
+        let (reader, writer) = tokio::io::split(parts.io);
+        RawWs {
+            reader,
+            writer,
+            read_buf: parts.read_buf,
+            codec: parts.codec,
+        }
+    }
+}
+
+/// Reads server frames (skipping text, pings and pongs) until the close frame; `None` when the
+/// connection ends without one.
+async fn raw_until_close(
+    reader: &mut tokio::io::ReadHalf<awc::BoxedSocket>,
+    read_buf: &mut actix_web::web::BytesMut,
+    codec: &mut awc::ws::Codec,
+) -> Option<Option<CloseCode>> {
+    use actix_codec::Decoder;
+    use tokio::io::AsyncReadExt;
+    loop {
+        match codec.decode(read_buf).expect("a valid server frame") {
+            Some(Frame::Close(reason)) => return Some(reason.map(|r| r.code)),
+            Some(_) => continue,
+            None => {}
+        }
+        read_buf.reserve(64 << 10);
+        match reader.read_buf(read_buf).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// A masked client frame header (mask key 0, so the payload goes as it is) announcing `length`.
+fn frame_header(fin: bool, opcode: u8, length: u64) -> Vec<u8> {
+    let mut header = vec![if fin { 0x80 } else { 0 } | opcode];
+    match length {
+        0..=125 => header.push(0x80 | length as u8),
+        126..=0xFFFF => {
+            header.push(0x80 | 126);
+            header.extend_from_slice(&(length as u16).to_be_bytes());
+        }
+        _ => {
+            header.push(0x80 | 127);
+            header.extend_from_slice(&length.to_be_bytes());
+        }
+    }
+    header.extend_from_slice(&[0; 4]);
+    header
+}
+
+/// What a hostile frame got: the close code (`None` inside: a close without a code; outer
+/// `None`: no close frame at all) and how long after the header it came.
+#[derive(Debug)]
+struct Outcome {
+    close: Option<Option<CloseCode>>,
+    after: Duration,
+}
+
+/// Writes a binary frame header announcing `announced` bytes, then up to `send` bytes of its
+/// payload as fast as the server takes them, stopping when the server's close arrives (or after
+/// `wait`). Never holds the payload in memory: it writes one zeroed 64 KiB chunk again and again.
+async fn send_huge_frame(ws: &mut RawWs, announced: u64, send: u64, wait: Duration) -> Outcome {
+    use tokio::io::AsyncWriteExt;
+    let RawWs {
+        reader,
+        writer,
+        read_buf,
+        codec,
+    } = ws;
+    let closed = std::cell::Cell::new(false);
+    let start = Instant::now();
+    let write = async {
+        if writer
+            .write_all(&frame_header(true, 2, announced))
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let chunk = vec![0u8; 64 << 10];
+        let mut left = send;
+        while left > 0 && !closed.get() {
+            let n = left.min(chunk.len() as u64) as usize;
+            if writer.write_all(&chunk[..n]).await.is_err() {
+                return;
+            }
+            left -= n as u64;
+            tokio::task::yield_now().await;
+        }
+    };
+    let read = async {
+        let close = tokio::time::timeout(wait, raw_until_close(reader, read_buf, codec))
+            .await
+            .unwrap_or(None);
+        let after = start.elapsed();
+        closed.set(true);
+        Outcome { close, after }
+    };
+    let ((), outcome) = tokio::time::timeout(Duration::from_secs(120), async {
+        futures_util::join!(write, read)
+    })
+    .await
+    .expect("the hostile client finished");
+    outcome
+}
+
+/// A field of `/proc/<pid>/status` in KiB (`VmRSS`, `VmHWM`).
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}
+
+/// Measures how far the server's resident memory rises above its current level while `work`
+/// runs: resets the peak (`VmHWM`, through `clear_refs`), reads `VmRSS`, runs, reads the peak.
+async fn rss_rise_mib<T>(server: &Server, work: impl std::future::Future<Output = T>) -> (u64, T) {
+    let pid = server.pid();
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").expect("reset the peak RSS");
+    let before = status_kib(pid, "VmRSS");
+    let out = work.await;
+    let peak = status_kib(pid, "VmHWM");
+    (peak.saturating_sub(before) / 1024, out)
+}
+
+/// Half a GiB: far more than the server may hold for one connection.
+const HALF_GIB: u64 = 512 << 20;
+
+#[actix_web::test]
+async fn a_512_mib_frame_closes_with_1009_at_once_without_being_buffered() {
+    let server = Server::start(&[]);
+    let c = client();
+    let g = create_game(&c, &server.base, &json!({})).await;
+    // A spectator: no secret needed.
+    let mut ws = RawWs::connect(&c, &server.ws_url(&g.id, "")).await;
+    let (rise, outcome) = rss_rise_mib(
+        &server,
+        send_huge_frame(&mut ws, HALF_GIB, HALF_GIB, Duration::from_secs(30)),
+    )
+    .await;
+    assert!(rise < 32, "the server's RSS rose by {rise} MiB");
+    assert_eq!(outcome.close, Some(Some(CloseCode::Size)), "{outcome:?}");
+    assert!(outcome.after < Duration::from_secs(1), "{outcome:?}");
+    // The server is fine: the game answers and a new connection works.
+    assert_eq!(game_view(&c, &server, &g).await["version"], 0);
+    let mut again = join(&c, &server, &g, None).await;
+    ping(&mut again, json!("after")).await;
+}
+
+#[actix_web::test]
+async fn a_header_announcing_2_pow_62_bytes_closes_with_1009_at_once() {
+    let server = Server::start(&[]);
+    let c = client();
+    let g = create_game(&c, &server.base, &json!({})).await;
+    let mut ws = RawWs::connect(&c, &server.ws_url(&g.id, "")).await;
+    // The header and 1 MiB of payload, then silence: the close must not wait for the heartbeat
+    // (15 s of silence by default).
+    let outcome = send_huge_frame(&mut ws, 1 << 62, 1 << 20, Duration::from_secs(5)).await;
+    assert_eq!(outcome.close, Some(Some(CloseCode::Size)), "{outcome:?}");
+    assert!(outcome.after < Duration::from_secs(1), "{outcome:?}");
+    // The server drops the connection without waiting for the client's close (actix-http
+    // lingers up to its 1 s client_disconnect_timeout, discarding what still arrives).
+    let start = Instant::now();
+    let mut rest = Vec::new();
+    let ended = tokio::time::timeout(Duration::from_secs(3), async {
+        use tokio::io::AsyncReadExt;
+        let _ = ws.reader.read_to_end(&mut rest).await;
+    })
+    .await;
+    assert!(ended.is_ok(), "the connection was still open after 3 s");
+    assert!(rest.is_empty(), "{} bytes after the close", rest.len());
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
+/// Sends `text` as a fragmented text message of `pieces` frames.
+async fn send_fragmented(conn: &mut WsConn, text: &str, pieces: usize) {
+    use actix_http::ws::Item;
+    let bytes = actix_web::web::Bytes::copy_from_slice(text.as_bytes());
+    let step = bytes.len().div_ceil(pieces);
+    let chunks: Vec<_> = (0..bytes.len())
+        .step_by(step)
+        .map(|i| bytes.slice(i..(i + step).min(bytes.len())))
+        .collect();
+    let last = chunks.len() - 1;
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        let item = match i {
+            0 => Item::FirstText(chunk),
+            i if i == last => Item::Last(chunk),
+            _ => Item::Continue(chunk),
+        };
+        conn.send(Message::Continuation(item)).await.expect("send");
+    }
+}
+
+#[actix_web::test]
+async fn a_20_kb_message_in_small_continuation_frames_closes_with_1009() {
+    let server = Server::start(&[]);
+    let c = client();
+    let g = create_game(&c, &server.base, &json!({})).await;
+    let mut conn = join(&c, &server, &g, Some(&g.white)).await;
+    // A fragmented message under max_message_bytes (16384) is one command.
+    let ack = json!("y".repeat(10_000));
+    send_fragmented(
+        &mut conn,
+        &json!({"type": "ping", "ack": ack}).to_string(),
+        10,
+    )
+    .await;
+    assert_eq!(
+        ws_json(&mut conn).await,
+        json!({"type": "pong", "ack": ack})
+    );
+    // 20 frames of 1000 bytes, each far under max_frame_bytes: closed as too big.
+    send_fragmented(&mut conn, &"x".repeat(20_000), 20).await;
+    let start = Instant::now();
+    let (code, texts) = ws_until_close(&mut conn, Duration::from_secs(10)).await;
+    assert_eq!(code, Some(CloseCode::Size), "{texts:?}");
+    assert!(texts.is_empty(), "{texts:?}");
+    assert!(start.elapsed() < Duration::from_secs(1));
+}
+
+#[actix_web::test]
+async fn the_perft_events_socket_has_the_same_limits() {
+    let server = Server::start(&[]);
+    let c = client();
+    // A job that runs for minutes, so the events socket stays open.
+    let (status, job) = post_json(
+        &c,
+        &format!("{}/v1/perft", server.base),
+        None,
+        &json!({"depth": 9, "threads": 1}),
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    let url = format!(
+        "{}/v1/perft/{}/events",
+        server.base.replacen("http", "ws", 1),
+        job["id"].as_str().unwrap()
+    );
+
+    let mut ws = RawWs::connect(&c, &url).await;
+    let (rise, outcome) = rss_rise_mib(
+        &server,
+        send_huge_frame(&mut ws, HALF_GIB, HALF_GIB, Duration::from_secs(30)),
+    )
+    .await;
+    assert!(rise < 32, "the server's RSS rose by {rise} MiB");
+    assert_eq!(outcome.close, Some(Some(CloseCode::Size)), "{outcome:?}");
+    assert!(outcome.after < Duration::from_secs(1), "{outcome:?}");
+
+    let mut ws = RawWs::connect(&c, &url).await;
+    let outcome = send_huge_frame(&mut ws, 1 << 62, 1 << 20, Duration::from_secs(5)).await;
+    assert_eq!(outcome.close, Some(Some(CloseCode::Size)), "{outcome:?}");
+    assert!(outcome.after < Duration::from_secs(1), "{outcome:?}");
+
+    let mut conn = ws_connect(&c, &url).await;
+    send_fragmented(&mut conn, &"x".repeat(20_000), 20).await;
+    let (code, texts) = ws_until_close(&mut conn, Duration::from_secs(10)).await;
+    assert_eq!(code, Some(CloseCode::Size), "{texts:?}");
+    assert!(texts.iter().all(|t| t["type"] == "progress"), "{texts:?}");
+    // The job itself is untouched.
+    let (_, view) = get_json(
+        &c,
+        &format!("{}/v1/perft/{}", server.base, job["id"].as_str().unwrap()),
+    )
+    .await;
+    assert!(
+        ["queued", "running"].contains(&view["state"].as_str().unwrap()),
+        "{view}"
+    );
+}
+
+#[actix_web::test]
+async fn big_frames_on_several_sockets_at_once_keep_the_rss_bounded() {
+    let server = Server::start(&[]);
+    let c = client();
+    let g = create_game(&c, &server.base, &json!({})).await;
+    let mut sockets = Vec::new();
+    for _ in 0..4 {
+        sockets.push(RawWs::connect(&c, &server.ws_url(&g.id, "")).await);
+    }
+    let (rise, outcomes) = rss_rise_mib(
+        &server,
+        futures_util::future::join_all(
+            sockets
+                .iter_mut()
+                .map(|ws| send_huge_frame(ws, 256 << 20, 256 << 20, Duration::from_secs(30))),
+        ),
+    )
+    .await;
+    assert!(rise < 32, "the server's RSS rose by {rise} MiB");
+    for outcome in &outcomes {
+        assert_eq!(outcome.close, Some(Some(CloseCode::Size)), "{outcomes:?}");
+        assert!(outcome.after < Duration::from_secs(1), "{outcomes:?}");
+    }
 }

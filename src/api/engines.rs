@@ -14,7 +14,8 @@ use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use crate::{
-    api::{bearer, games::GameView, optional_json},
+    admission::{ClientKey, Permit},
+    api::{bearer, client::client_key, games::GameView, optional_json},
     config::{Endpoint, EngineConfig},
     error::{ApiError, ErrorCode},
     game::actor::{
@@ -92,11 +93,22 @@ pub async fn list(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "engines": engines }))
 }
 
-/// Starts the configured engine `name`, its events going to the returned receiver.
+/// A started engine: the session, its configuration, its events, and its place in the
+/// engine-session counts (held for as long as the session lives).
+pub struct StartedEngine {
+    engine: Engine,
+    config: EngineConfig,
+    events: mpsc::UnboundedReceiver<EngineEvent>,
+    permit: Permit,
+}
+
+/// Starts the configured engine `name` for `client`, its events going to the returned receiver.
+/// The client's and the server's engine-session places are taken before anything is started.
 pub async fn start_engine(
     state: &AppState,
+    client: &ClientKey,
     name: &str,
-) -> Result<(Engine, EngineConfig, mpsc::UnboundedReceiver<EngineEvent>), ApiError> {
+) -> Result<StartedEngine, ApiError> {
     let config = state.config.engines.get(name).cloned().ok_or_else(|| {
         let known: Vec<&str> = state.config.engines.keys().map(String::as_str).collect();
         ApiError::new(
@@ -107,12 +119,18 @@ pub async fn start_engine(
             ),
         )
     })?;
+    let permit = state.admission.acquire_engine(client)?;
     let (tx, rx) = mpsc::unbounded_channel();
     let sink = Arc::new(move |event| {
         let _ = tx.send(event);
     });
     let engine = Engine::start(name, &config, sink).await?;
-    Ok((engine, config, rx))
+    Ok(StartedEngine {
+        engine,
+        config,
+        events: rx,
+        permit,
+    })
 }
 
 /// The `opponent` of `POST /v1/games`.
@@ -130,23 +148,17 @@ pub struct OpponentBody {
 /// A started opponent engine, ready to attach.
 pub struct StartedOpponent {
     body: OpponentBody,
-    engine: Engine,
-    config: EngineConfig,
-    events: mpsc::UnboundedReceiver<EngineEvent>,
+    started: StartedEngine,
 }
 
-/// Starts the opponent engine of a game about to be created.
+/// Starts the opponent engine of a game `client` is about to create.
 pub async fn start_opponent(
     state: &AppState,
+    client: &ClientKey,
     body: OpponentBody,
 ) -> Result<StartedOpponent, ApiError> {
-    let (engine, config, events) = start_engine(state, &body.engine).await?;
-    Ok(StartedOpponent {
-        body,
-        engine,
-        config,
-        events,
-    })
+    let started = start_engine(state, client, &body.engine).await?;
+    Ok(StartedOpponent { body, started })
 }
 
 /// Attaches the opponent to its newly created game (whose admin secret is `admin`).
@@ -155,18 +167,14 @@ pub async fn attach_opponent(
     admin: &str,
     started: StartedOpponent,
 ) -> Result<(), ApiError> {
-    let StartedOpponent {
-        body,
-        engine,
-        config,
-        events,
-    } = started;
+    let StartedOpponent { body, started } = started;
     addr.send(AttachEngine {
         token: Some(admin.to_string()),
         name: body.engine,
-        config,
-        engine,
-        events,
+        config: started.config,
+        engine: started.engine,
+        events: started.events,
+        permit: started.permit,
         fen: None,
         opponent: Some(Opponent {
             plays: body.plays.into(),
@@ -231,21 +239,23 @@ pub async fn attach(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
+    let client = client_key(&req, &state.config.auth, false)?;
     let body: AttachBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))?;
     if body.fen.is_some() {
         authorized(&state, &req, &id, Need::Admin).await?;
     }
-    let (engine, config, events) = start_engine(&state, &body.name).await?;
+    let started = start_engine(&state, &client, &body.name).await?;
     let view = ask(
         &addr,
         &id,
         AttachEngine {
             token,
             name: body.name,
-            config,
-            engine,
-            events,
+            config: started.config,
+            engine: started.engine,
+            events: started.events,
+            permit: started.permit,
             fen: body.fen,
             opponent: None,
         },
@@ -435,15 +445,36 @@ fn yes() -> bool {
     true
 }
 
-/// `POST /v1/games/{id}/engine/command` (admin): one raw UCI line (Binbo's
-/// `uci_command_call`/`uci_command_cast`); no newlines, no `quit`, no string options.
+/// Checks that the request carries the operator's token (`auth.operator_token`).
+fn require_operator(state: &AppState, req: &HttpRequest) -> Result<(), ApiError> {
+    let Some(operator) = state.config.auth.operator_token() else {
+        return Err(ApiError::new(
+            ErrorCode::OperatorDisabled,
+            "raw engine commands need the server operator's token, and none is configured \
+             (auth.operator_token)",
+        ));
+    };
+    let given = bearer(req).unwrap_or_default();
+    if constant_time_eq::constant_time_eq(operator.as_bytes(), given.as_bytes()) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(
+            "raw engine commands need the server operator's token (Authorization: Bearer <token>)",
+        ))
+    }
+}
+
+/// `POST /v1/games/{id}/engine/command` (the server operator only): one raw UCI line (Binbo's
+/// `uci_command_call`/`uci_command_cast`), checked against the allow-list of
+/// [`crate::uci::policy`] and sent in its canonical form.
 pub async fn command(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::Admin).await?;
+    require_operator(&state, &req)?;
+    let addr = game(&state, &id)?;
     let body: CommandBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))?;
     let wait = body.wait;
@@ -451,7 +482,6 @@ pub async fn command(
         &addr,
         &id,
         EngineCommand {
-            token,
             line: body.command,
             wait,
         },

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::{
+    api::client::client_key,
     api::{bearer, optional_json},
     error::{ApiError, ErrorCode},
     game::{
@@ -191,8 +192,10 @@ fn read_pgn(text: &str, policy: chessd_core::game::DrawPolicy) -> Result<Game, A
 /// `POST /v1/games`
 pub async fn create(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
+    let client = client_key(&req, &state.config.auth, true)?;
     let body: CreateGame = optional_json(&body)?;
     let game = starting_game(&body)?;
     if let Some(tc) = body.time_control {
@@ -208,19 +211,26 @@ pub async fn create(
         Some(secs) => Some(std::time::Duration::from_secs(secs)),
         None => state.config.games.idle_timeout(),
     };
+    let abandon_after = state.config.games.abandon_after_secs;
     let options = GameOptions {
         idle_timeout,
+        abandon_after: (abandon_after > 0).then(|| std::time::Duration::from_secs(abandon_after)),
         webhook,
         time_control: body.time_control,
         draw_policy: game.policy(),
     };
-    // The opponent engine is started (and its handshake done) before the game exists, so an
-    // engine failure creates no game.
+    // Every place the game needs is taken before anything is built, so a refusal costs nothing:
+    // the server's place, the client's rate and unfinished games, then the opponent's engine
+    // session. The opponent engine is started (and its handshake done) before the game exists,
+    // so an engine failure creates no game.
+    let reservation = state.games.registry.reserve()?;
+    state.admission.check_game_rate(&client)?;
+    let permit = state.admission.acquire_game(&client)?;
     let opponent = match body.opponent {
-        Some(o) => Some(crate::api::engines::start_opponent(&state, o).await?),
+        Some(o) => Some(crate::api::engines::start_opponent(&state, &client, o).await?),
         None => None,
     };
-    let (_, secrets, addr) = spawn_game(&state.games, game, options)?;
+    let (_, secrets, addr) = spawn_game(&state.games, reservation, game, options, Some(permit));
     if let Some(opponent) = opponent {
         crate::api::engines::attach_opponent(&addr, &secrets.admin, opponent).await?;
     }

@@ -14,6 +14,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
 
 use crate::{
+    api::{client::client_key, ws_limits},
     error::ApiError,
     jobs::{
         perft_job::PerftRequest,
@@ -33,18 +34,24 @@ const CANCEL_WAIT: Duration = Duration::from_secs(2);
 /// `POST /v1/perft`
 pub async fn create_perft(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<PerftRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let job = state.jobs.submit_perft(&body)?;
+    let client = client_key(&req, &state.config.auth, true)?;
+    let permit = state.admission.acquire_job(&client)?;
+    let job = state.jobs.submit_perft(&body, Some(permit))?;
     created(&job)
 }
 
 /// `POST /v1/puzzles`
 pub async fn create_puzzle(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<PuzzleRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let job = state.jobs.submit_puzzle(&body)?;
+    let client = client_key(&req, &state.config.auth, true)?;
+    let permit = state.admission.acquire_job(&client)?;
+    let job = state.jobs.submit_puzzle(&body, Some(permit))?;
     created(&job)
 }
 
@@ -125,7 +132,7 @@ pub async fn perft_events(
     id: web::Path<String>,
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
-    events(&state, &req, &id, JobKind::Perft, body)
+    events(&state, &req, &id, JobKind::Perft, body).await
 }
 
 /// `GET /v1/puzzles/{id}/events`
@@ -135,10 +142,10 @@ pub async fn puzzle_events(
     id: web::Path<String>,
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
-    events(&state, &req, &id, JobKind::Puzzle, body)
+    events(&state, &req, &id, JobKind::Puzzle, body).await
 }
 
-fn events(
+async fn events(
     state: &AppState,
     req: &HttpRequest,
     id: &str,
@@ -146,13 +153,17 @@ fn events(
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
     let job = state.jobs.get(id, kind)?;
-    let (response, session, stream) = actix_ws::handle(req, body)?;
+    let client = client_key(req, &state.config.auth, false)?;
+    let permit = state
+        .admission
+        .acquire_socket(&client)
+        .map_err(ApiError::from)?;
     let limits = state.config.websocket.clone();
-    let stream = stream
-        .max_frame_size(limits.max_frame_bytes)
-        .aggregate_continuations()
-        .max_continuation_size(limits.max_frame_bytes);
-    actix_web::rt::spawn(stream_events(job, session, stream, limits));
+    let (response, session, stream) = ws_limits::handle(req, body, &limits).await?;
+    actix_web::rt::spawn(async move {
+        stream_events(job, session, stream, limits).await;
+        drop(permit);
+    });
     Ok(response)
 }
 
@@ -167,7 +178,7 @@ async fn send(session: &mut Session, job: &Job) -> bool {
 async fn stream_events(
     job: std::sync::Arc<Job>,
     mut session: Session,
-    mut stream: actix_ws::AggregatedMessageStream,
+    mut stream: ws_limits::LimitedStream,
     limits: crate::config::WebSocketConfig,
 ) {
     let mut states = job.subscribe();
@@ -204,12 +215,8 @@ async fn stream_events(
             msg = stream.recv() => {
                 last_seen = Instant::now();
                 let Some(Ok(msg)) = msg else {
-                    let code = match msg {
-                        Some(Err(actix_ws::ProtocolError::Overflow)) => Some(CloseCode::Size),
-                        Some(Err(_)) => Some(CloseCode::Protocol),
-                        _ => None,
-                    };
-                    close = code.map(|code| CloseReason { code, description: None });
+                    // Over the limits (1009), a protocol error (1002), or the client is gone.
+                    close = msg.and_then(Result::err);
                     break;
                 };
                 if window.0.elapsed() >= Duration::from_secs(1) {

@@ -1,6 +1,7 @@
 //! HTTP routes: the REST API under `/v1`, the WebSocket endpoint, health, metrics and OpenAPI.
 //! [`configure`] is the one route table, used by `main` and by the tests alike.
 
+pub mod client;
 pub mod engines;
 pub mod games;
 pub mod jobs;
@@ -8,6 +9,7 @@ pub mod position;
 pub mod system;
 pub mod webapp;
 pub mod ws;
+pub mod ws_limits;
 
 use actix_web::{
     error::{JsonPayloadError, PathError, QueryPayloadError},

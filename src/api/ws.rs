@@ -25,7 +25,8 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use crate::{
-    api::{bearer, games::GameView},
+    admission::Permit,
+    api::{bearer, client::client_key, games::GameView, ws_limits},
     error::ApiError,
     game::{
         actor::{Action, Caller, Command, GameActor, MoveInput, Subscribe, Unsubscribe},
@@ -85,13 +86,14 @@ pub async fn connect(
 ) -> Result<HttpResponse, actix_web::Error> {
     let game_id = uuid::Uuid::parse_str(&id).map_err(|_| ApiError::game_not_found(id.as_str()))?;
     let addr = state.games.registry.get(&game_id)?;
+    let client = client_key(&req, &state.config.auth, false)?;
+    let permit = state
+        .admission
+        .acquire_socket(&client)
+        .map_err(ApiError::from)?;
     let token = bearer(&req);
-    let (response, session, stream) = actix_ws::handle(&req, body)?;
     let ws = state.config.websocket.clone();
-    let stream = stream
-        .max_frame_size(ws.max_frame_bytes)
-        .aggregate_continuations()
-        .max_continuation_size(ws.max_frame_bytes);
+    let (response, session, stream) = ws_limits::handle(&req, body, &ws).await?;
     let (tx, rx) = mpsc::channel(QUEUE);
     let subscription = addr
         .send(Subscribe {
@@ -106,6 +108,7 @@ pub async fn connect(
         token,
         session,
         limits: ws,
+        _permit: permit,
     };
     actix_web::rt::spawn(connection.run(stream, rx, subscription, query.since.is_some()));
     Ok(response)
@@ -116,6 +119,8 @@ struct Connection {
     token: Option<String>,
     session: Session,
     limits: crate::config::WebSocketConfig,
+    /// The connection's place in the client's and the server's socket counts.
+    _permit: Permit,
 }
 
 fn role_name(caller: Caller) -> &'static str {
@@ -134,7 +139,7 @@ impl Connection {
 
     async fn run(
         mut self,
-        mut stream: actix_ws::AggregatedMessageStream,
+        mut stream: ws_limits::LimitedStream,
         mut rx: mpsc::Receiver<Arc<EventFrame>>,
         sub: crate::game::actor::Subscription,
         reconnecting: bool,
@@ -179,11 +184,8 @@ impl Connection {
                     let Some(msg) = msg else { break };
                     let msg = match msg {
                         Ok(m) => m,
-                        Err(e) => {
-                            let code = if matches!(e, actix_ws::ProtocolError::Overflow) { CloseCode::Size } else { CloseCode::Protocol };
-                            close = Some(CloseReason { code, description: Some(e.to_string()) });
-                            break;
-                        }
+                        // Over the limits (1009) or a protocol error (1002).
+                        Err(reason) => { close = Some(reason); break; }
                     };
                     // Rate limit: at most max_messages_per_sec frames per second.
                     if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }

@@ -17,19 +17,20 @@ use uuid::Uuid;
 mod engine;
 
 pub use engine::{
-    check_raw_command, AnalysisReport, AnalysisStarted, AttachEngine, Authorize, BestMoveReply,
-    DetachEngine, EngineBestMove, EngineCommand, EnginePlay, EngineSetPosition, EngineSync,
-    EngineView, GetEngine, Need, Opponent, OpponentView, PlayReply, StartAnalysis, StopAnalysis,
+    AnalysisReport, AnalysisStarted, AttachEngine, Authorize, BestMoveReply, DetachEngine,
+    EngineBestMove, EngineCommand, EnginePlay, EngineSetPosition, EngineSync, EngineView,
+    GetEngine, Need, Opponent, OpponentView, PlayReply, StartAnalysis, StopAnalysis,
     DEFAULT_OPPONENT_MOVETIME_MS,
 };
 
 use crate::{
+    admission::Permit,
     error::{ApiError, ErrorCode},
     game::{
         clock::{Clock, ClockView, TimeControl},
         events::{EventFrame, EventKind, EventLog},
         hooks::{Hooks, StopReason, TerminateInfo},
-        registry::GameRegistry,
+        registry::{GameRegistry, Reservation},
         state::{SavedClock, SavedState},
     },
     views::{PolicyView, Side},
@@ -50,6 +51,9 @@ pub struct GameShared {
 pub struct GameOptions {
     /// Stop after this long without a message (`None`: never).
     pub idle_timeout: Option<Duration>,
+    /// Stop with reason `abandoned` when no move is played this long after creation (`None`:
+    /// never).
+    pub abandon_after: Option<Duration>,
     /// POSTed to when the game's actor stops.
     pub webhook: Option<url::Url>,
     /// Clocks, when the game is timed.
@@ -265,6 +269,10 @@ pub struct GameActor {
     next_engine: u64,
     /// Analyses so far (tells a restarted analysis from the one it replaced).
     next_analysis: u64,
+    /// The creator's place among its unfinished games; given back when the game ends.
+    permit: Option<Permit>,
+    /// Whether a move has been played since the actor started (else it may be abandoned).
+    moved: bool,
 }
 
 impl GameActor {
@@ -275,6 +283,7 @@ impl GameActor {
         options: GameOptions,
         secrets: Secrets,
         shared: Arc<GameShared>,
+        permit: Option<Permit>,
     ) -> GameActor {
         let clock = options.time_control.map(Clock::new);
         let log = EventLog::new(shared.event_history);
@@ -296,6 +305,8 @@ impl GameActor {
             opponent: None,
             next_engine: 0,
             next_analysis: 0,
+            permit,
+            moved: false,
         }
     }
 
@@ -386,6 +397,11 @@ impl GameActor {
     }
 
     fn publish(&mut self, event: EventKind) {
+        // Every change of the game is published: a finished game stops counting against its
+        // creator's unfinished games here, whichever way it ended.
+        if self.game.is_over() {
+            self.permit = None;
+        }
         let frame = self.log.push(&event);
         crate::metrics::count_event();
         // A subscriber whose queue is full or closed is dropped; it reconnects and catches up.
@@ -456,6 +472,7 @@ impl GameActor {
         }
         .map_err(ApiError::from)?
         .clone();
+        self.moved = true;
         crate::metrics::count_move();
 
         let now = std::time::Instant::now();
@@ -674,6 +691,14 @@ impl Actor for GameActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         self.touch(ctx);
+        if let Some(after) = self.options.abandon_after {
+            ctx.run_later(after, |act, ctx| {
+                if !act.moved {
+                    act.stop_reason = StopReason::Abandoned;
+                    ctx.stop();
+                }
+            });
+        }
     }
 
     fn stopped(&mut self, ctx: &mut Context<Self>) {
@@ -774,16 +799,19 @@ impl Handler<Shutdown> for GameActor {
 }
 
 /// Starts a game actor for `game` and registers it. Returns its id and secrets.
+/// `reservation` is the game's place in the registry, `permit` its place among its creator's
+/// unfinished games.
 pub fn spawn_game(
     shared: &Arc<GameShared>,
+    reservation: Reservation<'_>,
     game: Game,
     options: GameOptions,
-) -> Result<(Uuid, Secrets, actix::Addr<GameActor>), ApiError> {
-    shared.registry.check_capacity()?;
+    permit: Option<Permit>,
+) -> (Uuid, Secrets, actix::Addr<GameActor>) {
     let id = Uuid::new_v4();
     let secrets = Secrets::generate();
-    let actor = GameActor::new(id, game, options, secrets.clone(), shared.clone());
+    let actor = GameActor::new(id, game, options, secrets.clone(), shared.clone(), permit);
     let addr = actor.start();
-    shared.registry.insert(id, addr.clone());
-    Ok((id, secrets, addr))
+    shared.registry.insert(reservation, id, addr.clone());
+    (id, secrets, addr)
 }

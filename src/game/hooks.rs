@@ -29,6 +29,8 @@ pub enum StopReason {
     Stopped,
     /// The server shut down.
     Shutdown,
+    /// No move was played within `games.abandon_after_secs` of the game's creation.
+    Abandoned,
 }
 
 impl StopReason {
@@ -38,6 +40,7 @@ impl StopReason {
             StopReason::IdleTimeout => "idle_timeout",
             StopReason::Stopped => "stopped",
             StopReason::Shutdown => "shutdown",
+            StopReason::Abandoned => "abandoned",
         }
     }
 }
@@ -81,7 +84,8 @@ impl Hooks {
         }
     }
 
-    /// Checks a webhook URL: http(s), and a host (or host:port) listed in the configuration.
+    /// Checks a webhook URL: plain http to a `host:port` listed in the configuration (the port
+    /// counts: a host allowed on one port is not allowed on another).
     pub fn check_webhook(&self, url: &str) -> Result<url::Url, ApiError> {
         let parsed = url::Url::parse(url).map_err(|e| {
             ApiError::new(
@@ -98,15 +102,12 @@ impl Hooks {
             ));
         }
         let host = parsed.host_str().unwrap_or_default();
-        let with_port = parsed.port().map(|p| format!("{host}:{p}"));
-        let allowed = self
-            .allowed_hosts
-            .iter()
-            .any(|h| h == host || Some(h) == with_port.as_ref());
-        if !allowed {
+        let port = parsed.port_or_known_default().unwrap_or(80);
+        let listener = format!("{host}:{port}");
+        if !self.allowed_hosts.iter().any(|h| h == &listener) {
             return Err(ApiError::new(
                 ErrorCode::WebhookNotAllowed,
-                format!("webhook host '{host}' is not in webhooks.allowed_hosts"),
+                format!("webhook listener '{listener}' is not in webhooks.allowed_hosts"),
             ));
         }
         Ok(parsed)
@@ -132,7 +133,11 @@ impl Hooks {
             let timeout = self.timeout;
             actix_web::rt::spawn(async move {
                 let _guard = guard;
-                let client = awc::Client::builder().timeout(timeout).finish();
+                // A redirect would send the game to a listener nobody allowed: never follow one.
+                let client = awc::Client::builder()
+                    .timeout(timeout)
+                    .disable_redirects()
+                    .finish();
                 match client.post(url.as_str()).send_json(&*info).await {
                     Ok(resp) if resp.status().is_success() => {
                         tracing::debug!(game = %info.id, "terminate webhook delivered")

@@ -1,6 +1,8 @@
 //! The registry of live games: finds a game's actor by id and forgets it when the actor stops.
+//! Its count of games is taken before a game is built ([`GameRegistry::reserve`]), with a
+//! compare-and-swap, so concurrent creators can never pass `max_games` together.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use actix::Addr;
 use dashmap::DashMap;
@@ -14,8 +16,25 @@ use crate::{
 /// Live games by id.
 pub struct GameRegistry {
     games: DashMap<Uuid, Addr<GameActor>>,
+    /// Games registered plus places reserved for games being built.
+    taken: AtomicUsize,
     max_games: usize,
     closed: AtomicBool,
+}
+
+/// A place for one game, taken before the game is built; given back if dropped unused.
+#[must_use = "a reservation is given back when dropped"]
+pub struct Reservation<'a> {
+    registry: &'a GameRegistry,
+    used: bool,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.used {
+            self.registry.taken.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
 }
 
 impl GameRegistry {
@@ -23,30 +42,40 @@ impl GameRegistry {
     pub fn new(max_games: usize) -> GameRegistry {
         GameRegistry {
             games: DashMap::new(),
+            taken: AtomicUsize::new(0),
             max_games,
             closed: AtomicBool::new(false),
         }
     }
 
-    /// Checks that one more game may be created.
-    pub fn check_capacity(&self) -> Result<(), ApiError> {
+    /// Takes a place for one more game, or says why there is none.
+    pub fn reserve(&self) -> Result<Reservation<'_>, ApiError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(ApiError::new(
                 ErrorCode::ShuttingDown,
                 "the server is shutting down",
             ));
         }
-        if self.games.len() >= self.max_games {
-            return Err(ApiError::new(
-                ErrorCode::TooManyGames,
-                format!("the server holds its limit of {} games", self.max_games),
-            ));
-        }
-        Ok(())
+        let max = self.max_games;
+        self.taken
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .map_err(|_| {
+                ApiError::new(
+                    ErrorCode::TooManyGames,
+                    format!("the server holds its limit of {max} games"),
+                )
+            })?;
+        Ok(Reservation {
+            registry: self,
+            used: false,
+        })
     }
 
-    /// Adds a game.
-    pub fn insert(&self, id: Uuid, addr: Addr<GameActor>) {
+    /// Adds a game in the place `reservation` holds.
+    pub fn insert(&self, mut reservation: Reservation<'_>, id: Uuid, addr: Addr<GameActor>) {
+        reservation.used = true;
         self.games.insert(id, addr);
         crate::metrics::set_games_alive(self.games.len());
     }
@@ -61,7 +90,9 @@ impl GameRegistry {
 
     /// Forgets a game (called by the actor when it stops).
     pub fn remove(&self, id: &Uuid) {
-        self.games.remove(id);
+        if self.games.remove(id).is_some() {
+            self.taken.fetch_sub(1, Ordering::AcqRel);
+        }
         crate::metrics::set_games_alive(self.games.len());
     }
 

@@ -39,6 +39,7 @@ use super::{
     },
 };
 use crate::{
+    admission::Permit,
     config::{Config, JobsConfig},
     error::{ApiError, ErrorCode},
 };
@@ -121,6 +122,10 @@ pub struct Job {
     work: Work,
     /// Pool threads it holds while running.
     threads: usize,
+    /// Hash memory (MiB) it holds while running, counted against `jobs.max_hash_total_mb`.
+    hash_mb: usize,
+    /// Its place among its client's jobs, given back when it finishes.
+    permit: Mutex<Option<Permit>>,
     cancel: Arc<AtomicBool>,
     status: Mutex<Status>,
     state_tx: watch::Sender<JobState>,
@@ -132,16 +137,18 @@ impl Job {
         &self.secret
     }
 
-    fn new(work: Work) -> Job {
-        let threads = match &work {
-            Work::Perft(spec) => spec.threads,
-            Work::Puzzle(spec) => spec.threads,
+    fn new(work: Work, permit: Option<Permit>) -> Job {
+        let (threads, hash_mb) = match &work {
+            Work::Perft(spec) => (spec.threads, spec.hash_mb),
+            Work::Puzzle(spec) => (spec.threads, spec.table_mb),
         };
         Job {
             id: Uuid::new_v4(),
             secret: Uuid::new_v4().simple().to_string(),
             work,
             threads,
+            hash_mb,
+            permit: Mutex::new(permit),
             cancel: Arc::new(AtomicBool::new(false)),
             status: Mutex::new(Status {
                 state: JobState::Queued,
@@ -311,6 +318,8 @@ impl Job {
             }
         };
         self.set_state(&mut status, state);
+        drop(status);
+        self.permit.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 
     /// Computes the job on this thread.
@@ -338,6 +347,8 @@ struct Table {
     queue: VecDeque<Arc<Job>>,
     /// Pool threads held by running jobs.
     busy: usize,
+    /// Hash memory (MiB) held by running jobs.
+    hash_busy: usize,
     /// Jobs created so far (orders the list).
     created: u64,
 }
@@ -395,20 +406,30 @@ impl JobSupervisor {
         self.inner.workers.is_some()
     }
 
-    /// Checks and queues a perft job (it starts at once when the pool has room).
-    pub fn submit_perft(&self, req: &PerftRequest) -> Result<Arc<Job>, ApiError> {
+    /// Checks and queues a perft job (it starts at once when the pool has room). `permit`, its
+    /// place among its client's jobs, is held until the job finishes.
+    pub fn submit_perft(
+        &self,
+        req: &PerftRequest,
+        permit: Option<Permit>,
+    ) -> Result<Arc<Job>, ApiError> {
         let spec = PerftSpec::from_request(req, &self.inner.limits, self.inner.workers.as_ref())?;
-        self.submit(Work::Perft(spec))
+        self.submit(Work::Perft(spec), permit)
     }
 
-    /// Checks and queues a puzzle job (it starts at once when the pool has room).
-    pub fn submit_puzzle(&self, req: &PuzzleRequest) -> Result<Arc<Job>, ApiError> {
+    /// Checks and queues a puzzle job (it starts at once when the pool has room). `permit`, its
+    /// place among its client's jobs, is held until the job finishes.
+    pub fn submit_puzzle(
+        &self,
+        req: &PuzzleRequest,
+        permit: Option<Permit>,
+    ) -> Result<Arc<Job>, ApiError> {
         let spec = PuzzleSpec::from_request(req, &self.inner.limits)?;
-        self.submit(Work::Puzzle(spec))
+        self.submit(Work::Puzzle(spec), permit)
     }
 
     /// Queues checked work.
-    pub fn submit(&self, work: Work) -> Result<Arc<Job>, ApiError> {
+    pub fn submit(&self, work: Work, permit: Option<Permit>) -> Result<Arc<Job>, ApiError> {
         let inner = &self.inner;
         let mut table = inner.lock();
         inner.sweep(&mut table);
@@ -426,7 +447,18 @@ impl JobSupervisor {
                 ),
             ));
         }
-        let job = Arc::new(Job::new(work));
+        let job = Arc::new(Job::new(work, permit));
+        let hash_total = inner.limits.config.max_hash_total_mb;
+        if job.hash_mb > hash_total {
+            // Never dispatched, it would block the queue behind it.
+            return Err(ApiError::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "a hash of {} MiB is over the server's budget jobs.max_hash_total_mb = {hash_total}",
+                    job.hash_mb
+                ),
+            ));
+        }
         if job.threads > inner.limits.pool_threads {
             // Never dispatched, it would block the queue behind it.
             return Err(ApiError::new(
@@ -568,16 +600,21 @@ impl Inner {
         }
     }
 
-    /// Starts queued jobs, in order, while the pool has threads for the next one.
+    /// Starts queued jobs, in order, while the pool has threads and the hash budget has memory
+    /// for the next one.
     fn dispatch(&self, table: &mut Table, this: &Arc<Inner>) {
+        let hash_total = self.limits.config.max_hash_total_mb;
         while let Some(job) = table.queue.front() {
-            if job.threads > self.limits.pool_threads.saturating_sub(table.busy) {
+            if job.threads > self.limits.pool_threads.saturating_sub(table.busy)
+                || job.hash_mb > hash_total.saturating_sub(table.hash_busy)
+            {
                 break;
             }
             let Some(job) = table.queue.pop_front() else {
                 break;
             };
             table.busy += job.threads;
+            table.hash_busy += job.hash_mb;
             {
                 let mut status = job.status();
                 job.set_state(&mut status, JobState::Running);
@@ -589,6 +626,7 @@ impl Inner {
                 .spawn(move || run_job(weak, runner));
             if let Err(e) = spawned {
                 table.busy -= job.threads;
+                table.hash_busy -= job.hash_mb;
                 job.finish(Err(JobEnd::Failed(ErrorView::new(
                     ErrorCode::Internal,
                     format!("cannot start a job thread: {e}"),
@@ -597,10 +635,11 @@ impl Inner {
         }
     }
 
-    /// A running job ended: its threads go back to the pool and queued jobs may start.
-    fn release(self: &Arc<Inner>, threads: usize) {
+    /// A running job ended: its threads and hash go back to the pool and queued jobs may start.
+    fn release(self: &Arc<Inner>, threads: usize, hash_mb: usize) {
         let mut table = self.lock();
         table.busy = table.busy.saturating_sub(threads);
+        table.hash_busy = table.hash_busy.saturating_sub(hash_mb);
         self.dispatch(&mut table, self);
     }
 }
@@ -617,7 +656,7 @@ fn run_job(supervisor: Weak<Inner>, job: Arc<Job>) {
     // The computation's threads have all been joined: give them back before the end is
     // published, so that whoever sees the end finds the pool free.
     if let Some(inner) = supervisor.upgrade() {
-        inner.release(job.threads);
+        inner.release(job.threads, job.hash_mb);
     }
     job.finish(ending);
 }
@@ -658,8 +697,8 @@ mod tests {
     #[test]
     fn jobs_queue_for_threads_and_start_in_order() {
         let sup = JobSupervisor::new(config(2, 8, 3600), None);
-        let big = sup.submit_perft(&perft(9, 2)).unwrap();
-        let small = sup.submit_perft(&perft(3, 1)).unwrap();
+        let big = sup.submit_perft(&perft(9, 2), None).unwrap();
+        let small = sup.submit_perft(&perft(3, 1), None).unwrap();
         assert_eq!(big.state(), JobState::Running);
         // First in, first out: the small job waits even though nothing else would block it.
         assert_eq!(small.state(), JobState::Queued);
@@ -681,9 +720,9 @@ mod tests {
     #[test]
     fn too_many_jobs_and_queued_cancellation() {
         let sup = JobSupervisor::new(config(1, 2, 3600), None);
-        let a = sup.submit_perft(&perft(9, 1)).unwrap();
-        let b = sup.submit_perft(&perft(9, 1)).unwrap();
-        let err = sup.submit_perft(&perft(1, 1)).unwrap_err();
+        let a = sup.submit_perft(&perft(9, 1), None).unwrap();
+        let b = sup.submit_perft(&perft(9, 1), None).unwrap();
+        let err = sup.submit_perft(&perft(1, 1), None).unwrap_err();
         assert_eq!(err.code, ErrorCode::TooManyJobs);
         assert!(err.message.contains("jobs.max_jobs"), "{}", err.message);
         // The queued one ends at once.
@@ -694,7 +733,7 @@ mod tests {
             .unwrap();
         assert_eq!(wait(&a), JobState::Cancelled);
         // A slot is free again.
-        let c = sup.submit_perft(&perft(2, 1)).unwrap();
+        let c = sup.submit_perft(&perft(2, 1), None).unwrap();
         assert_eq!(wait(&c), JobState::Done);
         // Wrong kind or unknown id.
         let id = c.id().to_string();
@@ -711,7 +750,7 @@ mod tests {
     #[test]
     fn finished_jobs_are_forgotten_after_the_keep_time() {
         let sup = JobSupervisor::new(config(1, 8, 0), None);
-        let job = sup.submit_perft(&perft(2, 1)).unwrap();
+        let job = sup.submit_perft(&perft(2, 1), None).unwrap();
         let id = job.id().to_string();
         wait(&job);
         assert_eq!(
@@ -728,7 +767,7 @@ mod tests {
         let sup = JobSupervisor::new(c, None);
         let ids: Vec<String> = (0..4)
             .map(|_| {
-                let job = sup.submit_perft(&perft(1, 1)).unwrap();
+                let job = sup.submit_perft(&perft(1, 1), None).unwrap();
                 wait(&job);
                 job.id().to_string()
             })
@@ -744,8 +783,8 @@ mod tests {
     #[test]
     fn dropping_the_supervisor_stops_its_jobs() {
         let sup = JobSupervisor::new(config(1, 8, 3600), None);
-        let job = sup.submit_perft(&perft(9, 1)).unwrap();
-        let queued = sup.submit_perft(&perft(9, 1)).unwrap();
+        let job = sup.submit_perft(&perft(9, 1), None).unwrap();
+        let queued = sup.submit_perft(&perft(9, 1), None).unwrap();
         assert_eq!(queued.state(), JobState::Queued);
         drop(sup);
         assert_eq!(wait(&job), JobState::Cancelled);
@@ -758,11 +797,11 @@ mod tests {
         let mut req = perft(2, 1);
         let mut spec = PerftSpec::from_request(&req, sup.limits(), None).unwrap();
         spec.threads = 2;
-        let err = sup.submit(Work::Perft(spec)).unwrap_err();
+        let err = sup.submit(Work::Perft(spec), None).unwrap_err();
         assert_eq!(err.code, ErrorCode::LimitExceeded);
         req.threads = Some(2);
         assert_eq!(
-            sup.submit_perft(&req).unwrap_err().code,
+            sup.submit_perft(&req, None).unwrap_err().code,
             ErrorCode::LimitExceeded
         );
     }

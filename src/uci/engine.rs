@@ -806,6 +806,8 @@ mod tests {
             options: BTreeMap::new(),
             handshake_timeout_ms: 1000,
             search_timeout_ms: 1000,
+            max_hash_mb: 16,
+            max_threads: 1,
         }
     }
 

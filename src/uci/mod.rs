@@ -3,4 +3,5 @@
 
 pub mod builtin;
 pub mod engine;
+pub mod policy;
 pub mod protocol;

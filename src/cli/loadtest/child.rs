@@ -30,7 +30,14 @@ impl ChildServer {
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::inherit())
+            // The load comes from one client: lift the per-client quotas, which would measure
+            // the limiter instead of the server (the caller's variables still override these).
+            .env("CHESSD_QUOTAS__GAMES_PER_MINUTE", "0")
+            .env("CHESSD_QUOTAS__MAX_ONGOING_GAMES", "1000000000")
+            .env("CHESSD_QUOTAS__MAX_ENGINES", "1000000")
+            .env("CHESSD_QUOTAS__MAX_SOCKETS", "1000000")
+            .env("CHESSD_ENGINES__MAX_PROCESSES", "1000000");
         for (k, v) in env {
             cmd.env(k, v);
         }

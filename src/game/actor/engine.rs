@@ -22,6 +22,7 @@ use tokio::sync::mpsc;
 
 use super::{Caller, GameActor, GameSnapshot, MoveInput};
 use crate::{
+    admission::Permit,
     config::EngineConfig,
     error::{ApiError, ErrorCode},
     game::{
@@ -30,7 +31,8 @@ use crate::{
     },
     uci::{
         engine::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
-        protocol::{EngineLine, GoLimits, GuiCommand, Info, OptionDecl, OptionType, StartPosition},
+        policy::{self, AllowedCommand, EngineCaps},
+        protocol::{EngineLine, GoLimits, Info, OptionDecl, StartPosition},
     },
     views::MoveView,
 };
@@ -93,6 +95,8 @@ pub(super) struct Attached {
     root: Position,
     /// The last line of each PV of the running analysis.
     lines: BTreeMap<u32, Info>,
+    /// Its place in the engine-session counts, given back when it is detached.
+    _permit: Permit,
 }
 
 impl Attached {
@@ -135,6 +139,8 @@ pub struct AttachEngine {
     pub engine: Engine,
     /// Its event stream (from the engine's sink).
     pub events: mpsc::UnboundedReceiver<EngineEvent>,
+    /// Its place in the engine-session counts (kept while it is attached).
+    pub permit: Permit,
     /// Reset the game to this FEN first (needs the admin secret).
     pub fen: Option<String>,
     /// Make it the game's opponent.
@@ -246,9 +252,8 @@ pub struct EngineSync {
 #[derive(Message)]
 #[rtype(result = "Result<(), ApiError>")]
 pub struct EngineCommand {
-    /// The bearer secret.
-    pub token: Option<String>,
-    /// The line.
+    /// The line, as the operator wrote it (checked by [`policy::check_raw_command`] and sent in
+    /// its canonical form). The operator's token is checked before this message is sent.
     pub line: String,
     /// Wait until written (call) rather than fire and forget (cast).
     pub wait: bool,
@@ -363,6 +368,19 @@ impl GameActor {
             )),
             _ => Ok(caller),
         }
+    }
+
+    /// Checks that every move of a `searchmoves` list is legal in the current position.
+    fn check_searchmoves(&self, moves: &[String]) -> Result<(), ApiError> {
+        let pos = self.game.position();
+        for text in moves {
+            pos.parse_uci(text).map_err(|e| {
+                ApiError::invalid_request(format!(
+                    "searchmoves: {text} is not a legal move here: {e}"
+                ))
+            })?;
+        }
+        Ok(())
     }
 
     fn attached(&mut self) -> Result<&mut Attached, ApiError> {
@@ -750,6 +768,7 @@ impl Handler<AttachEngine> for GameActor {
             analysis: None,
             root: *self.game.position(),
             lines: BTreeMap::new(),
+            _permit: msg.permit,
         });
         if msg.opponent.is_some() {
             self.opponent = msg.opponent;
@@ -976,51 +995,31 @@ impl Handler<EngineSync> for GameActor {
     }
 }
 
-/// Why a raw command is refused, if it is.
-pub fn check_raw_command(line: &str, options: &[OptionDecl]) -> Result<(), ApiError> {
-    if line.contains(['\n', '\r']) {
-        return Err(ApiError::invalid_request(
-            "a command is one line: no newlines",
-        ));
-    }
-    if line.trim().is_empty() {
-        return Err(ApiError::invalid_request("the command is empty"));
-    }
-    match GuiCommand::parse(line) {
-        GuiCommand::Quit => Err(ApiError::invalid_request(
-            "quit is not allowed: detach the engine instead (DELETE /v1/games/{id}/engine)",
-        )),
-        GuiCommand::SetOption { name, .. } => {
-            let declared = options.iter().find(|o| o.name.eq_ignore_ascii_case(&name));
-            match declared.map(|o| &o.kind) {
-                Some(OptionType::String) => Err(ApiError::invalid_request(format!(
-                    "string option {name} names files on the server: set it in the configuration"
-                ))),
-                _ => Ok(()),
-            }
-        }
-        _ => Ok(()),
-    }
-}
-
 impl Handler<EngineCommand> for GameActor {
     type Result = ResponseActFuture<Self, Result<(), ApiError>>;
     fn handle(&mut self, msg: EngineCommand, ctx: &mut Context<Self>) -> Self::Result {
         self.touch(ctx);
-        let engine = (|| {
-            self.authorize(msg.token.as_deref(), Need::Admin)?;
+        let checked = (|| {
             let a = self.engine.as_ref().ok_or_else(no_engine)?;
-            check_raw_command(&msg.line, &a.engine.identity().options)?;
-            Ok(a.engine.clone())
+            let caps = EngineCaps {
+                max_hash_mb: a.config.max_hash_mb,
+                max_threads: a.config.max_threads,
+            };
+            let command = policy::check_raw_command(&msg.line, &a.engine.identity().options, caps)
+                .map_err(|e| ApiError::new(ErrorCode::CommandRefused, e.to_string()))?;
+            if let AllowedCommand::Go(limits) = &command {
+                self.check_searchmoves(&limits.searchmoves)?;
+            }
+            Ok((a.engine.clone(), command.to_string()))
         })();
-        let engine = match engine {
-            Ok(e) => e,
+        let (engine, line) = match checked {
+            Ok(c) => c,
             Err(e) => return Box::pin(ready(Err(e))),
         };
         if msg.wait {
-            Box::pin(engine.send(msg.line).into_actor(self))
+            Box::pin(engine.send(line).into_actor(self))
         } else {
-            Box::pin(ready(engine.cast(msg.line)))
+            Box::pin(ready(engine.cast(line)))
         }
     }
 }
@@ -1122,25 +1121,6 @@ pub(super) fn on_stop(actor: &mut GameActor, _ctx: &mut Context<GameActor>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn raw_commands_refuse_quit_newlines_and_file_options() {
-        let file = OptionDecl {
-            name: "Debug Log File".into(),
-            kind: OptionType::String,
-            default: None,
-            min: None,
-            max: None,
-            vars: vec![],
-        };
-        let opts = [file];
-        assert!(check_raw_command("quit", &opts).is_err());
-        assert!(check_raw_command("isready\nquit", &opts).is_err());
-        assert!(check_raw_command("  ", &opts).is_err());
-        assert!(check_raw_command("setoption name debug log file value /tmp/x", &opts).is_err());
-        assert!(check_raw_command("setoption name Hash value 32", &opts).is_ok());
-        assert!(check_raw_command("ucinewgame", &opts).is_ok());
-    }
 
     #[test]
     fn limits_and_allowances() {

@@ -1,0 +1,398 @@
+//! Admission: what each client may spend, checked and counted before the cost is paid.
+//!
+//! A client is an API key when it sends one, else its address ([`ClientKey`]). Creating games is
+//! rate-limited per client (GCRA, `governor`); games, engine sessions and jobs are counted per
+//! client, and engine sessions also in total. Each count is taken by a [`Permit`] that gives it
+//! back when dropped, so a game that ends, an engine that is detached or a job that finishes
+//! frees its place whatever path it took. Every check-and-take is atomic: a per-client count is
+//! changed under its map entry's lock, a total with a compare-and-swap loop.
+
+use std::{
+    fmt,
+    net::IpAddr,
+    num::NonZeroU32,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::Duration,
+};
+
+use dashmap::DashMap;
+use governor::{clock::Clock, DefaultKeyedRateLimiter, Quota};
+
+use crate::config::{Config, QuotasConfig};
+
+/// Who a request is counted against.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ClientKey {
+    /// A configured API key.
+    ApiKey(Arc<str>),
+    /// The client's IP address (the peer, or the one a trusted proxy names).
+    Address(IpAddr),
+}
+
+impl fmt::Display for ClientKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // Never the whole key: it goes to logs.
+            ClientKey::ApiKey(k) => {
+                write!(f, "key {}…", k.chars().take(4).collect::<String>())
+            }
+            ClientKey::Address(a) => write!(f, "{a}"),
+        }
+    }
+}
+
+/// A refusal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AdmissionError {
+    /// The client went over a rate; it may try again after the duration.
+    #[error("{what}: at most {limit} per minute per client; retry in {} s", retry_after.as_secs().max(1))]
+    RateLimited {
+        /// What was limited.
+        what: &'static str,
+        /// The configured rate.
+        limit: u32,
+        /// When a retry will pass.
+        retry_after: Duration,
+    },
+    /// The client holds its quota of something already.
+    #[error("{what}: this client holds its limit of {limit} (quotas.{key})")]
+    QuotaExceeded {
+        /// What was counted.
+        what: &'static str,
+        /// The configuration key.
+        key: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+    /// The server holds its total of engine sessions.
+    #[error("the server runs its limit of {limit} engine sessions (engines.max_processes)")]
+    TooManyEngines {
+        /// The limit.
+        limit: usize,
+    },
+    /// The server holds its total of WebSocket connections.
+    #[error(
+        "the server holds its limit of {limit} WebSocket connections (websocket.max_connections)"
+    )]
+    TooManyConnections {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+/// What one client holds now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Unfinished games it created.
+    pub games: usize,
+    /// Engine sessions it started.
+    pub engines: usize,
+    /// Jobs it submitted, queued or running.
+    pub jobs: usize,
+    /// WebSocket connections it holds open.
+    pub sockets: usize,
+}
+
+/// What a permit counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Game,
+    Engine,
+    Job,
+    Socket,
+}
+
+impl Kind {
+    fn count(self, usage: &mut Usage) -> &mut usize {
+        match self {
+            Kind::Game => &mut usage.games,
+            Kind::Engine => &mut usage.engines,
+            Kind::Job => &mut usage.jobs,
+            Kind::Socket => &mut usage.sockets,
+        }
+    }
+}
+
+struct Inner {
+    quotas: QuotasConfig,
+    max_engines_total: usize,
+    max_sockets_total: usize,
+    usage: DashMap<ClientKey, Usage>,
+    engines_total: AtomicUsize,
+    sockets_total: AtomicUsize,
+    game_rate: Option<DefaultKeyedRateLimiter<ClientKey>>,
+}
+
+/// The server's admission control; cheap to clone.
+#[derive(Clone)]
+pub struct Admission(Arc<Inner>);
+
+impl Admission {
+    /// Admission from the `[quotas]` and `[engines]` configuration.
+    pub fn from_config(config: &Config) -> Admission {
+        let game_rate = NonZeroU32::new(config.quotas.games_per_minute)
+            .map(|n| DefaultKeyedRateLimiter::dashmap(Quota::per_minute(n)));
+        Admission(Arc::new(Inner {
+            quotas: config.quotas.clone(),
+            max_engines_total: config.engines.max_processes,
+            max_sockets_total: config.websocket.max_connections,
+            usage: DashMap::new(),
+            engines_total: AtomicUsize::new(0),
+            sockets_total: AtomicUsize::new(0),
+            game_rate,
+        }))
+    }
+
+    /// Counts one game creation against the client's rate.
+    pub fn check_game_rate(&self, client: &ClientKey) -> Result<(), AdmissionError> {
+        let Some(limiter) = &self.0.game_rate else {
+            return Ok(());
+        };
+        // Forget clients whose bucket is full again, so the table does not grow forever.
+        if limiter.len() > 10_000 {
+            limiter.retain_recent();
+        }
+        limiter.check_key(client).map_err(|not_until| {
+            let now = limiter.clock().now();
+            AdmissionError::RateLimited {
+                what: "game creation",
+                limit: self.0.quotas.games_per_minute,
+                retry_after: not_until.wait_time_from(now),
+            }
+        })
+    }
+
+    /// Takes one of the client's unfinished-game places.
+    pub fn acquire_game(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
+        self.take(client, Kind::Game)
+    }
+
+    /// Takes one engine session, for the client and in total.
+    pub fn acquire_engine(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
+        let max = self.0.max_engines_total;
+        take_total(&self.0.engines_total, max)
+            .map_err(|_| AdmissionError::TooManyEngines { limit: max })?;
+        self.take(client, Kind::Engine).inspect_err(|_| {
+            self.0.engines_total.fetch_sub(1, Ordering::AcqRel);
+        })
+    }
+
+    /// Takes one WebSocket connection, for the client and in total.
+    pub fn acquire_socket(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
+        let max = self.0.max_sockets_total;
+        take_total(&self.0.sockets_total, max)
+            .map_err(|_| AdmissionError::TooManyConnections { limit: max })?;
+        self.take(client, Kind::Socket).inspect_err(|_| {
+            self.0.sockets_total.fetch_sub(1, Ordering::AcqRel);
+        })
+    }
+
+    /// Takes one of the client's job places.
+    pub fn acquire_job(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
+        self.take(client, Kind::Job)
+    }
+
+    /// What a client holds now.
+    pub fn usage(&self, client: &ClientKey) -> Usage {
+        self.0.usage.get(client).map(|u| *u).unwrap_or_default()
+    }
+
+    /// Engine sessions alive in the whole server.
+    pub fn engines_total(&self) -> usize {
+        self.0.engines_total.load(Ordering::Acquire)
+    }
+
+    fn take(&self, client: &ClientKey, kind: Kind) -> Result<Permit, AdmissionError> {
+        let q = &self.0.quotas;
+        let (what, key, limit) = match kind {
+            Kind::Game => ("unfinished games", "max_ongoing_games", q.max_ongoing_games),
+            Kind::Engine => ("engine sessions", "max_engines", q.max_engines),
+            Kind::Job => ("jobs", "max_jobs", q.max_jobs),
+            Kind::Socket => ("WebSocket connections", "max_sockets", q.max_sockets),
+        };
+        let mut usage = self.0.usage.entry(client.clone()).or_default();
+        let count = kind.count(&mut usage);
+        if *count >= limit {
+            return Err(AdmissionError::QuotaExceeded { what, key, limit });
+        }
+        *count += 1;
+        Ok(Permit {
+            admission: self.clone(),
+            client: client.clone(),
+            kind,
+        })
+    }
+
+    fn give_back(&self, client: &ClientKey, kind: Kind) {
+        match kind {
+            Kind::Engine => self.0.engines_total.fetch_sub(1, Ordering::AcqRel),
+            Kind::Socket => self.0.sockets_total.fetch_sub(1, Ordering::AcqRel),
+            Kind::Game | Kind::Job => 0,
+        };
+        // Remove the entry when it holds nothing, under the entry's lock.
+        self.0.usage.remove_if_mut(client, |_, usage| {
+            let count = kind.count(usage);
+            *count = count.saturating_sub(1);
+            *usage == Usage::default()
+        });
+    }
+}
+
+/// Adds one to a server-wide count unless it is at `max`.
+fn take_total(total: &AtomicUsize, max: usize) -> Result<usize, usize> {
+    total.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+        (n < max).then_some(n + 1)
+    })
+}
+
+/// One counted place (a game, an engine session or a job); given back when dropped.
+pub struct Permit {
+    admission: Admission,
+    client: ClientKey,
+    kind: Kind,
+}
+
+impl Permit {
+    /// The client it is counted against.
+    pub fn client(&self) -> &ClientKey {
+        &self.client
+    }
+}
+
+impl fmt::Debug for Permit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Permit({:?} for {})", self.kind, self.client)
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        self.admission.give_back(&self.client, self.kind);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn admission(edit: impl FnOnce(&mut Config)) -> Admission {
+        let mut config = Config::defaults();
+        edit(&mut config);
+        Admission::from_config(&config)
+    }
+
+    fn client(n: u8) -> ClientKey {
+        ClientKey::Address(IpAddr::from([127, 0, 0, n]))
+    }
+
+    #[test]
+    fn quotas_are_per_client_and_given_back_on_drop() {
+        let a = admission(|c| c.quotas.max_ongoing_games = 2);
+        let one = a.acquire_game(&client(1)).unwrap();
+        let two = a.acquire_game(&client(1)).unwrap();
+        assert!(matches!(
+            a.acquire_game(&client(1)),
+            Err(AdmissionError::QuotaExceeded { limit: 2, .. })
+        ));
+        // Another client is not affected.
+        let other = a.acquire_game(&client(2)).unwrap();
+        drop(one);
+        let three = a.acquire_game(&client(1)).unwrap();
+        assert_eq!(a.usage(&client(1)).games, 2);
+        drop((two, three, other));
+        assert_eq!(a.usage(&client(1)), Usage::default());
+        assert!(a.0.usage.is_empty());
+    }
+
+    #[test]
+    fn engine_sessions_are_capped_in_total() {
+        let a = admission(|c| {
+            c.engines.max_processes = 3;
+            c.quotas.max_engines = 2;
+        });
+        let p1 = a.acquire_engine(&client(1)).unwrap();
+        let _p2 = a.acquire_engine(&client(1)).unwrap();
+        assert!(matches!(
+            a.acquire_engine(&client(1)),
+            Err(AdmissionError::QuotaExceeded { .. })
+        ));
+        // The refused per-client attempt did not keep a place in the total.
+        assert_eq!(a.engines_total(), 2);
+        let _p3 = a.acquire_engine(&client(2)).unwrap();
+        assert_eq!(
+            a.acquire_engine(&client(3)).unwrap_err(),
+            AdmissionError::TooManyEngines { limit: 3 }
+        );
+        drop(p1);
+        assert!(a.acquire_engine(&client(3)).is_ok());
+    }
+
+    #[test]
+    fn sockets_are_capped_per_client_and_in_total() {
+        let a = admission(|c| {
+            c.websocket.max_connections = 3;
+            c.quotas.max_sockets = 2;
+        });
+        let held: Vec<Permit> = (0..2)
+            .map(|_| a.acquire_socket(&client(1)).unwrap())
+            .collect();
+        assert!(matches!(
+            a.acquire_socket(&client(1)),
+            Err(AdmissionError::QuotaExceeded { .. })
+        ));
+        let third = a.acquire_socket(&client(2)).unwrap();
+        assert_eq!(
+            a.acquire_socket(&client(3)).unwrap_err(),
+            AdmissionError::TooManyConnections { limit: 3 }
+        );
+        drop(third);
+        assert!(a.acquire_socket(&client(3)).is_ok());
+        drop(held);
+    }
+
+    #[test]
+    fn the_total_holds_under_concurrent_takers() {
+        let a = admission(|c| {
+            c.engines.max_processes = 50;
+            c.quotas.max_engines = 1000;
+        });
+        let held = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for t in 0..8u8 {
+                let (a, held) = (&a, &held);
+                s.spawn(move || {
+                    for _ in 0..100 {
+                        if let Ok(p) = a.acquire_engine(&client(t)) {
+                            held.lock().unwrap().push(p);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(held.lock().unwrap().len(), 50);
+        assert_eq!(a.engines_total(), 50);
+    }
+
+    #[test]
+    fn game_creation_is_rate_limited_per_client() {
+        let a = admission(|c| c.quotas.games_per_minute = 3);
+        for _ in 0..3 {
+            a.check_game_rate(&client(1)).unwrap();
+        }
+        match a.check_game_rate(&client(1)) {
+            Err(AdmissionError::RateLimited { retry_after, .. }) => {
+                assert!(retry_after > Duration::from_secs(1), "{retry_after:?}");
+                assert!(retry_after <= Duration::from_secs(20), "{retry_after:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        a.check_game_rate(&client(2)).unwrap();
+        let unlimited = admission(|c| c.quotas.games_per_minute = 0);
+        for _ in 0..1000 {
+            unlimited.check_game_rate(&client(1)).unwrap();
+        }
+    }
+}
