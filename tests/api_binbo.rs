@@ -635,7 +635,7 @@ async fn promotion_in_every_notation() {
         assert_eq!(api.view(&g).await["moves"][0]["san"], san);
     }
 
-    // Kings are not promotion pieces; a role with a non-promotion index move is ignored.
+    // Kings are not promotion pieces.
     let g = api.create(json!({ "fen": PROMO })).await;
     api.refused_move(
         &g,
@@ -665,10 +665,24 @@ async fn promotion_in_every_notation() {
         "invalid_request",
     )
     .await;
-    let v = api
-        .ok_move(&g, json!({"from": 4, "to": 12, "promotion": "q"}))
-        .await;
+    // Unlike Binbo, a role with a move that is not a promotion is refused, not ignored.
+    api.refused_move(
+        &g,
+        json!({"from": 4, "to": 12, "promotion": "q"}),
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "illegal_move",
+    )
+    .await;
+    let v = api.ok_move(&g, json!({"from": 4, "to": 12})).await;
     assert_eq!(v["san"], "Ke2");
+    let g = api.create(json!({})).await;
+    api.refused_move(
+        &g,
+        json!({"from": 9, "to": 17, "promotion": "q"}),
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "illegal_move",
+    )
+    .await;
 }
 
 // ----- Manual results and resignation -----

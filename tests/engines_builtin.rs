@@ -122,3 +122,33 @@ async fn the_builtin_opponent_answers_rest_moves() {
         }
     }
 }
+
+#[actix_web::test]
+async fn engine_play_without_a_move_in_a_finished_game_is_game_over() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api.game(json!({})).await;
+    api.attach(&g, "builtin").await;
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/resign", g.id),
+            Some(&g.white),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    for body in [json!({}), json!({"go": {"depth": 1}})] {
+        let (status, v) = api
+            .post(
+                &format!("/v1/games/{}/engine/play", g.id),
+                Some(&g.black),
+                body,
+            )
+            .await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (409, Some("game_over")),
+            "{v}"
+        );
+    }
+}

@@ -205,8 +205,9 @@ impl Game {
     }
 
     /// Plays the move from `from` to `to` with an optional promotion role. As in Binbo's
-    /// index moves, a pawn move to the last rank without a role promotes to a queen, and a
-    /// role given with a move that is not a promotion is ignored.
+    /// index moves, a pawn move to the last rank without a role promotes to a queen; a role
+    /// given with a move that is not a promotion is refused (Binbo ignores it, which plays a
+    /// move the client did not describe).
     pub fn play_squares(
         &mut self,
         from: Square,
@@ -216,17 +217,13 @@ impl Game {
         self.ensure_playable()?;
         let mv = match self.position.move_from_squares(from, to, promo) {
             Ok(mv) => mv,
-            Err(e) => {
-                let other = match promo {
-                    None => Some(Role::Queen),
-                    Some(_) => None,
-                };
-                self.position
-                    .move_from_squares(from, to, other)
-                    .ok()
-                    .filter(|mv| mv.is_promotion() == other.is_some())
-                    .ok_or(GameError::IllegalUci(e))?
-            }
+            Err(e) if promo.is_none() => self
+                .position
+                .move_from_squares(from, to, Some(Role::Queen))
+                .ok()
+                .filter(|mv| mv.is_promotion())
+                .ok_or(GameError::IllegalUci(e))?,
+            Err(e) => return Err(GameError::IllegalUci(e)),
         };
         Ok(self.push(mv))
     }

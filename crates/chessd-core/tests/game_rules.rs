@@ -1370,16 +1370,24 @@ fn binbo_suite_castling_through_attacked_squares() {
 }
 
 #[test]
-fn binbo_suite_index_moves_ignore_a_role_on_ordinary_moves() {
+fn index_moves_refuse_a_role_on_ordinary_moves_unlike_binbo() {
+    // Binbo's suite plays these, ignoring the role; chessd refuses a move it was not given.
     let mut g = Game::default();
-    g.play_squares(Square::new(12), Square::new(20), Some(Role::Queen))
-        .unwrap();
-    g.play_squares(Square::new(52), Square::new(36), Some(Role::Rook))
-        .unwrap();
-    g.play_squares(Square::new(8), Square::new(16), Some(Role::Bishop))
+    for (from, to, role) in [
+        (12, 20, Role::Queen),
+        (9, 17, Role::Queen),
+        (8, 16, Role::Bishop),
+        (6, 21, Role::Knight),
+    ] {
+        assert!(g
+            .play_squares(Square::new(from), Square::new(to), Some(role))
+            .is_err());
+    }
+    assert!(g.history().is_empty());
+    g.play_squares(Square::new(12), Square::new(20), None)
         .unwrap();
     let a6 = g
-        .play_squares(Square::new(48), Square::new(40), Some(Role::Knight))
+        .play_squares(Square::new(48), Square::new(40), None)
         .unwrap();
     assert_eq!(a6.uci, "a7a6");
     assert!(g

@@ -862,6 +862,12 @@ impl Handler<EnginePlay> for GameActor {
                         san: played.san,
                     })
                 }
+                // Without a move, a finished game has nothing for the engine to play.
+                None if self.game.is_over() => {
+                    return Err(ApiError::from(chessd_core::game::GameError::GameOver(
+                        self.game.status().clone(),
+                    )))
+                }
                 None => None,
             };
             Ok((player_move, limits))
