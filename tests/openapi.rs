@@ -215,12 +215,14 @@ fn error_statuses() -> BTreeMap<String, u16> {
         let name = chunks[i].split(',').next().unwrap_or_default().trim();
         let status = match name {
             "BAD_REQUEST" => 400,
+            "UNAUTHORIZED" => 401,
             "FORBIDDEN" => 403,
             "NOT_FOUND" => 404,
             "METHOD_NOT_ALLOWED" => 405,
             "CONFLICT" => 409,
             "PAYLOAD_TOO_LARGE" => 413,
             "UNPROCESSABLE_ENTITY" => 422,
+            "TOO_MANY_REQUESTS" => 429,
             "INTERNAL_SERVER_ERROR" => 500,
             "BAD_GATEWAY" => 502,
             "SERVICE_UNAVAILABLE" => 503,
@@ -567,6 +569,11 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
     let unknown_game = "00000000-0000-4000-8000-000000000000";
     for (path, item) in doc["paths"].as_object().unwrap() {
         let uri = path.replace("{id}", unknown_game);
+        let documented: BTreeSet<String> = METHODS
+            .iter()
+            .filter(|m| item.get(**m).is_some())
+            .map(|m| m.to_ascii_uppercase())
+            .collect();
         for m in METHODS {
             let (status, _, body) = call(&app, request(m, &uri, None, None)).await;
             if item.get(m).is_some() {
@@ -586,6 +593,11 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
                     StatusCode::METHOD_NOT_ALLOWED,
                     "{m} {path} is not documented but answered: {body}"
                 );
+                assert_eq!(
+                    allowed_methods(&app, m, &uri).await,
+                    documented,
+                    "the 405 to {m} {path} lists the documented methods in `Allow`"
+                );
             }
         }
     }
@@ -594,6 +606,26 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
         (status, &body["error"]["code"]),
         (StatusCode::NOT_FOUND, &json!("not_found"))
     );
+}
+
+/// The methods a request's answer lists in its `Allow` header (RFC 9110 requires one on a 405).
+async fn allowed_methods<S, B>(app: &S, method: &str, uri: &str) -> BTreeSet<String>
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let resp = awtest::call_service(app, request(method, uri, None, None).to_request()).await;
+    let allow = resp
+        .headers()
+        .get(header::ALLOW)
+        .unwrap_or_else(|| panic!("{method} {uri}: no Allow header"))
+        .to_str()
+        .unwrap();
+    allow
+        .split(',')
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect()
 }
 
 #[test]
@@ -657,6 +689,8 @@ fn refused(secret: &str, caller: &str) -> bool {
         ("admin", _) => caller != "admin",
         ("seat", _) => caller == "admin",
         ("seat-or-admin" | "side-to-move", _) => false,
+        // The server operator's token, which no game secret is (and none is configured here).
+        ("operator", _) => true,
         (other, _) => panic!("unknown x-chessd-secret {other}"),
     }
 }
@@ -729,9 +763,13 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                 let (status, _, answer) = call(&app, request(m, &uri, body.as_ref(), token)).await;
                 let expect_refusal = secret.is_some_and(|s| refused(s, caller));
                 if expect_refusal {
+                    let code = match secret {
+                        Some("operator") => "operator_disabled",
+                        _ => "forbidden",
+                    };
                     assert_eq!(
                         (status, &answer["error"]["code"]),
-                        (StatusCode::FORBIDDEN, &json!("forbidden")),
+                        (StatusCode::FORBIDDEN, &json!(code)),
                         "{op_id} by {caller}: {answer}"
                     );
                     let (_, _, after) = call(&app, request("get", &view_uri, None, None)).await;
@@ -941,4 +979,107 @@ async fn the_served_document_is_the_file() {
     assert_eq!(status, StatusCode::OK);
     assert!(content_type.starts_with("application/json"));
     assert_eq!(v, document());
+}
+
+/// The value of a link parameter: a runtime expression over the source's answer body, alone
+/// (`$response.body#/id`) or embedded in text (`Bearer {$response.body#/secrets/admin}`).
+fn link_value(expression: &str, answer: &Value) -> String {
+    let resolve = |e: &str| {
+        let pointer = e
+            .strip_prefix("$response.body#")
+            .unwrap_or_else(|| panic!("unsupported link expression {e}"));
+        answer
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("{e} names no string in the answer {answer}"))
+            .to_string()
+    };
+    match (expression.find('{'), expression.rfind('}')) {
+        (Some(open), Some(close)) => format!(
+            "{}{}{}",
+            &expression[..open],
+            resolve(&expression[open + 1..close]),
+            &expression[close + 1..]
+        ),
+        _ => resolve(expression),
+    }
+}
+
+#[actix_web::test]
+async fn links_lead_from_each_creation_to_every_operation_on_what_it_created() {
+    let doc = document();
+    let app = app().await;
+    let mut operations: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for m in METHODS {
+            if let Some(id) = item.get(m).and_then(|op| op["operationId"].as_str()) {
+                operations.insert(id.to_string(), (path.clone(), m.to_string()));
+            }
+        }
+    }
+    let creations = [
+        ("/v1/games", "201", json!({})),
+        ("/v1/perft", "202", json!({"depth": 1})),
+        (
+            "/v1/puzzles",
+            "202",
+            json!({"fen": "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "mate_in": 1}),
+        ),
+    ];
+    for (source, status, body) in creations {
+        let links = doc["paths"][source]["post"]["responses"][status]["links"]
+            .as_object()
+            .unwrap_or_else(|| panic!("POST {source} {status} has no links"));
+        let mut reached = BTreeSet::new();
+        for (name, link) in links {
+            let target = link["operationId"].as_str().unwrap();
+            let (path, method) = operations
+                .get(target)
+                .unwrap_or_else(|| panic!("link {name}: no operation {target}"));
+            assert!(
+                path.starts_with(&format!("{source}/{{id}}")),
+                "link {name} leads to {path}, not to what POST {source} created"
+            );
+            let op = &doc["paths"][path.as_str()][method.as_str()];
+            let params = link["parameters"].as_object().unwrap();
+            let secured = op.get("security").is_some() && op["x-chessd-secret"] != "seat-optional";
+            assert_ne!(
+                op["x-chessd-secret"], "operator",
+                "link {name}: the operator's token is configuration, not in a creation answer"
+            );
+            assert_eq!(
+                params.contains_key("header.Authorization"),
+                secured,
+                "link {name}: a secret exactly where {target} needs one"
+            );
+            // Follow the link from a fresh answer: the resource is found and the secret accepted.
+            let (_, _, answer) = call(&app, request("post", source, Some(&body), None)).await;
+            let id = link_value(params["path.id"].as_str().unwrap(), &answer);
+            let mut req = request(method, &path.replace("{id}", &id), None, None);
+            if let Some(auth) = params.get("header.Authorization") {
+                req = req.insert_header((
+                    header::AUTHORIZATION,
+                    link_value(auth.as_str().unwrap(), &answer),
+                ));
+            }
+            if link.get("requestBody").is_none() {
+                let (status, _, reply) = call(&app, req).await;
+                assert!(
+                    status != StatusCode::FORBIDDEN && status != StatusCode::NOT_FOUND,
+                    "link {name}: {method} {path} answered {status}: {reply}"
+                );
+            }
+            reached.insert(target);
+        }
+        for (id, (path, method)) in &operations {
+            let operator_only =
+                doc["paths"][path.as_str()][method.as_str()]["x-chessd-secret"] == "operator";
+            if path.starts_with(&format!("{source}/{{id}}")) && !operator_only {
+                assert!(
+                    reached.contains(id.as_str()),
+                    "no link from POST {source} to {id}"
+                );
+            }
+        }
+    }
 }

@@ -135,13 +135,15 @@ fn routes() -> actix_web::Scope<
 }
 
 /// Gives errors that actix answers by itself (a method a route does not have, a body over the
-/// limit, a failed WebSocket handshake) the same JSON shape as ours. Responses that already carry
-/// a JSON body are left alone.
+/// limit, a failed WebSocket handshake) the same JSON shape as ours, keeping their headers (a
+/// 405's `Allow`). Responses that already carry a JSON body are left alone.
 fn json_error_body<B: actix_web::body::MessageBody + 'static>(
     res: actix_web::dev::ServiceResponse<B>,
 ) -> actix_web::Result<actix_web::middleware::ErrorHandlerResponse<B>> {
     use actix_web::{
-        http::header::CONTENT_TYPE, http::StatusCode, middleware::ErrorHandlerResponse,
+        http::header::{CONTENT_LENGTH, CONTENT_TYPE},
+        http::StatusCode,
+        middleware::ErrorHandlerResponse,
     };
     let is_json = res
         .headers()
@@ -171,9 +173,15 @@ fn json_error_body<B: actix_web::body::MessageBody + 'static>(
             .unwrap_or("request refused")
             .to_lowercase(),
     };
-    let (req, _) = res.into_parts();
+    // Headers actix set on its answer (the 405's `Allow`) stay; only the body is replaced.
+    let (req, original) = res.into_parts();
     let mut answer = actix_web::ResponseError::error_response(&ApiError::new(code, message));
     *answer.status_mut() = status;
+    for (name, value) in original.headers() {
+        if name != CONTENT_TYPE && name != CONTENT_LENGTH {
+            answer.headers_mut().append(name.clone(), value.clone());
+        }
+    }
     Ok(ErrorHandlerResponse::Response(
         actix_web::dev::ServiceResponse::new(req, answer).map_into_right_body(),
     ))
