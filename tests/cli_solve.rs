@@ -147,3 +147,16 @@ fn within_lists_slower_keys() {
         .get("keys_within")
         .is_none());
 }
+
+#[test]
+fn every_key_and_uniqueness_by_default_as_in_the_api() {
+    let v = json(&["solve", COOK, "--mate", "1", "--json"]);
+    assert_eq!(v["all_keys"], true);
+    assert_eq!(v["unique"], false);
+    assert_eq!(v["keys"].as_array().unwrap().len(), 4, "{v}");
+    let v = json(&["solve", M2, "--mate", "2", "--json"]);
+    assert_eq!(v["unique"], true);
+    let v = json(&["solve", COOK, "--mate", "1", "--first-key", "--json"]);
+    assert_eq!(v["all_keys"], false);
+    assert_eq!(v["keys"].as_array().unwrap().len(), 1, "{v}");
+}

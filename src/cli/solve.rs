@@ -1,5 +1,8 @@
-//! `chessd solve <FEN> --mate N [--all-keys] [--within] [--threads N] [--table MiB]
+//! `chessd solve <FEN> --mate N [--first-key] [--within] [--threads N] [--table MiB]
 //! [--time-limit-ms T] [--json]`
+//!
+//! Like the puzzle API, it finds every key and decides uniqueness unless told to stop at the
+//! first key.
 
 use std::{
     process::ExitCode,
@@ -28,9 +31,13 @@ pub struct SolveArgs {
     /// Mate in at most this many moves of the side to move (1 to 8).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_MATE))]
     pub mate: u32,
-    /// Find every key at the shortest length (decides uniqueness).
-    #[arg(long)]
+    /// Find every key at the shortest length and decide uniqueness (the default, as in the
+    /// puzzle API; kept so that older command lines still work).
+    #[arg(long, conflicts_with = "first_key")]
     pub all_keys: bool,
+    /// Stop at the first key (faster; uniqueness is then not decided).
+    #[arg(long)]
+    pub first_key: bool,
     /// Also list every first move that mates within N, not only in the fewest moves.
     #[arg(long)]
     pub within: bool,
@@ -58,7 +65,7 @@ pub fn run(args: &SolveArgs) -> ExitCode {
         .mate_in(args.mate)
         .threads(args.threads)
         .table_mb(args.table)
-        .find_all_keys(args.all_keys)
+        .find_all_keys(!args.first_key)
         .keys_within(args.within);
     if let Some(ms) = args.time_limit_ms {
         solver = solver.deadline(Instant::now() + Duration::from_millis(ms));
@@ -145,7 +152,7 @@ fn human_output(pos: &Position, solution: &Solution, args: &SolveArgs) -> String
     let keys: Vec<String> = solution.keys.iter().map(|&mv| pos.san(mv)).collect();
     out.push_str(&format!("keys: {}\n", keys.join(" ")));
     let unique = if !solution.all_keys {
-        "not decided (only the first key was searched for; use --all-keys)".to_string()
+        "not decided (--first-key: only the first key was searched for)".to_string()
     } else if solution.unique {
         "yes".to_string()
     } else {
