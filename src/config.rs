@@ -357,20 +357,48 @@ impl QuotasConfig {
     }
 }
 
-/// A configuration that could not be loaded.
+/// A configuration that could not be loaded: every problem found, each naming the key as the
+/// user wrote it and where (the file's path, or the environment variable).
 #[derive(Debug, thiserror::Error)]
-#[error("configuration: {0}")]
-pub struct ConfigError(#[from] Box<figment::Error>);
+#[error("configuration: {}", .0.join("; "))]
+pub struct ConfigError(Vec<String>);
+
+impl ConfigError {
+    fn from_figment(error: figment::Error) -> ConfigError {
+        ConfigError(error.into_iter().map(describe).collect())
+    }
+}
+
+/// One figment error in the user's terms: `key: problem (in FILE)` or `VARIABLE: problem`.
+fn describe(error: figment::Error) -> String {
+    let key = error.path.join(".");
+    let source = error
+        .metadata
+        .as_ref()
+        .map(|m| (m.name.as_ref(), &m.source));
+    match source {
+        Some((_, Some(figment::Source::File(path)))) => {
+            format!("{key}: {} (in {})", error.kind, path.display())
+        }
+        Some((name, _)) if name.contains("environment") => {
+            let variable = format!("CHESSD_{}", error.path.join("__")).to_ascii_uppercase();
+            format!("{variable}: {}", error.kind)
+        }
+        Some((name, _)) if name.contains("TOML source string") => {
+            format!("{key}: {} (in the embedded defaults)", error.kind)
+        }
+        _ if key.is_empty() => error.kind.to_string(),
+        _ => format!("{key}: {}", error.kind),
+    }
+}
 
 impl Config {
     /// Loads the embedded defaults, then `file` if given, then `CHESSD_…` variables.
     pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
         let config: Config = Config::figment(file)
             .extract()
-            .map_err(|e| ConfigError(Box::new(e)))?;
-        config
-            .check()
-            .map_err(|e| ConfigError(Box::new(figment::Error::from(e))))?;
+            .map_err(ConfigError::from_figment)?;
+        config.check().map_err(|e| ConfigError(vec![e]))?;
         Ok(config)
     }
 
@@ -478,6 +506,23 @@ mod tests {
             let c = Config::load(Some(Path::new("c.toml"))).map_err(|e| e.to_string())?;
             assert_eq!(c.bind, "127.0.0.1:2");
             assert_eq!(c.games.idle_timeout(), Some(Duration::from_secs(5)));
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn errors_name_the_users_key_and_file_or_variable() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file("mine.toml", "[games]\nidle_timeout_secs = \"soon\"")?;
+            let e = Config::load(Some(Path::new("mine.toml")))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("games.idle_timeout_secs: "), "{e}");
+            assert!(e.contains("mine.toml"), "{e}");
+            assert!(!e.contains("default."), "{e}");
+            jail.set_env("CHESSD_QUOTAS__MAX_JOBS", "many");
+            let e = Config::load(None).unwrap_err().to_string();
+            assert!(e.contains("CHESSD_QUOTAS__MAX_JOBS: "), "{e}");
             Ok(())
         });
     }
