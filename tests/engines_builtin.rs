@@ -152,3 +152,53 @@ async fn engine_play_without_a_move_in_a_finished_game_is_game_over() {
         );
     }
 }
+
+#[actix_web::test]
+async fn pgn_tags_say_what_the_server_knows() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api
+        .game(json!({
+            "time_control": {"initial_ms": 300000, "increment_ms": 2000},
+            "opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 1}}
+        }))
+        .await;
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/resign", g.id),
+            Some(&g.white),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let mut resp = api
+        .client
+        .get(format!("{}/v1/games/{}/pgn", api.base, g.id))
+        .send()
+        .await
+        .unwrap();
+    let pgn = String::from_utf8(resp.body().await.unwrap().to_vec()).unwrap();
+    let today = {
+        // The date the server wrote, checked against this machine's clock (UTC).
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let out = std::process::Command::new("date")
+            .args(["-u", "-d", &format!("@{secs}"), "+%Y.%m.%d"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    for tag in [
+        format!("[Date \"{today}\"]"),
+        "[White \"Anonymous\"]".to_string(),
+        "[Black \"builtin\"]".to_string(),
+        "[Result \"0-1\"]".to_string(),
+        "[TimeControl \"300+2\"]".to_string(),
+        "[Termination \"normal\"]".to_string(),
+    ] {
+        assert!(pgn.contains(&tag), "{tag} missing in:\n{pgn}");
+    }
+    assert!(!pgn.contains("\"?"), "placeholders left:\n{pgn}");
+}

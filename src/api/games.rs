@@ -571,14 +571,53 @@ pub async fn export_pgn(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
-    let tags = vec![
-        ("Event".to_string(), "chessd game".to_string()),
-        ("Site".to_string(), format!("chessd {}", snap.id)),
-    ];
-    let text = pgn::PgnGame::from_game(&snap.game, tags).to_pgn();
+    let text = pgn::PgnGame::from_game(&snap.game, pgn_tags(&snap)).to_pgn();
     Ok(HttpResponse::Ok()
         .content_type("application/x-chess-pgn; charset=utf-8")
         .body(text))
+}
+
+/// The PGN tags the server knows of a game: its creation date, the players (an engine seat by
+/// its configured name, a person as `Anonymous`: seats carry no names), the time control and
+/// how the game ended.
+pub fn pgn_tags(snap: &GameSnapshot) -> Vec<(String, String)> {
+    let date = time::OffsetDateTime::from(snap.created);
+    let player = |color: Color| match &snap.engine_seat {
+        Some((side, name)) if *side == color => name.clone(),
+        _ => "Anonymous".to_string(),
+    };
+    let status = snap.game.status();
+    let termination = match status.reason {
+        _ if !status.is_over() => "unterminated",
+        Some(chessd_core::game::Reason::Timeout) => "time forfeit",
+        Some(chessd_core::game::Reason::Manual) => "adjudication",
+        _ => "normal",
+    };
+    let time_control = match snap.time_control {
+        Some(tc) => format!("{}+{}", tc.initial_ms / 1000, tc.increment_ms / 1000),
+        None => "-".to_string(),
+    };
+    [
+        ("Event", "chessd game".to_string()),
+        ("Site", format!("chessd {}", snap.id)),
+        (
+            "Date",
+            format!(
+                "{:04}.{:02}.{:02}",
+                date.year(),
+                u8::from(date.month()),
+                date.day()
+            ),
+        ),
+        ("Round", "-".to_string()),
+        ("White", player(Color::White)),
+        ("Black", player(Color::Black)),
+        ("TimeControl", time_control),
+        ("Termination", termination.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// `{"fen": "..."}`

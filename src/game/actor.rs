@@ -173,6 +173,10 @@ pub struct GameSnapshot {
     pub time_control: Option<TimeControl>,
     /// Whether a terminate webhook is set.
     pub has_webhook: bool,
+    /// When the game was created.
+    pub created: std::time::SystemTime,
+    /// The engine opponent's side and configured name, if the game has one.
+    pub engine_seat: Option<(Color, String)>,
 }
 
 impl GameSnapshot {
@@ -273,6 +277,8 @@ pub struct GameActor {
     permit: Option<Permit>,
     /// Whether a move has been played since the actor started (else it may be abandoned).
     moved: bool,
+    /// When the game was created.
+    created: std::time::SystemTime,
 }
 
 impl GameActor {
@@ -307,6 +313,7 @@ impl GameActor {
             next_analysis: 0,
             permit,
             moved: false,
+            created: std::time::SystemTime::now(),
         }
     }
 
@@ -338,6 +345,8 @@ impl GameActor {
             idle_timeout_secs: self.options.idle_timeout.map_or(0, |d| d.as_secs()),
             time_control: self.options.time_control,
             has_webhook: self.options.webhook.is_some(),
+            created: self.created,
+            engine_seat: self.engine_seat(),
         }
     }
 

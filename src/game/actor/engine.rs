@@ -370,6 +370,13 @@ impl GameActor {
         }
     }
 
+    /// The engine opponent's side and configured name, if the game has one attached.
+    pub(super) fn engine_seat(&self) -> Option<(Color, String)> {
+        let opponent = self.opponent.as_ref()?;
+        let attached = self.engine.as_ref()?;
+        Some((opponent.plays, attached.name.clone()))
+    }
+
     /// Checks that every move of a `searchmoves` list is legal in the current position.
     fn check_searchmoves(&self, moves: &[String]) -> Result<(), ApiError> {
         let pos = self.game.position();
