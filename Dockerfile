@@ -3,22 +3,26 @@
 # chessd: a multi-stage build giving a small runtime image with the binary (web/ compiled in) and config/,
 # running as a non-root user with a health check.
 #
-#   docker build -t chessd .
+#   docker build -t chessd .                 # needs BuildKit (Docker 23+ uses it by default;
+#                                            # older: DOCKER_BUILDKIT=1 docker build …)
 #   docker run --rm -p 8080:8080 chessd
 #
-# CPU: .cargo/config.toml builds x86_64 with `target-cpu=x86-64-v3` (POPCNT, BMI2, AVX2), so on
-# x86-64 the image needs a Haswell-or-later CPU (Intel 2013+, AMD Excavator/Zen+). To build for
-# older CPUs, delete .cargo/config.toml before building (the chess core then uses magic lookups).
+# CPU: the image runs on any x86-64 (target-cpu=x86-64, the baseline; the chess core then uses
+# magic lookups). The development build's .cargo/config.toml (x86-64-v3: POPCNT, BMI2, AVX2) is
+# deliberately not copied in. For a faster image that needs a Haswell-or-later CPU:
+#   docker build --build-arg TARGET_CPU=x86-64-v3 -t chessd .
 
 # ---- build ----
-FROM rust:1-bookworm AS builder
+# Pinned to the workspace's rust-version (Cargo.toml), so the image builds as CI does.
+FROM rust:1.95-bookworm AS builder
+ARG TARGET_CPU=x86-64
+ENV RUSTFLAGS="-C target-cpu=${TARGET_CPU}"
 WORKDIR /build
 
-# The workspace: manifests, lock file, build settings, both crates and everything compiled in
+# The workspace: manifests, lock file, both crates and everything compiled in
 # (config/default.toml and web/ are embedded by include_str!/include_bytes!; benches/ holds a target declared in
 # Cargo.toml, which cargo requires to exist).
 COPY Cargo.toml Cargo.lock ./
-COPY .cargo/config.toml .cargo/config.toml
 COPY crates/ crates/
 COPY src/ src/
 COPY benches/ benches/
