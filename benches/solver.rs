@@ -1,5 +1,5 @@
 //! Mate solver speed: chessd's prover against Stockfish's `go mate N`, in one run, on the 50
-//! shared Lichess puzzles (`../shared/data/puzzles/lichess_m2_m3_sample50.csv`, 25 mates in 2
+//! shared Lichess puzzles (`tests/data/puzzles/lichess_m2_m3_sample50.csv`, 25 mates in 2
 //! and 25 mates in 3).
 //!
 //! Both sides get one thread. chessd does more than Stockfish: it proves the shortest mate
@@ -31,7 +31,7 @@ use chessd_core::{solver::Solver, FenMode, Position};
 
 const PUZZLES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/puzzles/lichess_m2_m3_sample50.csv"
+    "/tests/data/puzzles/lichess_m2_m3_sample50.csv"
 );
 
 /// One puzzle of the CSV.

@@ -25,7 +25,7 @@ use actix_web::{
 use chessd::{configure_app, AppState, Config};
 use serde_json::{json, Value};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 /// A file of the shared reference data.

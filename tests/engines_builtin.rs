@@ -1,5 +1,5 @@
 //! The built-in engine (`chessd engine`, the default `builtin` entry) through the real server:
-//! a whole engine-vs-engine game, Lichess mates in two (from `../shared/data/puzzles`) played out
+//! a whole engine-vs-engine game, Lichess mates in two (from `tests/data/puzzles`) played out
 //! with the default limits, and an engine opponent answering REST moves.
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
@@ -14,7 +14,7 @@ use serde_json::json;
 
 const PUZZLES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/puzzles/lichess_m2_m3_sample50.csv"
+    "/tests/data/puzzles/lichess_m2_m3_sample50.csv"
 );
 
 #[actix_web::test]

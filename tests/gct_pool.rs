@@ -1,6 +1,6 @@
 //! `WorkerPool`: perft tasks shared between a local builtin worker (`chessd worker` as a child
 //! process) and a TCP worker (`socat … EXEC:"chessd worker"`). The tasks are the core's
-//! `perft::split` of a position of `../shared/data/perft/perft_gct_stats.csv`; each result
+//! `perft::split` of a position of `tests/data/perft/perft_gct_stats.csv`; each result
 //! times its occurrences must add up to the CSV row in every column, also when workers are
 //! killed mid-task. Without socat the tests are skipped, except under `CI=true`.
 

@@ -1,6 +1,6 @@
 //! `chessd worker`: a conversation in the Grand Chess Tree worker protocol with the real
 //! binary, every answer line checked. Expected counts come from
-//! `../shared/data/perft/perft_gct_stats.csv` (and the start position's hash from the protocol
+//! `tests/data/perft/perft_gct_stats.csv` (and the start position's hash from the protocol
 //! text's example), never from our own output.
 
 #![allow(clippy::unwrap_used)]

@@ -1,5 +1,5 @@
 //! Shared by the Grand Chess Tree worker tests: the reference rows of
-//! `../shared/data/perft/perft_gct_stats.csv`, and socat (a TCP worker) with the skip rule.
+//! `tests/data/perft/perft_gct_stats.csv`, and socat (a TCP worker) with the skip rule.
 #![allow(dead_code)]
 
 use std::{
@@ -11,7 +11,7 @@ use std::{
 
 const GCT_CSV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/data/perft/perft_gct_stats.csv"
+    "/tests/data/perft/perft_gct_stats.csv"
 );
 
 /// The counters of the CSV, in the order of `PerftStats::to_array` (nodes first, then the

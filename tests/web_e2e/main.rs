@@ -19,7 +19,7 @@ use common::Server;
 use serde_json::{json, Value};
 use webdriver::{Driver, Session, CHROMEDRIVER, CHROMIUM};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 const DESKTOP: (u32, u32) = (1280, 900);
 const PHONE: (u32, u32) = (390, 844);
 

@@ -16,11 +16,11 @@ use shakmaty::{
 
 const SUITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/perft/perft_suite.epd"
+    "/../../tests/data/perft/perft_suite.epd"
 );
 const CHESS960: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/perft/perft_chess960.epd"
+    "/../../tests/data/perft/perft_chess960.epd"
 );
 
 /// xorshift64*: a small seeded generator, so failures reproduce.

@@ -2,7 +2,7 @@
 //! en passant, promotion, manual results, pieces list), the draw rules under both policies
 //! (repetition with triangulation and en passant, fifty and seventy-five moves, insufficient
 //! material cross-checked against shakmaty), flags, and refusal after the end of a game.
-//! Binbo's fifty-move and threefold PGN games from shared/data are replayed too.
+//! Binbo's fifty-move and threefold PGN games from tests/data are replayed too.
 
 #![allow(clippy::unwrap_used)]
 
@@ -1018,7 +1018,7 @@ fn movetext(pgn: &str) -> Vec<String> {
 
 fn binbo_pgn(name: &str) -> String {
     let path = format!(
-        "{}/../../../shared/data/pgn/binbo/{name}",
+        "{}/../../tests/data/pgn/binbo/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))

@@ -9,11 +9,11 @@ use chessd_core::{san::SanError, uci::UciError, FenMode, Move, Position, Role, S
 
 const PERFT_SUITE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/perft/perft_suite.epd"
+    "/../../tests/data/perft/perft_suite.epd"
 ));
 const PERFT_960: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/perft/perft_chess960.epd"
+    "/../../tests/data/perft/perft_chess960.epd"
 ));
 
 fn pos(fen: &str) -> Position {

@@ -1,4 +1,4 @@
-//! Perft against the published reference data in `shared/data/perft/` (see its README for the
+//! Perft against the published reference data in `tests/data/perft/` (see its README for the
 //! statistics conventions), plus consistency of the parallel, hashed and split runners.
 //!
 //! The default run checks every statistics row up to 2·10^8 nodes, and every suite and Chess960
@@ -16,7 +16,7 @@ use chessd_core::{
     FenMode, Position,
 };
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/perft/");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/perft/");
 
 /// Statistics rows up to this many nodes run by default.
 const STATS_NODE_LIMIT: u64 = 200_000_000;

@@ -18,7 +18,7 @@ use proptest::prelude::*;
 
 const BINBO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/pgn/binbo/"
+    "/../../tests/data/pgn/binbo/"
 );
 
 const FILES: [&str; 9] = [

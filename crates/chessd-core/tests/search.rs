@@ -21,7 +21,7 @@ use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess};
 
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/puzzles/lichess_m2_m3_sample50.csv"
+    "/../../tests/data/puzzles/lichess_m2_m3_sample50.csv"
 );
 
 /// One row of the shared sample.

@@ -17,7 +17,7 @@ use chessd_core::{
 
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/puzzles/lichess_m2_m3_sample50.csv"
+    "/../../tests/data/puzzles/lichess_m2_m3_sample50.csv"
 );
 
 /// One row of the sample.
