@@ -14,6 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+if ! command -v cargo-fuzz >/dev/null; then
+  echo "fuzz: cargo-fuzz is not installed (cargo install cargo-fuzz --locked)" >&2
+  exit 1
+fi
 export RUSTC_BOOTSTRAP=1
 seconds="${FUZZ_SECONDS:-15}"
 read -r -a flags <<<"${FUZZ_FLAGS:--O -a -s none}"
