@@ -44,33 +44,56 @@ pub struct WsQuery {
     pub since: Option<u64>,
 }
 
-/// A client frame.
+/// A client frame: a JSON object whose `type` names the command. Every command may carry an
+/// `ack` id (any JSON value), echoed in its answer; unknown fields are refused.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-enum ClientFrame {
+pub enum ClientFrame {
+    /// `move`: play a move, given as exactly one of `uci` or `san` (checked when handled).
     Move {
+        /// The move in UCI notation.
         uci: Option<String>,
+        /// The move in SAN.
         san: Option<String>,
+        /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+    /// `resign`.
     Resign {
+        /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+    /// `draw_offer`.
     DrawOffer {
+        /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+    /// `draw_accept`.
     DrawAccept {
+        /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+    /// `draw_decline`.
     DrawDecline {
+        /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+    /// `draw_claim`.
     DrawClaim {
+        /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+    /// `ping`: answered by `pong`.
     Ping {
+        /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+}
+
+/// Parses the text of one WebSocket client frame (what the connection does with every text
+/// frame it receives; public for the fuzz targets).
+pub fn parse_client_frame(text: &str) -> Result<ClientFrame, serde_json::Error> {
+    serde_json::from_str(text)
 }
 
 /// Events queued per connection before a slow client is dropped (it reconnects and catches up).
@@ -216,7 +239,7 @@ impl Connection {
     }
 
     async fn handle_text(&mut self, text: &str) -> bool {
-        let frame: ClientFrame = match serde_json::from_str(text) {
+        let frame = match parse_client_frame(text) {
             Ok(f) => f,
             Err(e) => {
                 return self

@@ -11,6 +11,14 @@ use crate::{
 /// The standard starting position's FEN.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// The largest half-move clock a FEN may give. Moves keep the clock at most this, so that every
+/// position writes a FEN that reads back.
+pub const MAX_HALFMOVE_CLOCK: u32 = 10_000;
+
+/// The largest full-move number a FEN may give. Moves keep the number at most this, so that every
+/// position writes a FEN that reads back.
+pub const MAX_FULLMOVE_NUMBER: u32 = 100_000;
+
 /// How strictly a FEN is checked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FenMode {
@@ -289,14 +297,14 @@ impl Position {
             pos.halfmoves = text
                 .parse::<u32>()
                 .ok()
-                .filter(|&n| n <= 10_000)
+                .filter(|&n| n <= MAX_HALFMOVE_CLOCK)
                 .ok_or_else(|| FenError::BadHalfmoveClock(text.to_string()))?;
         }
         if let Some(text) = fields.get(5) {
             pos.fullmoves = text
                 .parse::<u32>()
                 .ok()
-                .filter(|&n| (1..=100_000).contains(&n))
+                .filter(|&n| (1..=MAX_FULLMOVE_NUMBER).contains(&n))
                 .ok_or_else(|| FenError::BadFullmoveNumber(text.to_string()))?;
         }
 

@@ -219,13 +219,14 @@ impl Position {
         self.fen_ep_square
     }
 
-    /// Half-moves since the last capture or pawn move.
+    /// Half-moves since the last capture or pawn move (at most [`crate::MAX_HALFMOVE_CLOCK`]).
     #[inline]
     pub fn halfmoves(&self) -> u32 {
         self.halfmoves
     }
 
-    /// The move number, starting at 1 and incremented after Black's move.
+    /// The move number, starting at 1 and incremented after Black's move (at most
+    /// [`crate::MAX_FULLMOVE_NUMBER`]).
     #[inline]
     pub fn fullmoves(&self) -> u32 {
         self.fullmoves
@@ -412,7 +413,8 @@ impl Position {
         if let Some(ep) = self.ep_square {
             hash ^= zobrist::en_passant_key(ep);
         }
-        let mut halfmoves = self.halfmoves + 1;
+        // Both clocks stop at the largest values a FEN may give (see `fen::MAX_HALFMOVE_CLOCK`).
+        let mut halfmoves = (self.halfmoves + 1).min(crate::fen::MAX_HALFMOVE_CLOCK);
         let mut castling = self.castling;
         let mut ep_candidate = None;
 
@@ -528,7 +530,7 @@ impl Position {
             ep_square,
             fen_ep_square: ep_square,
             halfmoves,
-            fullmoves: self.fullmoves + us.index() as u32,
+            fullmoves: (self.fullmoves + us.index() as u32).min(crate::fen::MAX_FULLMOVE_NUMBER),
             hash,
             checkers,
             pinned,
@@ -554,7 +556,7 @@ impl Position {
         self.fen_ep_square = None;
         self.turn = !self.turn;
         self.hash ^= zobrist::turn_key();
-        self.halfmoves += 1;
+        self.halfmoves = (self.halfmoves + 1).min(crate::fen::MAX_HALFMOVE_CLOCK);
         self.update_checkers_and_pins();
     }
 

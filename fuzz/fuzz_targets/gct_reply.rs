@@ -1,0 +1,10 @@
+//! Grand Chess Tree worker output the pool reads: see `chessd_fuzz::check_gct_reply`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        chessd_fuzz::check_gct_reply(text);
+    }
+});

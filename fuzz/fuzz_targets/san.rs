@@ -1,0 +1,8 @@
+//! SAN parsing in positions the input picks: see `chessd_fuzz::check_san`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    chessd_fuzz::check_san(data);
+});

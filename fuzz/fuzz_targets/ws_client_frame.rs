@@ -1,0 +1,10 @@
+//! WebSocket client frames: see `chessd_fuzz::check_ws_client_frame`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        chessd_fuzz::check_ws_client_frame(text);
+    }
+});
