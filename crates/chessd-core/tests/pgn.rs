@@ -16,10 +16,7 @@ use chessd_core::{
 };
 use proptest::prelude::*;
 
-const BINBO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/data/pgn/binbo/"
-);
+const BINBO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/pgn/binbo/");
 
 const FILES: [&str; 9] = [
     "deep-blue-kasparov-1997-g6-no-result.pgn",
