@@ -851,3 +851,28 @@ async fn a_slow_terminate_callback_blocks_no_game() {
     }
     assert_eq!(done.load(Ordering::SeqCst), 1);
 }
+
+#[actix_web::test]
+async fn a_fen_with_full_move_number_zero_is_read_as_one() {
+    let app = app().await;
+    let (st, v) = call(
+        &app,
+        post(
+            "/v1/games",
+            json!({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0"}),
+        ),
+    )
+    .await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    assert_eq!(
+        v["fen"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    let (st, v) = call(
+        &app,
+        test::TestRequest::get()
+            .uri("/v1/position?fen=8/8/8/8/8/8/8/K6k%20w%20-%20-%200%200&format=count"),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+}

@@ -80,7 +80,7 @@ pub enum FenError {
     ImpossibleEnPassant(Square),
     /// The half-move clock is not a number, or out of range.
     BadHalfmoveClock(String),
-    /// The full-move number is not a positive number.
+    /// The full-move number is not a number from 0 (read as 1) to [`MAX_FULLMOVE_NUMBER`].
     BadFullmoveNumber(String),
 }
 
@@ -130,7 +130,10 @@ impl fmt::Display for FenError {
                 write!(f, "half-move clock '{s}' is not a number from 0")
             }
             FenError::BadFullmoveNumber(s) => {
-                write!(f, "full-move number '{s}' is not a number from 1")
+                write!(
+                    f,
+                    "full-move number '{s}' is not a number from 0 (read as 1) to {MAX_FULLMOVE_NUMBER}"
+                )
             }
         }
     }
@@ -301,11 +304,14 @@ impl Position {
                 .ok_or_else(|| FenError::BadHalfmoveClock(text.to_string()))?;
         }
         if let Some(text) = fields.get(5) {
+            // 0 is read as 1, as Binbo and python-chess do: some programs write it for the
+            // start of a game.
             pos.fullmoves = text
                 .parse::<u32>()
                 .ok()
-                .filter(|&n| (1..=MAX_FULLMOVE_NUMBER).contains(&n))
-                .ok_or_else(|| FenError::BadFullmoveNumber(text.to_string()))?;
+                .filter(|&n| n <= MAX_FULLMOVE_NUMBER)
+                .ok_or_else(|| FenError::BadFullmoveNumber(text.to_string()))?
+                .max(1);
         }
 
         // Opposite check: the side not to move may not be in check.
@@ -542,9 +548,22 @@ mod tests {
             FenError::BadHalfmoveClock("x".into())
         );
         assert_eq!(
-            e("8/8/8/8/8/8/8/K6k w - - 0 0"),
-            FenError::BadFullmoveNumber("0".into())
+            e("8/8/8/8/8/8/8/K6k w - - 0 -1"),
+            FenError::BadFullmoveNumber("-1".into())
         );
+        assert_eq!(
+            e("8/8/8/8/8/8/8/K6k w - - 0 100001"),
+            FenError::BadFullmoveNumber("100001".into())
+        );
+    }
+
+    #[test]
+    fn a_fullmove_number_of_zero_reads_as_one() {
+        for mode in [FenMode::Strict, FenMode::Lenient] {
+            let pos = Position::from_fen("8/8/8/8/8/8/8/K6k w - - 0 0", mode).unwrap();
+            assert_eq!(pos.fullmoves(), 1);
+            assert_eq!(pos.fen(), "8/8/8/8/8/8/8/K6k w - - 0 1");
+        }
     }
 
     #[test]
