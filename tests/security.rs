@@ -201,6 +201,20 @@ async fn without_an_operator_token_raw_lines_are_off() {
 // 2. Webhooks: allowed listeners are host:port, none by default, redirects never followed.
 // ---------------------------------------------------------------------------------------------
 
+/// Asserts that a game with each of these webhook URLs is refused with `webhook_not_allowed`.
+async fn assert_webhooks_refused(api: &Api, urls: impl IntoIterator<Item = String>) {
+    for url in urls {
+        let (status, v) = api
+            .post("/v1/games", None, json!({ "webhook_url": url }))
+            .await;
+        assert_eq!(
+            (status, code(&v)),
+            (422, "webhook_not_allowed"),
+            "{url}: {v}"
+        );
+    }
+}
+
 /// A listener that answers every request with `answer` and records each request's first line.
 fn listener(answer: String) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -244,20 +258,15 @@ async fn webhooks_never_follow_redirects_and_need_an_allowed_port() {
     let api = Api::new(&server);
 
     // The same host on another port is not allowed; nor is a host without the port.
-    for url in [
-        format!("http://{elsewhere}/hook"),
-        "http://127.0.0.1/hook".to_string(),
-        "http://localhost/hook".to_string(),
-    ] {
-        let (status, v) = api
-            .post("/v1/games", None, json!({ "webhook_url": url }))
-            .await;
-        assert_eq!(
-            (status, code(&v)),
-            (422, "webhook_not_allowed"),
-            "{url}: {v}"
-        );
-    }
+    assert_webhooks_refused(
+        &api,
+        [
+            format!("http://{elsewhere}/hook"),
+            "http://127.0.0.1/hook".to_string(),
+            "http://localhost/hook".to_string(),
+        ],
+    )
+    .await;
 
     let g = api
         .game(json!({ "webhook_url": format!("http://{redirector}/hook") }))
@@ -285,20 +294,15 @@ async fn by_default_no_webhook_is_allowed() {
     let server = start(&[]);
     let api = Api::new(&server);
     let port = engines_support::free_port();
-    for url in [
-        format!("http://127.0.0.1:{port}/hook"),
-        "http://127.0.0.1/hook".to_string(),
-        "http://localhost:8080/hook".to_string(),
-    ] {
-        let (status, v) = api
-            .post("/v1/games", None, json!({ "webhook_url": url }))
-            .await;
-        assert_eq!(
-            (status, code(&v)),
-            (422, "webhook_not_allowed"),
-            "{url}: {v}"
-        );
-    }
+    assert_webhooks_refused(
+        &api,
+        [
+            format!("http://127.0.0.1:{port}/hook"),
+            "http://127.0.0.1/hook".to_string(),
+            "http://localhost:8080/hook".to_string(),
+        ],
+    )
+    .await;
 }
 
 // ---------------------------------------------------------------------------------------------
