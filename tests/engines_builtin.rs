@@ -202,3 +202,44 @@ async fn pgn_tags_say_what_the_server_knows() {
     }
     assert!(!pgn.contains("\"?"), "placeholders left:\n{pgn}");
 }
+
+#[actix_web::test]
+async fn a_finished_game_releases_its_engine_process() {
+    // One engine session per client: a second game against the computer is possible only if
+    // the first one's engine was released when that game ended.
+    let server = start(&[("CHESSD_QUOTAS__MAX_ENGINES".into(), "1".into())]);
+    let api = Api::new(&server);
+    let body = json!({"opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 1}}});
+    let first = api.game(body.clone()).await;
+    let (status, v) = api.post("/v1/games", None, body.clone()).await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (429, Some("quota_exceeded")),
+        "{v}"
+    );
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/resign", first.id),
+            Some(&first.white),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = api.get(&format!("/v1/games/{}/engine", first.id)).await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (409, Some("no_engine")),
+        "{v}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !engines_support::children_named(server.pid(), "chessd").is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the engine process lives on"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let second = api.game(body).await;
+    let (status, v) = api.get(&format!("/v1/games/{}/engine", second.id)).await;
+    assert_eq!(status, 200, "{v}");
+}

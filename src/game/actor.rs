@@ -279,6 +279,8 @@ pub struct GameActor {
     moved: bool,
     /// When the game was created.
     created: std::time::SystemTime,
+    /// The engine opponent's side and configured name (kept after its engine is released).
+    engine_seat: Option<(Color, String)>,
 }
 
 impl GameActor {
@@ -314,6 +316,7 @@ impl GameActor {
             permit,
             moved: false,
             created: std::time::SystemTime::now(),
+            engine_seat: None,
         }
     }
 
@@ -346,7 +349,7 @@ impl GameActor {
             time_control: self.options.time_control,
             has_webhook: self.options.webhook.is_some(),
             created: self.created,
-            engine_seat: self.engine_seat(),
+            engine_seat: self.engine_seat.clone(),
         }
     }
 
@@ -388,6 +391,8 @@ impl GameActor {
         };
         if self.game.flag(loser).is_ok() {
             self.end_without_move(now);
+            self.after_game_change(ctx);
+            self.release_engine_if_over();
         }
         true
     }
@@ -767,6 +772,7 @@ impl Handler<Command> for GameActor {
             self.after_game_change(ctx);
             self.engine_turn(ctx);
         }
+        self.release_engine_if_over();
         Ok(ActionReply {
             snapshot: self.snapshot(),
             played,

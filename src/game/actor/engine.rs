@@ -370,13 +370,6 @@ impl GameActor {
         }
     }
 
-    /// The engine opponent's side and configured name, if the game has one attached.
-    pub(super) fn engine_seat(&self) -> Option<(Color, String)> {
-        let opponent = self.opponent.as_ref()?;
-        let attached = self.engine.as_ref()?;
-        Some((opponent.plays, attached.name.clone()))
-    }
-
     /// Checks that every move of a `searchmoves` list is legal in the current position.
     fn check_searchmoves(&self, moves: &[String]) -> Result<(), ApiError> {
         let pos = self.game.position();
@@ -507,6 +500,22 @@ impl GameActor {
             a.busy = None;
         }
         self.engine_turn(ctx);
+        self.release_engine_if_over();
+    }
+
+    /// A finished game needs no engine: once the game is over and its engine idle, the engine
+    /// is released (its process ends and its place in the engine-session counts is given back),
+    /// so finished games against the computer do not keep a process each.
+    pub(super) fn release_engine_if_over(&mut self) {
+        let idle = self
+            .engine
+            .as_ref()
+            .is_some_and(|a| a.busy.is_none() && a.analysis.is_none());
+        if self.game.is_over() && idle {
+            if let Some(old) = self.engine.take() {
+                self.publish_transient(EventKind::EngineDetached { name: old.name });
+            }
+        }
     }
 
     /// The engine's move from `result`, checked against `root`; an illegal or missing move is
@@ -777,8 +786,9 @@ impl Handler<AttachEngine> for GameActor {
             lines: BTreeMap::new(),
             _permit: msg.permit,
         });
-        if msg.opponent.is_some() {
-            self.opponent = msg.opponent;
+        if let Some(opponent) = msg.opponent {
+            self.engine_seat = Some((opponent.plays, msg.name.clone()));
+            self.opponent = Some(opponent);
         }
         self.publish_transient(EventKind::EngineAttached {
             name: msg.name,
@@ -853,6 +863,12 @@ impl Handler<EnginePlay> for GameActor {
         let prepared = (|| {
             let caller = self.authorize(msg.token.as_deref(), Need::SeatOrAdmin)?;
             let limits = finite_limits(msg.limits)?;
+            // A finished game is over for moves, with or without one (its engine is released).
+            if self.game.is_over() {
+                return Err(ApiError::from(chessd_core::game::GameError::GameOver(
+                    self.game.status().clone(),
+                )));
+            }
             // Refuse before the player's move is played if the engine cannot answer.
             let a = self.engine.as_ref().ok_or_else(no_engine)?;
             if a.busy.is_some() || a.analysis.is_some() {
@@ -869,12 +885,6 @@ impl Handler<EnginePlay> for GameActor {
                         san: played.san,
                     })
                 }
-                // Without a move, a finished game has nothing for the engine to play.
-                None if self.game.is_over() => {
-                    return Err(ApiError::from(chessd_core::game::GameError::GameOver(
-                        self.game.status().clone(),
-                    )))
-                }
                 None => None,
             };
             Ok((player_move, limits))
@@ -885,6 +895,7 @@ impl Handler<EnginePlay> for GameActor {
         };
         if self.game.is_over() {
             // The player's move ended the game: nothing for the engine to do.
+            self.release_engine_if_over();
             return Box::pin(ready(Ok(PlayReply {
                 player_move,
                 engine_move: None,
