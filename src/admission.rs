@@ -124,6 +124,7 @@ struct Inner {
     engines_total: AtomicUsize,
     sockets_total: AtomicUsize,
     game_rate: Option<DefaultKeyedRateLimiter<ClientKey>>,
+    rate_checks: std::sync::atomic::AtomicU64,
 }
 
 /// The server's admission control; cheap to clone.
@@ -143,6 +144,7 @@ impl Admission {
             engines_total: AtomicUsize::new(0),
             sockets_total: AtomicUsize::new(0),
             game_rate,
+            rate_checks: std::sync::atomic::AtomicU64::new(0),
         }))
     }
 
@@ -151,8 +153,10 @@ impl Admission {
         let Some(limiter) = &self.0.game_rate else {
             return Ok(());
         };
-        // Forget clients whose bucket is full again, so the table does not grow forever.
-        if limiter.len() > 10_000 {
+        // Forget clients whose bucket is full again, so the table does not grow forever; at
+        // most once every 1 024 checks, so that many clients do not make each check a sweep.
+        let checks = self.0.rate_checks.fetch_add(1, Ordering::Relaxed);
+        if checks.is_multiple_of(1024) && limiter.len() > 10_000 {
             limiter.retain_recent();
         }
         limiter.check_key(client).map_err(|not_until| {
