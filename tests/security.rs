@@ -518,6 +518,8 @@ async fn games_with_no_move_are_abandoned() {
     let api = Api::new(&server);
     let idle = api.game(json!({})).await;
     let played = api.game(json!({})).await;
+    // A game created from a PGN with moves is under way.
+    let loaded = api.game(json!({"pgn": "1. e4 e5 2. Nf3 *"})).await;
     let (status, _) = api
         .post(
             &format!("/v1/games/{}/moves", played.id),
@@ -530,6 +532,8 @@ async fn games_with_no_move_are_abandoned() {
     let (status, v) = api.get(&format!("/v1/games/{}", idle.id)).await;
     assert_eq!((status, code(&v)), (404, "game_not_found"), "{v}");
     let (status, v) = api.get(&format!("/v1/games/{}", played.id)).await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = api.get(&format!("/v1/games/{}", loaded.id)).await;
     assert_eq!(status, 200, "{v}");
 }
 

@@ -295,6 +295,8 @@ impl GameActor {
     ) -> GameActor {
         let clock = options.time_control.map(Clock::new);
         let log = EventLog::new(shared.event_history);
+        // A game created with moves (from a PGN) is a game under way, not one nobody plays.
+        let moved = !game.history().is_empty();
         GameActor {
             id,
             game,
@@ -314,7 +316,7 @@ impl GameActor {
             next_engine: 0,
             next_analysis: 0,
             permit,
-            moved: false,
+            moved,
             created: std::time::SystemTime::now(),
             engine_seat: None,
         }
@@ -528,6 +530,10 @@ impl GameActor {
         self.game = game;
         self.clock = clock;
         self.draw_offer = draw_offer;
+        // A game loaded with moves is a game under way, not one nobody plays.
+        if !self.game.history().is_empty() {
+            self.moved = true;
+        }
         // A game that is under way resumes with the side to move's time running; a game with no
         // move yet starts its clocks with the first move, as a new game does.
         if let Some(clock) = self.clock.as_mut() {
