@@ -759,10 +759,11 @@ fn assert_gct_row(result: &Value, row: &gct_support::GctRow) {
 }
 
 #[actix_web::test]
+#[cfg_attr(
+    not(has_socat),
+    ignore = "socat is not installed (apt-get install socat)"
+)]
 async fn perft_jobs_on_workers_with_a_tcp_worker_survive_a_worker_death() {
-    if !gct_support::available("socat", "perft_jobs_on_workers_with_a_tcp_worker") {
-        return;
-    }
     let socat = gct_support::Socat::start("--hash 16");
     let srv = server_with(
         2,

@@ -32,10 +32,16 @@ fn sf_env(path: &str) -> Vec<(String, String)> {
 }
 
 #[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
+#[cfg_attr(
+    not(has_socat),
+    ignore = "socat is not installed (apt-get install socat)"
+)]
 async fn stockfish_plays_whole_games_locally_and_over_tcp() {
-    let (Some(sf), Some(socat_path)) = (stockfish(), socat()) else {
-        return;
-    };
+    let (sf, socat_path) = (stockfish(), socat());
     let bridge = Socat::start(&socat_path, &sf);
     let mut env = sf_env(&sf);
     env.push(("CHESSD_ENGINES__REMOTE__TCP".into(), bridge.addr()));
@@ -68,8 +74,12 @@ async fn stockfish_plays_whole_games_locally_and_over_tcp() {
 }
 
 #[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
 async fn binbo_uci_suite_steps() {
-    let Some(sf) = stockfish() else { return };
+    let sf = stockfish();
     let server = start(&sf_env(&sf));
     let api = Api::new(&server);
     let g = api.game(json!({})).await;
@@ -368,8 +378,12 @@ async fn ws_until(conn: &mut common::WsConn, pred: impl Fn(&Value) -> bool) -> V
 }
 
 #[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
 async fn an_engine_opponent_answers_websocket_moves_and_streams_its_thinking() {
-    let Some(sf) = stockfish() else { return };
+    let sf = stockfish();
     let server = start(&sf_env(&sf));
     let api = Api::new(&server);
 
@@ -448,8 +462,12 @@ async fn an_engine_opponent_answers_websocket_moves_and_streams_its_thinking() {
 }
 
 #[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
 async fn analysis_streams_lines_follows_moves_and_stops() {
-    let Some(sf) = stockfish() else { return };
+    let sf = stockfish();
     let server = start(&sf_env(&sf));
     let api = Api::new(&server);
     let g = api.game(json!({})).await;
@@ -533,8 +551,12 @@ async fn analysis_streams_lines_follows_moves_and_stops() {
 }
 
 #[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
 async fn kill_9_mid_search_fails_at_once_and_reattach_works() {
-    let Some(sf) = stockfish() else { return };
+    let sf = stockfish();
     let server = start(&sf_env(&sf));
     let api = Api::new(&server);
     let g = api.game(json!({})).await;

@@ -2,7 +2,7 @@
 //! process) and a TCP worker (`socat … EXEC:"chessd worker"`). The tasks are the core's
 //! `perft::split` of a position of `tests/data/perft/perft_gct_stats.csv`; each result
 //! times its occurrences must add up to the CSV row in every column, also when workers are
-//! killed mid-task. Without socat the tests are skipped, except under `CI=true`.
+//! killed mid-task. Without socat the tests that need it are ignored (see build.rs).
 
 #![allow(clippy::unwrap_used)]
 
@@ -26,7 +26,7 @@ use chessd_core::{
     perft::{split, PerftStats},
     FenMode, Position,
 };
-use gct_support::{available, gct_row, kill9, GctRow, Socat, STATS_COLUMNS};
+use gct_support::{gct_row, kill9, GctRow, Socat, STATS_COLUMNS};
 use serde_json::{json, Value};
 
 /// Builtin workers of this test binary run the real `chessd`.
@@ -109,10 +109,11 @@ fn assert_row(sum: &PerftStats, row: &GctRow) {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(has_socat),
+    ignore = "socat is not installed (apt-get install socat)"
+)]
 async fn a_builtin_and_a_tcp_worker_reproduce_csv_rows() {
-    if !available("socat", "a_builtin_and_a_tcp_worker_reproduce_csv_rows") {
-        return;
-    }
     use_real_binary();
     let socat = Socat::start("--hash 16");
     let pool = pool(vec![("local", builtin()), ("remote", tcp(&socat.addr))]);
@@ -135,10 +136,11 @@ async fn a_builtin_and_a_tcp_worker_reproduce_csv_rows() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(has_socat),
+    ignore = "socat is not installed (apt-get install socat)"
+)]
 async fn killed_workers_lose_no_task() {
-    if !available("socat", "killed_workers_lose_no_task") {
-        return;
-    }
     use_real_binary();
     let socat = Socat::start("--hash 16");
     let pool = pool(vec![("local", builtin()), ("remote", tcp(&socat.addr))]);
@@ -171,13 +173,11 @@ async fn killed_workers_lose_no_task() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(has_socat),
+    ignore = "socat is not installed (apt-get install socat)"
+)]
 async fn cancel_returns_at_once_and_the_workers_serve_the_next_run() {
-    if !available(
-        "socat",
-        "cancel_returns_at_once_and_the_workers_serve_the_next_run",
-    ) {
-        return;
-    }
     use_real_binary();
     let socat = Socat::start("--hash 16");
     let pool = pool(vec![("local", builtin()), ("remote", tcp(&socat.addr))]);
@@ -235,13 +235,11 @@ async fn workers_that_cannot_be_reached_fail_the_run_clearly() {
 /// A perft job through the REST API of the real server, configured (by environment) with a
 /// builtin worker and a TCP worker, gives the CSV row.
 #[actix_web::test]
+#[cfg_attr(
+    not(has_socat),
+    ignore = "socat is not installed (apt-get install socat)"
+)]
 async fn a_perft_job_on_the_configured_workers_gives_the_csv_row() {
-    if !available(
-        "socat",
-        "a_perft_job_on_the_configured_workers_gives_the_csv_row",
-    ) {
-        return;
-    }
     let socat = Socat::start("--hash 16");
     let server = common::Server::start(&[
         ("CHESSD_GCT_WORKERS__LOCAL__BUILTIN", "true"),

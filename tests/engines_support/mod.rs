@@ -1,4 +1,5 @@
-//! Helpers of the engine tests: finding Stockfish and socat (skipped outside CI when missing),
+//! Helpers of the engine tests: finding Stockfish and socat (tests needing them are ignored where
+//! they are missing, see build.rs),
 //! fake engines, a socat bridge, and JSON calls on a game.
 #![allow(dead_code)]
 
@@ -13,26 +14,19 @@ use serde_json::{json, Value};
 
 use crate::common::{self, GameSecrets};
 
-/// A program the test needs: its path, or `None` (the test prints why and returns) when it is
-/// missing outside CI; under `CI=true` a missing program is a failure.
-pub fn required(program: &str, candidates: &[&str]) -> Option<String> {
-    let found = candidates
+/// The path of a program the test needs. Tests that need one carry
+/// `#[cfg_attr(not(has_PROGRAM), ignore = "…")]` (the build script looks for it), so they only
+/// run where it is installed.
+pub fn required(program: &str, candidates: &[&str]) -> String {
+    candidates
         .iter()
         .find(|p| Path::new(p).is_file())
-        .map(|p| p.to_string());
-    if found.is_none() {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{program} is required under CI=true but is not installed");
-        }
-        eprintln!(
-            "skipped: {program} is not installed (CI installs it; apt-get install {program})"
-        );
-    }
-    found
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| panic!("{program} is not installed (apt-get install {program})"))
 }
 
-/// `/usr/games/stockfish` (Debian), when installed.
-pub fn stockfish() -> Option<String> {
+/// Stockfish (`/usr/games/stockfish` on Debian).
+pub fn stockfish() -> String {
     required(
         "stockfish",
         &[
@@ -43,12 +37,9 @@ pub fn stockfish() -> Option<String> {
     )
 }
 
-/// socat, when installed.
-pub fn socat() -> Option<String> {
-    required(
-        "socat",
-        &["/usr/bin/socat", "/usr/local/bin/socat", "/bin/socat"],
-    )
+/// socat.
+pub fn socat() -> String {
+    required("socat", &["/usr/bin/socat", "/usr/local/bin/socat"])
 }
 
 /// The fake engine script.

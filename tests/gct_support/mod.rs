@@ -1,10 +1,9 @@
 //! Shared by the Grand Chess Tree worker tests: the reference rows of
-//! `tests/data/perft/perft_gct_stats.csv`, and socat (a TCP worker) with the skip rule.
+//! `tests/data/perft/perft_gct_stats.csv`, and socat (a TCP worker).
 #![allow(dead_code)]
 
 use std::{
     net::TcpStream,
-    path::Path,
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
 };
@@ -131,22 +130,6 @@ pub fn gct_row(position: &str, depth: u32) -> GctRow {
         .into_iter()
         .find(|r| r.position == position && r.depth == depth)
         .unwrap_or_else(|| panic!("no row {position} d{depth}"))
-}
-
-/// Whether `program` can be run; if not, panics under `CI=true` and otherwise prints why the
-/// test is skipped.
-pub fn available(program: &str, test: &str) -> bool {
-    let found = Path::new(program).is_file()
-        || std::env::var_os("PATH")
-            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()));
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{program} is required under CI=true ({test})"
-        );
-        eprintln!("skipping {test}: {program} is not installed");
-    }
-    found
 }
 
 /// A free loopback port.
