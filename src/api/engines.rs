@@ -26,7 +26,7 @@ use crate::{
     transport::{resolve_program, self_exe},
     uci::{
         engine::{Engine, EngineEvent},
-        protocol::GoLimits,
+        protocol::{looks_like_uci_move, GoLimits},
     },
     views::{MoveView, Side},
     AppState,
@@ -330,15 +330,6 @@ pub struct PlayBody {
     pub go: Option<GoLimits>,
 }
 
-/// Whether `text` has the shape of a UCI move (`e2e4`, `e7e8q`).
-fn looks_like_uci(text: &str) -> bool {
-    let b = text.as_bytes();
-    let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
-    (b.len() == 4 || (b.len() == 5 && b"qrbnQRBN".contains(&b[4])))
-        && square(b[0], b[1])
-        && square(b[2], b[3])
-}
-
 /// The answer to play.
 #[derive(Debug, Serialize)]
 pub struct PlayAnswer {
@@ -361,7 +352,7 @@ pub async fn play(
     let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
     let body: PlayBody = optional_json(&body)?;
     let player_move = body.mv.map(|m| {
-        if looks_like_uci(&m) {
+        if looks_like_uci_move(&m) {
             MoveInput::Uci(m)
         } else {
             MoveInput::San(m)
@@ -540,10 +531,10 @@ mod tests {
     #[test]
     fn uci_or_san() {
         for uci in ["e2e4", "e7e8q", "a1h8", "b7b8N"] {
-            assert!(looks_like_uci(uci), "{uci}");
+            assert!(looks_like_uci_move(uci), "{uci}");
         }
         for san in ["e4", "Nf3", "O-O", "exd5", "e8=Q", "e2e9", "i2i4", "e7e8k"] {
-            assert!(!looks_like_uci(san), "{san}");
+            assert!(!looks_like_uci_move(san), "{san}");
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::uci::protocol::{GoLimits, OptionDecl, OptionType};
+use crate::uci::protocol::{looks_like_uci_move, GoLimits, OptionDecl, OptionType};
 
 /// Why a raw line is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -134,7 +134,7 @@ pub fn parse_go(args: &[&str]) -> Result<GoLimits, RawCommandRefused> {
             "infinite" => go.infinite = true,
             "ponder" => go.ponder = true,
             "searchmoves" => {
-                while i < args.len() && looks_like_uci_move(args[i]) {
+                while i < args.len() && looks_like_uci_move(&args[i].to_ascii_lowercase()) {
                     go.searchmoves.push(args[i].to_ascii_lowercase());
                     i += 1;
                 }
@@ -188,17 +188,6 @@ fn number(key: &str, token: Option<&&str>, min: u64, max: u64) -> Result<u64, Ra
             "go: {key} must be a whole number from {min} to {max}, not {token:?}"
         ))),
     }
-}
-
-/// Whether `text` has the shape of a UCI move (`e2e4`, `e7e8q`).
-fn looks_like_uci_move(text: &str) -> bool {
-    let b = text.as_bytes();
-    let square = |f: u8, r: u8| {
-        (b'a'..=b'h').contains(&f.to_ascii_lowercase()) && (b'1'..=b'8').contains(&r)
-    };
-    (b.len() == 4 || (b.len() == 5 && b"qrbnQRBN".contains(&b[4])))
-        && square(b[0], b[1])
-        && square(b[2], b[3])
 }
 
 fn parse_setoption(

@@ -73,6 +73,15 @@ pub enum StartPosition {
     Fen(String),
 }
 
+/// Whether `text` has the shape of a UCI move (`e2e4`, `e7e8q`; lower-case squares).
+pub fn looks_like_uci_move(text: &str) -> bool {
+    let b = text.as_bytes();
+    let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
+    (b.len() == 4 || (b.len() == 5 && b"qrbnQRBN".contains(&b[4])))
+        && square(b[0], b[1])
+        && square(b[2], b[3])
+}
+
 /// Limits of a `go` command; also the JSON body giving search limits over REST (every field
 /// optional, unknown fields refused). Times are in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
