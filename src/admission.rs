@@ -176,21 +176,44 @@ impl Admission {
 
     /// Takes one engine session, for the client and in total.
     pub fn acquire_engine(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
-        let max = self.0.max_engines_total;
-        take_total(&self.0.engines_total, max)
-            .map_err(|_| AdmissionError::TooManyEngines { limit: max })?;
-        self.take(client, Kind::Engine).inspect_err(|_| {
-            self.0.engines_total.fetch_sub(1, Ordering::AcqRel);
-        })
+        self.take_counted_in_total(client, Kind::Engine)
     }
 
     /// Takes one WebSocket connection, for the client and in total.
     pub fn acquire_socket(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
-        let max = self.0.max_sockets_total;
-        take_total(&self.0.sockets_total, max)
-            .map_err(|_| AdmissionError::TooManyConnections { limit: max })?;
-        self.take(client, Kind::Socket).inspect_err(|_| {
-            self.0.sockets_total.fetch_sub(1, Ordering::AcqRel);
+        self.take_counted_in_total(client, Kind::Socket)
+    }
+
+    /// The server-wide count and limit of a kind counted in total too (engines, sockets).
+    fn total(&self, kind: Kind) -> Option<(&AtomicUsize, usize)> {
+        match kind {
+            Kind::Engine => Some((&self.0.engines_total, self.0.max_engines_total)),
+            Kind::Socket => Some((&self.0.sockets_total, self.0.max_sockets_total)),
+            Kind::Game | Kind::Job => None,
+        }
+    }
+
+    /// Takes a place in the server-wide count first, then the client's; gives the first back
+    /// if the second is refused.
+    fn take_counted_in_total(
+        &self,
+        client: &ClientKey,
+        kind: Kind,
+    ) -> Result<Permit, AdmissionError> {
+        if let Some((total, max)) = self.total(kind) {
+            total
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    (n < max).then_some(n + 1)
+                })
+                .map_err(|_| match kind {
+                    Kind::Socket => AdmissionError::TooManyConnections { limit: max },
+                    _ => AdmissionError::TooManyEngines { limit: max },
+                })?;
+        }
+        self.take(client, kind).inspect_err(|_| {
+            if let Some((total, _)) = self.total(kind) {
+                total.fetch_sub(1, Ordering::AcqRel);
+            }
         })
     }
 
@@ -231,11 +254,9 @@ impl Admission {
     }
 
     fn give_back(&self, client: &ClientKey, kind: Kind) {
-        match kind {
-            Kind::Engine => self.0.engines_total.fetch_sub(1, Ordering::AcqRel),
-            Kind::Socket => self.0.sockets_total.fetch_sub(1, Ordering::AcqRel),
-            Kind::Game | Kind::Job => 0,
-        };
+        if let Some((total, _)) = self.total(kind) {
+            total.fetch_sub(1, Ordering::AcqRel);
+        }
         // Remove the entry when it holds nothing, under the entry's lock.
         self.0.usage.remove_if_mut(client, |_, usage| {
             let count = kind.count(usage);
@@ -243,13 +264,6 @@ impl Admission {
             *usage == Usage::default()
         });
     }
-}
-
-/// Adds one to a server-wide count unless it is at `max`.
-fn take_total(total: &AtomicUsize, max: usize) -> Result<usize, usize> {
-    total.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-        (n < max).then_some(n + 1)
-    })
 }
 
 /// One counted place (a game, an engine session or a job); given back when dropped.
