@@ -211,6 +211,37 @@ impl Session {
         .await
     }
 
+    /// Runs an asynchronous script: its body calls `arguments[arguments.length - 1](value)`
+    /// when done; returns that value.
+    pub async fn exec_async(&self, script: &str, args: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": script, "args": args })),
+        )
+        .await
+    }
+
+    /// Sends a Chrome DevTools Protocol command (e.g. `Emulation.setEmulatedMedia`).
+    pub async fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({"cmd": cmd, "params": params})),
+        )
+        .await
+    }
+
+    /// A PNG screenshot of the element matching a CSS selector, as base64 text.
+    pub async fn element_screenshot(&self, css: &str) -> String {
+        let id = self.find(css).await;
+        self.cmd("GET", &format!("/element/{id}/screenshot"), None)
+            .await
+            .as_str()
+            .expect("base64 text")
+            .to_string()
+    }
+
     /// Waits until `expr` (a JavaScript expression) is truthy; returns its value.
     pub async fn wait_for(&self, expr: &str, what: &str) -> Value {
         let script = format!("try {{ return ({expr}); }} catch (e) {{ return null; }}");
