@@ -118,19 +118,22 @@ const REASONS = {
   manual: 'decision',
 };
 
-/** `{score, title, detail}` of a finished status, e.g. `1–0`, `White wins`, `by checkmate`. */
+/**
+ * `{score, title, detail, sentence}` of a finished status, e.g. `1–0`, `White wins`,
+ * `by checkmate` and `White wins by checkmate`: the sentence names the reason once.
+ */
 export function resultText(status) {
   if (!status || status.result === 'ongoing') return null;
   const reason = REASONS[status.reason] || status.reason || '';
   const by = status.reason === 'timeout'
-    ? (status.result === 'draw' ? 'time out, no mating material' : 'on time')
+    ? (status.result === 'draw' ? 'on time, with no mating material left' : 'on time')
     : `by ${reason}`;
   const detail = status.note ? `${by} (${status.note})` : by;
-  switch (status.result) {
-    case 'white_wins': return { score: '1–0', title: 'White wins', detail };
-    case 'black_wins': return { score: '0–1', title: 'Black wins', detail };
-    default: return { score: '½–½', title: 'Draw', detail };
-  }
+  const [score, title] = {
+    white_wins: ['1–0', 'White wins'],
+    black_wins: ['0–1', 'Black wins'],
+  }[status.result] || ['½–½', 'Draw'];
+  return { score, title, detail, sentence: `${title} ${detail}` };
 }
 
 /** Move numbers for a list of SAN moves starting with `turn` to move at move `fullmove`. */

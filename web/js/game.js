@@ -504,10 +504,13 @@ export function mountGame(root, id, params) {
       const mine = isPlayer() && ((g.status.result === 'white_wins' && st.role === 'white') || (g.status.result === 'black_wins' && st.role === 'black'));
       const lost = isPlayer() && g.status.result !== 'draw' && !mine;
       statusBox.dataset.result = g.status.result;
+      // One sentence with the reason once ("White wins by checkmate"); a player reads it about
+      // themselves ("You won by checkmate") with the side that won below.
+      const decisive = g.status.result !== 'draw';
       setChildren(statusBox,
         h('span.score', res.score),
-        h('strong.result-title', `${res.title}${g.status.reason === 'checkmate' ? ' · Checkmate' : ''}`),
-        h('span.result-detail', mine ? `You won ${res.detail}` : lost ? `You lost ${res.detail}` : res.detail));
+        h('strong.result-title', mine ? `You won ${res.detail}` : lost ? `You lost ${res.detail}` : res.sentence),
+        isPlayer() && decisive ? h('span.result-detail', res.title) : null);
       return;
     }
     statusBox.dataset.result = 'ongoing';

