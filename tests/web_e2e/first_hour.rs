@@ -3,7 +3,7 @@
 //! icons stay visible in the dark theme, the move box is on screen at 1280×900, and the perft
 //! page lets the server use all its threads by default.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{assert_clean_console, common, open, run, shot, DESKTOP};
 use crate::common::Server;
@@ -68,5 +68,80 @@ fn the_result_banner_names_its_reason_once() {
             assert_clean_console(s, who).await;
             s.quit().await;
         }
+    });
+}
+
+/// The focused element and the outline drawn around it: `[tag, id, outline-style, drawn width]`
+/// (no width is drawn when the style is `none`, whatever `outline-width` computes to).
+const FOCUS_OUTLINE_JS: &str = "const e = document.activeElement; const cs = getComputedStyle(e); return [e.tagName, e.id, cs.outlineStyle, cs.outlineStyle === 'none' ? '0px' : cs.outlineWidth];";
+
+async fn focus_outline(s: &Session) -> Value {
+    s.exec(FOCUS_OUTLINE_JS, json!([])).await
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn a_route_change_focuses_the_page_without_a_ring_and_the_keyboard_still_shows_focus() {
+    run("focus_ring", || async {
+        let server = Server::start(&[]);
+        let driver = Driver::start().await;
+        let s = open(&driver, &format!("{}/", server.base), DESKTOP).await;
+        s.wait_for("document.querySelector('#create-game')", "the lobby")
+            .await;
+        // Each route focuses <main> (screen readers and Tab start from the new page) but draws
+        // no outline around it: that was the blue bar across every page.
+        for (how, route, ready) in [
+            ("loading", None, "#create-game"),
+            (
+                "a click on Perft",
+                Some("a[data-section='perft']"),
+                "#perft-start",
+            ),
+            (
+                "a click on Puzzles",
+                Some("a[data-section='puzzles']"),
+                "#solve",
+            ),
+            (
+                "a click on Play",
+                Some("a[data-section='play']"),
+                "#create-game",
+            ),
+        ] {
+            if let Some(link) = route {
+                s.click(link).await;
+            }
+            s.wait_for(&format!("document.querySelector(\"{ready}\")"), how)
+                .await;
+            assert_eq!(
+                focus_outline(&s).await,
+                json!(["MAIN", "app", "none", "0px"]),
+                "after {how}"
+            );
+        }
+        shot(&s, "focus-lobby").await;
+        // Script-driven route changes too (the lobby's "Go to the game" and links in the page).
+        s.exec("location.hash = '#/perft';", json!([])).await;
+        s.wait_for("document.querySelector('#perft-start')", "the perft page")
+            .await;
+        assert_eq!(
+            focus_outline(&s).await,
+            json!(["MAIN", "app", "none", "0px"])
+        );
+        // The keyboard: Tab from the page reaches its first control, which shows its ring.
+        let tab = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": "\u{E004}"}, {"type": "keyUp", "value": "\u{E004}"}
+        ]}]});
+        s.cmd("POST", "/actions", Some(tab)).await;
+        assert_eq!(
+            focus_outline(&s).await,
+            json!(["SELECT", "perft-preset", "solid", "3px"])
+        );
+        shot(&s, "focus-keyboard").await;
+        assert_clean_console(&s, "focus").await;
+        s.quit().await;
     });
 }
