@@ -145,3 +145,123 @@ fn a_route_change_focuses_the_page_without_a_ring_and_the_keyboard_still_shows_f
         s.quit().await;
     });
 }
+
+/// In the page: the share of a PNG's pixels (base64) whose contrast with its top-left pixel (the
+/// background behind the icon) is at least 3:1, the WCAG minimum for graphics.
+const CONTRAST_JS: &str = r#"
+const [png, done] = [arguments[0], arguments[arguments.length - 1]];
+const img = new Image();
+img.onload = () => {
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const d = g.getImageData(0, 0, c.width, c.height).data;
+  const chan = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  const lum = (i) => 0.2126 * chan(d[i]) + 0.7152 * chan(d[i + 1]) + 0.0722 * chan(d[i + 2]);
+  const bg = lum(0);
+  let strong = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    const l = lum(i);
+    if ((Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05) >= 3) strong += 1;
+  }
+  done(strong / (d.length / 4));
+};
+img.onerror = () => done(null);
+img.src = 'data:image/png;base64,' + png;
+"#;
+
+/// The share of an element's pixels that stand out from its background (see [`CONTRAST_JS`]).
+async fn visible_share(s: &Session, css: &str) -> f64 {
+    let png = s.element_screenshot(css).await;
+    let share = s.exec_async(CONTRAST_JS, json!([png])).await;
+    share
+        .as_f64()
+        .unwrap_or_else(|| panic!("{css}: screenshot not decoded"))
+}
+
+/// Puts the twelve piece icons (as the page draws them outside the board) in a row on the
+/// panels' background, each as `#icons svg[data-icon=X]`.
+const ICON_ROW_JS: &str = r#"
+const done = arguments[arguments.length - 1];
+import('/js/pieces.js').then((m) => {
+  const row = document.createElement('div');
+  row.id = 'icons';
+  row.style.cssText = 'display: flex; gap: 6px; padding: 6px; background: var(--panel-2)';
+  for (const p of 'KQRBNPkqrbnp') {
+    const svg = m.pieceSvg(p, 26);
+    svg.dataset.icon = p;
+    row.append(svg);
+  }
+  document.querySelector('.create-game').prepend(row);
+  done(true);
+}, (e) => done(String(e)));
+"#;
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn every_piece_icon_stands_out_in_the_light_and_the_dark_theme() {
+    run("piece_icons", || async {
+        let server = Server::start(&[]);
+        let driver = Driver::start().await;
+        // Every icon that blends into its background, in both themes (reported together).
+        let mut faint = Vec::new();
+        for theme in ["light", "dark"] {
+            let s = driver.session(DESKTOP.0, DESKTOP.1).await;
+            s.cdp(
+                "Emulation.setEmulatedMedia",
+                json!({"features": [{"name": "prefers-color-scheme", "value": theme}]}),
+            )
+            .await;
+            s.goto(&format!("{}/", server.base)).await;
+            s.wait_for("document.querySelector('#create-game')", "the lobby")
+                .await;
+            assert_eq!(
+                s.exec(
+                    "return matchMedia('(prefers-color-scheme: dark)').matches;",
+                    json!([])
+                )
+                .await,
+                json!(theme == "dark")
+            );
+            // The colour chooser's kings, as the user sees them (the black one was invisible in
+            // the dark theme: a dark piece with a dark outline on a dark panel), then all twelve
+            // icons on the panels' background.
+            let mut icons: Vec<(String, String)> = ["white", "black"]
+                .iter()
+                .map(|side| {
+                    (
+                        format!("the {side} king of the colour chooser"),
+                        format!("label[for='color-{side}'] svg"),
+                    )
+                })
+                .collect();
+            assert_eq!(s.exec_async(ICON_ROW_JS, json!([])).await, json!(true));
+            icons.extend("KQRBNPkqrbnp".chars().map(|piece| {
+                (
+                    format!("the {piece} icon"),
+                    format!("#icons svg[data-icon='{piece}']"),
+                )
+            }));
+            for (what, css) in icons {
+                let share = visible_share(&s, &css).await;
+                if share < 0.04 {
+                    faint.push(format!(
+                        "{theme} theme: {what} ({:.1} % of its pixels stand out)",
+                        share * 100.0
+                    ));
+                }
+            }
+            shot(&s, &format!("piece-icons-{theme}")).await;
+            assert_clean_console(&s, theme).await;
+            s.quit().await;
+        }
+        assert!(
+            faint.is_empty(),
+            "piece icons that blend into their background: {faint:#?}"
+        );
+    });
+}

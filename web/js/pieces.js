@@ -53,14 +53,20 @@ const COLORS = {
   b: { fill: '#2c2b29', stroke: '#0d0d0d', detail: '#e9e6df' },
 };
 
-/** The SVG <symbol> elements of all twelve pieces, as markup. */
+/**
+ * The SVG <symbol> elements of all twelve pieces, as markup. The outline of each colour can be
+ * changed from CSS on the <svg> that shows a piece (custom properties reach into <use>):
+ * `--piece-b-outline` and `--piece-b-outline-width` (`w` for White), so that a black piece drawn
+ * on a dark page (a dark theme's lobby, captured pieces) keeps a visible edge.
+ */
 export function pieceDefs() {
   let out = '';
   for (const color of ['w', 'b']) {
     const c = COLORS[color];
+    const outline = `stroke: var(--piece-${color}-outline, ${c.stroke}); stroke-width: var(--piece-${color}-outline-width, 3.2)`;
     for (const [role, shape] of Object.entries(SHAPES)) {
       out += `<symbol id="piece-${color}${role.toUpperCase()}" viewBox="0 0 100 100">
-        <g fill="${c.fill}" stroke="${c.stroke}" stroke-width="3.2" stroke-linejoin="round" stroke-linecap="round">${shape.body}</g>
+        <g fill="${c.fill}" style="${outline}" stroke-linejoin="round" stroke-linecap="round">${shape.body}</g>
         <g fill="${c.detail}" stroke="${c.detail}" stroke-width="2.4" stroke-linecap="round" stroke-linejoin="round">${shape.detail}</g>
       </symbol>`;
     }
@@ -81,11 +87,16 @@ export function pieceName(letter) {
   return `${color} ${names[letter.toLowerCase()]}`;
 }
 
-/** A standalone <svg> of one piece (for the promotion chooser and legends). */
+/**
+ * A standalone <svg> of one piece (for the promotion chooser and legends), of class
+ * `piece-icon` (the stylesheet outlines black pieces on dark backgrounds).
+ */
 export function pieceSvg(letter, size = 40) {
   installPieceDefs();
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('class', 'piece-icon');
+  svg.dataset.piece = letter;
   svg.setAttribute('viewBox', '0 0 100 100');
   svg.setAttribute('width', String(size));
   svg.setAttribute('height', String(size));
