@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::{assert_clean_console, common, open, run, shot, DESKTOP};
+use super::{assert_clean_console, common, open, run, shot, wait_live, DESKTOP};
 use crate::common::Server;
 use crate::webdriver::{Driver, Session};
 
@@ -263,5 +263,82 @@ fn every_piece_icon_stands_out_in_the_light_and_the_dark_theme() {
             faint.is_empty(),
             "piece icons that blend into their background: {faint:#?}"
         );
+    });
+}
+
+/// `[top, bottom]` of an element's box and the viewport's height.
+const BOXES_JS: &str = "const b = (q) => { const r = document.querySelector(q).getBoundingClientRect(); return [r.top, r.bottom]; }; return {board: b('svg.board'), input: b('#move-input'), play: b('.move-form button'), height: innerHeight, scrolled: scrollY};";
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn the_board_and_the_move_box_fit_a_1280_by_900_screen() {
+    run("move_box", || async {
+        let server = Server::start(&[]);
+        let c = common::client();
+        let game = common::create_game(&c, &server.base, &json!({})).await;
+        let driver = Driver::start().await;
+        let s = open(
+            &driver,
+            &format!("{}/#/game/{}?seat={}", server.base, game.id, game.white),
+            DESKTOP,
+        )
+        .await;
+        wait_live(&s, "white").await;
+        s.wait_for(
+            "!document.querySelector('.move-form').hidden",
+            "the move box",
+        )
+        .await;
+        // The 1280×900 window itself (its viewport is smaller: the browser keeps room for its
+        // own bars), then viewports of exactly 1280×900 and 1280×720.
+        for viewport in [None, Some(900), Some(720)] {
+            if let Some(height) = viewport {
+                s.cdp(
+                    "Emulation.setDeviceMetricsOverride",
+                    json!({"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+                )
+                .await;
+            }
+            let boxes = s
+                .wait_for(&format!("(() => {{ {BOXES_JS} }})()"), "the layout")
+                .await;
+            let height = boxes["height"].as_f64().unwrap();
+            if let Some(h) = viewport {
+                assert_eq!(height, h as f64, "the emulated viewport");
+            }
+            assert_eq!(boxes["scrolled"], json!(0), "{boxes}");
+            for part in ["board", "input", "play"] {
+                let (top, bottom) = (
+                    boxes[part][0].as_f64().unwrap(),
+                    boxes[part][1].as_f64().unwrap(),
+                );
+                assert!(
+                    top >= 0.0 && bottom <= height,
+                    "the {part} is on screen without scrolling at a {height} px high viewport: {boxes}"
+                );
+            }
+            let board = boxes["board"][1].as_f64().unwrap() - boxes["board"][0].as_f64().unwrap();
+            assert!(board >= 400.0, "the board stays large: {board} px");
+            shot(
+                &s,
+                &format!(
+                    "move-box-{}",
+                    viewport.map_or("window".to_string(), |h| h.to_string())
+                ),
+            )
+            .await;
+        }
+        // A move typed in the box is played.
+        s.type_into("#move-input", "e4\n").await;
+        s.wait_for(
+            "document.querySelectorAll('#moves button.move[data-ply]').length === 1",
+            "the typed move",
+        )
+        .await;
+        assert_clean_console(&s, "move box").await;
+        s.quit().await;
     });
 }
