@@ -342,3 +342,73 @@ fn the_board_and_the_move_box_fit_a_1280_by_900_screen() {
         s.quit().await;
     });
 }
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn the_perft_page_lets_the_server_use_all_its_threads_by_default() {
+    run("perft_threads", || async {
+        // A pool of 3 threads: neither the page's old default (1) nor this machine's core count.
+        let server = Server::start(&[("CHESSD_JOBS__POOL_THREADS", "3")]);
+        let driver = Driver::start().await;
+        let s = open(&driver, &format!("{}/#/perft", server.base), DESKTOP).await;
+        s.wait_for(
+            "document.querySelector('#perft-threads option[value=\"3\"]')",
+            "the thread choices from the server's pool",
+        )
+        .await;
+        assert_eq!(
+            s.exec(
+                "const t = document.querySelector('#perft-threads'); return [t.value, t.selectedOptions[0].textContent];",
+                json!([])
+            )
+            .await,
+            json!(["", "All threads"])
+        );
+        // Record what the page sends.
+        s.exec(
+            "window.sentBodies = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === 'POST') sentBodies.push(JSON.parse(o.body)); return f(u, o); };",
+            json!([]),
+        )
+        .await;
+        s.type_into("#perft-depth", "3").await;
+        s.click("#perft-start").await;
+        s.wait_for(
+            "document.querySelector('#perft-state').textContent === 'done'",
+            "the job to finish",
+        )
+        .await;
+        let sent = s.exec("return sentBodies;", json!([])).await;
+        assert_eq!(
+            sent,
+            json!([{"depth": 3, "stats": true}]),
+            "no `threads`: the server's default"
+        );
+        assert_eq!(
+            s.text("#perft-table tr[data-field='threads'] td").await,
+            "3",
+            "the job ran on the whole pool"
+        );
+        // Choosing a number still sends it.
+        s.exec(
+            "const t = document.querySelector('#perft-threads'); t.value = '2'; t.dispatchEvent(new Event('change')); window.sentBodies = [];",
+            json!([]),
+        )
+        .await;
+        s.click("#perft-start").await;
+        s.wait_for(
+            "document.querySelector('#perft-state').textContent === 'done' && document.querySelector(\"#perft-table tr[data-field='threads'] td\").textContent === '2'",
+            "the two-thread job to finish",
+        )
+        .await;
+        assert_eq!(
+            s.exec("return sentBodies;", json!([])).await,
+            json!([{"depth": 3, "stats": true, "threads": 2}])
+        );
+        shot(&s, "perft-all-threads").await;
+        assert_clean_console(&s, "perft threads").await;
+        s.quit().await;
+    });
+}

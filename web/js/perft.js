@@ -19,6 +19,7 @@ const PRESETS = [
 const ROWS = [
   ['depth', 'depth', (j) => j.depth],
   ['workers', 'workers', (j) => (j.workers && j.workers.length ? j.workers.length : 'local')],
+  ['threads', 'threads', (j) => (typeof j.threads === 'number' ? j.threads : '–')],
   ['processed', 'processed', (j) => (j.progress ? `${formatInt(j.progress.done)} / ${formatInt(j.progress.total)}` : '–')],
   ['elapsed', 'time', (j) => jobTime(j)],
   ['nps', 'nps', (j) => formatRate(j.result && j.result.nps !== undefined ? j.result.nps : j.nps)],
@@ -65,9 +66,15 @@ export function mountPerft(root) {
   const depthInput = h('input#perft-depth', { type: 'number', min: '1', max: '9', value: '5', 'aria-label': 'Depth' });
   const statsInput = h('input#perft-stats', { type: 'checkbox', checked: true });
   const threadsSelect = h('select#perft-threads', { 'aria-label': 'Threads' });
+  // "All" (the default) sends no `threads`: the server then gives the job every thread it allows
+  // (`jobs.max_threads`, else its whole pool), as the API does. A number asks for fewer.
   function threadOptions(n) {
     const count = Math.max(1, Math.min(64, n));
-    setChildren(threadsSelect, Array.from({ length: count }, (_, i) => h('option', { value: String(i + 1), selected: i === 0 }, `${i + 1} thread${i ? 's' : ''}`)));
+    const chosen = threadsSelect.value;
+    setChildren(threadsSelect,
+      h('option', { value: '' }, 'All threads'),
+      Array.from({ length: count }, (_, i) => h('option', { value: String(i + 1) }, `${i + 1} thread${i ? 's' : ''}`)));
+    threadsSelect.value = Number(chosen) <= count ? chosen : '';
   }
   threadOptions(navigator.hardwareConcurrency || 2);
   // The server's job pool bounds the threads a job can use.
@@ -125,7 +132,8 @@ export function mountPerft(root) {
 
   async function start() {
     if (st.unfollow) st.unfollow();
-    const body = { depth: Number(depthInput.value), stats: statsInput.checked, threads: Number(threadsSelect.value) };
+    const body = { depth: Number(depthInput.value), stats: statsInput.checked };
+    if (threadsSelect.value) body.threads = Number(threadsSelect.value);
     const fen = fenInput.value.trim();
     if (fen && fen !== START_FEN) body.fen = fen;
     startBtn.disabled = true;
