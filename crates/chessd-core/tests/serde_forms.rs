@@ -7,7 +7,7 @@
 use chessd_core::{
     game::{DrawPolicy, GameResult, Reason, Status},
     perft::PerftStats,
-    Color, Role, Square,
+    Color, IllegalReason, Role, Square,
 };
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -147,4 +147,23 @@ fn perft_stats_use_their_field_names() {
             r#""direct_discovered_mates":12,"double_discovered_mates":13}"#
         ),
     );
+}
+
+#[test]
+fn illegal_reasons_match_their_names() {
+    let all = [
+        (IllegalReason::NoPiece, "no_piece"),
+        (IllegalReason::WrongSide, "wrong_side"),
+        (IllegalReason::SameSquare, "same_square"),
+        (IllegalReason::OwnPiece, "own_piece"),
+        (IllegalReason::OwnKingInCheck, "own_king_in_check"),
+        (IllegalReason::CannotMoveThere, "cannot_move_there"),
+        (IllegalReason::BadPromotion, "bad_promotion"),
+        (IllegalReason::MissingPromotion, "missing_promotion"),
+    ];
+    assert_eq!(all.len(), IllegalReason::ALL.len());
+    for (reason, name) in all {
+        assert_eq!(reason.name(), name);
+        assert_json(reason, &format!("\"{name}\""));
+    }
 }
