@@ -23,7 +23,9 @@
 //! assert_eq!(perft::perft(&Position::startpos(), 3), 8_902);
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+// Every `unsafe` block says why it is sound (in a `// SAFETY:` comment).
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod attacks;
 mod bitboard;
