@@ -151,12 +151,19 @@ static BISHOP_RAYS: [u64; 64] = empty_board_slider_table(true);
 fn slider(entries: &[SliderEntry; 64], table: &[u64], sq: Square, occupied: Bitboard) -> Bitboard {
     let e = &entries[sq.index()];
     #[cfg(target_feature = "bmi2")]
-    // SAFETY: the bmi2 target feature is enabled at compile time.
+    // SAFETY: `_pext_u64` only needs the BMI2 instruction, and this line is compiled only
+    // when the bmi2 target feature is enabled for the whole build (`.cargo/config.toml` asks
+    // for x86-64-v3), which promises the CPU running the program has it.
     let idx = unsafe { core::arch::x86_64::_pext_u64(occupied.0, e.mask) } as usize;
     #[cfg(not(target_feature = "bmi2"))]
     let idx = ((occupied.0 & e.mask).wrapping_mul(e.magic) >> e.shift) as usize;
-    // SAFETY: build.rs sizes every square's slice to 2^popcount(mask) entries, and both index
-    // schemes produce values below that.
+    // SAFETY: `slider` is only called with a table and its own entries (`ROOK_ENTRIES` with
+    // `ROOK_ATTACKS`, `BISHOP_ENTRIES` with `BISHOP_ATTACKS`), which build.rs writes together:
+    // each square's slice starts at `offset` and holds 2^popcount(mask) entries, the offsets
+    // being the running sum of those sizes, so `offset + i` is in bounds for every
+    // `i < 2^popcount(mask)`. PEXT gathers popcount(mask) bits; the magic index keeps the top
+    // `64 - shift = popcount(mask)` bits of the product. Either way `idx` is below that size.
+    // (`entries[sq.index()]` is checked indexing, and `sq.index() < 64` anyway.)
     Bitboard(unsafe { *table.get_unchecked(e.offset + idx) })
 }
 

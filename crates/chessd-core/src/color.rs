@@ -4,6 +4,11 @@ use std::{fmt, ops::Not};
 
 /// White or Black.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Color {
     /// The side that moves first.
     White = 0,

@@ -215,6 +215,22 @@ impl Position {
     /// written as `KQkq`, X-FEN or Shredder-FEN (`HAha`). Chess960 is detected from the
     /// castling rights (a king off the e-file, a castling rook off the a/h-files, or
     /// Shredder letters).
+    ///
+    /// ```
+    /// use chessd_core::{FenError, FenMode, Position, Role, Square};
+    ///
+    /// let fen = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2";
+    /// let pos = Position::from_fen(fen, FenMode::Strict).unwrap();
+    /// assert_eq!(pos.role_on(Square::C5), Some(Role::Pawn));
+    /// assert_eq!(pos.fen(), fen);
+    /// // Four fields are enough.
+    /// let short = Position::from_fen("8/8/8/8/8/8/8/K1k5 w - -", FenMode::Strict).unwrap();
+    /// assert_eq!(short.fen(), "8/8/8/8/8/8/8/K1k5 w - - 0 1");
+    /// assert!(matches!(
+    ///     Position::from_fen("8/8/8/8/8/8/8/8 w - - 0 1", FenMode::Strict),
+    ///     Err(FenError::MissingKing(_))
+    /// ));
+    /// ```
     pub fn from_fen(fen: &str, mode: FenMode) -> Result<Position, FenError> {
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if !(4..=6).contains(&fields.len()) {
@@ -345,6 +361,19 @@ impl Position {
 
     /// The FEN of the position. Castling is written `KQkq` for standard chess and as
     /// Shredder-FEN (`HAha`) for Chess960.
+    ///
+    /// ```
+    /// use chessd_core::{Position, START_FEN};
+    ///
+    /// let mut pos = Position::startpos();
+    /// assert_eq!(pos.fen(), START_FEN);
+    /// pos.play(pos.parse_uci("e2e4").unwrap()).unwrap();
+    /// // No en-passant square: no black pawn can take on e3.
+    /// assert_eq!(
+    ///     pos.fen(),
+    ///     "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    /// );
+    /// ```
     pub fn fen(&self) -> String {
         let mut out = String::with_capacity(90);
         for rank in (0..8).rev() {

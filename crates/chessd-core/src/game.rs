@@ -27,7 +27,9 @@ pub use error::GameError;
 use repetition::RepetitionTable;
 pub use status::{DrawPolicy, GameResult, Reason, Status};
 
-use crate::{san::SanError, Color, FenError, FenMode, Move, Position, Role, Square};
+use crate::{
+    san::SanError, Color, FenError, FenMode, IllegalReason, Move, MoveKind, Position, Role, Square,
+};
 
 /// One move of a game's history, with its notation in the position it was played from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -132,13 +134,71 @@ impl Game {
     // ----- Moves -----
 
     /// Plays a move given as a [`Move`]. Refused with [`GameError::GameOver`] after the end
-    /// of the game and with [`GameError::Illegal`] if the move is not legal.
+    /// of the game and with [`GameError::Illegal`] (with the reason
+    /// [`Position::why_illegal_move`] gives) if the move is not legal.
     pub fn play(&mut self, mv: Move) -> Result<&PlayedMove, GameError> {
         self.ensure_playable()?;
         if !self.position.is_legal(mv) {
-            return Err(GameError::Illegal(mv));
+            let reason = self.explainer().why_illegal_move(mv);
+            return Err(GameError::Illegal(
+                mv,
+                reason.unwrap_or(IllegalReason::CannotMoveThere),
+            ));
         }
         Ok(self.push(mv))
+    }
+
+    /// Why the move from `from` to `to` with an optional promotion role is not legal now, or
+    /// `None` when it is: [`Position::why_illegal`] in the current position, except that an
+    /// en-passant capture right after the double push is
+    /// [`IllegalReason::OwnKingInCheck`] when it would uncover a check (the position alone
+    /// keeps only legal en-passant squares). Like [`Position::why_illegal`], a pawn move to
+    /// the last rank without a role is [`IllegalReason::MissingPromotion`] (where
+    /// [`Game::play_squares`] would promote to a queen), and the game being over is not
+    /// looked at.
+    ///
+    /// ```
+    /// use chessd_core::{game::Game, IllegalReason, Square};
+    ///
+    /// let mut game = Game::from_fen("8/2p5/8/KP5r/8/8/8/6k1 b - - 0 1").unwrap();
+    /// game.play_uci("c7c5").unwrap();
+    /// // b5xc6 en passant would uncover the rook's check along the fifth rank.
+    /// assert_eq!(
+    ///     game.why_illegal(Square::B5, Square::C6, None),
+    ///     Some(IllegalReason::OwnKingInCheck)
+    /// );
+    /// assert_eq!(
+    ///     game.play_squares(Square::B5, Square::C6, None).unwrap_err().reason(),
+    ///     Some(IllegalReason::OwnKingInCheck)
+    /// );
+    /// ```
+    pub fn why_illegal(
+        &self,
+        from: Square,
+        to: Square,
+        promotion: Option<Role>,
+    ) -> Option<IllegalReason> {
+        self.explainer().why_illegal(from, to, promotion)
+    }
+
+    /// The position to explain refused moves in: the current one, plus the en-passant square
+    /// of a double push just played when the capture is illegal (the position keeps only a
+    /// legal one), so that [`Position::why_illegal`] calls that capture
+    /// [`IllegalReason::OwnKingInCheck`] rather than [`IllegalReason::CannotMoveThere`].
+    fn explainer(&self) -> Position {
+        let mut pos = self.position;
+        if pos.ep_square().is_none() {
+            if let Some(last) = self.history.last() {
+                let (from, to) = (last.mv.from(), last.mv.to());
+                let double_push = last.mv.kind() == MoveKind::Normal
+                    && from.index() ^ to.index() == 16
+                    && pos.pieces(!pos.turn(), Role::Pawn).contains(to);
+                if double_push {
+                    pos.fen_ep_square = Some(Square::new((from.index() + to.index()) as u32 / 2));
+                }
+            }
+        }
+        pos
     }
 
     /// Plays a move in UCI notation (`e2e4`, `e7e8q`; castling as `e1g1` or `e1h1`). As in
@@ -147,9 +207,9 @@ impl Game {
         self.ensure_playable()?;
         let mv = match self.position.parse_uci(text) {
             Ok(mv) => mv,
-            Err(e) => self
-                .queen_promotion_uci(text)
-                .ok_or(GameError::IllegalUci(e))?,
+            Err(e) => self.queen_promotion_uci(text).ok_or_else(|| {
+                GameError::IllegalUci(self.explain(e, |pos| pos.parse_uci(text).err()))
+            })?,
         };
         Ok(self.push(mv))
     }
@@ -168,6 +228,24 @@ impl Game {
 
     /// Plays a move in SAN (`e4`, `Nf3`, `exd5`, `O-O`, `a8=Q`). As in Binbo, a promotion
     /// without its piece (`a8`, `bxa8`) promotes to a queen.
+    ///
+    /// ```
+    /// use chessd_core::{game::{Game, GameError}, IllegalReason};
+    ///
+    /// let mut game = Game::default();
+    /// let played = game.play_san("e4").unwrap();
+    /// assert_eq!((played.san.as_str(), played.uci.as_str()), ("e4", "e2e4"));
+    /// game.play_san("e5").unwrap();
+    /// assert_eq!(game.play_san("Nf3").unwrap().uci, "g1f3");
+    ///
+    /// // Refused moves change nothing and say why.
+    /// let err = game.play_san("Qd7").unwrap_err();
+    /// assert!(matches!(err, GameError::IllegalSan(_)));
+    /// assert_eq!(err.reason(), Some(IllegalReason::OwnPiece));
+    /// assert_eq!(err.to_string(), "Qd7 is not a legal move in this position");
+    /// assert_eq!(game.play_san("Nf6?!").unwrap().san, "Nf6");
+    /// assert_eq!(game.history().len(), 4);
+    /// ```
     pub fn play_san(&mut self, text: &str) -> Result<&PlayedMove, GameError> {
         self.ensure_playable()?;
         let mv = match self.position.parse_san(text) {
@@ -179,7 +257,13 @@ impl Game {
                     }
                     _ => None,
                 };
-                queen.ok_or(GameError::IllegalSan(e))?
+                match queen {
+                    Some(mv) => mv,
+                    None => {
+                        let e = self.explain(e, |pos| pos.parse_san(text).err());
+                        return Err(GameError::IllegalSan(e));
+                    }
+                }
             }
         };
         Ok(self.push(mv))
@@ -217,15 +301,36 @@ impl Game {
         self.ensure_playable()?;
         let mv = match self.position.move_from_squares(from, to, promo) {
             Ok(mv) => mv,
-            Err(e) if promo.is_none() => self
-                .position
-                .move_from_squares(from, to, Some(Role::Queen))
-                .ok()
-                .filter(|mv| mv.is_promotion())
-                .ok_or(GameError::IllegalUci(e))?,
-            Err(e) => return Err(GameError::IllegalUci(e)),
+            Err(e) => {
+                let queen = match promo {
+                    None => self
+                        .position
+                        .move_from_squares(from, to, Some(Role::Queen))
+                        .ok()
+                        .filter(|mv| mv.is_promotion()),
+                    Some(_) => None,
+                };
+                match queen {
+                    Some(mv) => mv,
+                    None => {
+                        let retry = |pos: &Position| pos.move_from_squares(from, to, promo).err();
+                        return Err(GameError::IllegalUci(self.explain(e, retry)));
+                    }
+                }
+            }
         };
         Ok(self.push(mv))
+    }
+
+    /// `error`, or the error `retry` gives in [`Game::explainer`]'s position when that differs
+    /// from the current one (it may tell an en-passant capture apart).
+    fn explain<E>(&self, error: E, retry: impl FnOnce(&Position) -> Option<E>) -> E {
+        let explainer = self.explainer();
+        if explainer == self.position {
+            error
+        } else {
+            retry(&explainer).unwrap_or(error)
+        }
     }
 
     fn ensure_playable(&self) -> Result<(), GameError> {

@@ -3,7 +3,13 @@
 //! The pure chess library under chessd: bitboards and magic/PEXT slider attacks, legal move
 //! generation with check and pin masks, copy-make [`Position`], FEN, UCI and SAN notation,
 //! PGN, game status and draw rules, perft (bulk, statistics, hashing, parallel) and a mate
-//! solver. No I/O, no async.
+//! solver. No I/O, no async. Refused moves say why ([`IllegalReason`],
+//! [`Position::why_illegal`]).
+//!
+//! The optional `serde` feature derives `Serialize` and `Deserialize` for [`Color`], [`Role`],
+//! [`Square`] (as its name, `"e4"`), [`IllegalReason`], the game's
+//! [`GameResult`](game::GameResult), [`Reason`](game::Reason), [`Status`](game::Status) and
+//! [`DrawPolicy`](game::DrawPolicy), and [`perft::PerftStats`], with snake_case names.
 //!
 //! ```
 //! use chessd_core::{game::{Game, GameResult, Reason}, perft, Position};
@@ -17,7 +23,9 @@
 //! assert_eq!(perft::perft(&Position::startpos(), 3), 8_902);
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+// Every `unsafe` block says why it is sound (in a `// SAFETY:` comment).
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod attacks;
 mod bitboard;
@@ -25,6 +33,7 @@ mod color;
 pub mod display;
 pub mod fen;
 pub mod game;
+mod illegal;
 mod movegen;
 mod mv;
 pub mod perft;
@@ -41,6 +50,7 @@ pub mod zobrist;
 pub use bitboard::Bitboard;
 pub use color::Color;
 pub use fen::{FenError, FenMode, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, START_FEN};
+pub use illegal::IllegalReason;
 pub use movegen::{MoveGroupKind, PieceMoves, PieceMovesIter};
 pub use mv::{Move, MoveKind, MoveList, MAX_MOVES};
 pub use position::{IllegalMove, Position};

@@ -308,7 +308,7 @@ impl Position {
     /// The rooks of `us` that castling rights and an empty span (looked up by king file and
     /// back-rank occupancy) allow castling with, before checking attacked squares.
     #[inline(always)]
-    fn castle_candidates(
+    pub(crate) fn castle_candidates(
         &self,
         us: Color,
         king: Square,

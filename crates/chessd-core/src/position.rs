@@ -539,6 +539,31 @@ impl Position {
     }
 
     /// Plays `mv` if it is legal; otherwise returns [`IllegalMove`] and changes nothing.
+    ///
+    /// Moves come from move generation ([`Position::legal_moves`]) or from notation
+    /// ([`Position::parse_uci`], [`Position::parse_san`], [`Position::move_from_squares`]),
+    /// which only return legal moves; [`Position::why_illegal`] tells why one is not.
+    ///
+    /// ```
+    /// use chessd_core::{IllegalMove, Move, Position, Square};
+    ///
+    /// let mut pos = Position::startpos();
+    /// assert_eq!(pos.legal_moves().len(), 20);
+    /// let e4 = Move::normal(Square::E2, Square::E4);
+    /// assert!(pos.legal_moves().contains(&e4));
+    /// pos.play(e4).unwrap();
+    /// assert_eq!(pos.role_on(Square::E4), Some(chessd_core::Role::Pawn));
+    ///
+    /// // Black to move: White's pawn cannot move again, and nothing changes.
+    /// let before = pos;
+    /// let e5 = Move::normal(Square::E4, Square::E5);
+    /// assert_eq!(pos.play(e5), Err(IllegalMove(e5)));
+    /// assert_eq!(pos, before);
+    ///
+    /// // `after` gives the next position without changing this one.
+    /// let next = pos.after(pos.parse_san("c5").unwrap());
+    /// assert_eq!(next.fullmoves(), 2);
+    /// ```
     pub fn play(&mut self, mv: Move) -> Result<(), IllegalMove> {
         if self.is_legal(mv) {
             self.play_unchecked(mv);

@@ -6,6 +6,11 @@ use crate::Color;
 
 /// A kind of piece, without colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Role {
     /// Pawn.
     Pawn = 0,

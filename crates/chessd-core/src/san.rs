@@ -15,8 +15,9 @@
 use std::fmt;
 
 use crate::{
+    attacks::king_attacks,
     uci::{echo, push_square, square_from_bytes},
-    Bitboard, File, Move, MoveGroupKind, MoveList, Position, Rank, Role, Square,
+    Bitboard, File, IllegalReason, Move, MoveGroupKind, MoveList, Position, Rank, Role, Square,
 };
 
 /// Why a SAN move was refused.
@@ -24,8 +25,9 @@ use crate::{
 pub enum SanError {
     /// The text is not SAN in any accepted form.
     Syntax(String),
-    /// Well formed, but no legal move matches.
-    Illegal(String),
+    /// Well formed, but no legal move matches: the text, and why (see
+    /// [`Position::parse_san`] for how the reason is chosen).
+    Illegal(String, IllegalReason),
     /// Several legal moves match; `candidates` lists them in SAN.
     Ambiguous {
         /// The text as given.
@@ -35,11 +37,21 @@ pub enum SanError {
     },
 }
 
+impl SanError {
+    /// Why the move is illegal; `None` for syntax errors and ambiguous moves.
+    pub fn reason(&self) -> Option<IllegalReason> {
+        match self {
+            SanError::Illegal(_, reason) => Some(*reason),
+            SanError::Syntax(_) | SanError::Ambiguous { .. } => None,
+        }
+    }
+}
+
 impl fmt::Display for SanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SanError::Syntax(s) => write!(f, "'{s}' is not a move in SAN"),
-            SanError::Illegal(s) => write!(f, "{s} is not a legal move in this position"),
+            SanError::Illegal(s, _) => write!(f, "{s} is not a legal move in this position"),
             SanError::Ambiguous { text, candidates } => write!(
                 f,
                 "{text} is ambiguous: it could be {}",
@@ -197,6 +209,34 @@ impl Position {
     ///
     /// A long-algebraic king move (`e1g1`, `e1h1`) is castling exactly as
     /// [`Position::parse_uci`] reads it.
+    ///
+    /// The [`IllegalReason`] of [`SanError::Illegal`] is [`Position::why_illegal`] of the move
+    /// the text names: for long algebraic (`e2e5`, `Ng1e2`) that of its one origin square
+    /// ([`IllegalReason::NoPiece`] also when the letter names another piece than the one
+    /// there); for castling that of the king and the rook of that side
+    /// ([`IllegalReason::CannotMoveThere`] without a castling right); otherwise, among the
+    /// pieces of the named kind (a pawn when no letter) on the given file or rank (a pawn
+    /// without a file: on the target's file), the reason of the one that came closest to a
+    /// legal move ([`IllegalReason::OwnKingInCheck`] over [`IllegalReason::CannotMoveThere`]),
+    /// and [`IllegalReason::NoPiece`] when there is no such piece. A short king move of two
+    /// squares (`Kg1`) is [`IllegalReason::CannotMoveThere`]: castling is written `O-O`.
+    ///
+    /// ```
+    /// use chessd_core::{san::SanError, IllegalReason, Position};
+    ///
+    /// let mut pos = Position::startpos();
+    /// let mv = pos.parse_san("Nf3").unwrap();
+    /// assert_eq!(pos.san(mv), "Nf3");
+    /// assert_eq!(pos.uci(mv), "g1f3");
+    /// pos.play(mv).unwrap();
+    /// assert_eq!(pos.san(pos.parse_san("d5").unwrap()), "d5");
+    ///
+    /// // Syntax errors, illegal moves (with a reason) and ambiguity are told apart.
+    /// assert!(matches!(pos.parse_san("Xz9"), Err(SanError::Syntax(_))));
+    /// let err = pos.parse_san("Ke7").unwrap_err();
+    /// assert_eq!(err.reason(), Some(IllegalReason::OwnPiece));
+    /// assert_eq!(err.to_string(), "Ke7 is not a legal move in this position");
+    /// ```
     pub fn parse_san(&self, text: &str) -> Result<Move, SanError> {
         let written =
             parse_written(strip_suffixes(text)).ok_or_else(|| SanError::Syntax(echo(text)))?;
@@ -287,13 +327,74 @@ impl Position {
             }
         }
         match *found {
-            [] => Err(SanError::Illegal(echo(text))),
+            [] => Err(SanError::Illegal(echo(text), self.san_reason(written))),
             [mv] => Ok(mv),
             ref several => Err(SanError::Ambiguous {
                 text: echo(text),
                 candidates: several.iter().map(|&mv| self.san(mv)).collect(),
             }),
         }
+    }
+
+    /// Why the written move, which matches no legal move, is illegal (see
+    /// [`Position::parse_san`]).
+    fn san_reason(&self, written: Written) -> IllegalReason {
+        let us = self.turn();
+        let (role, file, rank, to, promotion) = match written {
+            Written::Castle(side) => {
+                let king = self.king(us);
+                let rook = (self.castling_rooks() & self.pieces(us, Role::Rook))
+                    .into_iter()
+                    .find(|rook| (rook.file() > king.file()) == (side == CastleSide::King));
+                return rook
+                    .and_then(|rook| self.why_illegal(king, rook, None))
+                    .unwrap_or(IllegalReason::CannotMoveThere);
+            }
+            Written::Piece {
+                role,
+                file,
+                rank,
+                capture: _,
+                to,
+                promotion,
+            } => (role, file, rank, to, promotion),
+        };
+        if let (Some(file), Some(rank)) = (file, rank) {
+            // Long algebraic: one origin square.
+            let from = Square::from_coords(file, rank);
+            if role.is_some_and(|role| {
+                self.by_color(us).contains(from) && self.role_on(from) != Some(role)
+            }) {
+                return IllegalReason::NoPiece;
+            }
+            return self
+                .why_illegal(from, to, promotion)
+                .unwrap_or(IllegalReason::CannotMoveThere);
+        }
+        let role = role.unwrap_or(Role::Pawn);
+        let mut origins = self.pieces(us, role);
+        if let Some(file) = file.or((role == Role::Pawn).then(|| to.file())) {
+            origins &= Bitboard::file(file);
+        }
+        if let Some(rank) = rank {
+            origins &= Bitboard::rank(rank);
+        }
+        let mut best: Option<IllegalReason> = None;
+        for from in origins {
+            let reason = if role == Role::King && !king_attacks(from).contains(to) {
+                // Short SAN never means castling (that is `O-O`).
+                IllegalReason::CannotMoveThere
+            } else if role == Role::King && self.by_color(us).contains(to) {
+                IllegalReason::OwnPiece
+            } else {
+                self.why_illegal(from, to, promotion)
+                    .unwrap_or(IllegalReason::CannotMoveThere)
+            };
+            if best.is_none_or(|b| reason.progress() > b.progress()) {
+                best = Some(reason);
+            }
+        }
+        best.unwrap_or(IllegalReason::NoPiece)
     }
 
     /// The SAN of a legal move, with minimal disambiguation and a `+` or `#` suffix.
@@ -500,7 +601,10 @@ mod tests {
         assert_eq!(p.parse_san("e4d5"), Ok(capture));
         assert_eq!(p.parse_san("e4xd5"), Ok(capture));
         // `d5` would be a push; there is none.
-        assert!(matches!(p.parse_san("d5"), Err(SanError::Illegal(_))));
+        assert_eq!(
+            p.parse_san("d5"),
+            Err(SanError::Illegal("d5".to_string(), IllegalReason::NoPiece))
+        );
     }
 
     #[test]

@@ -207,3 +207,41 @@ impl FromStr for Square {
         }
     }
 }
+
+/// A square is written as its name (`"e4"`).
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use std::fmt;
+
+    use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Square;
+
+    impl Serialize for Square {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_str(self)
+        }
+    }
+
+    /// Reads a square name.
+    struct SquareVisitor;
+
+    impl de::Visitor<'_> for SquareVisitor {
+        type Value = Square;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a square name a1..h8")
+        }
+
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Square, E> {
+            s.parse()
+                .map_err(|_| E::invalid_value(de::Unexpected::Str(s), &self))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Square {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Square, D::Error> {
+            deserializer.deserialize_str(SquareVisitor)
+        }
+    }
+}

@@ -8,15 +8,26 @@
 
 use std::fmt;
 
-use crate::{Move, MoveGroupKind, Position, Rank, Role, Square};
+use crate::{IllegalReason, Move, MoveGroupKind, Position, Rank, Role, Square};
 
 /// Why a UCI or square-index move was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum UciError {
     /// The text is not of the form `<from><to>[promotion]` (or square indices out of range).
     Syntax(String),
-    /// Well formed, but not a legal move in the position.
-    Illegal(String),
+    /// Well formed, but not a legal move in the position: the move as text, and why (see
+    /// [`Position::why_illegal`]).
+    Illegal(String, IllegalReason),
+}
+
+impl UciError {
+    /// Why the move is illegal; `None` for a syntax error.
+    pub fn reason(&self) -> Option<IllegalReason> {
+        match self {
+            UciError::Syntax(_) => None,
+            UciError::Illegal(_, reason) => Some(*reason),
+        }
+    }
 }
 
 impl fmt::Display for UciError {
@@ -25,7 +36,7 @@ impl fmt::Display for UciError {
             UciError::Syntax(s) => {
                 write!(f, "'{s}' is not a UCI move (expected e.g. e2e4 or e7e8q)")
             }
-            UciError::Illegal(s) => write!(f, "{s} is not a legal move in this position"),
+            UciError::Illegal(s, _) => write!(f, "{s} is not a legal move in this position"),
         }
     }
 }
@@ -84,6 +95,40 @@ impl Position {
     /// a promotion letter, or a promotion letter on any other move, is
     /// [`UciError::Illegal`]; text not of the form `<from><to>[qrbn]` (including the null
     /// move `0000`) is [`UciError::Syntax`].
+    ///
+    /// ```
+    /// use chessd_core::{uci::UciError, FenMode, IllegalReason, Move, Position, Role, Square};
+    ///
+    /// let pos = Position::startpos();
+    /// let mv = pos.parse_uci("g1f3").unwrap();
+    /// assert_eq!(mv, Move::normal(Square::G1, Square::F3));
+    /// assert_eq!(pos.uci(mv), "g1f3");
+    /// assert_eq!(
+    ///     pos.parse_uci("e2e5"),
+    ///     Err(UciError::Illegal("e2e5".into(), IllegalReason::CannotMoveThere))
+    /// );
+    /// assert_eq!(pos.parse_uci("e2e5").unwrap_err().to_string(), "e2e5 is not a legal move in this position");
+    /// assert!(matches!(pos.parse_uci("e2-e4"), Err(UciError::Syntax(_))));
+    ///
+    /// // Castling in both forms; written as the king's two-square move in standard chess.
+    /// let pos = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", FenMode::Strict)
+    ///     .unwrap();
+    /// let castle = Move::castle(Square::E1, Square::H1);
+    /// assert_eq!(pos.parse_uci("e1g1"), Ok(castle));
+    /// assert_eq!(pos.parse_uci("e1h1"), Ok(castle));
+    /// assert_eq!(pos.uci(castle), "e1g1");
+    ///
+    /// // Promotions need their letter.
+    /// let pos = Position::from_fen("4k3/P7/8/8/8/8/8/4K3 w - - 0 1", FenMode::Strict).unwrap();
+    /// assert_eq!(
+    ///     pos.parse_uci("a7a8n"),
+    ///     Ok(Move::promotion(Square::A7, Square::A8, Role::Knight))
+    /// );
+    /// assert_eq!(
+    ///     pos.parse_uci("a7a8").unwrap_err().reason(),
+    ///     Some(IllegalReason::MissingPromotion)
+    /// );
+    /// ```
     pub fn parse_uci(&self, text: &str) -> Result<Move, UciError> {
         let syntax = || UciError::Syntax(echo(text));
         let b = text.as_bytes();
@@ -96,8 +141,14 @@ impl Position {
             None => None,
             Some(&c) => Some(promotion_from_byte(c).ok_or_else(syntax)?),
         };
-        self.move_from_squares(from, to, promotion)
-            .map_err(|_| UciError::Illegal(echo(text)))
+        self.legal_from_squares(from, to, promotion)
+            .ok_or_else(|| UciError::Illegal(echo(text), self.reason_for(from, to, promotion)))
+    }
+
+    /// The reason a move [`Position::legal_from_squares`] did not find is illegal.
+    fn reason_for(&self, from: Square, to: Square, promotion: Option<Role>) -> IllegalReason {
+        self.why_illegal(from, to, promotion)
+            .unwrap_or(IllegalReason::CannotMoveThere)
     }
 
     /// The UCI text of a legal move: `e1g1` for castling in standard chess, king-takes-rook
@@ -137,26 +188,35 @@ impl Position {
         to: Square,
         promotion: Option<Role>,
     ) -> Result<Move, UciError> {
-        let illegal = || {
+        self.legal_from_squares(from, to, promotion).ok_or_else(|| {
             let mut text = String::with_capacity(5);
             push_square(&mut text, from);
             push_square(&mut text, to);
             if let Some(role) = promotion {
                 text.push(role.char());
             }
-            UciError::Illegal(text)
-        };
+            UciError::Illegal(text, self.reason_for(from, to, promotion))
+        })
+    }
+
+    /// The legal move [`Position::move_from_squares`] describes, if any.
+    fn legal_from_squares(
+        &self,
+        from: Square,
+        to: Square,
+        promotion: Option<Role>,
+    ) -> Option<Move> {
         let us = self.turn();
         if !self.by_color(us).contains(from) {
-            return Err(illegal());
+            return None;
         }
-        let role = self.role_on(from).ok_or_else(illegal)?;
+        let role = self.role_on(from)?;
         let candidate = match role {
             Role::King => {
                 if promotion.is_some() {
-                    return Err(illegal());
+                    return None;
                 }
-                return self.king_move_from_squares(from, to).ok_or_else(illegal);
+                return self.king_move_from_squares(from, to);
             }
             Role::Pawn => {
                 let last_rank = Rank::new(7).relative(us);
@@ -166,8 +226,8 @@ impl Position {
                     {
                         Move::promotion(from, to, role)
                     }
-                    Some(_) => return Err(illegal()),
-                    None if to.rank() == last_rank => return Err(illegal()),
+                    Some(_) => return None,
+                    None if to.rank() == last_rank => return None,
                     None if self.ep_square() == Some(to) && from.file() != to.file() => {
                         Move::en_passant(from, to)
                     }
@@ -176,16 +236,12 @@ impl Position {
             }
             _ => {
                 if promotion.is_some() {
-                    return Err(illegal());
+                    return None;
                 }
                 Move::normal(from, to)
             }
         };
-        if self.is_legal(candidate) {
-            Ok(candidate)
-        } else {
-            Err(illegal())
-        }
+        self.is_legal(candidate).then_some(candidate)
     }
 
     /// [`Position::move_from_squares`] for plain integers (as they come from user input):
@@ -253,12 +309,24 @@ mod tests {
         );
         assert_eq!(
             p.parse_uci("e2e5"),
-            Err(UciError::Illegal("e2e5".to_string()))
+            Err(UciError::Illegal(
+                "e2e5".to_string(),
+                IllegalReason::CannotMoveThere
+            ))
         );
         // Moving the opponent's piece or an empty square.
-        assert!(matches!(p.parse_uci("e7e5"), Err(UciError::Illegal(_))));
-        assert!(matches!(p.parse_uci("e3e4"), Err(UciError::Illegal(_))));
-        assert!(matches!(p.parse_uci("e2e2"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("e7e5"),
+            Err(UciError::Illegal(_, IllegalReason::WrongSide))
+        ));
+        assert!(matches!(
+            p.parse_uci("e3e4"),
+            Err(UciError::Illegal(_, IllegalReason::NoPiece))
+        ));
+        assert!(matches!(
+            p.parse_uci("e2e2"),
+            Err(UciError::Illegal(_, IllegalReason::SameSquare))
+        ));
     }
 
     #[test]
@@ -303,10 +371,16 @@ mod tests {
         assert_eq!(p.uci(mv), "e5d6");
         // Without the en-passant right the same capture is illegal.
         let p = pos("4k3/8/8/3pP3/8/8/8/4K3 w - - 0 2");
-        assert!(matches!(p.parse_uci("e5d6"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("e5d6"),
+            Err(UciError::Illegal(_, IllegalReason::CannotMoveThere))
+        ));
         // Black, and a pinned en-passant capture (rank pin) is refused.
         let p = pos("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1");
-        assert!(matches!(p.parse_uci("d4e3"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("d4e3"),
+            Err(UciError::Illegal(_, IllegalReason::OwnKingInCheck))
+        ));
         let p = pos("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1");
         assert_eq!(
             p.parse_uci("d4e3").unwrap(),
@@ -337,14 +411,20 @@ mod tests {
         // No letter: refused, never a silent queen.
         assert_eq!(
             p.parse_uci("b7b8"),
-            Err(UciError::Illegal("b7b8".to_string()))
+            Err(UciError::Illegal(
+                "b7b8".to_string(),
+                IllegalReason::MissingPromotion
+            ))
         );
         // A letter on a move that is not a promotion.
-        assert!(matches!(p.parse_uci("e1e2q"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("e1e2q"),
+            Err(UciError::Illegal(_, IllegalReason::BadPromotion))
+        ));
         let start = Position::startpos();
         assert!(matches!(
             start.parse_uci("e2e4q"),
-            Err(UciError::Illegal(_))
+            Err(UciError::Illegal(_, IllegalReason::BadPromotion))
         ));
         // Black promotes on rank 1.
         let p = pos("4k3/8/8/8/8/8/p7/4K3 b - - 0 1");
@@ -354,7 +434,7 @@ mod tests {
         );
         assert!(matches!(
             p.move_from_squares(Square::A2, Square::A1, Some(Role::King)),
-            Err(UciError::Illegal(_))
+            Err(UciError::Illegal(_, IllegalReason::BadPromotion))
         ));
     }
 
@@ -371,7 +451,10 @@ mod tests {
         assert_eq!(p.uci(short), "e1g1");
         assert_eq!(p.uci(long), "e1c1");
         // e1b1 is neither form; e1f1 and e1d1 are king moves.
-        assert!(matches!(p.parse_uci("e1b1"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("e1b1"),
+            Err(UciError::Illegal(_, IllegalReason::CannotMoveThere))
+        ));
         assert_eq!(
             p.parse_uci("e1f1").unwrap(),
             Move::normal(Square::E1, Square::F1)
@@ -388,8 +471,14 @@ mod tests {
         assert_eq!(p.uci(Move::castle(Square::E8, Square::A8)), "e8c8");
         // Castling through an attacked square is refused in both notations.
         let p = pos("r3k2r/8/8/8/8/8/5r2/R3K2R w KQ - 0 1");
-        assert!(matches!(p.parse_uci("e1g1"), Err(UciError::Illegal(_))));
-        assert!(matches!(p.parse_uci("e1h1"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("e1g1"),
+            Err(UciError::Illegal(_, IllegalReason::OwnKingInCheck))
+        ));
+        assert!(matches!(
+            p.parse_uci("e1h1"),
+            Err(UciError::Illegal(_, IllegalReason::OwnKingInCheck))
+        ));
         assert!(p.parse_uci("e1c1").is_ok());
     }
 
@@ -423,7 +512,10 @@ mod tests {
         let p = pos("6k1/8/8/8/8/8/8/6KR w H - 0 1");
         let short = Move::castle(Square::G1, Square::H1);
         assert_eq!(p.parse_uci("g1h1").unwrap(), short);
-        assert!(matches!(p.parse_uci("g1g1"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("g1g1"),
+            Err(UciError::Illegal(_, IllegalReason::SameSquare))
+        ));
         assert_eq!(p.uci(short), "g1h1");
 
         // King c1, rook b1: queenside, the king stays on c1 and the rook jumps to d1.
@@ -436,7 +528,10 @@ mod tests {
         // not available because c8 holds a bishop.
         let p = pos("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR b HFhf - 2 9");
         assert!(p.is_chess960());
-        assert!(matches!(p.parse_uci("g8h8"), Err(UciError::Illegal(_))));
+        assert!(matches!(
+            p.parse_uci("g8h8"),
+            Err(UciError::Illegal(_, IllegalReason::CannotMoveThere))
+        ));
     }
 
     #[test]
@@ -463,7 +558,7 @@ mod tests {
         ));
         assert!(matches!(
             p.move_from_indices(12, 29, None),
-            Err(UciError::Illegal(_))
+            Err(UciError::Illegal(_, IllegalReason::CannotMoveThere))
         ));
         let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
         assert_eq!(
@@ -476,7 +571,7 @@ mod tests {
         );
         assert!(matches!(
             p.move_from_indices(4, 6, Some(Role::Queen)),
-            Err(UciError::Illegal(_))
+            Err(UciError::Illegal(_, IllegalReason::BadPromotion))
         ));
     }
 

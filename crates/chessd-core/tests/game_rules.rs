@@ -10,7 +10,7 @@ use chessd_core::display::{game_diagram, parse_diagram, BoardStyle};
 use chessd_core::game::{DrawPolicy, Game, GameError, GameResult, Reason, Status};
 use chessd_core::san::SanError;
 use chessd_core::uci::UciError;
-use chessd_core::{Color, FenMode, Move, Piece, Position, Role, Square};
+use chessd_core::{Color, FenMode, IllegalReason, Move, Piece, Position, Role, Square};
 
 fn game(fen: &str) -> Game {
     Game::from_fen(fen).unwrap()
@@ -139,13 +139,16 @@ fn castling_rights_lost_after_king_moves() {
     play_uci_all(&mut g, &["e1f1", "e8f8", "f1e1", "f8e8"]);
     assert_eq!(field(&g.position().fen(), 2), "-");
     let err = g.play_uci("e1g1").unwrap_err();
-    assert!(
-        matches!(err, GameError::IllegalUci(UciError::Illegal(_))),
-        "{err:?}"
+    assert_eq!(
+        err,
+        GameError::IllegalUci(UciError::Illegal(
+            "e1g1".to_string(),
+            IllegalReason::CannotMoveThere
+        ))
     );
     assert!(matches!(
         g.play_san("O-O-O").unwrap_err(),
-        GameError::IllegalSan(_)
+        GameError::IllegalSan(SanError::Illegal(_, IllegalReason::CannotMoveThere))
     ));
     assert_eq!(g.history().len(), 4);
 }
@@ -260,24 +263,36 @@ fn illegal_moves_are_refused_and_change_nothing() {
     let before = *g.position();
     assert_eq!(
         g.play(Move::normal(Square::E2, Square::E5)),
-        Err(GameError::Illegal(Move::normal(Square::E2, Square::E5)))
+        Err(GameError::Illegal(
+            Move::normal(Square::E2, Square::E5),
+            IllegalReason::CannotMoveThere
+        ))
     );
-    assert!(matches!(
+    assert_eq!(
         g.play_uci("e2e5"),
-        Err(GameError::IllegalUci(UciError::Illegal(_)))
-    ));
+        Err(GameError::IllegalUci(UciError::Illegal(
+            "e2e5".to_string(),
+            IllegalReason::CannotMoveThere
+        )))
+    );
     assert!(matches!(
         g.play_uci("hello"),
         Err(GameError::IllegalUci(UciError::Syntax(_)))
     ));
-    assert!(matches!(
+    assert_eq!(
         g.play_san("Ke2"),
-        Err(GameError::IllegalSan(SanError::Illegal(_)))
-    ));
-    assert!(matches!(
+        Err(GameError::IllegalSan(SanError::Illegal(
+            "Ke2".to_string(),
+            IllegalReason::OwnPiece
+        )))
+    );
+    assert_eq!(
         g.play_squares(Square::E1, Square::E2, None),
-        Err(GameError::IllegalUci(_))
-    ));
+        Err(GameError::IllegalUci(UciError::Illegal(
+            "e1e2".to_string(),
+            IllegalReason::OwnPiece
+        )))
+    );
     assert_eq!(g.position(), &before);
     assert!(g.history().is_empty());
     assert_eq!(g.status(), &Status::ongoing());
@@ -885,8 +900,14 @@ fn errors_explain_themselves() {
     let text = g.set_draw(None).unwrap_err().to_string();
     assert!(text.contains("already has a result"), "{text}");
     assert!(GameError::NothingToClaim.to_string().contains("no draw"));
-    let text = GameError::Illegal(Move::normal(Square::E2, Square::E5)).to_string();
-    assert!(text.contains("e2e5"), "{text}");
+    let illegal = GameError::Illegal(
+        Move::normal(Square::E2, Square::E5),
+        IllegalReason::CannotMoveThere,
+    );
+    assert_eq!(
+        illegal.to_string(),
+        "e2e5 is not a legal move in this position"
+    );
 }
 
 #[test]

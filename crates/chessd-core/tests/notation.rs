@@ -5,7 +5,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use chessd_core::{san::SanError, uci::UciError, FenMode, Move, Position, Role, Square};
+use chessd_core::{
+    san::SanError, uci::UciError, FenMode, IllegalReason, Move, Position, Role, Square,
+};
 
 const PERFT_SUITE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -305,46 +307,46 @@ fn ambiguous_san_lists_every_candidate() {
 
 #[test]
 fn illegal_san_is_refused() {
-    let cases: &[(&str, &str)] = &[
-        (START, "e5"),
-        (START, "Nf4"),
-        (START, "Ke2"),
-        (START, "O-O"),
-        (START, "O-O-O"),
-        (START, "Bb5"),
-        (START, "e2e5"),
-        (START, "e7e5"),
-        (START, "e4=Q"),
-        (START, "Nf3=Q"),
-        (START, "Qd1d1"),
+    let cases: &[(&str, &str, IllegalReason)] = &[
+        (START, "e5", IllegalReason::CannotMoveThere),
+        (START, "Nf4", IllegalReason::CannotMoveThere),
+        (START, "Ke2", IllegalReason::OwnPiece),
+        (START, "O-O", IllegalReason::CannotMoveThere),
+        (START, "O-O-O", IllegalReason::CannotMoveThere),
+        (START, "Bb5", IllegalReason::CannotMoveThere),
+        (START, "e2e5", IllegalReason::CannotMoveThere),
+        (START, "e7e5", IllegalReason::WrongSide),
+        (START, "e4=Q", IllegalReason::BadPromotion),
+        (START, "Nf3=Q", IllegalReason::BadPromotion),
+        (START, "Qd1d1", IllegalReason::SameSquare),
         // The pinned knight.
-        (PINNED, "Nce2"),
-        (PINNED, "Nc3e2"),
+        (PINNED, "Nce2", IllegalReason::OwnKingInCheck),
+        (PINNED, "Nc3e2", IllegalReason::OwnKingInCheck),
         // A king walking into check.
-        (KING_NEAR_ROOK, "Kd1"),
-        (KING_NEAR_ROOK, "Ke2"),
-        (KING_NEAR_ROOK, "Kf2"),
+        (KING_NEAR_ROOK, "Kd1", IllegalReason::OwnKingInCheck),
+        (KING_NEAR_ROOK, "Ke2", IllegalReason::OwnKingInCheck),
+        (KING_NEAR_ROOK, "Kf2", IllegalReason::OwnKingInCheck),
         // Castling through check, in every notation.
-        (THROUGH_CHECK, "O-O"),
-        (THROUGH_CHECK, "0-0"),
-        (THROUGH_CHECK, "e1g1"),
-        (THROUGH_CHECK, "e1h1"),
+        (THROUGH_CHECK, "O-O", IllegalReason::OwnKingInCheck),
+        (THROUGH_CHECK, "0-0", IllegalReason::OwnKingInCheck),
+        (THROUGH_CHECK, "e1g1", IllegalReason::OwnKingInCheck),
+        (THROUGH_CHECK, "e1h1", IllegalReason::OwnKingInCheck),
         // En passant without the right; the pawn push does not reach d6 either.
-        (PAWN_CAPTURE, "d5"),
-        (PAWN_CAPTURE, "exd6"),
+        (PAWN_CAPTURE, "d5", IllegalReason::NoPiece),
+        (PAWN_CAPTURE, "exd6", IllegalReason::CannotMoveThere),
         // Promotion to king or pawn.
-        (PROMOTION, "b8=K"),
-        (PROMOTION, "b8=P"),
-        (PROMOTION, "b8k"),
+        (PROMOTION, "b8=K", IllegalReason::BadPromotion),
+        (PROMOTION, "b8=P", IllegalReason::BadPromotion),
+        (PROMOTION, "b8k", IllegalReason::BadPromotion),
         // A wrong piece letter on a long-algebraic move.
-        (START, "Bg1f3"),
+        (START, "Bg1f3", IllegalReason::NoPiece),
         // Capturing one's own piece.
-        (START, "Nxd2"),
+        (START, "Nxd2", IllegalReason::OwnPiece),
     ];
-    for &(fen, text) in cases {
+    for &(fen, text, reason) in cases {
         assert_eq!(
             pos(fen).parse_san(text),
-            Err(SanError::Illegal(text.to_string())),
+            Err(SanError::Illegal(text.to_string(), reason)),
             "{fen}: {text}"
         );
     }
@@ -519,7 +521,13 @@ fn binbo_promotions() {
         white.parse_san("a8"),
         Err(SanError::Ambiguous { .. })
     ));
-    assert!(matches!(white.parse_uci("a7a8"), Err(UciError::Illegal(_))));
+    assert_eq!(
+        white.parse_uci("a7a8"),
+        Err(UciError::Illegal(
+            "a7a8".to_string(),
+            IllegalReason::MissingPromotion
+        ))
+    );
     let black = pos("4k3/8/8/8/8/8/p7/4K3 b - - 0 1");
     assert_eq!(
         black.parse_san("a1=Q"),

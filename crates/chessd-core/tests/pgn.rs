@@ -12,7 +12,7 @@ use chessd_core::{
         Variation, LINE_WIDTH,
     },
     san::SanError,
-    Position, Role, Square,
+    IllegalReason, Position, Role, Square,
 };
 use proptest::prelude::*;
 
@@ -359,7 +359,13 @@ fn nested_variations_three_deep() {
     let err = read_game(bad).unwrap_err();
     assert_eq!((err.game, err.ply), (1, Some(5)));
     assert_eq!(err.token.as_deref(), Some("Ke3"));
-    assert!(matches!(err.kind, PgnErrorKind::San(SanError::Illegal(_))));
+    assert_eq!(
+        err.kind,
+        PgnErrorKind::San(SanError::Illegal(
+            "Ke3".to_string(),
+            IllegalReason::CannotMoveThere
+        ))
+    );
 }
 
 #[test]
@@ -501,7 +507,13 @@ fn a_broken_game_in_the_middle_is_reported_and_reading_continues() {
 
     let five = games[4].as_ref().unwrap_err();
     assert_eq!((five.game, five.ply), (5, Some(3)));
-    assert!(matches!(five.kind, PgnErrorKind::San(SanError::Illegal(_))));
+    assert_eq!(
+        five.kind,
+        PgnErrorKind::San(SanError::Illegal(
+            "Ke3".to_string(),
+            IllegalReason::CannotMoveThere
+        ))
+    );
 
     let six = games[5].as_ref().unwrap();
     assert_eq!(six.number, 6);

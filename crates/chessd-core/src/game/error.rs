@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::Status;
-use crate::{san::SanError, uci::UciError, Move};
+use crate::{san::SanError, uci::UciError, IllegalReason, Move};
 
 /// A refused game action. A refused action changes nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,10 +16,26 @@ pub enum GameError {
     IllegalUci(UciError),
     /// A SAN move was malformed, illegal or ambiguous.
     IllegalSan(SanError),
-    /// A move that is not legal in the current position.
-    Illegal(Move),
+    /// A move that is not legal in the current position, and why.
+    Illegal(Move, IllegalReason),
     /// A draw was claimed, but neither threefold repetition nor the fifty-move rule applies.
     NothingToClaim,
+}
+
+impl GameError {
+    /// Why the move was illegal, for [`GameError::Illegal`], [`GameError::IllegalUci`] and
+    /// [`GameError::IllegalSan`]; `None` for syntax errors, ambiguous SAN and the other
+    /// errors.
+    pub fn reason(&self) -> Option<IllegalReason> {
+        match self {
+            GameError::Illegal(_, reason) => Some(*reason),
+            GameError::IllegalUci(e) => e.reason(),
+            GameError::IllegalSan(e) => e.reason(),
+            GameError::GameOver(_) | GameError::AlreadyHasStatus(_) | GameError::NothingToClaim => {
+                None
+            }
+        }
+    }
 }
 
 impl fmt::Display for GameError {
@@ -36,7 +52,7 @@ impl fmt::Display for GameError {
             }
             GameError::IllegalUci(e) => write!(f, "{e}"),
             GameError::IllegalSan(e) => write!(f, "{e}"),
-            GameError::Illegal(mv) => {
+            GameError::Illegal(mv, _) => {
                 write!(f, "{mv:?} is not a legal move in this position")
             }
             GameError::NothingToClaim => f.write_str(

@@ -6,6 +6,11 @@ use crate::Color;
 
 /// The result of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum GameResult {
     /// The game goes on.
     #[default]
@@ -60,6 +65,11 @@ impl fmt::Display for GameResult {
 
 /// Why a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Reason {
     /// The side to move is checkmated.
     Checkmate,
@@ -128,6 +138,7 @@ impl fmt::Display for Reason {
 /// The status of a game: result, the reason it ended and an optional free-text note (for
 /// results set by hand).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Status {
     /// The result.
     pub result: GameResult,
@@ -179,6 +190,11 @@ impl fmt::Display for Status {
 
 /// Which draw rules end a game by themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum DrawPolicy {
     /// As Binbo: threefold repetition and the fifty-move rule end the game at once.
     #[default]

@@ -408,8 +408,11 @@ mod memory {
         /// The words.
         #[inline]
         pub(super) fn as_slice(&self) -> &[AtomicU64] {
-            // SAFETY: `start` is aligned (to at least a cache line), points to `len` zeroed
-            // words inside the block (zero is a valid `AtomicU64`) and lives as long as `self`.
+            // SAFETY: `start` is aligned (to at least a cache line) and points to `len` zeroed
+            // words inside the block (zero is a valid `AtomicU64`; `bytes = len * 8` did not
+            // saturate, or the layout of `bytes + align` bytes would have been refused, which
+            // also keeps the slice under `isize::MAX` bytes). The block lives as long as
+            // `self`, and is only ever lent out as shared `&[AtomicU64]`, so no `&mut` aliases.
             unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
         }
     }

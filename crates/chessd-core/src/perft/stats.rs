@@ -24,6 +24,7 @@ use crate::{
 /// Leaf statistics of a perft run (Grand Chess Tree classes, with derived summaries for the
 /// GCT worker protocol and the chessprogramming.org convention).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PerftStats {
     /// Leaf nodes.
     pub nodes: u64,
