@@ -83,6 +83,28 @@ pub enum AdmissionError {
     },
 }
 
+impl AdmissionError {
+    /// The stable name of the refusal, as error answers carry it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AdmissionError::RateLimited { .. } => "rate_limited",
+            AdmissionError::QuotaExceeded { .. } => "quota_exceeded",
+            AdmissionError::TooManyEngines { .. } => "too_many_engines",
+            AdmissionError::TooManyConnections { .. } => "too_many_connections",
+        }
+    }
+
+    /// When a retry may pass, in whole seconds rounded up (at least 1), for rate limits.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            AdmissionError::RateLimited { retry_after, .. } => {
+                Some((retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0)).max(1))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// What one client holds now.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {

@@ -10,7 +10,6 @@
 pub mod admission;
 pub mod api;
 pub mod config;
-pub mod error;
 pub mod game;
 pub mod jobs;
 pub mod metrics;
@@ -18,21 +17,24 @@ pub mod openapi;
 pub mod server;
 pub mod transport;
 pub mod uci;
-pub mod views;
 
 use std::{sync::Arc, time::Duration};
 
 use actix_web::web;
 
-use crate::game::{actor::GameShared, hooks::Hooks, registry::GameRegistry};
-pub use crate::{api::configure, config::Config, error::ApiError, game::hooks::TerminateCallback};
+use crate::game::{engines::EngineFactory, hooks::Hooks, Games};
+pub use crate::{
+    api::{configure, error::ApiError},
+    config::Config,
+    game::hooks::TerminateCallback,
+};
 
 /// What every request handler shares.
 pub struct AppState {
     /// The configuration.
     pub config: Arc<Config>,
-    /// Games: the registry, hooks and event settings.
-    pub games: Arc<GameShared>,
+    /// Games: create them, find them.
+    pub games: Arc<Games>,
     /// Perft and puzzle jobs.
     pub jobs: jobs::supervisor::JobSupervisor,
     /// What each client may spend: rates, quotas, the engine-session total.
@@ -48,15 +50,18 @@ impl AppState {
             Duration::from_millis(config.webhooks.timeout_ms),
             callback,
         );
-        let games = GameShared {
-            registry: GameRegistry::new(config.limits.max_games),
-            hooks: Arc::new(hooks),
-            event_history: config.games.event_history,
-        };
+        let admission = admission::Admission::from_config(&config);
+        let games = Games::new(
+            config.limits.max_games,
+            Arc::new(hooks),
+            config.games.event_history,
+            EngineFactory::new(config.engines.clone(), admission.clone()),
+            admission.clone(),
+        );
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config);
         AppState {
             jobs,
-            admission: admission::Admission::from_config(&config),
+            admission,
             config: Arc::new(config),
             games: Arc::new(games),
         }

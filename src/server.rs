@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::{dev::ServerHandle, web, App, HttpServer};
 
-use crate::{configure_app, game::actor::Shutdown, AppState, Config};
+use crate::{configure_app, AppState, Config};
 
 /// Starts the server on `config.bind` and runs until a shutdown signal. Prints the bound address
 /// on stdout (`chessd listening on http://ADDR`), so that a port of 0 can be discovered.
@@ -66,15 +66,13 @@ pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
     state.jobs.cancel_all();
     let grace = Duration::from_secs(state.config.games.shutdown_grace_secs);
     let deadline = Instant::now() + grace;
-    for game in state.games.registry.close() {
-        game.do_send(Shutdown);
-    }
-    while !state.games.registry.is_empty() && Instant::now() < deadline {
+    state.games.shut_down();
+    while !state.games.is_empty() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     state
         .games
-        .hooks
+        .hooks()
         .wait_idle(deadline.saturating_duration_since(Instant::now()))
         .await;
     handle.stop(true).await;

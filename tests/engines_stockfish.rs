@@ -37,7 +37,7 @@ fn sf_env(path: &str) -> Vec<(String, String)> {
     ignore = "stockfish is not installed (apt-get install stockfish)"
 )]
 #[cfg_attr(
-    not(has_socat),
+    all(has_stockfish, not(has_socat)),
     ignore = "socat is not installed (apt-get install socat)"
 )]
 async fn stockfish_plays_whole_games_locally_and_over_tcp() {

@@ -8,8 +8,8 @@ use actix_web::HttpRequest;
 
 use crate::{
     admission::ClientKey,
+    api::error::{ApiError, ErrorCode},
     config::AuthConfig,
-    error::{ApiError, ErrorCode},
 };
 
 /// The header carrying an API key.

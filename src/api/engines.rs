@@ -5,30 +5,25 @@
 //! Every game route checks the secret first (before reading the body or starting anything), so
 //! a refusal is always `forbidden` and changes nothing.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
-use actix::Addr;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
-use uuid::Uuid;
 
 use crate::{
-    admission::{ClientKey, Permit},
-    api::{bearer, client::client_key, games::GameView, optional_json},
-    config::{Endpoint, EngineConfig},
-    error::{ApiError, ErrorCode},
-    game::actor::{
-        AttachEngine, Authorize, DetachEngine, EngineBestMove, EngineCommand, EnginePlay,
-        EngineSetPosition, EngineSync, GameActor, GetEngine, MoveInput, Need, Opponent,
-        StartAnalysis, StopAnalysis,
+    api::{
+        bearer,
+        client::client_key,
+        error::{ApiError, ErrorCode},
+        games::{find, GameView},
+        optional_json,
+        wire::MoveView,
     },
-    transport::{resolve_program, self_exe},
-    uci::{
-        engine::{Engine, EngineEvent},
-        protocol::{looks_like_uci_move, GoLimits},
+    game::{
+        command::{MoveInput, Need},
+        GameHandle,
     },
-    views::{MoveView, Side},
+    uci::protocol::{looks_like_uci_move, GoLimits},
     AppState,
 };
 
@@ -45,179 +40,36 @@ pub struct EngineListItem {
     pub default: bool,
 }
 
-/// The configured engine names' default: `builtin` if configured, else the first.
-pub fn default_engine(state: &AppState) -> Option<&str> {
-    let engines = &state.config.engines;
-    if engines.contains_key("builtin") {
-        return Some("builtin");
+/// A body that did not parse is reported only to a caller whose secret the route accepts: a
+/// stranger learns `forbidden` first, as if the body had been fine.
+async fn checked_body<T>(
+    game: &GameHandle,
+    req: &HttpRequest,
+    need: Need,
+    body: Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    if body.is_err() {
+        game.authorize(bearer(req), need).await?;
     }
-    engines.keys().next().map(String::as_str)
-}
-
-async fn reachable(config: &EngineConfig) -> (String, bool) {
-    match config.endpoint.endpoint() {
-        Ok(Endpoint::Builtin) => ("builtin".into(), self_exe().is_file()),
-        Ok(Endpoint::Command { program, .. }) => {
-            ("command".into(), resolve_program(&program).is_some())
-        }
-        Ok(Endpoint::Tcp(addr)) => {
-            let limit = config.endpoint.connect_timeout();
-            let ok = matches!(
-                tokio::time::timeout(limit, tokio::net::TcpStream::connect(&addr)).await,
-                Ok(Ok(_))
-            );
-            ("tcp".into(), ok)
-        }
-        Err(_) => ("invalid".into(), false),
-    }
+    body
 }
 
 /// `GET /v1/engines`
 pub async fn list(state: web::Data<AppState>) -> HttpResponse {
-    let default = default_engine(&state).map(str::to_string);
-    let checks = state
-        .config
-        .engines
-        .iter()
-        .map(|(name, config)| async move { (name.clone(), reachable(config).await) });
-    let engines: Vec<EngineListItem> = futures_util::future::join_all(checks)
+    let engines: Vec<EngineListItem> = state
+        .games
+        .engines()
+        .list()
         .await
         .into_iter()
-        .map(|(name, (kind, reachable))| EngineListItem {
-            default: default.as_deref() == Some(name.as_str()),
-            name,
-            kind,
-            reachable,
+        .map(|e| EngineListItem {
+            name: e.name,
+            kind: e.kind.to_string(),
+            reachable: e.reachable,
+            default: e.default,
         })
         .collect();
     HttpResponse::Ok().json(serde_json::json!({ "engines": engines }))
-}
-
-/// A started engine: the session, its configuration, its events, and its place in the
-/// engine-session counts (held for as long as the session lives).
-pub struct StartedEngine {
-    engine: Engine,
-    config: EngineConfig,
-    events: mpsc::UnboundedReceiver<EngineEvent>,
-    permit: Permit,
-}
-
-/// Starts the configured engine `name` for `client`, its events going to the returned receiver.
-/// The client's and the server's engine-session places are taken before anything is started.
-pub async fn start_engine(
-    state: &AppState,
-    client: &ClientKey,
-    name: &str,
-) -> Result<StartedEngine, ApiError> {
-    let config = state.config.engines.get(name).cloned().ok_or_else(|| {
-        let known: Vec<&str> = state.config.engines.keys().map(String::as_str).collect();
-        ApiError::new(
-            ErrorCode::EngineNotFound,
-            format!(
-                "no engine named {name:?} is configured (configured: {})",
-                known.join(", ")
-            ),
-        )
-    })?;
-    let permit = state.admission.acquire_engine(client)?;
-    let (tx, rx) = mpsc::unbounded_channel();
-    let sink = Arc::new(move |event| {
-        let _ = tx.send(event);
-    });
-    let engine = Engine::start(name, &config, sink).await?;
-    Ok(StartedEngine {
-        engine,
-        config,
-        events: rx,
-        permit,
-    })
-}
-
-/// The `opponent` of `POST /v1/games`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OpponentBody {
-    /// The configured engine's name.
-    pub engine: String,
-    /// The side it plays.
-    pub plays: Side,
-    /// Its search limits (default: the clocks when timed, else `movetime 500`).
-    pub go: Option<GoLimits>,
-}
-
-/// A started opponent engine, ready to attach.
-pub struct StartedOpponent {
-    body: OpponentBody,
-    started: StartedEngine,
-}
-
-/// Starts the opponent engine of a game `client` is about to create.
-pub async fn start_opponent(
-    state: &AppState,
-    client: &ClientKey,
-    body: OpponentBody,
-) -> Result<StartedOpponent, ApiError> {
-    let started = start_engine(state, client, &body.engine).await?;
-    Ok(StartedOpponent { body, started })
-}
-
-/// Attaches the opponent to its newly created game (whose admin secret is `admin`).
-pub async fn attach_opponent(
-    addr: &Addr<GameActor>,
-    admin: &str,
-    started: StartedOpponent,
-) -> Result<(), ApiError> {
-    let StartedOpponent { body, started } = started;
-    addr.send(AttachEngine {
-        token: Some(admin.to_string()),
-        name: body.engine,
-        config: started.config,
-        engine: started.engine,
-        events: started.events,
-        permit: started.permit,
-        fen: None,
-        opponent: Some(Opponent {
-            plays: body.plays.into(),
-            go: body.go,
-        }),
-    })
-    .await
-    .map_err(ApiError::internal)??;
-    Ok(())
-}
-
-fn game(state: &AppState, raw: &str) -> Result<Addr<GameActor>, ApiError> {
-    let id = Uuid::parse_str(raw).map_err(|_| ApiError::game_not_found(raw))?;
-    state.games.registry.get(&id)
-}
-
-/// Finds the game and checks the caller's secret, before anything else is done.
-async fn authorized(
-    state: &AppState,
-    req: &HttpRequest,
-    raw: &str,
-    need: Need,
-) -> Result<(Addr<GameActor>, Option<String>), ApiError> {
-    let addr = game(state, raw)?;
-    let token = bearer(req);
-    addr.send(Authorize {
-        token: token.clone(),
-        need,
-    })
-    .await
-    .map_err(|_| ApiError::game_not_found(raw))??;
-    Ok((addr, token))
-}
-
-async fn ask<M>(addr: &Addr<GameActor>, raw: &str, msg: M) -> Result<M::Result, ApiError>
-where
-    M: actix::Message + Send + 'static,
-    M::Result: Send,
-    GameActor: actix::Handler<M>,
-{
-    addr.send(msg)
-        .await
-        .map_err(|_| ApiError::game_not_found(raw))
 }
 
 /// `POST /v1/games/{id}/engine` body.
@@ -238,29 +90,19 @@ pub async fn attach(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
+    let game = find(&state, &id)?;
     let client = client_key(&req, &state.config.auth, false)?;
-    let body: AttachBody = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))?;
-    if body.fen.is_some() {
-        authorized(&state, &req, &id, Need::Admin).await?;
-    }
-    let started = start_engine(&state, &client, &body.name).await?;
-    let view = ask(
-        &addr,
-        &id,
-        AttachEngine {
-            token,
-            name: body.name,
-            config: started.config,
-            engine: started.engine,
-            events: started.events,
-            permit: started.permit,
-            fen: body.fen,
-            opponent: None,
-        },
+    let body: AttachBody = checked_body(
+        &game,
+        &req,
+        Need::Player,
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}"))),
     )
-    .await??;
+    .await?;
+    let view = game
+        .attach_engine(bearer(&req), client, body.name, body.fen)
+        .await?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -269,8 +111,7 @@ pub async fn view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let addr = game(&state, &id)?;
-    let view = ask(&addr, &id, GetEngine).await??;
+    let view = find(&state, &id)?.engine_view().await?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -280,8 +121,7 @@ pub async fn detach(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
-    ask(&addr, &id, DetachEngine { token }).await??;
+    find(&state, &id)?.detach_engine(bearer(&req)).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -293,29 +133,24 @@ pub async fn bestmove(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
-    let mut value: serde_json::Value = optional_json(&body)?;
-    if value.is_null() {
-        value = serde_json::json!({});
-    }
-    let timeout = match value.as_object_mut().and_then(|o| o.remove("timeout_ms")) {
-        None => None,
-        Some(v) => Some(Duration::from_millis(v.as_u64().ok_or_else(|| {
-            ApiError::invalid_request("timeout_ms must be a whole number of milliseconds")
-        })?)),
-    };
-    let limits: GoLimits = serde_json::from_value(value)
-        .map_err(|e| ApiError::invalid_request(format!("invalid go limits: {e}")))?;
-    let reply = ask(
-        &addr,
-        &id,
-        EngineBestMove {
-            token,
-            limits,
-            timeout,
-        },
-    )
-    .await??;
+    let game = find(&state, &id)?;
+    let parsed = (|| {
+        let mut value: serde_json::Value = optional_json(&body)?;
+        if value.is_null() {
+            value = serde_json::json!({});
+        }
+        let timeout = match value.as_object_mut().and_then(|o| o.remove("timeout_ms")) {
+            None => None,
+            Some(v) => Some(Duration::from_millis(v.as_u64().ok_or_else(|| {
+                ApiError::invalid_request("timeout_ms must be a whole number of milliseconds")
+            })?)),
+        };
+        let limits: GoLimits = serde_json::from_value(value)
+            .map_err(|e| ApiError::invalid_request(format!("invalid go limits: {e}")))?;
+        Ok((limits, timeout))
+    })();
+    let (limits, timeout) = checked_body(&game, &req, Need::Player, parsed).await?;
+    let reply = game.best_move(bearer(&req), limits, timeout).await?;
     Ok(HttpResponse::Ok().json(reply))
 }
 
@@ -349,8 +184,8 @@ pub async fn play(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
-    let body: PlayBody = optional_json(&body)?;
+    let game = find(&state, &id)?;
+    let body: PlayBody = checked_body(&game, &req, Need::Player, optional_json(&body)).await?;
     let player_move = body.mv.map(|m| {
         if looks_like_uci_move(&m) {
             MoveInput::Uci(m)
@@ -358,19 +193,12 @@ pub async fn play(
             MoveInput::San(m)
         }
     });
-    let reply = ask(
-        &addr,
-        &id,
-        EnginePlay {
-            token,
-            player_move,
-            limits: body.go.unwrap_or_default(),
-        },
-    )
-    .await??;
+    let reply = game
+        .engine_play(bearer(&req), player_move, body.go.unwrap_or_default())
+        .await?;
     Ok(HttpResponse::Ok().json(PlayAnswer {
-        player_move: reply.player_move,
-        engine_move: reply.engine_move,
+        player_move: reply.player_move.as_ref().map(MoveView::from),
+        engine_move: reply.engine_move.as_ref().map(MoveView::from),
         state: GameView::from(&reply.snapshot),
     }))
 }
@@ -394,18 +222,11 @@ pub async fn set_position(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::Admin).await?;
-    let body: PositionBody = optional_json(&body)?;
-    let snap = ask(
-        &addr,
-        &id,
-        EngineSetPosition {
-            token,
-            fen: body.fen,
-            moves: body.moves,
-        },
-    )
-    .await??;
+    let game = find(&state, &id)?;
+    let body: PositionBody = checked_body(&game, &req, Need::Admin, optional_json(&body)).await?;
+    let snap = game
+        .engine_set_position(bearer(&req), body.fen, body.moves)
+        .await?;
     Ok(HttpResponse::Ok().json(GameView::from(&snap)))
 }
 
@@ -416,8 +237,7 @@ pub async fn sync(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
-    let snap = ask(&addr, &id, EngineSync { token }).await??;
+    let snap = find(&state, &id)?.engine_sync(bearer(&req)).await?;
     Ok(HttpResponse::Ok().json(GameView::from(&snap)))
 }
 
@@ -465,19 +285,11 @@ pub async fn command(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     require_operator(&state, &req)?;
-    let addr = game(&state, &id)?;
+    let game = find(&state, &id)?;
     let body: CommandBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))?;
     let wait = body.wait;
-    ask(
-        &addr,
-        &id,
-        EngineCommand {
-            line: body.command,
-            wait,
-        },
-    )
-    .await??;
+    game.engine_raw(body.command, wait).await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({ "sent": true, "wait": wait })))
 }
 
@@ -498,18 +310,11 @@ pub async fn start_analysis(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
-    let body: AnalysisBody = optional_json(&body)?;
-    let started = ask(
-        &addr,
-        &id,
-        StartAnalysis {
-            token,
-            multipv: body.multipv,
-            limits: body.go,
-        },
-    )
-    .await??;
+    let game = find(&state, &id)?;
+    let body: AnalysisBody = checked_body(&game, &req, Need::Player, optional_json(&body)).await?;
+    let started = game
+        .start_analysis(bearer(&req), body.multipv, body.go)
+        .await?;
     Ok(HttpResponse::Ok().json(started))
 }
 
@@ -519,8 +324,7 @@ pub async fn stop_analysis(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (addr, token) = authorized(&state, &req, &id, Need::SeatOrAdmin).await?;
-    let report = ask(&addr, &id, StopAnalysis { token }).await??;
+    let report = find(&state, &id)?.stop_analysis(bearer(&req)).await?;
     Ok(HttpResponse::Ok().json(report))
 }
 

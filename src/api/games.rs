@@ -1,26 +1,45 @@
 //! `/v1/games`: create games and everything Binbo offers a game, as resources.
 
-use actix::Addr;
 use actix_web::{http::StatusCode, web, HttpRequest, HttpResponse};
-use chessd_core::{display::BoardStyle, game::Game, pgn, Color, FenMode, Position, Square};
+use chessd_core::{
+    display::BoardStyle,
+    game::{DrawPolicy, Game, Reason, Status},
+    pgn, Color, FenMode, Position, Square,
+};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::{
-    api::client::client_key,
-    api::{bearer, optional_json},
-    error::{ApiError, ErrorCode},
-    game::{
-        actor::{
-            spawn_game, Action, ActionReply, Command, GameActor, GameOptions, GameSnapshot,
-            GetSnapshot, MoveInput, OptionsPatch, SaveState,
-        },
-        clock::{ClockView, TimeControl},
-        state::SavedState,
+    api::{
+        bearer,
+        client::client_key,
+        error::{ApiError, ErrorCode},
+        optional_json,
+        wire::{history, parse_promotion, MoveView},
     },
-    views::{history, parse_promotion, MoveView, PolicyView, ReasonView, Side, StatusView},
+    game::{
+        actor::GameOptions,
+        clock::{ClockView, TimeControl},
+        command::{Action, ActionReply, GameSnapshot, MoveInput, OpponentSpec, OptionsPatch},
+        engine_state::Opponent,
+        state::SavedState,
+        GameHandle, NewGame,
+    },
+    uci::protocol::GoLimits,
     AppState,
 };
+
+/// The `opponent` of `POST /v1/games`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpponentBody {
+    /// The configured engine's name.
+    pub engine: String,
+    /// The side it plays.
+    pub plays: Color,
+    /// Its search limits (default: the clocks when timed, else `movetime 500`).
+    pub go: Option<GoLimits>,
+}
 
 /// `POST /v1/games` body.
 #[derive(Debug, Default, Deserialize)]
@@ -37,9 +56,9 @@ pub struct CreateGame {
     /// Clocks.
     pub time_control: Option<TimeControl>,
     /// Draw rules (default automatic).
-    pub draw_policy: Option<PolicyView>,
+    pub draw_policy: Option<DrawPolicy>,
     /// An engine that plays one side by itself (see `/v1/engines`).
-    pub opponent: Option<crate::api::engines::OpponentBody>,
+    pub opponent: Option<OpponentBody>,
 }
 
 /// Seat and admin secrets.
@@ -65,19 +84,19 @@ pub struct GameView {
     /// The starting position.
     pub start_fen: String,
     /// Side to move.
-    pub turn: Side,
+    pub turn: Color,
     /// Whether the side to move is in check.
     pub check: bool,
     /// Status.
-    pub status: StatusView,
+    pub status: Status,
     /// The moves played.
     pub moves: Vec<MoveView>,
     /// Clocks, when timed.
     pub clocks: Option<ClockView>,
     /// A pending draw offer.
-    pub draw_offer: Option<Side>,
+    pub draw_offer: Option<Color>,
     /// Whether a draw can be claimed now (claims policy).
-    pub claimable_draw: Option<ReasonView>,
+    pub claimable_draw: Option<Reason>,
     /// Options.
     pub options: OptionsView,
 }
@@ -88,7 +107,7 @@ pub struct OptionsView {
     /// Idle timeout in seconds (0 = never).
     pub idle_timeout_secs: u64,
     /// Draw rules.
-    pub draw_policy: PolicyView,
+    pub draw_policy: DrawPolicy,
     /// Clocks.
     pub time_control: Option<TimeControl>,
     /// Whether a terminate webhook is set.
@@ -103,13 +122,13 @@ impl From<&GameSnapshot> for GameView {
             version: s.version,
             fen: pos.fen(),
             start_fen: s.game.start_position().fen(),
-            turn: pos.turn().into(),
+            turn: pos.turn(),
             check: pos.is_check(),
-            status: s.game.status().into(),
+            status: s.game.status().clone(),
             moves: history(&s.game),
             clocks: s.clocks,
             draw_offer: s.draw_offer,
-            claimable_draw: s.game.claimable_draw().map(Into::into),
+            claimable_draw: s.game.claimable_draw(),
             options: options_view(s),
         }
     }
@@ -118,7 +137,7 @@ impl From<&GameSnapshot> for GameView {
 fn options_view(s: &GameSnapshot) -> OptionsView {
     OptionsView {
         idle_timeout_secs: s.idle_timeout_secs,
-        draw_policy: s.draw_policy(),
+        draw_policy: s.game.policy(),
         time_control: s.time_control,
         webhook: s.has_webhook,
     }
@@ -134,19 +153,13 @@ pub struct Created {
     pub secrets: SecretsView,
 }
 
-fn parse_id(raw: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(raw).map_err(|_| ApiError::game_not_found(raw))
-}
-
-fn find(state: &AppState, raw: &str) -> Result<Addr<GameActor>, ApiError> {
-    state.games.registry.get(&parse_id(raw)?)
+/// The game with this id (text from the URL).
+pub fn find(state: &AppState, raw: &str) -> Result<GameHandle, ApiError> {
+    Ok(state.games.get(raw)?)
 }
 
 async fn snapshot(state: &AppState, raw: &str) -> Result<GameSnapshot, ApiError> {
-    let addr = find(state, raw)?;
-    addr.send(GetSnapshot)
-        .await
-        .map_err(|_| ApiError::game_not_found(raw))
+    Ok(find(state, raw)?.snapshot().await?)
 }
 
 async fn command(
@@ -155,18 +168,12 @@ async fn command(
     raw: &str,
     action: Action,
 ) -> Result<ActionReply, ApiError> {
-    let addr = find(state, raw)?;
-    addr.send(Command {
-        token: bearer(req),
-        action,
-    })
-    .await
-    .map_err(|_| ApiError::game_not_found(raw))?
+    Ok(find(state, raw)?.act(bearer(req), action).await?)
 }
 
 /// Builds the starting game of a creation request.
 fn starting_game(body: &CreateGame) -> Result<Game, ApiError> {
-    let policy = body.draw_policy.unwrap_or_default().into();
+    let policy = body.draw_policy.unwrap_or_default();
     match (&body.fen, &body.pgn) {
         (Some(_), Some(_)) => Err(ApiError::invalid_request(
             "give either fen or pgn, not both",
@@ -180,7 +187,7 @@ fn starting_game(body: &CreateGame) -> Result<Game, ApiError> {
     }
 }
 
-fn read_pgn(text: &str, policy: chessd_core::game::DrawPolicy) -> Result<Game, ApiError> {
+fn read_pgn(text: &str, policy: DrawPolicy) -> Result<Game, ApiError> {
     let parsed = pgn::PgnReader::new(text)
         .with_policy(policy)
         .next()
@@ -204,7 +211,7 @@ pub async fn create(
     let webhook = body
         .webhook_url
         .as_deref()
-        .map(|u| state.games.hooks.check_webhook(u))
+        .map(|u| state.games.hooks().check_webhook(u))
         .transpose()?;
     let idle_timeout = match body.idle_timeout_secs {
         Some(0) => None,
@@ -219,22 +226,20 @@ pub async fn create(
         time_control: body.time_control,
         draw_policy: game.policy(),
     };
-    // Every place the game needs is taken before anything is built, so a refusal costs nothing:
-    // the server's place, the client's rate and unfinished games, then the opponent's engine
-    // session. The opponent engine is started (and its handshake done) before the game exists,
-    // so an engine failure creates no game.
-    let reservation = state.games.registry.reserve()?;
-    state.admission.check_game_rate(&client)?;
-    let permit = state.admission.acquire_game(&client)?;
-    let opponent = match body.opponent {
-        Some(o) => Some(crate::api::engines::start_opponent(&state, &client, o).await?),
-        None => None,
+    let opponent = body.opponent.map(|o| OpponentSpec {
+        engine: o.engine,
+        opponent: Opponent {
+            plays: o.plays,
+            go: o.go,
+        },
+    });
+    let new = NewGame {
+        game,
+        options,
+        opponent,
     };
-    let (_, secrets, addr) = spawn_game(&state.games, reservation, game, options, Some(permit));
-    if let Some(opponent) = opponent {
-        crate::api::engines::attach_opponent(&addr, &secrets.admin, opponent).await?;
-    }
-    let snap = addr.send(GetSnapshot).await.map_err(ApiError::internal)?;
+    let (handle, secrets) = state.games.create(&client, new).await?;
+    let snap = handle.snapshot().await?;
     Ok(HttpResponse::Created().json(Created {
         game: GameView::from(&snap),
         secrets: SecretsView {
@@ -269,12 +274,11 @@ pub async fn status(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
-    let status: StatusView = snap.game.status().into();
-    let winner = status.winner();
+    let status = snap.game.status();
     Ok(HttpResponse::Ok().json(serde_json::json!({
         "status": status,
-        "winner": winner,
-        "claimable_draw": snap.game.claimable_draw().map(ReasonView::from),
+        "winner": status.result.winner(),
+        "claimable_draw": snap.game.claimable_draw(),
         "version": snap.version,
     })))
 }
@@ -285,8 +289,7 @@ pub async fn turn(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
-    Ok(HttpResponse::Ok()
-        .json(serde_json::json!({ "turn": Side::from(snap.game.position().turn()) })))
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "turn": snap.game.position().turn() })))
 }
 
 /// `?format=` of the legal-moves route.
@@ -508,9 +511,9 @@ pub struct MoveReply {
     /// The position after it.
     pub fen: String,
     /// The status after it.
-    pub status: StatusView,
+    pub status: Status,
     /// Side to move now.
-    pub turn: Side,
+    pub turn: Color,
     /// The version after it.
     pub version: u64,
     /// Clocks, when timed.
@@ -534,8 +537,8 @@ pub async fn make_move(
         uci: played.uci,
         san: played.san,
         fen: snap.game.position().fen(),
-        status: snap.game.status().into(),
-        turn: snap.game.position().turn().into(),
+        status: snap.game.status().clone(),
+        turn: snap.game.position().turn(),
         version: snap.version,
         clocks: snap.clocks,
     }))
@@ -645,11 +648,7 @@ pub async fn save_state(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<web::Json<SavedState>, ApiError> {
-    let addr = find(&state, &id)?;
-    addr.send(SaveState)
-        .await
-        .map(web::Json)
-        .map_err(|_| ApiError::game_not_found(id.as_str()))
+    Ok(web::Json(find(&state, &id)?.saved_state().await?))
 }
 
 /// `PUT /v1/games/{id}/state` (admin): restore a saved state; a bad state is a 422.
@@ -692,7 +691,7 @@ pub async fn set_draw(
 #[serde(deny_unknown_fields)]
 pub struct WinnerBody {
     /// The winner.
-    pub winner: Side,
+    pub winner: Color,
     /// Why.
     pub note: Option<String>,
 }
@@ -705,14 +704,9 @@ pub async fn set_winner(
     body: web::Json<WinnerBody>,
 ) -> Result<web::Json<GameView>, ApiError> {
     let body = body.into_inner();
-    command(
-        &state,
-        &req,
-        &id,
-        Action::SetWinner(body.winner.into(), body.note),
-    )
-    .await
-    .map(view_reply)
+    command(&state, &req, &id, Action::SetWinner(body.winner, body.note))
+        .await
+        .map(view_reply)
 }
 
 /// `{"side": "white"}` (only the admin needs to name the side)
@@ -720,7 +714,7 @@ pub async fn set_winner(
 #[serde(deny_unknown_fields)]
 pub struct SideBody {
     /// The side resigning.
-    pub side: Option<Side>,
+    pub side: Option<Color>,
 }
 
 /// `POST /v1/games/{id}/resign`
@@ -730,7 +724,7 @@ pub async fn resign(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<web::Json<GameView>, ApiError> {
-    let side = optional_json::<SideBody>(&body)?.side.map(Color::from);
+    let side = optional_json::<SideBody>(&body)?.side;
     command(&state, &req, &id, Action::Resign(side))
         .await
         .map(view_reply)
@@ -796,7 +790,7 @@ pub struct OptionsBody {
     /// New idle timeout (0 = never).
     pub idle_timeout_secs: Option<u64>,
     /// New draw policy.
-    pub draw_policy: Option<PolicyView>,
+    pub draw_policy: Option<DrawPolicy>,
 }
 
 /// `PATCH /v1/games/{id}/options` (admin)
@@ -809,7 +803,7 @@ pub async fn set_options(
     let body = body.into_inner();
     let patch = OptionsPatch {
         idle_timeout_secs: body.idle_timeout_secs,
-        draw_policy: body.draw_policy.map(Into::into),
+        draw_policy: body.draw_policy,
     };
     let reply = command(&state, &req, &id, Action::SetOptions(patch)).await?;
     Ok(web::Json(options_view(&reply.snapshot)))

@@ -14,8 +14,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
 
 use crate::{
+    api::error::ApiError,
     api::{client::client_key, ws_limits},
-    error::ApiError,
     jobs::{
         perft_job::PerftRequest,
         puzzle_job::PuzzleRequest,
@@ -152,7 +152,7 @@ async fn events(
     kind: JobKind,
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let job = state.jobs.get(id, kind)?;
+    let job = state.jobs.get(id, kind).map_err(ApiError::from)?;
     let client = client_key(req, &state.config.auth, false)?;
     let permit = state
         .admission

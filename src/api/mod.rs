@@ -3,11 +3,13 @@
 
 pub mod client;
 pub mod engines;
+pub mod error;
 pub mod games;
 pub mod jobs;
 pub mod position;
 pub mod system;
 pub mod webapp;
+pub mod wire;
 pub mod ws;
 pub mod ws_limits;
 
@@ -16,7 +18,7 @@ use actix_web::{
     web, HttpRequest,
 };
 
-use crate::error::{ApiError, ErrorCode};
+use crate::api::error::{ApiError, ErrorCode};
 
 /// Registers every route and the extractor error handlers. The caller provides
 /// `web::Data<AppState>` (see [`crate::AppState::app_data`]).

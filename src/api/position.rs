@@ -6,9 +6,8 @@ use chessd_core::{game::Game, FenMode, Move, Position};
 use serde::{Deserialize, Serialize};
 
 use crate::{
+    api::error::{ApiError, ErrorCode},
     api::games::legal_moves_json,
-    error::{ApiError, ErrorCode},
-    views::{Side, StatusView},
 };
 
 /// `POST /v1/position/move` body.
@@ -32,11 +31,11 @@ pub struct MovedPosition {
     /// The move in SAN.
     pub san: String,
     /// Side to move after the move.
-    pub turn: Side,
+    pub turn: chessd_core::Color,
     /// Whether that side is in check.
     pub check: bool,
     /// The status of the position after the move.
-    pub status: StatusView,
+    pub status: chessd_core::game::Status,
     /// Its legal moves in UCI.
     pub legal_moves: Vec<String>,
 }
@@ -73,9 +72,9 @@ pub async fn apply_move(body: web::Json<MoveOnFen>) -> Result<web::Json<MovedPos
         fen: after.fen(),
         uci: played.uci,
         san: played.san,
-        turn: after.turn().into(),
+        turn: after.turn(),
         check: after.is_check(),
-        status: game.status().into(),
+        status: game.status().clone(),
         legal_moves: legal_uci(after, game.is_over()),
     }))
 }
@@ -96,7 +95,7 @@ pub async fn lookup(
 ) -> Result<web::Json<serde_json::Value>, ApiError> {
     let pos = Position::from_fen(&query.fen, FenMode::Strict)?;
     let game = Game::new(pos);
-    let status: StatusView = game.status().into();
+    let status = game.status().clone();
     // Validate the format first; a finished position has no legal moves in any format.
     let mut moves = legal_moves_json(&pos, query.format.as_deref())?;
     if game.is_over() {
@@ -107,7 +106,7 @@ pub async fn lookup(
     }
     if let Some(obj) = moves.as_object_mut() {
         obj.insert("fen".into(), serde_json::json!(pos.fen()));
-        obj.insert("turn".into(), serde_json::json!(Side::from(pos.turn())));
+        obj.insert("turn".into(), serde_json::json!(pos.turn()));
         obj.insert("check".into(), serde_json::json!(pos.is_check()));
         obj.insert("status".into(), serde_json::json!(status));
     }

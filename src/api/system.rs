@@ -8,7 +8,7 @@ use crate::AppState;
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({
         "status": "ok",
-        "games": state.games.registry.len(),
+        "games": state.games.len(),
         "version": env!("CARGO_PKG_VERSION"),
     }))
 }

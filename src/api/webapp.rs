@@ -11,7 +11,7 @@ use actix_web::{
     HttpRequest, HttpResponse,
 };
 
-use crate::error::{ApiError, ErrorCode};
+use crate::api::error::{ApiError, ErrorCode};
 
 /// One embedded file of `web/`.
 #[derive(Debug)]

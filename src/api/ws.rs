@@ -26,11 +26,12 @@ use tokio::sync::mpsc;
 
 use crate::{
     admission::Permit,
+    api::error::ApiError,
     api::{bearer, client::client_key, games::GameView, ws_limits},
-    error::ApiError,
     game::{
-        actor::{Action, Caller, Command, GameActor, MoveInput, Subscribe, Unsubscribe},
+        command::{Action, Caller, MoveInput},
         events::EventFrame,
+        GameHandle,
     },
     AppState,
 };
@@ -107,8 +108,7 @@ pub async fn connect(
     query: web::Query<WsQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let game_id = uuid::Uuid::parse_str(&id).map_err(|_| ApiError::game_not_found(id.as_str()))?;
-    let addr = state.games.registry.get(&game_id)?;
+    let game = state.games.get(&id).map_err(ApiError::from)?;
     let client = client_key(&req, &state.config.auth, false)?;
     let permit = state
         .admission
@@ -118,16 +118,12 @@ pub async fn connect(
     let ws = state.config.websocket.clone();
     let (response, session, stream) = ws_limits::handle(&req, body, &ws).await?;
     let (tx, rx) = mpsc::channel(QUEUE);
-    let subscription = addr
-        .send(Subscribe {
-            since: query.since,
-            events: tx,
-            token: token.clone(),
-        })
+    let subscription = game
+        .subscribe(token.clone(), query.since, tx)
         .await
-        .map_err(|_| ApiError::game_not_found(id.as_str()))?;
+        .map_err(ApiError::from)?;
     let connection = Connection {
-        addr,
+        game,
         token,
         session,
         limits: ws,
@@ -138,7 +134,7 @@ pub async fn connect(
 }
 
 struct Connection {
-    addr: actix::Addr<GameActor>,
+    game: GameHandle,
     token: Option<String>,
     session: Session,
     limits: crate::config::WebSocketConfig,
@@ -164,7 +160,7 @@ impl Connection {
         mut self,
         mut stream: ws_limits::LimitedStream,
         mut rx: mpsc::Receiver<Arc<EventFrame>>,
-        sub: crate::game::actor::Subscription,
+        sub: crate::game::command::Subscription,
         reconnecting: bool,
     ) {
         let hello = serde_json::json!({
@@ -234,7 +230,7 @@ impl Connection {
                 }
             }
         }
-        self.addr.do_send(Unsubscribe(sub.id));
+        self.game.unsubscribe(sub.id);
         let _ = self.session.close(close).await;
     }
 
@@ -266,23 +262,19 @@ impl Connection {
             ClientFrame::DrawDecline { ack } => (Action::DeclineDraw, ack),
             ClientFrame::DrawClaim { ack } => (Action::ClaimDraw, ack),
         };
-        let reply = self
-            .addr
-            .send(Command {
-                token: self.token.clone(),
-                action,
-            })
-            .await;
+        let reply = self.game.act(self.token.clone(), action).await;
         let answer = match reply {
-            Ok(Ok(r)) => {
+            Ok(r) => {
                 serde_json::json!({"type": "ack", "ack": ack, "version": r.snapshot.version})
             }
-            Ok(Err(e)) => {
+            Err(e) => {
+                let e = ApiError::from(e);
                 crate::metrics::count_error(e.code.as_str());
-                serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message})
-            }
-            Err(_) => {
-                serde_json::json!({"type": "error", "ack": ack, "code": "game_not_found", "message": "the game has stopped"})
+                let mut frame = serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message});
+                if let Some(reason) = e.reason {
+                    frame["reason"] = reason.into();
+                }
+                frame
             }
         };
         self.send_json(&answer).await

@@ -1,49 +1,49 @@
-//! `GameActor`: one actix actor per game. Every change is one message handled atomically:
-//! check who asks, validate, apply, bump the version, publish the event, re-arm the idle timer.
-//! A rejected message changes nothing.
+//! `GameActor`: one actix actor per game. Every request is one [`Envelope`] handled
+//! atomically: establish the caller once, check what the request needs, validate, apply, bump
+//! the version, publish the event, re-arm the idle timer. A rejected request changes nothing.
 
 use std::{sync::Arc, time::Duration};
 
-use actix::{
-    Actor, ActorContext, AsyncContext, Context, Handler, Message, MessageResult, SpawnHandle,
-};
+use actix::{Actor, ActorContext, AsyncContext, Context, Handler, SpawnHandle};
 use chessd_core::{
     game::{DrawPolicy, Game, PlayedMove},
-    pgn, Color, FenMode, Position, Role, Square,
+    pgn, Color, FenMode, Position,
 };
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
 mod engine;
 
-pub use engine::{
-    AnalysisReport, AnalysisStarted, AttachEngine, Authorize, BestMoveReply, DetachEngine,
-    EngineBestMove, EngineCommand, EnginePlay, EngineSetPosition, EngineSync, EngineView,
-    GetEngine, Need, Opponent, OpponentView, PlayReply, StartAnalysis, StopAnalysis,
-    DEFAULT_OPPONENT_MOVETIME_MS,
-};
-
 use crate::{
     admission::Permit,
-    error::{ApiError, ErrorCode},
     game::{
-        clock::{Clock, ClockView, TimeControl},
+        clock::{Clock, TimeControl},
+        command::{
+            Action, ActionReply, Caller, Envelope, GameSnapshot, MoveInput, Request, Subscription,
+        },
+        engine_state::{EngineState, Opponent},
+        engines::{EngineFactory, StartedEngine},
         events::{EventFrame, EventKind, EventLog},
         hooks::{Hooks, StopReason, TerminateInfo},
-        registry::{GameRegistry, Reservation},
         state::{SavedClock, SavedState},
+        GameError,
     },
-    views::{PolicyView, Side},
 };
 
-/// What every game actor shares: the registry, the hooks and event settings.
-pub struct GameShared {
-    /// Live games.
-    pub registry: GameRegistry,
+/// Called with a game's id when its actor stops (the registry forgets it).
+pub type OnStop = Arc<dyn Fn(Uuid) + Send + Sync>;
+
+/// What every game actor shares: hooks, event settings, the engine factory, and who to tell
+/// when a game stops.
+pub struct GameEnv {
     /// Terminate hooks.
     pub hooks: Arc<Hooks>,
     /// Events kept per game for reconnecting clients.
     pub event_history: usize,
+    /// Starts the engines games attach.
+    pub engines: EngineFactory,
+    /// Told when a game's actor stops.
+    pub on_stop: OnStop,
 }
 
 /// A game's options.
@@ -85,171 +85,6 @@ impl Secrets {
     }
 }
 
-/// Who sent a message, as established from its secret.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Caller {
-    /// The player of a seat.
-    Seat(Color),
-    /// The administrator.
-    Admin,
-    /// No or an unknown secret.
-    Anonymous,
-}
-
-/// A move as a client sends it.
-#[derive(Clone, Debug)]
-pub enum MoveInput {
-    /// UCI text.
-    Uci(String),
-    /// SAN text.
-    San(String),
-    /// Square indices (a1 = 0 … h8 = 63) with an optional promotion.
-    Squares {
-        /// Origin.
-        from: Square,
-        /// Target.
-        to: Square,
-        /// Promotion piece.
-        promotion: Option<Role>,
-    },
-}
-
-/// Changes to a game's options (absent fields stay as they are).
-#[derive(Clone, Debug, Default)]
-pub struct OptionsPatch {
-    /// New idle timeout in seconds (0 = never).
-    pub idle_timeout_secs: Option<u64>,
-    /// New draw policy.
-    pub draw_policy: Option<DrawPolicy>,
-}
-
-/// Everything a client can ask a game to do.
-#[derive(Clone, Debug)]
-pub enum Action {
-    /// Play a move (side to move's seat or admin).
-    Move(MoveInput),
-    /// Resign (a seat resigns itself; the admin names the side).
-    Resign(Option<Color>),
-    /// Offer a draw (a seat).
-    OfferDraw,
-    /// Accept the opponent's draw offer (a seat).
-    AcceptDraw,
-    /// Decline the opponent's draw offer (a seat).
-    DeclineDraw,
-    /// Claim a draw by threefold repetition or the fifty-move rule (claims policy).
-    ClaimDraw,
-    /// Set a draw with a note (admin).
-    SetDraw(Option<String>),
-    /// Set a winner with a note (admin).
-    SetWinner(Color, Option<String>),
-    /// Re-initialise from a FEN (admin).
-    LoadFen(String),
-    /// Re-initialise from a PGN (admin).
-    LoadPgn(String),
-    /// Re-initialise from a saved state (admin).
-    Restore(Box<SavedState>),
-    /// Change options (admin).
-    SetOptions(OptionsPatch),
-    /// Stop the game's actor (admin).
-    Stop,
-}
-
-/// A consistent copy of a game's state, for reads outside the actor.
-#[derive(Clone, Debug)]
-pub struct GameSnapshot {
-    /// The game id.
-    pub id: Uuid,
-    /// The game (cheap to clone: the history is shared).
-    pub game: Game,
-    /// The event version.
-    pub version: u64,
-    /// Both clocks, when timed.
-    pub clocks: Option<ClockView>,
-    /// A pending draw offer.
-    pub draw_offer: Option<Side>,
-    /// Idle timeout in seconds (0 = never).
-    pub idle_timeout_secs: u64,
-    /// The time control.
-    pub time_control: Option<TimeControl>,
-    /// Whether a terminate webhook is set.
-    pub has_webhook: bool,
-    /// When the game was created.
-    pub created: std::time::SystemTime,
-    /// The engine opponent's side and configured name, if the game has one.
-    pub engine_seat: Option<(Color, String)>,
-}
-
-impl GameSnapshot {
-    /// The draw policy.
-    pub fn draw_policy(&self) -> PolicyView {
-        self.game.policy().into()
-    }
-}
-
-/// The answer to a successful action.
-#[derive(Clone, Debug)]
-pub struct ActionReply {
-    /// The state after the action.
-    pub snapshot: GameSnapshot,
-    /// The move played, for moves.
-    pub played: Option<PlayedMove>,
-}
-
-/// Read the current state.
-#[derive(Message)]
-#[rtype(result = "GameSnapshot")]
-pub struct GetSnapshot;
-
-/// Do something, as the holder of `token`.
-#[derive(Message)]
-#[rtype(result = "Result<ActionReply, ApiError>")]
-pub struct Command {
-    /// The bearer secret, if any.
-    pub token: Option<String>,
-    /// What to do.
-    pub action: Action,
-}
-
-/// Read the raw saved state.
-#[derive(Message)]
-#[rtype(result = "SavedState")]
-pub struct SaveState;
-
-/// Receive this game's events from now on; `since` asks for the events after a version.
-#[derive(Message)]
-#[rtype(result = "Subscription")]
-pub struct Subscribe {
-    /// The last version the client saw, if reconnecting.
-    pub since: Option<u64>,
-    /// Where events go. A subscriber that cannot keep up is dropped (it reconnects and catches up).
-    pub events: mpsc::Sender<Arc<EventFrame>>,
-    /// The secret the subscriber connected with (to tell players from spectators).
-    pub token: Option<String>,
-}
-
-/// The answer to [`Subscribe`].
-#[derive(Debug)]
-pub struct Subscription {
-    /// Identifies the subscription for [`Unsubscribe`].
-    pub id: u64,
-    /// Who the subscriber is.
-    pub caller: Caller,
-    /// The state now.
-    pub snapshot: GameSnapshot,
-    /// The missed events, or `None` when the client must resynchronise from `snapshot`.
-    pub missed: Option<Vec<Arc<EventFrame>>>,
-}
-
-/// Stop receiving events.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Unsubscribe(pub u64);
-
-/// Stop the game because the server shuts down.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Shutdown;
-
 /// One game.
 pub struct GameActor {
     id: Uuid,
@@ -264,37 +99,33 @@ pub struct GameActor {
     idle_timer: Option<SpawnHandle>,
     flag_timer: Option<SpawnHandle>,
     stop_reason: StopReason,
-    shared: Arc<GameShared>,
-    /// The attached UCI engine.
-    engine: Option<engine::Attached>,
-    /// The engine opponent (plays one side by itself).
-    opponent: Option<Opponent>,
-    /// Attachments so far (tags engine output with its attachment).
-    next_engine: u64,
-    /// Analyses so far (tells a restarted analysis from the one it replaced).
-    next_analysis: u64,
+    env: Arc<GameEnv>,
+    /// The game's engine work.
+    engine: EngineState,
+    /// An opponent engine started with the game, attached when the actor starts.
+    pending_opponent: Option<(StartedEngine, Opponent)>,
     /// The creator's place among its unfinished games; given back when the game ends.
     permit: Option<Permit>,
     /// Whether a move has been played since the actor started (else it may be abandoned).
     moved: bool,
     /// When the game was created.
     created: std::time::SystemTime,
-    /// The engine opponent's side and configured name (kept after its engine is released).
-    engine_seat: Option<(Color, String)>,
 }
 
 impl GameActor {
-    /// A new game actor (not started).
+    /// A new game actor (not started). `opponent`, an engine already started, is attached
+    /// as the game's opponent when the actor starts.
     pub fn new(
         id: Uuid,
         game: Game,
         options: GameOptions,
         secrets: Secrets,
-        shared: Arc<GameShared>,
+        env: Arc<GameEnv>,
         permit: Option<Permit>,
+        opponent: Option<(StartedEngine, Opponent)>,
     ) -> GameActor {
         let clock = options.time_control.map(Clock::new);
-        let log = EventLog::new(shared.event_history);
+        let log = EventLog::new(env.event_history);
         // A game created with moves (from a PGN) is a game under way, not one nobody plays.
         let moved = !game.history().is_empty();
         GameActor {
@@ -310,15 +141,12 @@ impl GameActor {
             idle_timer: None,
             flag_timer: None,
             stop_reason: StopReason::Stopped,
-            shared,
-            engine: None,
-            opponent: None,
-            next_engine: 0,
-            next_analysis: 0,
+            env,
+            engine: EngineState::default(),
+            pending_opponent: opponent,
             permit,
             moved,
             created: std::time::SystemTime::now(),
-            engine_seat: None,
         }
     }
 
@@ -346,12 +174,12 @@ impl GameActor {
             game: self.game.clone(),
             version: self.log.version(),
             clocks: self.clock.as_ref().map(|c| c.view(now)),
-            draw_offer: self.draw_offer.map(Into::into),
+            draw_offer: self.draw_offer,
             idle_timeout_secs: self.options.idle_timeout.map_or(0, |d| d.as_secs()),
             time_control: self.options.time_control,
             has_webhook: self.options.webhook.is_some(),
             created: self.created,
-            engine_seat: self.engine_seat.clone(),
+            engine_seat: self.engine.seat.clone(),
         }
     }
 
@@ -407,7 +235,7 @@ impl GameActor {
         self.draw_offer = None;
         let clocks = self.clock.as_ref().map(|c| c.view(now));
         self.publish(EventKind::GameEnd {
-            status: self.game.status().into(),
+            status: self.game.status().clone(),
             clocks,
         });
     }
@@ -425,21 +253,11 @@ impl GameActor {
             .retain(|(_, tx)| tx.try_send(frame.clone()).is_ok());
     }
 
-    fn require_admin(caller: Caller) -> Result<(), ApiError> {
-        match caller {
-            Caller::Admin => Ok(()),
-            _ => Err(ApiError::forbidden(
-                "this action needs the game's admin secret",
-            )),
-        }
-    }
-
-    fn require_seat(caller: Caller) -> Result<Color, ApiError> {
+    /// The seat of a caller whose request needs a seat (checked before it is handled).
+    fn seat_of(caller: Caller) -> Result<Color, GameError> {
         match caller {
             Caller::Seat(c) => Ok(c),
-            _ => Err(ApiError::forbidden(
-                "this action needs a player's seat secret",
-            )),
+            _ => Err(crate::game::command::Need::Seat.refusal()),
         }
     }
 
@@ -448,33 +266,23 @@ impl GameActor {
         caller: Caller,
         input: MoveInput,
         ctx: &mut Context<Self>,
-    ) -> Result<PlayedMove, ApiError> {
+    ) -> Result<PlayedMove, GameError> {
         let turn = self.game.position().turn();
         match caller {
             Caller::Admin => {}
             Caller::Seat(c) if c == turn => {}
-            Caller::Seat(_) => {
-                return Err(ApiError::new(
-                    ErrorCode::NotYourTurn,
-                    format!("it is {turn}'s move"),
-                ))
-            }
+            Caller::Seat(_) => return Err(GameError::NotYourTurn(turn)),
             Caller::Anonymous => {
-                return Err(ApiError::forbidden(
+                return Err(GameError::forbidden(
                     "a move needs the secret of the side to move (Authorization: Bearer <secret>)",
                 ))
             }
         }
         if self.game.is_over() {
-            return Err(ApiError::from(chessd_core::game::GameError::GameOver(
-                self.game.status().clone(),
-            )));
+            return Err(GameError::over(self.game.status()));
         }
         if self.check_flag(ctx) {
-            return Err(ApiError::new(
-                ErrorCode::GameOver,
-                format!("{turn} ran out of time; the game is over"),
-            ));
+            return Err(GameError::Flagged(turn));
         }
         let first_move = self.game.history().is_empty();
         let played = match input {
@@ -485,8 +293,7 @@ impl GameActor {
                 to,
                 promotion,
             } => self.game.play_squares(from, to, promotion),
-        }
-        .map_err(ApiError::from)?
+        }?
         .clone();
         self.moved = true;
         crate::metrics::count_move();
@@ -501,7 +308,7 @@ impl GameActor {
         }
         if self.draw_offer == Some(!turn) {
             self.draw_offer = None;
-            self.publish(EventKind::DrawDeclined { by: turn.into() });
+            self.publish(EventKind::DrawDeclined { by: turn });
         }
         if self.game.is_over() {
             self.draw_offer = None;
@@ -512,7 +319,7 @@ impl GameActor {
             uci: played.uci.clone(),
             san: played.san.clone(),
             fen: self.game.position().fen(),
-            status: self.game.status().into(),
+            status: self.game.status().clone(),
             clocks,
         });
         self.arm_flag_timer(ctx);
@@ -544,7 +351,7 @@ impl GameActor {
         self.log.clear_history();
         self.publish(EventKind::Reset {
             fen: self.game.position().fen(),
-            status: self.game.status().into(),
+            status: self.game.status().clone(),
         });
         self.arm_flag_timer(ctx);
     }
@@ -554,7 +361,7 @@ impl GameActor {
         caller: Caller,
         action: Action,
         ctx: &mut Context<Self>,
-    ) -> Result<Option<PlayedMove>, ApiError> {
+    ) -> Result<Option<PlayedMove>, GameError> {
         let now = std::time::Instant::now();
         match action {
             Action::Move(input) => return self.play_move(caller, input, ctx).map(Some),
@@ -564,12 +371,12 @@ impl GameActor {
                     (Caller::Seat(c), Some(s)) if c == s => c,
                     (Caller::Admin, Some(s)) => s,
                     (Caller::Admin, None) => {
-                        return Err(ApiError::invalid_request(
+                        return Err(GameError::invalid(
                             "the admin must name the side that resigns",
                         ))
                     }
                     _ => {
-                        return Err(ApiError::forbidden(
+                        return Err(GameError::forbidden(
                             "only a player may resign for their side",
                         ))
                     }
@@ -578,102 +385,83 @@ impl GameActor {
                 self.end_without_move(now);
             }
             Action::OfferDraw => {
-                let by = Self::require_seat(caller)?;
+                let by = Self::seat_of(caller)?;
                 if self.game.is_over() {
-                    return Err(ApiError::from(chessd_core::game::GameError::GameOver(
-                        self.game.status().clone(),
-                    )));
+                    return Err(GameError::over(self.game.status()));
                 }
                 if self.draw_offer == Some(!by) {
                     self.game.draw_by_agreement()?;
                     self.end_without_move(now);
                 } else if self.draw_offer != Some(by) {
                     self.draw_offer = Some(by);
-                    self.publish(EventKind::DrawOffered { by: by.into() });
+                    self.publish(EventKind::DrawOffered { by });
                 }
             }
             Action::AcceptDraw => {
-                let by = Self::require_seat(caller)?;
+                let by = Self::seat_of(caller)?;
                 if self.draw_offer != Some(!by) {
-                    return Err(ApiError::new(
-                        ErrorCode::NoDrawToClaim,
-                        "there is no draw offer from the opponent",
-                    ));
+                    return Err(GameError::NoDrawOffer);
                 }
                 self.game.draw_by_agreement()?;
                 self.end_without_move(now);
             }
             Action::DeclineDraw => {
-                let by = Self::require_seat(caller)?;
+                let by = Self::seat_of(caller)?;
                 if self.draw_offer != Some(!by) {
-                    return Err(ApiError::new(
-                        ErrorCode::NoDrawToClaim,
-                        "there is no draw offer from the opponent",
-                    ));
+                    return Err(GameError::NoDrawOffer);
                 }
                 self.draw_offer = None;
-                self.publish(EventKind::DrawDeclined { by: by.into() });
+                self.publish(EventKind::DrawDeclined { by });
             }
             Action::ClaimDraw => {
-                if caller == Caller::Anonymous {
-                    return Err(ApiError::forbidden(
-                        "a claim needs a player's or the admin's secret",
-                    ));
-                }
                 self.game.claim_draw()?;
                 self.end_without_move(now);
             }
             Action::SetDraw(note) => {
-                Self::require_admin(caller)?;
                 self.game.set_draw(note)?;
                 self.end_without_move(now);
             }
             Action::SetWinner(color, note) => {
-                Self::require_admin(caller)?;
                 self.game.set_winner(color, note)?;
                 self.end_without_move(now);
             }
             Action::LoadFen(fen) => {
-                Self::require_admin(caller)?;
                 let pos = Position::from_fen(&fen, FenMode::Strict)?;
                 let game = Game::with_policy(pos, self.options.draw_policy);
                 let clock = self.options.time_control.map(Clock::new);
                 self.reinitialise(game, clock, None, ctx);
             }
             Action::LoadPgn(text) => {
-                Self::require_admin(caller)?;
                 let parsed = pgn::PgnReader::new(&text)
                     .with_policy(self.options.draw_policy)
                     .next()
-                    .ok_or_else(|| ApiError::new(ErrorCode::InvalidPgn, "the PGN holds no game"))?
-                    .map_err(|e| ApiError::new(ErrorCode::InvalidPgn, e.to_string()))?;
+                    .ok_or_else(|| GameError::Pgn("the PGN holds no game".into()))?
+                    .map_err(|e| GameError::Pgn(e.to_string()))?;
                 let clock = self.options.time_control.map(Clock::new);
                 self.reinitialise(parsed.game, clock, None, ctx);
             }
             Action::Restore(state) => {
-                Self::require_admin(caller)?;
                 let game = state.restore()?;
                 let clock = state
                     .clock
                     .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
                 self.options.time_control = clock.as_ref().map(Clock::control);
                 self.options.draw_policy = game.policy();
-                self.reinitialise(game, clock, state.draw_offer.map(Into::into), ctx);
+                self.reinitialise(game, clock, state.draw_offer, ctx);
             }
             Action::SetOptions(patch) => {
-                Self::require_admin(caller)?;
                 if let Some(policy) = patch.draw_policy.filter(|p| *p != self.game.policy()) {
                     if self.game.is_over() {
-                        return Err(ApiError::new(
-                            ErrorCode::GameOver,
-                            "the draw policy of a finished game cannot change",
+                        return Err(GameError::Finished(
+                            "the draw policy of a finished game cannot change".into(),
                         ));
                     }
                     // Replaying under the new policy re-derives the status (a repetition that
                     // was only claimable may now end the game).
                     let mut game = Game::with_policy(*self.game.start_position(), policy);
                     for played in self.game.history() {
-                        game.play(played.mv).map_err(ApiError::internal)?;
+                        game.play(played.mv)
+                            .map_err(|e| GameError::Internal(e.to_string()))?;
                     }
                     self.options.draw_policy = policy;
                     self.game = game;
@@ -687,7 +475,6 @@ impl GameActor {
                 }
             }
             Action::Stop => {
-                Self::require_admin(caller)?;
                 self.stop_reason = StopReason::Stopped;
                 ctx.stop();
             }
@@ -702,7 +489,7 @@ impl GameActor {
             white_ms: c.remaining(Color::White, now),
             black_ms: c.remaining(Color::Black, now),
         });
-        SavedState::capture(&self.game, clock, self.draw_offer.map(Into::into))
+        SavedState::capture(&self.game, clock, self.draw_offer)
     }
 }
 
@@ -711,6 +498,9 @@ impl Actor for GameActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         self.touch(ctx);
+        if let Some((started, opponent)) = self.pending_opponent.take() {
+            self.install_engine(started, Some(opponent), ctx);
+        }
         if let Some(after) = self.options.abandon_after {
             ctx.run_later(after, |act, ctx| {
                 if !act.moved {
@@ -721,9 +511,10 @@ impl Actor for GameActor {
         }
     }
 
-    fn stopped(&mut self, ctx: &mut Context<Self>) {
-        engine::on_stop(self, ctx);
-        self.shared.registry.remove(&self.id);
+    fn stopped(&mut self, _ctx: &mut Context<Self>) {
+        // Dropping the engine's handle quits it.
+        self.engine.attached = None;
+        (self.env.on_stop)(self.id);
         self.publish(EventKind::Stopped {
             reason: self.stop_reason.as_str().to_string(),
         });
@@ -734,46 +525,94 @@ impl Actor for GameActor {
             state: self.saved_state(),
         };
         tracing::info!(game = %self.id, reason = self.stop_reason.as_str(), "game stopped");
-        self.shared.hooks.fire(self.options.webhook.take(), info);
+        self.env.hooks.fire(self.options.webhook.take(), info);
     }
 }
 
-impl Handler<GetSnapshot> for GameActor {
-    type Result = MessageResult<GetSnapshot>;
-    fn handle(&mut self, _: GetSnapshot, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        MessageResult(self.snapshot())
-    }
-}
+impl Handler<Envelope> for GameActor {
+    type Result = ();
 
-impl Handler<SaveState> for GameActor {
-    type Result = MessageResult<SaveState>;
-    fn handle(&mut self, _: SaveState, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        MessageResult(self.saved_state())
-    }
-}
-
-impl Handler<Command> for GameActor {
-    type Result = Result<ActionReply, ApiError>;
-    fn handle(&mut self, msg: Command, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
+    /// The one entry of every request: the caller is established and the request's need
+    /// checked here, once, before anything is done.
+    fn handle(&mut self, msg: Envelope, ctx: &mut Context<Self>) {
+        if !matches!(msg.request, Request::Shutdown | Request::Unsubscribe(_)) {
+            self.touch(ctx);
+        }
         let caller = self.caller(msg.token.as_deref());
-        let changes_game = matches!(
-            msg.action,
-            Action::Move(_) | Action::LoadFen(_) | Action::LoadPgn(_) | Action::Restore(_)
-        );
-        if changes_game && self.engine.as_ref().is_some_and(|a| a.locks_game()) {
-            // Checked after the secret, so a stranger still learns nothing but `forbidden`.
-            if caller == Caller::Anonymous {
-                return Err(ApiError::forbidden("this action needs a secret"));
+        let need = msg.request.need();
+        if !need.allows(caller) {
+            refuse(msg.request, need.refusal());
+            return;
+        }
+        match msg.request {
+            Request::Snapshot(reply) => {
+                let _ = reply.send(Ok(self.snapshot()));
             }
-            return Err(ApiError::new(
-                ErrorCode::EngineBusy,
+            Request::SavedState(reply) => {
+                let _ = reply.send(Ok(self.saved_state()));
+            }
+            Request::Act(action, reply) => {
+                let _ = reply.send(self.handle_action(caller, action, ctx));
+            }
+            Request::Subscribe {
+                since,
+                events,
+                reply,
+            } => {
+                self.next_subscriber += 1;
+                let id = self.next_subscriber;
+                self.subscribers.push((id, events));
+                let missed = since.and_then(|v| self.log.since(v));
+                let _ = reply.send(Ok(Subscription {
+                    id,
+                    caller,
+                    snapshot: self.snapshot(),
+                    missed,
+                }));
+            }
+            Request::Unsubscribe(id) => {
+                self.touch(ctx);
+                self.subscribers.retain(|(sid, _)| *sid != id);
+            }
+            Request::Shutdown => {
+                self.stop_reason = StopReason::Shutdown;
+                ctx.stop();
+            }
+            Request::Engine(action, reply) => self.handle_engine(caller, action, reply, ctx),
+            Request::Authorize(_, reply) => {
+                let _ = reply.send(Ok(()));
+            }
+        }
+    }
+}
+
+/// Answers a refused request with `error`.
+fn refuse(request: Request, error: GameError) {
+    match request {
+        Request::Snapshot(r) => drop(r.send(Err(error))),
+        Request::SavedState(r) => drop(r.send(Err(error))),
+        Request::Act(_, r) => drop(r.send(Err(error))),
+        Request::Subscribe { reply, .. } => drop(reply.send(Err(error))),
+        Request::Engine(_, r) => drop(r.send(Err(error))),
+        Request::Authorize(_, r) => drop(r.send(Err(error))),
+        Request::Unsubscribe(_) | Request::Shutdown => {}
+    }
+}
+
+impl GameActor {
+    fn handle_action(
+        &mut self,
+        caller: Caller,
+        action: Action,
+        ctx: &mut Context<Self>,
+    ) -> Result<ActionReply, GameError> {
+        let changes_game = action.changes_game();
+        if changes_game && self.engine.locks_game() {
+            return Err(GameError::busy(
                 "the engine is choosing its move for this game; wait for it",
             ));
         }
-        let played = self.act(caller, msg.action, ctx)?;
+        let played = self.act(caller, action, ctx)?;
         if changes_game {
             self.after_game_change(ctx);
             self.engine_turn(ctx);
@@ -786,53 +625,17 @@ impl Handler<Command> for GameActor {
     }
 }
 
-impl Handler<Subscribe> for GameActor {
-    type Result = MessageResult<Subscribe>;
-    fn handle(&mut self, msg: Subscribe, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        self.next_subscriber += 1;
-        let id = self.next_subscriber;
-        self.subscribers.push((id, msg.events));
-        let missed = msg.since.and_then(|v| self.log.since(v));
-        MessageResult(Subscription {
-            id,
-            caller: self.caller(msg.token.as_deref()),
-            snapshot: self.snapshot(),
-            missed,
-        })
-    }
-}
-
-impl Handler<Unsubscribe> for GameActor {
-    type Result = ();
-    fn handle(&mut self, msg: Unsubscribe, ctx: &mut Context<Self>) {
-        self.touch(ctx);
-        self.subscribers.retain(|(id, _)| *id != msg.0);
-    }
-}
-
-impl Handler<Shutdown> for GameActor {
-    type Result = ();
-    fn handle(&mut self, _: Shutdown, ctx: &mut Context<Self>) {
-        self.stop_reason = StopReason::Shutdown;
-        ctx.stop();
-    }
-}
-
-/// Starts a game actor for `game` and registers it. Returns its id and secrets.
-/// `reservation` is the game's place in the registry, `permit` its place among its creator's
-/// unfinished games.
-pub fn spawn_game(
-    shared: &Arc<GameShared>,
-    reservation: Reservation<'_>,
+/// Starts a game actor for `game`. `permit` is its place among its creator's unfinished
+/// games; `opponent`, an engine already started, becomes the game's opponent.
+pub fn start_game(
+    env: Arc<GameEnv>,
     game: Game,
     options: GameOptions,
     permit: Option<Permit>,
+    opponent: Option<(StartedEngine, Opponent)>,
 ) -> (Uuid, Secrets, actix::Addr<GameActor>) {
     let id = Uuid::new_v4();
     let secrets = Secrets::generate();
-    let actor = GameActor::new(id, game, options, secrets.clone(), shared.clone(), permit);
-    let addr = actor.start();
-    shared.registry.insert(reservation, id, addr.clone());
-    (id, secrets, addr)
+    let actor = GameActor::new(id, game, options, secrets.clone(), env, permit, opponent);
+    (id, secrets, actor.start())
 }

@@ -48,7 +48,7 @@ pub struct ClockView {
     /// Black's remaining time.
     pub black_ms: u64,
     /// Whose time is running, if any.
-    pub running: Option<crate::views::Side>,
+    pub running: Option<chessd_core::Color>,
 }
 
 /// Both clocks of a game.
@@ -152,7 +152,7 @@ impl Clock {
         ClockView {
             white_ms: self.remaining(Color::White, now),
             black_ms: self.remaining(Color::Black, now),
-            running: self.running().map(Into::into),
+            running: self.running(),
         }
     }
 }

@@ -4,10 +4,9 @@ use std::{collections::VecDeque, sync::Arc};
 
 use serde::Serialize;
 
-use crate::{
-    game::clock::ClockView,
-    views::{Side, StatusView},
-};
+use chessd_core::{game::Status, Color};
+
+use crate::game::clock::ClockView;
 
 /// What changed in a game.
 #[derive(Clone, Debug, Serialize)]
@@ -24,24 +23,24 @@ pub enum EventKind {
         /// The position after the move.
         fen: String,
         /// The status after the move.
-        status: StatusView,
+        status: Status,
         /// Both clocks after the move, when the game is timed.
         clocks: Option<ClockView>,
     },
     /// A side offered a draw.
     DrawOffered {
         /// Who offered.
-        by: Side,
+        by: Color,
     },
     /// A draw offer was declined or withdrawn by a move.
     DrawDeclined {
         /// Who declined.
-        by: Side,
+        by: Color,
     },
     /// The game ended without a move (resignation, agreement, manual result, flag, claim).
     GameEnd {
         /// The final status.
-        status: StatusView,
+        status: Status,
         /// Both clocks, when the game is timed.
         clocks: Option<ClockView>,
     },
@@ -50,7 +49,7 @@ pub enum EventKind {
         /// The current position.
         fen: String,
         /// The status.
-        status: StatusView,
+        status: Status,
     },
     /// The game's actor stopped (idle timeout, stop, shutdown); no more events follow.
     Stopped {
@@ -266,7 +265,7 @@ mod tests {
     use super::*;
 
     fn offer() -> EventKind {
-        EventKind::DrawOffered { by: Side::White }
+        EventKind::DrawOffered { by: Color::White }
     }
 
     #[test]

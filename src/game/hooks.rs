@@ -14,10 +14,7 @@ use serde::Serialize;
 use tokio::sync::Notify;
 use uuid::Uuid;
 
-use crate::{
-    error::{ApiError, ErrorCode},
-    game::state::SavedState,
-};
+use crate::{game::state::SavedState, game::GameError};
 
 /// Why a game's actor stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -86,29 +83,23 @@ impl Hooks {
 
     /// Checks a webhook URL: plain http to a `host:port` listed in the configuration (the port
     /// counts: a host allowed on one port is not allowed on another).
-    pub fn check_webhook(&self, url: &str) -> Result<url::Url, ApiError> {
-        let parsed = url::Url::parse(url).map_err(|e| {
-            ApiError::new(
-                ErrorCode::InvalidRequest,
-                format!("webhook URL '{url}': {e}"),
-            )
-        })?;
+    pub fn check_webhook(&self, url: &str) -> Result<url::Url, GameError> {
+        let parsed = url::Url::parse(url)
+            .map_err(|e| GameError::InvalidRequest(format!("webhook URL '{url}': {e}")))?;
         // Webhooks go to hosts listed in the configuration (typically on a private network);
         // the client is built without TLS, so only plain http is accepted.
         if parsed.scheme() != "http" {
-            return Err(ApiError::new(
-                ErrorCode::WebhookNotAllowed,
-                "webhooks must use http:// (TLS is not supported for webhooks)",
+            return Err(GameError::WebhookNotAllowed(
+                "webhooks must use http:// (TLS is not supported for webhooks)".into(),
             ));
         }
         let host = parsed.host_str().unwrap_or_default();
         let port = parsed.port_or_known_default().unwrap_or(80);
         let listener = format!("{host}:{port}");
         if !self.allowed_hosts.iter().any(|h| h == &listener) {
-            return Err(ApiError::new(
-                ErrorCode::WebhookNotAllowed,
-                format!("webhook listener '{listener}' is not in webhooks.allowed_hosts"),
-            ));
+            return Err(GameError::WebhookNotAllowed(format!(
+                "webhook listener '{listener}' is not in webhooks.allowed_hosts"
+            )));
         }
         Ok(parsed)
     }
@@ -131,7 +122,7 @@ impl Hooks {
         if let Some(url) = webhook {
             let guard = PendingGuard::new(self.clone());
             let timeout = self.timeout;
-            actix_web::rt::spawn(async move {
+            actix::spawn(async move {
                 let _guard = guard;
                 // A redirect would send the game to a listener nobody allowed: never follow one.
                 let client = awc::Client::builder()

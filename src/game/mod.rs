@@ -1,8 +1,24 @@
-//! Games as actors: the actor, its registry, clocks, events, saved state and terminate hooks.
+//! Games as actors: each game is a [`GameActor`](actor::GameActor) reached through a typed
+//! [`GameHandle`], found in the [`registry`] and created by [`Games`]; with its clocks,
+//! events, saved state, terminate hooks and engine work.
+//!
+//! Dependencies run one way: `command` and `engine_state` describe requests and state,
+//! `actor` handles them, `handle` sends them, `registry` holds handles, `service` ties these
+//! together. The game layer speaks no HTTP: its errors are [`GameError`].
 
 pub mod actor;
 pub mod clock;
+pub mod command;
+pub mod engine_state;
+pub mod engines;
+pub mod error;
 pub mod events;
+pub mod handle;
 pub mod hooks;
 pub mod registry;
+pub mod service;
 pub mod state;
+
+pub use error::GameError;
+pub use handle::GameHandle;
+pub use service::{Games, NewGame};

@@ -4,18 +4,14 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use actix::Addr;
 use dashmap::DashMap;
 use uuid::Uuid;
 
-use crate::{
-    error::{ApiError, ErrorCode},
-    game::actor::GameActor,
-};
+use crate::game::{GameError, GameHandle};
 
 /// Live games by id.
 pub struct GameRegistry {
-    games: DashMap<Uuid, Addr<GameActor>>,
+    games: DashMap<Uuid, GameHandle>,
     /// Games registered plus places reserved for games being built.
     taken: AtomicUsize,
     max_games: usize,
@@ -49,24 +45,16 @@ impl GameRegistry {
     }
 
     /// Takes a place for one more game, or says why there is none.
-    pub fn reserve(&self) -> Result<Reservation<'_>, ApiError> {
+    pub fn reserve(&self) -> Result<Reservation<'_>, GameError> {
         if self.closed.load(Ordering::Acquire) {
-            return Err(ApiError::new(
-                ErrorCode::ShuttingDown,
-                "the server is shutting down",
-            ));
+            return Err(GameError::ShuttingDown);
         }
         let max = self.max_games;
         self.taken
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
-            .map_err(|_| {
-                ApiError::new(
-                    ErrorCode::TooManyGames,
-                    format!("the server holds its limit of {max} games"),
-                )
-            })?;
+            .map_err(|_| GameError::TooManyGames(max))?;
         Ok(Reservation {
             registry: self,
             used: false,
@@ -74,18 +62,18 @@ impl GameRegistry {
     }
 
     /// Adds a game in the place `reservation` holds.
-    pub fn insert(&self, mut reservation: Reservation<'_>, id: Uuid, addr: Addr<GameActor>) {
+    pub fn insert(&self, mut reservation: Reservation<'_>, handle: GameHandle) {
         reservation.used = true;
-        self.games.insert(id, addr);
+        self.games.insert(handle.id(), handle);
         crate::metrics::set_games_alive(self.games.len());
     }
 
-    /// The actor of a game.
-    pub fn get(&self, id: &Uuid) -> Result<Addr<GameActor>, ApiError> {
+    /// The handle of a game.
+    pub fn get(&self, id: &Uuid) -> Result<GameHandle, GameError> {
         self.games
             .get(id)
             .map(|a| a.value().clone())
-            .ok_or_else(|| ApiError::game_not_found(id))
+            .ok_or_else(|| GameError::NotFound(id.to_string()))
     }
 
     /// Forgets a game (called by the actor when it stops).
@@ -106,8 +94,8 @@ impl GameRegistry {
         self.games.is_empty()
     }
 
-    /// Refuses new games from now on and returns every live game's actor (for shutdown).
-    pub fn close(&self) -> Vec<Addr<GameActor>> {
+    /// Refuses new games from now on and returns every live game's handle (for shutdown).
+    pub fn close(&self) -> Vec<GameHandle> {
         self.closed.store(true, Ordering::Release);
         self.games.iter().map(|e| e.value().clone()).collect()
     }

@@ -2,16 +2,12 @@
 //! `set_game_state`), validated on restore by replaying it through the rules.
 
 use chessd_core::{
-    game::{DrawPolicy, Game, GameResult, Reason},
-    FenMode, Position,
+    game::{DrawPolicy, Game, GameResult, Reason, Status},
+    Color, FenMode, Position,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    error::{ApiError, ErrorCode},
-    game::clock::TimeControl,
-    views::{PolicyView, Side, StatusView},
-};
+use crate::{game::clock::TimeControl, game::GameError};
 
 /// The format tag written into every saved state.
 pub const STATE_FORMAT: &str = "chessd.game/1";
@@ -54,7 +50,7 @@ pub struct SavedState {
     pub moves: Vec<String>,
     /// The draw policy.
     #[serde(default)]
-    pub draw_policy: PolicyView,
+    pub draw_policy: DrawPolicy,
     /// A result set without a move, if any.
     #[serde(default)]
     pub set_result: Option<SetResult>,
@@ -63,24 +59,28 @@ pub struct SavedState {
     pub clock: Option<SavedClock>,
     /// A pending draw offer.
     #[serde(default)]
-    pub draw_offer: Option<Side>,
+    pub draw_offer: Option<Color>,
     /// The final or current status (informational; recomputed on restore and checked).
-    pub status: Option<StatusView>,
+    pub status: Option<Status>,
 }
 
-fn invalid(message: impl Into<String>) -> ApiError {
-    ApiError::new(ErrorCode::InvalidState, message)
+fn invalid(message: impl Into<String>) -> GameError {
+    GameError::InvalidState(message.into())
 }
 
 impl SavedState {
     /// Saves a game.
-    pub fn capture(game: &Game, clock: Option<SavedClock>, draw_offer: Option<Side>) -> SavedState {
+    pub fn capture(
+        game: &Game,
+        clock: Option<SavedClock>,
+        draw_offer: Option<Color>,
+    ) -> SavedState {
         let status = game.status();
         let set_result = match status.reason {
             Some(
                 r @ (Reason::Resignation | Reason::Agreement | Reason::Manual | Reason::Timeout),
             ) => Some(SetResult {
-                result: crate::views::result_name(status.result).to_string(),
+                result: result_name(status.result).to_string(),
                 reason: r.name().to_string(),
                 note: status.note.clone(),
             }),
@@ -90,17 +90,17 @@ impl SavedState {
             format: STATE_FORMAT.to_string(),
             start_fen: game.start_position().fen(),
             moves: game.history().iter().map(|m| m.uci.clone()).collect(),
-            draw_policy: game.policy().into(),
+            draw_policy: game.policy(),
             set_result,
             clock,
             draw_offer,
-            status: Some(status.into()),
+            status: Some(status.clone()),
         }
     }
 
     /// Rebuilds the game, checking every part: a bad state is an `invalid_state` error and never
     /// a half-restored game.
-    pub fn restore(&self) -> Result<Game, ApiError> {
+    pub fn restore(&self) -> Result<Game, GameError> {
         if self.format != STATE_FORMAT {
             return Err(invalid(format!(
                 "unknown state format '{}', expected '{STATE_FORMAT}'",
@@ -109,7 +109,7 @@ impl SavedState {
         }
         let start = Position::from_fen(&self.start_fen, FenMode::Strict)
             .map_err(|e| invalid(format!("start_fen: {e}")))?;
-        let mut game = Game::with_policy(start, DrawPolicy::from(self.draw_policy));
+        let mut game = Game::with_policy(start, self.draw_policy);
         for (i, uci) in self.moves.iter().enumerate() {
             game.play_uci(uci)
                 .map_err(|e| invalid(format!("move {} ({uci}): {e}", i + 1)))?;
@@ -118,7 +118,7 @@ impl SavedState {
             apply_set_result(&mut game, set)?;
         }
         if let Some(expected) = &self.status {
-            let actual = StatusView::from(game.status());
+            let actual = game.status().clone();
             if &actual != expected {
                 return Err(invalid(format!(
                     "the status {:?} {:?} does not follow from the moves (they give {:?} {:?})",
@@ -140,7 +140,7 @@ impl SavedState {
     }
 }
 
-fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), ApiError> {
+fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), GameError> {
     use chessd_core::Color;
     let winner = match set.result.as_str() {
         "white_wins" => Some(Color::White),
@@ -180,4 +180,14 @@ fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), ApiError> {
         return Err(invalid("set_result does not match what the rules allow"));
     }
     Ok(())
+}
+
+/// The JSON name of a result.
+fn result_name(r: GameResult) -> &'static str {
+    match r {
+        GameResult::Ongoing => "ongoing",
+        GameResult::WhiteWins => "white_wins",
+        GameResult::BlackWins => "black_wins",
+        GameResult::Draw => "draw",
+    }
 }

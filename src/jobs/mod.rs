@@ -1,6 +1,7 @@
 //! Long computations run as jobs: perft and mate-in-N puzzles, owned by a supervisor, run on a
 //! pool off the HTTP threads, and Grand Chess Tree workers they can hand perft tasks to.
 
+pub mod error;
 pub mod gct;
 pub mod perft_job;
 pub mod puzzle_job;
@@ -8,3 +9,5 @@ pub mod solution;
 pub mod supervisor;
 pub mod view;
 pub mod workers;
+
+pub use error::JobError;

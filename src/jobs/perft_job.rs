@@ -15,14 +15,11 @@ use chessd_core::{
 use serde::Deserialize;
 
 use super::{
+    error::JobError,
     supervisor::{JobEnd, JobLimits},
-    view::ErrorView,
     workers::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask},
 };
-use crate::{
-    config::EndpointConfig,
-    error::{ApiError, ErrorCode},
-};
+use crate::config::EndpointConfig;
 
 /// The body of `POST /v1/perft`.
 #[derive(Clone, Debug, Deserialize)]
@@ -218,7 +215,7 @@ impl PerftSpec {
         req: &PerftRequest,
         limits: &JobLimits,
         workers: Option<&Arc<dyn TaskRunner>>,
-    ) -> Result<PerftSpec, ApiError> {
+    ) -> Result<PerftSpec, JobError> {
         let pos = match &req.fen {
             None => Position::startpos(),
             Some(fen) => Position::from_fen(fen, FenMode::Lenient)?,
@@ -233,7 +230,9 @@ impl PerftSpec {
         let max_threads = limits.max_threads();
         let threads = req.threads.unwrap_or(max_threads);
         if threads == 0 {
-            return Err(ApiError::invalid_request("threads must be at least 1"));
+            return Err(JobError::InvalidRequest(
+                "threads must be at least 1".into(),
+            ));
         }
         if threads > max_threads {
             return Err(limit(format!(
@@ -249,8 +248,8 @@ impl PerftSpec {
         }
         let workers = match (req.workers, workers) {
             (Some(true), None) => {
-                return Err(ApiError::invalid_request(
-                    "no Grand Chess Tree workers are configured (gct_workers)",
+                return Err(JobError::InvalidRequest(
+                    "no Grand Chess Tree workers are configured (gct_workers)".into(),
                 ))
             }
             (Some(false), _) | (_, None) => None,
@@ -363,16 +362,15 @@ impl PerftSpec {
             return Err(JobEnd::Cancelled);
         }
         if let Err(e) = outcome {
-            return Err(JobEnd::Failed(ErrorView::new(
-                ErrorCode::Internal,
-                format!("the Grand Chess Tree workers failed: {e}"),
-            )));
+            return Err(JobEnd::Failed(JobError::Internal(format!(
+                "the Grand Chess Tree workers failed: {e}"
+            ))));
         }
         if update.done < total {
-            return Err(JobEnd::Failed(ErrorView::new(
-                ErrorCode::Internal,
-                format!("the workers finished {} of {total} tasks", update.done),
-            )));
+            return Err(JobEnd::Failed(JobError::Internal(format!(
+                "the workers finished {} of {total} tasks",
+                update.done
+            ))));
         }
         report(update);
         Ok(PerftOutcome {
@@ -395,8 +393,8 @@ fn worker_split_plies(pos: &Position, depth: u32, workers: usize) -> u32 {
     plies
 }
 
-fn limit(message: String) -> ApiError {
-    ApiError::new(ErrorCode::LimitExceeded, message)
+fn limit(message: String) -> JobError {
+    JobError::LimitExceeded(message)
 }
 
 #[cfg(test)]
@@ -483,7 +481,7 @@ mod tests {
         assert_eq!(spec.threads, 1);
         req.workers = Some(true);
         let err = PerftSpec::from_request(&req, &limits(), None).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidRequest);
+        assert_eq!(err.code(), "invalid_request");
     }
 
     #[test]
@@ -491,24 +489,24 @@ mod tests {
         let l = limits();
         let mut req = request(l.config.max_perft_depth + 1);
         let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
-        assert_eq!(err.code, ErrorCode::LimitExceeded);
+        assert_eq!(err.code(), "limit_exceeded");
         assert!(
-            err.message.contains("jobs.max_perft_depth"),
+            err.to_string().contains("jobs.max_perft_depth"),
             "{}",
-            err.message
+            err.to_string()
         );
         req.depth = 1;
         req.threads = Some(l.max_threads() + 1);
         let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
-        assert!(err.message.contains("jobs.max_threads"), "{}", err.message);
+        assert!(err.to_string().contains("jobs.max_threads"), "{}", err.to_string());
         req.threads = None;
         req.hash_mb = Some(l.config.max_hash_mb + 1);
         let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
-        assert!(err.message.contains("jobs.max_hash_mb"), "{}", err.message);
+        assert!(err.to_string().contains("jobs.max_hash_mb"), "{}", err.to_string());
         req.hash_mb = None;
         req.fen = Some("not a fen".into());
         let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidFen);
+        assert_eq!(err.code(), "invalid_fen");
     }
 
     #[test]

@@ -15,13 +15,9 @@ use chessd_core::{
 use serde::Deserialize;
 
 use super::{
+    error::JobError,
     solution::{solution_json, SolutionJson},
     supervisor::{JobEnd, JobLimits},
-    view::ErrorView,
-};
-use crate::{
-    error::{ApiError, ErrorCode},
-    views::Side,
 };
 
 /// The body of `POST /v1/puzzles`.
@@ -33,7 +29,7 @@ pub struct PuzzleRequest {
     /// The position as the 8-line diagram the board printer writes.
     pub board: Option<String>,
     /// The side to move with `board` (default white).
-    pub turn: Option<Side>,
+    pub turn: Option<chessd_core::Color>,
     /// Mate in at most this many moves.
     pub mate_in: u32,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
@@ -72,32 +68,33 @@ pub struct PuzzleOutcome {
 
 impl PuzzleSpec {
     /// Checks a request against the limits.
-    pub fn from_request(req: &PuzzleRequest, limits: &JobLimits) -> Result<PuzzleSpec, ApiError> {
+    pub fn from_request(req: &PuzzleRequest, limits: &JobLimits) -> Result<PuzzleSpec, JobError> {
         let pos = match (&req.fen, &req.board) {
             (Some(fen), None) => {
                 if req.turn.is_some() {
-                    return Err(ApiError::invalid_request(
-                        "turn goes with board; a FEN names the side to move itself",
+                    return Err(JobError::InvalidRequest(
+                        "turn goes with board; a FEN names the side to move itself".into(),
                     ));
                 }
                 Position::from_fen(fen, FenMode::Strict)?
             }
             (None, Some(board)) => {
-                let turn = req.turn.unwrap_or(Side::White).into();
-                parse_diagram(board, turn).map_err(|e| {
-                    ApiError::new(ErrorCode::InvalidFen, format!("invalid board: {e}"))
-                })?
+                let turn = req.turn.unwrap_or(chessd_core::Color::White);
+                parse_diagram(board, turn)
+                    .map_err(|e| JobError::InvalidPosition(format!("invalid board: {e}")))?
             }
             _ => {
-                return Err(ApiError::invalid_request(
-                    "give exactly one of fen and board",
+                return Err(JobError::InvalidRequest(
+                    "give exactly one of fen and board".into(),
                 ))
             }
         };
         let jobs = &limits.config;
         let max_mate = jobs.max_mate_in.min(MAX_MATE);
         if req.mate_in == 0 {
-            return Err(ApiError::invalid_request("mate_in must be at least 1"));
+            return Err(JobError::InvalidRequest(
+                "mate_in must be at least 1".into(),
+            ));
         }
         if req.mate_in > max_mate {
             return Err(limit(format!(
@@ -107,8 +104,8 @@ impl PuzzleSpec {
         }
         let time_limit_ms = req.time_limit_ms.unwrap_or(jobs.default_solver_time_ms);
         if time_limit_ms == 0 {
-            return Err(ApiError::invalid_request(
-                "time_limit_ms must be at least 1",
+            return Err(JobError::InvalidRequest(
+                "time_limit_ms must be at least 1".into(),
             ));
         }
         if time_limit_ms > jobs.max_solver_time_ms {
@@ -120,7 +117,9 @@ impl PuzzleSpec {
         let threads = req.threads.unwrap_or(1);
         let max_threads = limits.max_threads();
         if threads == 0 {
-            return Err(ApiError::invalid_request("threads must be at least 1"));
+            return Err(JobError::InvalidRequest(
+                "threads must be at least 1".into(),
+            ));
         }
         if threads > max_threads {
             return Err(limit(format!(
@@ -171,30 +170,25 @@ impl PuzzleSpec {
                             0 => String::new(),
                             n => format!("; no mate in {n} or fewer"),
                         };
-                        Err(JobEnd::Failed(ErrorView::new(
-                            ErrorCode::LimitExceeded,
-                            format!(
-                                "the time limit of {} ms was reached after {searched} nodes{ruled_out}",
-                                self.time_limit_ms
-                            ),
-                        )))
+                        Err(JobEnd::Failed(JobError::LimitExceeded(format!(
+                            "the time limit of {} ms was reached after {searched} nodes{ruled_out}",
+                            self.time_limit_ms
+                        ))))
                     }
                 }
             }
-            Err(e @ SolveError::OpponentInCheck) => Err(JobEnd::Failed(ErrorView::new(
-                ErrorCode::InvalidFen,
-                e.to_string(),
-            ))),
-            Err(e @ SolveError::InvalidMateLength(_)) => Err(JobEnd::Failed(ErrorView::new(
-                ErrorCode::InvalidRequest,
-                e.to_string(),
-            ))),
+            Err(e @ SolveError::OpponentInCheck) => {
+                Err(JobEnd::Failed(JobError::InvalidPosition(e.to_string())))
+            }
+            Err(e @ SolveError::InvalidMateLength(_)) => {
+                Err(JobEnd::Failed(JobError::InvalidRequest(e.to_string())))
+            }
         }
     }
 }
 
-fn limit(message: String) -> ApiError {
-    ApiError::new(ErrorCode::LimitExceeded, message)
+fn limit(message: String) -> JobError {
+    JobError::LimitExceeded(message)
 }
 
 #[cfg(test)]
@@ -228,7 +222,7 @@ mod tests {
              \x20 a b c d e f g h\n"
                 .into(),
         );
-        req.turn = Some(Side::Black);
+        req.turn = Some(chessd_core::Color::Black);
         let spec = PuzzleSpec::from_request(&req, &limits()).unwrap();
         assert_eq!(spec.pos.fen(), "6k1/5ppp/8/8/8/8/r7/6K1 b - - 0 1");
         let mut nodes = 0;
@@ -241,26 +235,26 @@ mod tests {
     #[test]
     fn bad_requests_get_their_codes() {
         let l = limits();
-        let code = |req: &PuzzleRequest| PuzzleSpec::from_request(req, &l).unwrap_err().code;
+        let code = |req: &PuzzleRequest| PuzzleSpec::from_request(req, &l).unwrap_err().code();
         let mut req = request();
         req.mate_in = 0;
-        assert_eq!(code(&req), ErrorCode::InvalidRequest);
+        assert_eq!(code(&req), "invalid_request");
         req.mate_in = l.config.max_mate_in + 1;
-        assert_eq!(code(&req), ErrorCode::LimitExceeded);
+        assert_eq!(code(&req), "limit_exceeded");
         req.mate_in = 2;
         req.time_limit_ms = Some(l.config.max_solver_time_ms + 1);
-        assert_eq!(code(&req), ErrorCode::LimitExceeded);
+        assert_eq!(code(&req), "limit_exceeded");
         req.time_limit_ms = None;
-        req.turn = Some(Side::White);
-        assert_eq!(code(&req), ErrorCode::InvalidRequest);
+        req.turn = Some(chessd_core::Color::White);
+        assert_eq!(code(&req), "invalid_request");
         req.turn = None;
         req.board = Some("8/8".into());
-        assert_eq!(code(&req), ErrorCode::InvalidRequest);
+        assert_eq!(code(&req), "invalid_request");
         req.fen = None;
-        assert_eq!(code(&req), ErrorCode::InvalidFen);
+        assert_eq!(code(&req), "invalid_fen");
         req.board = None;
         req.fen = Some("8/8/8/8/8/8/8/8 w - - 0 1".into());
-        assert_eq!(code(&req), ErrorCode::InvalidFen);
+        assert_eq!(code(&req), "invalid_fen");
     }
 
     #[test]
@@ -275,8 +269,8 @@ mod tests {
         let mut nodes = 0;
         match spec.run(&AtomicBool::new(false), &mut nodes) {
             Err(JobEnd::Failed(e)) => {
-                assert_eq!(e.code, "limit_exceeded");
-                assert!(e.message.contains("1 ms"), "{}", e.message);
+                assert_eq!(e.code(), "limit_exceeded");
+                assert!(e.to_string().contains("1 ms"), "{}", e.to_string());
             }
             other => panic!("expected a time limit failure, got {other:?}"),
         }

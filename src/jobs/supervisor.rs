@@ -31,6 +31,7 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::{
+    error::JobError,
     perft_job::{GctWorkers, PerftOutcome, PerftRequest, PerftSpec, PerftUpdate, TaskRunner},
     puzzle_job::{PuzzleOutcome, PuzzleRequest, PuzzleSpec},
     view::{
@@ -41,7 +42,6 @@ use super::{
 use crate::{
     admission::Permit,
     config::{Config, JobsConfig},
-    error::{ApiError, ErrorCode},
 };
 
 /// How a job ended without a result.
@@ -50,7 +50,7 @@ pub enum JobEnd {
     /// Its cancel flag was set.
     Cancelled,
     /// It failed.
-    Failed(ErrorView),
+    Failed(JobError),
 }
 
 /// The configured limits, with the pool size resolved.
@@ -313,7 +313,7 @@ impl Job {
             }
             Err(JobEnd::Cancelled) => JobState::Cancelled,
             Err(JobEnd::Failed(e)) => {
-                status.error = Some(e);
+                status.error = Some(ErrorView::from(&e));
                 JobState::Failed
             }
         };
@@ -412,7 +412,7 @@ impl JobSupervisor {
         &self,
         req: &PerftRequest,
         permit: Option<Permit>,
-    ) -> Result<Arc<Job>, ApiError> {
+    ) -> Result<Arc<Job>, JobError> {
         let spec = PerftSpec::from_request(req, &self.inner.limits, self.inner.workers.as_ref())?;
         self.submit(Work::Perft(spec), permit)
     }
@@ -423,13 +423,13 @@ impl JobSupervisor {
         &self,
         req: &PuzzleRequest,
         permit: Option<Permit>,
-    ) -> Result<Arc<Job>, ApiError> {
+    ) -> Result<Arc<Job>, JobError> {
         let spec = PuzzleSpec::from_request(req, &self.inner.limits)?;
         self.submit(Work::Puzzle(spec), permit)
     }
 
     /// Queues checked work.
-    pub fn submit(&self, work: Work, permit: Option<Permit>) -> Result<Arc<Job>, ApiError> {
+    pub fn submit(&self, work: Work, permit: Option<Permit>) -> Result<Arc<Job>, JobError> {
         let inner = &self.inner;
         let mut table = inner.lock();
         inner.sweep(&mut table);
@@ -440,20 +440,15 @@ impl JobSupervisor {
             .count();
         let max = inner.limits.config.max_jobs;
         if unfinished >= max {
-            return Err(ApiError::new(
-                ErrorCode::TooManyJobs,
-                format!(
-                    "the server already holds {unfinished} unfinished jobs (jobs.max_jobs = {max})"
-                ),
-            ));
+            return Err(JobError::TooManyJobs(format!(
+                "the server already holds {unfinished} unfinished jobs (jobs.max_jobs = {max})"
+            )));
         }
         let job = Arc::new(Job::new(work, permit));
         let hash_total = inner.limits.config.max_hash_total_mb;
         if job.hash_mb > hash_total {
             // Never dispatched, it would block the queue behind it.
-            return Err(ApiError::new(
-                ErrorCode::LimitExceeded,
-                format!(
+            return Err(JobError::LimitExceeded(format!(
                     "a hash of {} MiB is over the server's budget jobs.max_hash_total_mb = {hash_total}",
                     job.hash_mb
                 ),
@@ -461,13 +456,10 @@ impl JobSupervisor {
         }
         if job.threads > inner.limits.pool_threads {
             // Never dispatched, it would block the queue behind it.
-            return Err(ApiError::new(
-                ErrorCode::LimitExceeded,
-                format!(
-                    "threads {} is over the pool size jobs.pool_threads = {}",
-                    job.threads, inner.limits.pool_threads
-                ),
-            ));
+            return Err(JobError::LimitExceeded(format!(
+                "threads {} is over the pool size jobs.pool_threads = {}",
+                job.threads, inner.limits.pool_threads
+            )));
         }
         table.created += 1;
         let order = table.created;
@@ -478,7 +470,7 @@ impl JobSupervisor {
     }
 
     /// The job with this id (text from a URL) and kind.
-    pub fn get(&self, id: &str, kind: JobKind) -> Result<Arc<Job>, ApiError> {
+    pub fn get(&self, id: &str, kind: JobKind) -> Result<Arc<Job>, JobError> {
         let mut table = self.inner.lock();
         self.inner.sweep(&mut table);
         Inner::find(&table, id, kind)
@@ -492,15 +484,15 @@ impl JobSupervisor {
         id: &str,
         kind: JobKind,
         token: Option<&str>,
-    ) -> Result<Arc<Job>, ApiError> {
+    ) -> Result<Arc<Job>, JobError> {
         let mut table = self.inner.lock();
         self.inner.sweep(&mut table);
         let job = Inner::find(&table, id, kind)?;
         if !token.is_some_and(|t| {
             constant_time_eq::constant_time_eq(t.as_bytes(), job.secret.as_bytes())
         }) {
-            return Err(ApiError::forbidden(
-                "cancelling a job needs the secret its creation answer carried",
+            return Err(JobError::Forbidden(
+                "cancelling a job needs the secret its creation answer carried".into(),
             ));
         }
         if let Some(i) = table.queue.iter().position(|j| j.id == job.id) {
@@ -558,16 +550,13 @@ impl Inner {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn find(table: &Table, id: &str, kind: JobKind) -> Result<Arc<Job>, ApiError> {
+    fn find(table: &Table, id: &str, kind: JobKind) -> Result<Arc<Job>, JobError> {
         let not_found = || {
             let what = match kind {
                 JobKind::Perft => "perft",
                 JobKind::Puzzle => "puzzle",
             };
-            ApiError::new(
-                ErrorCode::JobNotFound,
-                format!("no {what} job with id {id}"),
-            )
+            JobError::NotFound(format!("no {what} job with id {id}"))
         };
         let uuid = Uuid::parse_str(id).map_err(|_| not_found())?;
         match table.jobs.get(&uuid) {
@@ -627,10 +616,9 @@ impl Inner {
             if let Err(e) = spawned {
                 table.busy -= job.threads;
                 table.hash_busy -= job.hash_mb;
-                job.finish(Err(JobEnd::Failed(ErrorView::new(
-                    ErrorCode::Internal,
-                    format!("cannot start a job thread: {e}"),
-                ))));
+                job.finish(Err(JobEnd::Failed(JobError::Internal(format!(
+                    "cannot start a job thread: {e}"
+                )))));
             }
         }
     }
@@ -648,9 +636,8 @@ impl Inner {
 fn run_job(supervisor: Weak<Inner>, job: Arc<Job>) {
     let ending =
         std::panic::catch_unwind(AssertUnwindSafe(|| job.compute())).unwrap_or_else(|_| {
-            Err(JobEnd::Failed(ErrorView::new(
-                ErrorCode::Internal,
-                "the job's computation panicked",
+            Err(JobEnd::Failed(JobError::Internal(
+                "the job's computation panicked".into(),
             )))
         });
     // The computation's threads have all been joined: give them back before the end is
@@ -723,8 +710,8 @@ mod tests {
         let a = sup.submit_perft(&perft(9, 1), None).unwrap();
         let b = sup.submit_perft(&perft(9, 1), None).unwrap();
         let err = sup.submit_perft(&perft(1, 1), None).unwrap_err();
-        assert_eq!(err.code, ErrorCode::TooManyJobs);
-        assert!(err.message.contains("jobs.max_jobs"), "{}", err.message);
+        assert_eq!(err.code(), "too_many_jobs");
+        assert!(err.to_string().contains("jobs.max_jobs"), "{}", err.to_string());
         // The queued one ends at once.
         sup.cancel(&b.id().to_string(), JobKind::Perft, Some(b.secret()))
             .unwrap();
@@ -738,12 +725,12 @@ mod tests {
         // Wrong kind or unknown id.
         let id = c.id().to_string();
         assert_eq!(
-            sup.get(&id, JobKind::Puzzle).unwrap_err().code,
-            ErrorCode::JobNotFound
+            sup.get(&id, JobKind::Puzzle).unwrap_err().code(),
+            "job_not_found"
         );
         assert_eq!(
-            sup.get("nope", JobKind::Perft).unwrap_err().code,
-            ErrorCode::JobNotFound
+            sup.get("nope", JobKind::Perft).unwrap_err().code(),
+            "job_not_found"
         );
     }
 
@@ -754,8 +741,8 @@ mod tests {
         let id = job.id().to_string();
         wait(&job);
         assert_eq!(
-            sup.get(&id, JobKind::Perft).unwrap_err().code,
-            ErrorCode::JobNotFound
+            sup.get(&id, JobKind::Perft).unwrap_err().code(),
+            "job_not_found"
         );
         assert!(sup.list().jobs.is_empty());
     }
@@ -775,8 +762,8 @@ mod tests {
         let kept: Vec<String> = sup.list().jobs.iter().map(|j| j.id.to_string()).collect();
         assert_eq!(kept, ids[2..]);
         assert_eq!(
-            sup.get(&ids[0], JobKind::Perft).unwrap_err().code,
-            ErrorCode::JobNotFound
+            sup.get(&ids[0], JobKind::Perft).unwrap_err().code(),
+            "job_not_found"
         );
     }
 
@@ -798,11 +785,11 @@ mod tests {
         let mut spec = PerftSpec::from_request(&req, sup.limits(), None).unwrap();
         spec.threads = 2;
         let err = sup.submit(Work::Perft(spec), None).unwrap_err();
-        assert_eq!(err.code, ErrorCode::LimitExceeded);
+        assert_eq!(err.code(), "limit_exceeded");
         req.threads = Some(2);
         assert_eq!(
-            sup.submit_perft(&req, None).unwrap_err().code,
-            ErrorCode::LimitExceeded
+            sup.submit_perft(&req, None).unwrap_err().code(),
+            "limit_exceeded"
         );
     }
 }

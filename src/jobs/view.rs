@@ -7,8 +7,8 @@ use chessd_core::perft::PerftStats;
 use serde::{Serialize, Serializer};
 use uuid::Uuid;
 
+use super::error::JobError;
 use super::{solution::SolutionJson, workers::WorkerStatus};
-use crate::error::{ApiError, ErrorCode};
 
 /// Where a job is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -66,19 +66,12 @@ pub struct ErrorView {
     pub message: String,
 }
 
-impl ErrorView {
-    /// An error with this code and message.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorView {
+impl From<&JobError> for ErrorView {
+    fn from(e: &JobError) -> ErrorView {
         ErrorView {
-            code: code.as_str(),
-            message: message.into(),
+            code: e.code(),
+            message: e.to_string(),
         }
-    }
-}
-
-impl From<ApiError> for ErrorView {
-    fn from(e: ApiError) -> ErrorView {
-        ErrorView::new(e.code, e.message)
     }
 }
 

@@ -30,10 +30,12 @@ use tokio::{
 
 use crate::{
     config::EngineConfig,
-    error::{ApiError, ErrorCode},
     transport::{ChildGuard, LineReader, LineWriter, Transport},
-    uci::protocol::{
-        BestMove, EngineLine, GoLimits, GuiCommand, IdLine, Info, OptionDecl, StartPosition,
+    uci::{
+        error::EngineError,
+        protocol::{
+            BestMove, EngineLine, GoLimits, GuiCommand, IdLine, Info, OptionDecl, StartPosition,
+        },
     },
 };
 
@@ -55,7 +57,7 @@ pub enum EngineEvent {
     },
     /// The session ended on its own: the engine died, closed the connection or stopped
     /// answering. No more events follow.
-    Died(ApiError),
+    Died(EngineError),
 }
 
 /// Receives a session's events (called on the session's task; keep it cheap).
@@ -136,7 +138,7 @@ pub struct SearchResult {
 }
 
 /// What a caller waits for.
-type Reply<T> = oneshot::Sender<Result<T, ApiError>>;
+type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
 
 enum Request {
     Search(Box<SearchRequest>, Reply<SearchResult>),
@@ -164,8 +166,8 @@ impl std::fmt::Debug for Engine {
 }
 
 /// `engine_died` with a message.
-pub fn died(message: impl Into<String>) -> ApiError {
-    ApiError::new(ErrorCode::EngineDied, message)
+pub fn died(message: impl Into<String>) -> EngineError {
+    EngineError::Died(message.into())
 }
 
 impl Engine {
@@ -177,18 +179,13 @@ impl Engine {
         name: &str,
         config: &EngineConfig,
         sink: EventSink,
-    ) -> Result<Engine, ApiError> {
+    ) -> Result<Engine, EngineError> {
         let endpoint = config.endpoint.endpoint().map_err(|e| {
-            ApiError::new(
-                ErrorCode::EngineUnreachable,
-                format!("engine {name} is misconfigured: {e}"),
-            )
+            EngineError::Unreachable(format!("engine {name} is misconfigured: {e}"))
         })?;
         let transport = Transport::open(&endpoint, "engine", config.endpoint.connect_timeout())
             .await
-            .map_err(|e| {
-                ApiError::new(ErrorCode::EngineUnreachable, format!("engine {name}: {e}"))
-            })?;
+            .map_err(|e| EngineError::Unreachable(format!("engine {name}: {e}")))?;
         let Transport {
             mut reader,
             mut writer,
@@ -240,7 +237,7 @@ impl Engine {
     fn request<T>(
         &self,
         make: impl FnOnce(Reply<T>) -> Request,
-    ) -> impl std::future::Future<Output = Result<T, ApiError>> {
+    ) -> impl std::future::Future<Output = Result<T, EngineError>> {
         let (reply, rx) = oneshot::channel();
         let sent = self.tx.send(make(reply)).is_ok();
         async move {
@@ -257,7 +254,7 @@ impl Engine {
     pub fn search(
         &self,
         request: SearchRequest,
-    ) -> impl std::future::Future<Output = Result<SearchResult, ApiError>> {
+    ) -> impl std::future::Future<Output = Result<SearchResult, EngineError>> {
         self.request(|reply| Request::Search(Box::new(request), reply))
     }
 
@@ -265,18 +262,18 @@ impl Engine {
     pub fn sync(
         &self,
         position: Option<PositionSpec>,
-    ) -> impl std::future::Future<Output = Result<(), ApiError>> {
+    ) -> impl std::future::Future<Output = Result<(), EngineError>> {
         self.request(|reply| Request::Ready(position, reply))
     }
 
     /// Sends one raw line and waits until it is written.
-    pub fn send(&self, line: String) -> impl std::future::Future<Output = Result<(), ApiError>> {
+    pub fn send(&self, line: String) -> impl std::future::Future<Output = Result<(), EngineError>> {
         self.request(|reply| Request::Send(line, Some(reply)))
     }
 
     /// Sends one raw line without waiting (fire and forget); fails only if the session has
     /// already ended.
-    pub fn cast(&self, line: String) -> Result<(), ApiError> {
+    pub fn cast(&self, line: String) -> Result<(), EngineError> {
         self.tx
             .send(Request::Send(line, None))
             .map_err(|_| died("the engine is no longer running"))
@@ -286,7 +283,7 @@ impl Engine {
     /// searching.
     pub fn stop(
         &self,
-    ) -> impl std::future::Future<Output = Result<Option<SearchResult>, ApiError>> {
+    ) -> impl std::future::Future<Output = Result<Option<SearchResult>, EngineError>> {
         self.request(Request::Stop)
     }
 }
@@ -305,8 +302,8 @@ async fn handshake(
     reader: &mut LineReader,
     writer: &mut LineWriter,
     timeouts: &Timeouts,
-) -> Result<Identity, ApiError> {
-    let failed = |m: String| ApiError::new(ErrorCode::EngineHandshakeFailed, m);
+) -> Result<Identity, EngineError> {
+    let failed = |m: String| EngineError::HandshakeFailed(m);
     let limit = timeouts.handshake;
     handshake_write(writer, GuiCommand::Uci.to_string(), limit, name).await?;
     let deadline = Instant::now() + limit;
@@ -352,8 +349,8 @@ async fn handshake_write(
     line: String,
     limit: Duration,
     name: &str,
-) -> Result<(), ApiError> {
-    let failed = |m: String| ApiError::new(ErrorCode::EngineHandshakeFailed, m);
+) -> Result<(), EngineError> {
+    let failed = |m: String| EngineError::HandshakeFailed(m);
     match tokio::time::timeout(limit, writer.send(&line)).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(failed(format!("engine {name}: cannot write: {e}"))),
@@ -369,8 +366,8 @@ async fn next_line_by(
     deadline: Instant,
     name: &str,
     awaited: &str,
-) -> Result<String, ApiError> {
-    let failed = |m: String| ApiError::new(ErrorCode::EngineHandshakeFailed, m);
+) -> Result<String, EngineError> {
+    let failed = |m: String| EngineError::HandshakeFailed(m);
     match tokio::time::timeout_at(deadline, reader.next_line()).await {
         Err(_) => Err(failed(format!(
             "engine {name} did not send {awaited} in time"
@@ -465,7 +462,7 @@ enum End {
     /// Every handle was dropped: quit politely.
     Quit,
     /// The engine failed; everyone waiting gets this error.
-    Failed(ApiError),
+    Failed(EngineError),
 }
 
 impl Session {
@@ -526,9 +523,8 @@ impl Session {
             Ok(Err(e)) => Err(End::Failed(died(format!(
                 "cannot write to the engine: {e}"
             )))),
-            Err(_) => Err(End::Failed(ApiError::new(
-                ErrorCode::EngineTimeout,
-                "the engine stopped reading its input",
+            Err(_) => Err(End::Failed(EngineError::Timeout(
+                "the engine stopped reading its input".into(),
             ))),
         }
     }
@@ -628,25 +624,20 @@ impl Session {
     async fn on_deadline(&mut self) -> Result<(), End> {
         match &mut self.state {
             State::Idle => Ok(()),
-            State::AwaitReady { .. } => Err(End::Failed(ApiError::new(
-                ErrorCode::EngineTimeout,
-                format!(
-                    "the engine did not answer isready within {:?}",
-                    self.timeouts.handshake
-                ),
-            ))),
+            State::AwaitReady { .. } => Err(End::Failed(EngineError::Timeout(format!(
+                "the engine did not answer isready within {:?}",
+                self.timeouts.handshake
+            )))),
             State::Searching(running) => {
                 if running.stop_sent {
                     // Told to stop and still silent: it is hung.
-                    return Err(End::Failed(ApiError::new(
-                        ErrorCode::EngineTimeout,
-                        "the engine did not answer stop in time and was killed",
+                    return Err(End::Failed(EngineError::Timeout(
+                        "the engine did not answer stop in time and was killed".into(),
                     )));
                 }
                 if let Some(reply) = running.reply.take() {
-                    let _ = reply.send(Err(ApiError::new(
-                        ErrorCode::EngineTimeout,
-                        "the engine did not answer before the deadline; it was told to stop",
+                    let _ = reply.send(Err(EngineError::Timeout(
+                        "the engine did not answer before the deadline; it was told to stop".into(),
                     )));
                 }
                 self.send_stop().await
@@ -777,7 +768,7 @@ impl Session {
                 }
             }
             End::Failed(e) => {
-                tracing::warn!(engine = ?self.identity.name, error = %e.message, "engine session ended");
+                tracing::warn!(engine = ?self.identity.name, error = %e, "engine session ended");
                 // Dropping the guard kills the process.
                 self.child.take();
                 (self.sink)(EngineEvent::Died(e));
@@ -885,15 +876,15 @@ mod tests {
         let err = Engine::start("fake", &config, sink.clone())
             .await
             .unwrap_err();
-        assert_eq!(err.code, ErrorCode::EngineHandshakeFailed, "{err:?}");
+        assert_eq!(err.code(), "engine_handshake_failed", "{err:?}");
         let mut config = uci_engine("echo bestmove e2e4");
         config.options.insert(
             "Hash".into(),
             crate::config::toml_value::OptionValue::Int(1000),
         );
         let err = Engine::start("fake", &config, sink).await.unwrap_err();
-        assert_eq!(err.code, ErrorCode::EngineHandshakeFailed, "{err:?}");
-        assert!(err.message.contains("outside"), "{}", err.message);
+        assert_eq!(err.code(), "engine_handshake_failed", "{err:?}");
+        assert!(err.to_string().contains("outside"), "{}", err.to_string());
     }
 
     #[tokio::test]
@@ -903,7 +894,7 @@ mod tests {
         config.handshake_timeout_ms = 300;
         let t = std::time::Instant::now();
         let err = Engine::start("mute", &config, sink).await.unwrap_err();
-        assert_eq!(err.code, ErrorCode::EngineHandshakeFailed);
+        assert_eq!(err.code(), "engine_handshake_failed");
         assert!(t.elapsed() >= Duration::from_millis(300));
         assert!(t.elapsed() < Duration::from_secs(2));
     }
@@ -916,7 +907,7 @@ mod tests {
             .unwrap();
         let t = std::time::Instant::now();
         let err = engine.search(search(200)).await.unwrap_err();
-        assert_eq!(err.code, ErrorCode::EngineTimeout);
+        assert_eq!(err.code(), "engine_timeout");
         assert!(
             t.elapsed() < Duration::from_millis(800),
             "{:?}",
@@ -927,10 +918,10 @@ mod tests {
         assert!(engine.is_closed());
         assert!(matches!(
             seen.lock().unwrap().last(),
-            Some(EngineEvent::Died(e)) if e.code == ErrorCode::EngineTimeout
+            Some(EngineEvent::Died(e)) if e.code() == "engine_timeout"
         ));
         let err = engine.sync(None).await.unwrap_err();
-        assert_eq!(err.code, ErrorCode::EngineDied);
+        assert_eq!(err.code(), "engine_died");
     }
 
     #[tokio::test]
@@ -982,17 +973,17 @@ mod tests {
         let first = engine.search(search(5000));
         let second = engine.search(search(5000));
         let (a, b) = tokio::join!(first, second);
-        assert_eq!(a.unwrap_err().code, ErrorCode::EngineDied);
-        assert_eq!(b.unwrap_err().code, ErrorCode::EngineDied);
+        assert_eq!(a.unwrap_err().code(), "engine_died");
+        assert_eq!(b.unwrap_err().code(), "engine_died");
         assert!(t.elapsed() < Duration::from_secs(1));
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(matches!(
             seen.lock().unwrap().last(),
-            Some(EngineEvent::Died(e)) if e.code == ErrorCode::EngineDied
+            Some(EngineEvent::Died(e)) if e.code() == "engine_died"
         ));
         assert_eq!(
-            engine.send("isready".into()).await.unwrap_err().code,
-            ErrorCode::EngineDied
+            engine.send("isready".into()).await.unwrap_err().code(),
+            "engine_died"
         );
     }
 
@@ -1052,13 +1043,13 @@ mod tests {
         let err = Engine::start("none", &config, sink.clone())
             .await
             .unwrap_err();
-        assert_eq!(err.code, ErrorCode::EngineUnreachable);
+        assert_eq!(err.code(), "engine_unreachable");
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         drop(listener);
         config.endpoint.command = None;
         config.endpoint.tcp = Some(addr);
         let err = Engine::start("closed", &config, sink).await.unwrap_err();
-        assert_eq!(err.code, ErrorCode::EngineUnreachable);
+        assert_eq!(err.code(), "engine_unreachable");
     }
 }

@@ -3,5 +3,8 @@
 
 pub mod builtin;
 pub mod engine;
+pub mod error;
 pub mod policy;
 pub mod protocol;
+
+pub use error::EngineError;

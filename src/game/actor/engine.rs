@@ -1,8 +1,9 @@
-//! A game's UCI engine: attach/detach, best-move hints, engine moves (on request and as an
-//! automatic opponent), position set/sync, raw commands and analysis.
+//! The game actor's engine work: attach/detach, best-move hints, engine moves (on request and
+//! as an automatic opponent), position set/sync, raw commands and analysis, over the plain
+//! [`EngineState`](crate::game::engine_state::EngineState) the actor owns.
 //!
-//! The actor never waits on the engine: a search is a future run in the actor's context
-//! (`ResponseActFuture` or `ctx.spawn`), so the game keeps answering every other message while
+//! The actor never waits on the engine: a search is a future spawned in the actor's context,
+//! answering its request when it ends, so the game keeps answering every other request while
 //! the engine thinks. One search at a time per game: a second request gets `engine_busy` (no
 //! queue). While the engine chooses a move for the game (`play` or the opponent), moves and
 //! re-initialisations of the game are refused with `engine_busy`, so nothing can interleave
@@ -12,379 +13,86 @@
 
 use std::{collections::BTreeMap, time::Duration};
 
-use actix::{
-    fut::{ready, ActorFutureExt, WrapFuture},
-    AsyncContext, Context, Handler, Message, ResponseActFuture, StreamHandler,
-};
+use actix::{fut::ActorFutureExt, AsyncContext, Context, StreamHandler, WrapFuture};
 use chessd_core::{game::Game, Color, FenMode, Position};
-use serde::Serialize;
-use tokio::sync::mpsc;
 
-use super::{Caller, GameActor, GameSnapshot, MoveInput};
+use super::GameActor;
 use crate::{
-    admission::Permit,
-    config::EngineConfig,
-    error::{ApiError, ErrorCode},
     game::{
         clock::Clock,
+        command::{Caller, EngineAction, EngineReply, MoveInput, Reply},
+        engine_state::{
+            allowance, checked_move, finite_limits, Analysis, AnalysisReport, AnalysisStarted,
+            Attached, BestMoveReply, Busy, Opponent, PlayReply, DEFAULT_OPPONENT_MOVETIME_MS,
+            MAX_EVENT_LINE,
+        },
+        engines::StartedEngine,
         events::{EngineInfoView, EventKind},
+        GameError,
     },
     uci::{
         engine::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
         policy::{self, AllowedCommand, EngineCaps},
-        protocol::{EngineLine, GoLimits, Info, OptionDecl, StartPosition},
+        protocol::{EngineLine, GoLimits, Info, StartPosition},
+        EngineError,
     },
-    views::MoveView,
 };
-
-/// The `go` of `play` and `bestmove` when none is given (Binbo's default).
-const DEFAULT_MOVETIME_MS: u64 = 1000;
-
-/// Longest raw engine line sent to WebSocket clients, in bytes (longer ones are cut).
-pub const MAX_EVENT_LINE: usize = 4096;
-
-/// The opponent's `go` when none is given and the game has no clocks.
-pub const DEFAULT_OPPONENT_MOVETIME_MS: u64 = 500;
-
-/// An engine playing one side of the game by itself.
-#[derive(Clone, Debug)]
-pub struct Opponent {
-    /// The side it plays.
-    pub plays: Color,
-    /// Its search limits; `None`: the clocks when the game is timed, else `movetime 500`.
-    pub go: Option<GoLimits>,
-}
-
-/// The opponent as JSON.
-#[derive(Clone, Debug, Serialize)]
-pub struct OpponentView {
-    /// The side it plays.
-    pub plays: crate::views::Side,
-    /// Its search limits, when given.
-    pub go: Option<GoLimits>,
-}
-
-/// What the engine is doing for the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Busy {
-    /// A best-move hint.
-    Hint,
-    /// Choosing a move the game will play (play or opponent): the game is locked.
-    Move,
-    /// A position sync.
-    Sync,
-}
-
-/// A running analysis.
-#[derive(Clone, Debug)]
-struct Analysis {
-    seq: u64,
-    limits: GoLimits,
-    multipv: u32,
-}
-
-/// The engine attached to a game.
-pub(super) struct Attached {
-    name: String,
-    config: EngineConfig,
-    engine: Engine,
-    generation: u64,
-    busy: Option<Busy>,
-    analysis: Option<Analysis>,
-    /// The position the current (or last) search started from, for the SAN of PVs.
-    root: Position,
-    /// The last line of each PV of the running analysis.
-    lines: BTreeMap<u32, Info>,
-    /// Its place in the engine-session counts, given back when it is detached.
-    _permit: Permit,
-}
-
-impl Attached {
-    /// Whether the game must refuse moves and re-initialisations now.
-    pub(super) fn locks_game(&self) -> bool {
-        self.busy == Some(Busy::Move)
-    }
-}
-
-/// Which secret an engine route needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Need {
-    /// A seat's or the admin's.
-    SeatOrAdmin,
-    /// The admin's.
-    Admin,
-}
-
-/// Checks a secret before any work is done for a request (so refusals come first).
-#[derive(Message)]
-#[rtype(result = "Result<(), ApiError>")]
-pub struct Authorize {
-    /// The bearer secret.
-    pub token: Option<String>,
-    /// What the route needs.
-    pub need: Need,
-}
-
-/// Attach a started engine (replacing any other), optionally resetting the game to a FEN.
-#[derive(Message)]
-#[rtype(result = "Result<EngineView, ApiError>")]
-pub struct AttachEngine {
-    /// The bearer secret.
-    pub token: Option<String>,
-    /// The engine's configured name.
-    pub name: String,
-    /// Its configuration (timeouts).
-    pub config: EngineConfig,
-    /// The started engine.
-    pub engine: Engine,
-    /// Its event stream (from the engine's sink).
-    pub events: mpsc::UnboundedReceiver<EngineEvent>,
-    /// Its place in the engine-session counts (kept while it is attached).
-    pub permit: Permit,
-    /// Reset the game to this FEN first (needs the admin secret).
-    pub fen: Option<String>,
-    /// Make it the game's opponent.
-    pub opponent: Option<Opponent>,
-}
-
-/// Detach the engine (`quit`, then kill).
-#[derive(Message)]
-#[rtype(result = "Result<(), ApiError>")]
-pub struct DetachEngine {
-    /// The bearer secret.
-    pub token: Option<String>,
-}
-
-/// Read the attached engine.
-#[derive(Message)]
-#[rtype(result = "Result<EngineView, ApiError>")]
-pub struct GetEngine;
-
-/// The attached engine as JSON.
-#[derive(Clone, Debug, Serialize)]
-pub struct EngineView {
-    /// Its configured name.
-    pub name: String,
-    /// Its `id name`.
-    pub id_name: Option<String>,
-    /// Its `id author`.
-    pub id_author: Option<String>,
-    /// Its declared options.
-    pub options: Vec<OptionDecl>,
-    /// Whether it is searching for a hint, a move or a sync.
-    pub busy: bool,
-    /// Whether an analysis runs.
-    pub analysing: bool,
-    /// The engine opponent of the game, if any.
-    pub opponent: Option<OpponentView>,
-}
-
-/// Ask for the best move of the current position (the game does not change).
-#[derive(Message)]
-#[rtype(result = "Result<BestMoveReply, ApiError>")]
-pub struct EngineBestMove {
-    /// The bearer secret.
-    pub token: Option<String>,
-    /// Search limits (empty: `movetime 1000`).
-    pub limits: GoLimits,
-    /// The whole time allowed, overriding the configured allowance.
-    pub timeout: Option<Duration>,
-}
-
-/// The answer to [`EngineBestMove`].
-#[derive(Clone, Debug, Serialize)]
-pub struct BestMoveReply {
-    /// The best move, UCI.
-    pub bestmove: String,
-    /// The best move, SAN.
-    pub san: String,
-    /// The expected reply, UCI.
-    pub ponder: Option<String>,
-    /// The last `info` of the main line.
-    pub info: Option<Info>,
-}
-
-/// Optionally play the caller's move, then let the engine answer; both are applied.
-#[derive(Message)]
-#[rtype(result = "Result<PlayReply, ApiError>")]
-pub struct EnginePlay {
-    /// The bearer secret.
-    pub token: Option<String>,
-    /// The player's move first.
-    pub player_move: Option<MoveInput>,
-    /// Search limits (empty: `movetime 1000`).
-    pub limits: GoLimits,
-}
-
-/// The answer to [`EnginePlay`].
-#[derive(Clone, Debug)]
-pub struct PlayReply {
-    /// The player's move, when one was given.
-    pub player_move: Option<MoveView>,
-    /// The engine's move; `None` when the player's move ended the game.
-    pub engine_move: Option<MoveView>,
-    /// The game after both.
-    pub snapshot: GameSnapshot,
-}
-
-/// Reset the game to a position (a FEN and/or moves) and tell the engine (Binbo's
-/// `uci_set_position`); needs the admin secret.
-#[derive(Message)]
-#[rtype(result = "Result<GameSnapshot, ApiError>")]
-pub struct EngineSetPosition {
-    /// The bearer secret.
-    pub token: Option<String>,
-    /// The FEN (default: the standard start).
-    pub fen: Option<String>,
-    /// Moves from there (UCI).
-    pub moves: Vec<String>,
-}
-
-/// Send the game's position to the engine and wait for `readyok` (Binbo's `uci_sync_position`).
-#[derive(Message)]
-#[rtype(result = "Result<GameSnapshot, ApiError>")]
-pub struct EngineSync {
-    /// The bearer secret.
-    pub token: Option<String>,
-}
-
-/// Send a raw UCI line (admin).
-#[derive(Message)]
-#[rtype(result = "Result<(), ApiError>")]
-pub struct EngineCommand {
-    /// The line, as the operator wrote it (checked by [`policy::check_raw_command`] and sent in
-    /// its canonical form). The operator's token is checked before this message is sent.
-    pub line: String,
-    /// Wait until written (call) rather than fire and forget (cast).
-    pub wait: bool,
-}
-
-/// Start (or restart) an analysis of the current position.
-#[derive(Message)]
-#[rtype(result = "Result<AnalysisStarted, ApiError>")]
-pub struct StartAnalysis {
-    /// The bearer secret.
-    pub token: Option<String>,
-    /// Lines to search (default 1).
-    pub multipv: Option<u32>,
-    /// Search limits (default `infinite`).
-    pub limits: Option<GoLimits>,
-}
-
-/// The answer to [`StartAnalysis`].
-#[derive(Clone, Debug, Serialize)]
-pub struct AnalysisStarted {
-    /// Always true.
-    pub analysing: bool,
-    /// Lines searched.
-    pub multipv: u32,
-    /// The `go` sent.
-    pub go: GoLimits,
-}
-
-/// Stop the analysis and return its last lines.
-#[derive(Message)]
-#[rtype(result = "Result<AnalysisReport, ApiError>")]
-pub struct StopAnalysis {
-    /// The bearer secret.
-    pub token: Option<String>,
-}
-
-/// The answer to [`StopAnalysis`].
-#[derive(Clone, Debug, Serialize)]
-pub struct AnalysisReport {
-    /// The engine's best move when it stopped (UCI).
-    pub bestmove: Option<String>,
-    /// Its SAN.
-    pub san: Option<String>,
-    /// The last line of each PV.
-    pub lines: Vec<EngineInfoView>,
-}
 
 /// An engine event tagged with the attachment it came from.
 pub struct EngineOutput(u64, EngineEvent);
 
-fn busy_error(message: &str) -> ApiError {
-    ApiError::new(ErrorCode::EngineBusy, message)
-}
-
-fn no_engine() -> ApiError {
-    ApiError::new(
-        ErrorCode::NoEngine,
-        "no engine is attached to this game (POST /v1/games/{id}/engine)",
-    )
-}
-
-/// The whole allowance of a search: `timeout` if given, none for infinite searches, else the
-/// search's own time bound (or none) plus `search_timeout_ms`.
-fn allowance(
-    config: &EngineConfig,
-    limits: &GoLimits,
-    white: bool,
-    timeout: Option<Duration>,
-) -> Option<Duration> {
-    if timeout.is_some() {
-        return timeout;
-    }
-    if limits.infinite || limits.ponder {
-        return None;
-    }
-    let extra = config.search_timeout_ms;
-    let total = limits
-        .time_bound_ms(white)
-        .map_or(extra, |t| t.saturating_add(extra));
-    Some(Duration::from_millis(total))
-}
-
-/// Limits for a search that must end by itself.
-fn finite_limits(limits: GoLimits) -> Result<GoLimits, ApiError> {
-    if limits.infinite || limits.ponder {
-        return Err(ApiError::invalid_request(
-            "infinite and ponder searches never end by themselves: use the analysis route",
-        ));
-    }
-    let without_moves = GoLimits {
-        searchmoves: Vec::new(),
-        ..limits.clone()
-    };
-    if without_moves.is_empty() {
-        return Ok(GoLimits {
-            movetime: Some(DEFAULT_MOVETIME_MS),
-            ..limits
-        });
-    }
-    Ok(limits)
+fn busy_error(message: &str) -> GameError {
+    GameError::busy(message)
 }
 
 impl GameActor {
-    fn authorize(&self, token: Option<&str>, need: Need) -> Result<Caller, ApiError> {
-        let caller = self.caller(token);
-        match (need, caller) {
-            (_, Caller::Anonymous) => Err(ApiError::forbidden(
-                "engine routes need a player's or the admin's secret (Authorization: Bearer <secret>)",
-            )),
-            (Need::Admin, Caller::Seat(_)) => Err(ApiError::forbidden(
-                "this engine action needs the game's admin secret",
-            )),
-            _ => Ok(caller),
+    /// Handles one engine action (its need is already checked).
+    pub(super) fn handle_engine(
+        &mut self,
+        caller: Caller,
+        action: EngineAction,
+        reply: Reply<EngineReply>,
+        ctx: &mut Context<Self>,
+    ) {
+        match action {
+            EngineAction::Attach { client, name, fen } => {
+                self.attach_engine(client, name, fen, reply, ctx)
+            }
+            EngineAction::View => {
+                let _ = reply.send(self.engine.view().map(EngineReply::View));
+            }
+            EngineAction::Detach => {
+                let _ = reply.send(self.detach_engine().map(|()| EngineReply::Done));
+            }
+            EngineAction::BestMove { limits, timeout } => {
+                self.best_move(limits, timeout, reply, ctx)
+            }
+            EngineAction::Play {
+                player_move,
+                limits,
+            } => self.engine_play(caller, player_move, limits, reply, ctx),
+            EngineAction::SetPosition { fen, moves } => self.set_position(fen, moves, reply, ctx),
+            EngineAction::Sync => self.sync_engine(reply, ctx),
+            EngineAction::Raw { line, wait } => self.raw_command(line, wait, reply, ctx),
+            EngineAction::StartAnalysis { multipv, limits } => {
+                let _ = reply.send(
+                    self.start_analysis(multipv, limits, ctx)
+                        .map(EngineReply::AnalysisStarted),
+                );
+            }
+            EngineAction::StopAnalysis => self.stop_analysis(reply, ctx),
         }
     }
 
     /// Checks that every move of a `searchmoves` list is legal in the current position.
-    fn check_searchmoves(&self, moves: &[String]) -> Result<(), ApiError> {
+    fn check_searchmoves(&self, moves: &[String]) -> Result<(), GameError> {
         let pos = self.game.position();
         for text in moves {
             pos.parse_uci(text).map_err(|e| {
-                ApiError::invalid_request(format!(
-                    "searchmoves: {text} is not a legal move here: {e}"
-                ))
+                GameError::invalid(format!("searchmoves: {text} is not a legal move here: {e}"))
             })?;
         }
         Ok(())
-    }
-
-    fn attached(&mut self) -> Result<&mut Attached, ApiError> {
-        self.engine.as_mut().ok_or_else(no_engine)
     }
 
     /// The position the engine is told about: start and the whole history.
@@ -404,23 +112,6 @@ impl GameActor {
         }
     }
 
-    fn engine_view(&self) -> Result<EngineView, ApiError> {
-        let a = self.engine.as_ref().ok_or_else(no_engine)?;
-        let id = a.engine.identity();
-        Ok(EngineView {
-            name: a.name.clone(),
-            id_name: id.name.clone(),
-            id_author: id.author.clone(),
-            options: id.options.clone(),
-            busy: a.busy.is_some(),
-            analysing: a.analysis.is_some(),
-            opponent: self.opponent.as_ref().map(|o| OpponentView {
-                plays: o.plays.into(),
-                go: o.go.clone(),
-            }),
-        })
-    }
-
     /// Publishes an engine event to subscribers without versioning or keeping it.
     fn publish_transient(&mut self, event: EventKind) {
         if self.subscribers.is_empty() {
@@ -433,29 +124,129 @@ impl GameActor {
 
     /// Reports a failure of attachment `generation` to subscribers. A dead engine is detached
     /// at once (its session's `Died` event, which may arrive later, is then ignored).
-    fn report_engine_error(&mut self, generation: u64, error: &ApiError) {
-        let current = self.engine.as_ref().filter(|a| a.generation == generation);
-        if error.code == ErrorCode::EngineDied {
-            if current.is_some_and(|a| a.engine.is_closed()) {
-                self.engine_gone(error.clone());
+    fn report_engine_error(&mut self, generation: u64, error: &GameError) {
+        if let GameError::Engine(e) = error {
+            if e.is_died() {
+                let closed = self
+                    .engine
+                    .current(generation)
+                    .is_some_and(|a| a.engine.is_closed());
+                if closed {
+                    self.engine_gone(e.clone());
+                }
+                return;
             }
-            return;
         }
+        let code = match error {
+            GameError::Engine(e) => e.code(),
+            GameError::EngineBusy(_) => "engine_busy",
+            GameError::NoEngine => "no_engine",
+            _ => "internal",
+        };
         self.publish_transient(EventKind::EngineError {
-            code: error.code.as_str().to_string(),
-            message: error.message.clone(),
+            code: code.to_string(),
+            message: error.to_string(),
         });
     }
 
     /// Forgets the attached engine, which died, and tells subscribers.
-    fn engine_gone(&mut self, error: ApiError) {
-        if let Some(a) = self.engine.take() {
+    fn engine_gone(&mut self, error: EngineError) {
+        if let Some(a) = self.engine.attached.take() {
             self.publish_transient(EventKind::EngineError {
-                code: error.code.as_str().to_string(),
-                message: error.message,
+                code: error.code().to_string(),
+                message: error.to_string(),
             });
             self.publish_transient(EventKind::EngineDetached { name: a.name });
         }
+    }
+
+    /// Attaches a started engine (replacing any other), as the game's opponent if given.
+    pub(super) fn install_engine(
+        &mut self,
+        started: StartedEngine,
+        opponent: Option<Opponent>,
+        ctx: &mut Context<Self>,
+    ) {
+        self.engine.next_engine += 1;
+        let generation = self.engine.next_engine;
+        let events = futures_util::stream::unfold(started.events, move |mut rx| async move {
+            rx.recv().await.map(|e| (EngineOutput(generation, e), rx))
+        });
+        ctx.add_stream(events);
+        let id_name = started.engine.identity().name.clone();
+        if let Some(old) = self.engine.attached.take() {
+            self.publish_transient(EventKind::EngineDetached { name: old.name });
+        }
+        let name = started.name;
+        self.engine.attached = Some(Attached {
+            name: name.clone(),
+            config: started.config,
+            engine: started.engine,
+            generation,
+            busy: None,
+            analysis: None,
+            root: *self.game.position(),
+            lines: BTreeMap::new(),
+            _permit: started.permit,
+        });
+        if let Some(opponent) = opponent {
+            self.engine.seat = Some((opponent.plays, name.clone()));
+            self.engine.opponent = Some(opponent);
+        }
+        self.publish_transient(EventKind::EngineAttached { name, id_name });
+        self.engine_turn(ctx);
+    }
+
+    /// Starts the configured engine and attaches it when it is ready; the answer waits for
+    /// the engine's handshake.
+    fn attach_engine(
+        &mut self,
+        client: crate::admission::ClientKey,
+        name: String,
+        fen: Option<String>,
+        reply: Reply<EngineReply>,
+        ctx: &mut Context<Self>,
+    ) {
+        if self.engine.locks_game() {
+            let _ = reply.send(Err(busy_error(
+                "the engine is choosing a move for this game",
+            )));
+            return;
+        }
+        // A bad FEN is refused before anything is started.
+        let start = match fen
+            .as_deref()
+            .map(|f| Position::from_fen(f, FenMode::Strict))
+        {
+            Some(Err(e)) => {
+                let _ = reply.send(Err(e.into()));
+                return;
+            }
+            Some(Ok(pos)) => Some(pos),
+            None => None,
+        };
+        let factory = self.env.engines.clone();
+        let starting = async move { factory.start(&client, &name).await };
+        ctx.spawn(starting.into_actor(self).map(move |started, act, ctx| {
+            let answer = started.and_then(|started| {
+                if act.engine.locks_game() {
+                    return Err(busy_error("the engine is choosing a move for this game"));
+                }
+                if let Some(pos) = start {
+                    act.reset_game(Game::with_policy(pos, act.options.draw_policy), ctx);
+                }
+                act.install_engine(started, None, ctx);
+                act.engine.view().map(EngineReply::View)
+            });
+            let _ = reply.send(answer);
+        }));
+    }
+
+    fn detach_engine(&mut self) -> Result<(), GameError> {
+        let old = self.engine.attached.take().ok_or(GameError::NoEngine)?;
+        // Dropping the handle quits the engine (a running search fails with engine_died).
+        self.publish_transient(EventKind::EngineDetached { name: old.name });
+        Ok(())
     }
 
     /// Claims the engine for a search of the current position.
@@ -465,16 +256,14 @@ impl GameActor {
         limits: GoLimits,
         multipv: Option<u32>,
         timeout: Option<Duration>,
-    ) -> Result<(Engine, SearchRequest, u64), ApiError> {
+    ) -> Result<(Engine, SearchRequest, u64), GameError> {
         if self.game.is_over() {
-            return Err(ApiError::from(chessd_core::game::GameError::GameOver(
-                self.game.status().clone(),
-            )));
+            return Err(GameError::over(self.game.status()));
         }
         let position = self.position_spec();
         let root = *self.game.position();
         let white = root.turn() == Color::White;
-        let a = self.attached()?;
+        let a = self.engine.attached()?;
         if a.busy.is_some() {
             return Err(busy_error("the engine is already searching for this game"));
         }
@@ -496,7 +285,7 @@ impl GameActor {
 
     /// Releases the engine after a search of attachment `generation`.
     fn end_search(&mut self, generation: u64, ctx: &mut Context<Self>) {
-        if let Some(a) = self.engine.as_mut().filter(|a| a.generation == generation) {
+        if let Some(a) = self.engine.current(generation) {
             a.busy = None;
         }
         self.engine_turn(ctx);
@@ -507,36 +296,11 @@ impl GameActor {
     /// is released (its process ends and its place in the engine-session counts is given back),
     /// so finished games against the computer do not keep a process each.
     pub(super) fn release_engine_if_over(&mut self) {
-        let idle = self
-            .engine
-            .as_ref()
-            .is_some_and(|a| a.busy.is_none() && a.analysis.is_none());
-        if self.game.is_over() && idle {
-            if let Some(old) = self.engine.take() {
+        if self.game.is_over() && self.engine.is_idle() {
+            if let Some(old) = self.engine.attached.take() {
                 self.publish_transient(EventKind::EngineDetached { name: old.name });
             }
         }
-    }
-
-    /// The engine's move from `result`, checked against `root`; an illegal or missing move is
-    /// `engine_illegal_move`.
-    fn checked_move(root: &Position, result: &SearchResult) -> Result<MoveView, ApiError> {
-        let Some(best) = result.best.as_deref() else {
-            return Err(ApiError::new(
-                ErrorCode::EngineIllegalMove,
-                "the engine answered bestmove (none) in a position with legal moves",
-            ));
-        };
-        let mv = root.parse_uci(best).map_err(|e| {
-            ApiError::new(
-                ErrorCode::EngineIllegalMove,
-                format!("the engine's move was refused: {e}"),
-            )
-        })?;
-        Ok(MoveView {
-            uci: root.uci(mv),
-            san: root.san(mv),
-        })
     }
 
     /// Limits of the opponent's search now.
@@ -565,14 +329,13 @@ impl GameActor {
 
     /// Lets the opponent engine move when it is its turn and it is free.
     pub(super) fn engine_turn(&mut self, ctx: &mut Context<Self>) {
-        let Some(opponent) = self.opponent.clone() else {
+        let Some(opponent) = self.engine.opponent.clone() else {
             return;
         };
-        let free = self
-            .engine
-            .as_ref()
-            .is_some_and(|a| a.busy.is_none() && a.analysis.is_none());
-        if !free || self.game.is_over() || self.game.position().turn() != opponent.plays {
+        if !self.engine.is_idle()
+            || self.game.is_over()
+            || self.game.position().turn() != opponent.plays
+        {
             return;
         }
         let limits = self.opponent_limits(&opponent);
@@ -583,7 +346,7 @@ impl GameActor {
         let root = *self.game.position();
         let search = engine.search(request);
         ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
-            if let Some(a) = act.engine.as_mut().filter(|a| a.generation == generation) {
+            if let Some(a) = act.engine.current(generation) {
                 a.busy = None;
             }
             match act.apply_engine_move(generation, &root, result, ctx) {
@@ -598,33 +361,35 @@ impl GameActor {
         &mut self,
         generation: u64,
         root: &Position,
-        result: Result<SearchResult, ApiError>,
+        result: Result<SearchResult, EngineError>,
         ctx: &mut Context<Self>,
-    ) -> Result<MoveView, ApiError> {
+    ) -> Result<chessd_core::game::PlayedMove, GameError> {
         let result = result?;
-        let mv = Self::checked_move(root, &result)?;
-        if self.engine.as_ref().map(|a| a.generation) != Some(generation) {
-            return Err(no_engine());
+        let (uci, _) = checked_move(root, result.best.as_deref())?;
+        if self.engine.attached.as_ref().map(|a| a.generation) != Some(generation) {
+            return Err(GameError::NoEngine);
         }
         if self.game.position() != root {
             return Err(busy_error("the game changed while the engine was thinking"));
         }
-        let played = self.play_move(Caller::Admin, MoveInput::Uci(mv.uci.clone()), ctx)?;
+        let played = self.play_move(Caller::Admin, MoveInput::Uci(uci), ctx)?;
         self.after_game_change(ctx);
-        Ok(MoveView {
-            uci: played.uci,
-            san: played.san,
-        })
+        Ok(played)
     }
 
     /// Follows a change of the game: a running analysis restarts on the new position (or stops
     /// when the game is over).
     pub(super) fn after_game_change(&mut self, ctx: &mut Context<Self>) {
-        let Some(analysis) = self.engine.as_ref().and_then(|a| a.analysis.clone()) else {
+        let Some(analysis) = self
+            .engine
+            .attached
+            .as_ref()
+            .and_then(|a| a.analysis.clone())
+        else {
             return;
         };
         if self.game.is_over() {
-            if let Some(a) = self.engine.as_mut() {
+            if let Some(a) = self.engine.attached.as_mut() {
                 a.analysis = None;
                 let engine = a.engine.clone();
                 ctx.spawn(
@@ -645,18 +410,16 @@ impl GameActor {
         limits: GoLimits,
         multipv: u32,
         ctx: &mut Context<Self>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), GameError> {
         if self.game.is_over() {
-            return Err(ApiError::from(chessd_core::game::GameError::GameOver(
-                self.game.status().clone(),
-            )));
+            return Err(GameError::over(self.game.status()));
         }
         let position = self.position_spec();
         let root = *self.game.position();
         let white = root.turn() == Color::White;
-        self.next_analysis += 1;
-        let seq = self.next_analysis;
-        let a = self.attached()?;
+        self.engine.next_analysis += 1;
+        let seq = self.engine.next_analysis;
+        let a = self.engine.attached()?;
         if a.busy.is_some() {
             return Err(busy_error("the engine is already searching for this game"));
         }
@@ -676,14 +439,14 @@ impl GameActor {
         let generation = a.generation;
         let search = a.engine.search(request);
         ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
-            let Some(a) = act.engine.as_mut().filter(|a| a.generation == generation) else {
+            let Some(a) = act.engine.current(generation) else {
                 return;
             };
             if a.analysis.as_ref().is_some_and(|an| an.seq == seq) {
                 // A finite analysis ended by itself.
                 a.analysis = None;
                 if let Err(e) = result {
-                    act.report_engine_error(generation, &e);
+                    act.report_engine_error(generation, &e.into());
                 }
                 act.engine_turn(ctx);
             }
@@ -691,8 +454,8 @@ impl GameActor {
         Ok(())
     }
 
-    fn on_engine_event(&mut self, generation: u64, event: EngineEvent, ctx: &mut Context<Self>) {
-        let Some(a) = self.engine.as_mut().filter(|a| a.generation == generation) else {
+    fn on_engine_event(&mut self, generation: u64, event: EngineEvent) {
+        let Some(a) = self.engine.current(generation) else {
             return;
         };
         match event {
@@ -716,11 +479,8 @@ impl GameActor {
                 }
                 self.publish_transient(EventKind::EngineLine { line: raw });
             }
-            EngineEvent::Died(error) => {
-                self.engine_gone(error);
-                // The opponent waits for a new engine; nothing else to do.
-                let _ = ctx;
-            }
+            // The opponent waits for a new engine; nothing else to do.
+            EngineEvent::Died(error) => self.engine_gone(error),
         }
     }
 
@@ -729,161 +489,73 @@ impl GameActor {
         let clock = self.options.time_control.map(Clock::new);
         self.reinitialise(game, clock, None, ctx);
     }
-}
 
-impl StreamHandler<EngineOutput> for GameActor {
-    fn handle(&mut self, item: EngineOutput, ctx: &mut Context<Self>) {
-        self.on_engine_event(item.0, item.1, ctx);
-    }
-
-    /// The end of an engine's events is not the end of the game.
-    fn finished(&mut self, _ctx: &mut Context<Self>) {}
-}
-
-impl Handler<Authorize> for GameActor {
-    type Result = Result<(), ApiError>;
-    fn handle(&mut self, msg: Authorize, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        self.authorize(msg.token.as_deref(), msg.need).map(|_| ())
-    }
-}
-
-impl Handler<AttachEngine> for GameActor {
-    type Result = Result<EngineView, ApiError>;
-    fn handle(&mut self, msg: AttachEngine, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        let need = if msg.fen.is_some() {
-            Need::Admin
-        } else {
-            Need::SeatOrAdmin
-        };
-        self.authorize(msg.token.as_deref(), need)?;
-        if self.engine.as_ref().is_some_and(Attached::locks_game) {
-            return Err(busy_error("the engine is choosing a move for this game"));
-        }
-        if let Some(fen) = &msg.fen {
-            let pos = Position::from_fen(fen, FenMode::Strict)?;
-            self.reset_game(Game::with_policy(pos, self.options.draw_policy), ctx);
-        }
-        self.next_engine += 1;
-        let generation = self.next_engine;
-        let events = futures_util::stream::unfold(msg.events, move |mut rx| async move {
-            rx.recv().await.map(|e| (EngineOutput(generation, e), rx))
-        });
-        ctx.add_stream(events);
-        let id_name = msg.engine.identity().name.clone();
-        if let Some(old) = self.engine.take() {
-            self.publish_transient(EventKind::EngineDetached { name: old.name });
-        }
-        self.engine = Some(Attached {
-            name: msg.name.clone(),
-            config: msg.config,
-            engine: msg.engine,
-            generation,
-            busy: None,
-            analysis: None,
-            root: *self.game.position(),
-            lines: BTreeMap::new(),
-            _permit: msg.permit,
-        });
-        if let Some(opponent) = msg.opponent {
-            self.engine_seat = Some((opponent.plays, msg.name.clone()));
-            self.opponent = Some(opponent);
-        }
-        self.publish_transient(EventKind::EngineAttached {
-            name: msg.name,
-            id_name,
-        });
-        self.engine_turn(ctx);
-        self.engine_view()
-    }
-}
-
-impl Handler<DetachEngine> for GameActor {
-    type Result = Result<(), ApiError>;
-    fn handle(&mut self, msg: DetachEngine, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        self.authorize(msg.token.as_deref(), Need::SeatOrAdmin)?;
-        let old = self.engine.take().ok_or_else(no_engine)?;
-        // Dropping the handle quits the engine (a running search fails with engine_died).
-        self.publish_transient(EventKind::EngineDetached { name: old.name });
-        Ok(())
-    }
-}
-
-impl Handler<GetEngine> for GameActor {
-    type Result = Result<EngineView, ApiError>;
-    fn handle(&mut self, _: GetEngine, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        self.engine_view()
-    }
-}
-
-impl Handler<EngineBestMove> for GameActor {
-    type Result = ResponseActFuture<Self, Result<BestMoveReply, ApiError>>;
-    fn handle(&mut self, msg: EngineBestMove, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        let start = self
-            .authorize(msg.token.as_deref(), Need::SeatOrAdmin)
-            .and_then(|_| finite_limits(msg.limits))
-            .and_then(|limits| self.begin_search(Busy::Hint, limits, None, msg.timeout));
+    fn best_move(
+        &mut self,
+        limits: GoLimits,
+        timeout: Option<Duration>,
+        reply: Reply<EngineReply>,
+        ctx: &mut Context<Self>,
+    ) {
+        let start = finite_limits(limits)
+            .and_then(|limits| self.begin_search(Busy::Hint, limits, None, timeout));
         let (engine, request, generation) = match start {
             Ok(s) => s,
-            Err(e) => return Box::pin(ready(Err(e))),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
         };
         let root = *self.game.position();
-        Box::pin(
+        ctx.spawn(
             engine
                 .search(request)
                 .into_actor(self)
                 .map(move |result, act, ctx| {
                     act.end_search(generation, ctx);
-                    let reply = result.and_then(|r| {
-                        let mv = GameActor::checked_move(&root, &r)?;
-                        Ok(BestMoveReply {
-                            bestmove: mv.uci,
-                            san: mv.san,
+                    let answer = result.map_err(GameError::from).and_then(|r| {
+                        let (bestmove, san) = checked_move(&root, r.best.as_deref())?;
+                        Ok(EngineReply::BestMove(BestMoveReply {
+                            bestmove,
+                            san,
                             ponder: r.ponder,
                             info: r.info,
-                        })
+                        }))
                     });
-                    if let Err(e) = &reply {
+                    if let Err(e) = &answer {
                         act.report_engine_error(generation, e);
                     }
-                    reply
+                    let _ = reply.send(answer);
                 }),
-        )
+        );
     }
-}
 
-impl Handler<EnginePlay> for GameActor {
-    type Result = ResponseActFuture<Self, Result<PlayReply, ApiError>>;
-    fn handle(&mut self, msg: EnginePlay, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
+    fn engine_play(
+        &mut self,
+        caller: Caller,
+        player_move: Option<MoveInput>,
+        limits: GoLimits,
+        reply: Reply<EngineReply>,
+        ctx: &mut Context<Self>,
+    ) {
         let prepared = (|| {
-            let caller = self.authorize(msg.token.as_deref(), Need::SeatOrAdmin)?;
-            let limits = finite_limits(msg.limits)?;
+            let limits = finite_limits(limits)?;
             // A finished game is over for moves, with or without one (its engine is released).
             if self.game.is_over() {
-                return Err(ApiError::from(chessd_core::game::GameError::GameOver(
-                    self.game.status().clone(),
-                )));
+                return Err(GameError::over(self.game.status()));
             }
             // Refuse before the player's move is played if the engine cannot answer.
-            let a = self.engine.as_ref().ok_or_else(no_engine)?;
-            if a.busy.is_some() || a.analysis.is_some() {
+            let a = self.engine.attached.as_ref().ok_or(GameError::NoEngine)?;
+            if !a.is_idle() {
                 return Err(busy_error(
                     "the engine is already searching for this game (or analysing)",
                 ));
             }
-            let player_move = match msg.player_move {
+            let player_move = match player_move {
                 Some(input) => {
                     let played = self.play_move(caller, input, ctx)?;
                     self.after_game_change(ctx);
-                    Some(MoveView {
-                        uci: played.uci,
-                        san: played.san,
-                    })
+                    Some(played)
                 }
                 None => None,
             };
@@ -891,146 +563,151 @@ impl Handler<EnginePlay> for GameActor {
         })();
         let (player_move, limits) = match prepared {
             Ok(p) => p,
-            Err(e) => return Box::pin(ready(Err(e))),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
         };
         if self.game.is_over() {
             // The player's move ended the game: nothing for the engine to do.
             self.release_engine_if_over();
-            return Box::pin(ready(Ok(PlayReply {
+            let _ = reply.send(Ok(EngineReply::Play(PlayReply {
                 player_move,
                 engine_move: None,
                 snapshot: self.snapshot(),
             })));
+            return;
         }
         let (engine, request, generation) = match self.begin_search(Busy::Move, limits, None, None)
         {
             Ok(s) => s,
-            Err(e) => return Box::pin(ready(Err(e))),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
         };
         let root = *self.game.position();
-        Box::pin(
+        ctx.spawn(
             engine
                 .search(request)
                 .into_actor(self)
                 .map(move |result, act, ctx| {
-                    if let Some(a) = act.engine.as_mut().filter(|a| a.generation == generation) {
+                    if let Some(a) = act.engine.current(generation) {
                         a.busy = None;
                     }
-                    let applied = act.apply_engine_move(generation, &root, result, ctx);
-                    let reply = match applied {
-                        Ok(mv) => Ok(PlayReply {
+                    let answer = match act.apply_engine_move(generation, &root, result, ctx) {
+                        Ok(mv) => Ok(EngineReply::Play(PlayReply {
                             player_move,
                             engine_move: Some(mv),
                             snapshot: act.snapshot(),
-                        }),
+                        })),
                         Err(e) => {
                             act.report_engine_error(generation, &e);
                             Err(e)
                         }
                     };
                     act.engine_turn(ctx);
-                    reply
+                    let _ = reply.send(answer);
                 }),
-        )
+        );
     }
-}
 
-impl Handler<EngineSetPosition> for GameActor {
-    type Result = ResponseActFuture<Self, Result<GameSnapshot, ApiError>>;
-    fn handle(&mut self, msg: EngineSetPosition, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
+    fn set_position(
+        &mut self,
+        fen: Option<String>,
+        moves: Vec<String>,
+        reply: Reply<EngineReply>,
+        ctx: &mut Context<Self>,
+    ) {
         let game = (|| {
-            self.authorize(msg.token.as_deref(), Need::Admin)?;
-            let a = self.engine.as_ref().ok_or_else(no_engine)?;
+            let a = self.engine.attached.as_ref().ok_or(GameError::NoEngine)?;
             if a.busy.is_some() {
                 return Err(busy_error("the engine is already searching for this game"));
             }
-            let start = match &msg.fen {
+            let start = match &fen {
                 Some(fen) => Position::from_fen(fen, FenMode::Strict)?,
                 None => Position::startpos(),
             };
             let mut game = Game::with_policy(start, self.options.draw_policy);
-            for text in &msg.moves {
-                game.play_uci(text).map_err(ApiError::from)?;
+            for text in &moves {
+                game.play_uci(text)?;
             }
             Ok(game)
         })();
-        let game = match game {
-            Ok(g) => g,
-            Err(e) => return Box::pin(ready(Err(e))),
-        };
-        self.reset_game(game, ctx);
-        self.sync_engine(ctx)
+        match game {
+            Ok(game) => {
+                self.reset_game(game, ctx);
+                self.sync_engine(reply, ctx);
+            }
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        }
     }
-}
 
-impl GameActor {
     /// Sends the game's position to the engine and waits for `readyok` (an analysis restarts
     /// on the position instead).
-    fn sync_engine(
-        &mut self,
-        ctx: &mut Context<Self>,
-    ) -> ResponseActFuture<Self, Result<GameSnapshot, ApiError>> {
-        if self.engine.as_ref().is_some_and(|a| a.analysis.is_some()) {
+    fn sync_engine(&mut self, reply: Reply<EngineReply>, ctx: &mut Context<Self>) {
+        let snapshot_reply = |act: &GameActor| EngineReply::Snapshot(Box::new(act.snapshot()));
+        if self
+            .engine
+            .attached
+            .as_ref()
+            .is_some_and(|a| a.analysis.is_some())
+        {
             self.after_game_change(ctx);
             self.engine_turn(ctx);
-            return Box::pin(ready(Ok(self.snapshot())));
+            let _ = reply.send(Ok(snapshot_reply(self)));
+            return;
         }
         let position = self.position_spec();
         let root = *self.game.position();
-        let a = match self.attached() {
+        let a = match self.engine.attached() {
             Ok(a) => a,
-            Err(e) => return Box::pin(ready(Err(e))),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
         };
         if a.busy.is_some() {
-            return Box::pin(ready(Err(busy_error(
+            let _ = reply.send(Err(busy_error(
                 "the engine is already searching for this game",
-            ))));
+            )));
+            return;
         }
         a.busy = Some(Busy::Sync);
         a.root = root;
         let generation = a.generation;
-        Box::pin(
-            a.engine
-                .sync(Some(position))
-                .into_actor(self)
-                .map(move |result, act, ctx| {
-                    act.end_search(generation, ctx);
-                    match result {
-                        Ok(()) => Ok(act.snapshot()),
-                        Err(e) => {
-                            act.report_engine_error(generation, &e);
-                            Err(e)
-                        }
-                    }
-                }),
-        )
+        let sync = a.engine.sync(Some(position));
+        ctx.spawn(sync.into_actor(self).map(move |result, act, ctx| {
+            act.end_search(generation, ctx);
+            let answer = match result {
+                Ok(()) => Ok(snapshot_reply(act)),
+                Err(e) => {
+                    let e = GameError::from(e);
+                    act.report_engine_error(generation, &e);
+                    Err(e)
+                }
+            };
+            let _ = reply.send(answer);
+        }));
     }
-}
 
-impl Handler<EngineSync> for GameActor {
-    type Result = ResponseActFuture<Self, Result<GameSnapshot, ApiError>>;
-    fn handle(&mut self, msg: EngineSync, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        if let Err(e) = self.authorize(msg.token.as_deref(), Need::SeatOrAdmin) {
-            return Box::pin(ready(Err(e)));
-        }
-        self.sync_engine(ctx)
-    }
-}
-
-impl Handler<EngineCommand> for GameActor {
-    type Result = ResponseActFuture<Self, Result<(), ApiError>>;
-    fn handle(&mut self, msg: EngineCommand, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
+    fn raw_command(
+        &mut self,
+        line: String,
+        wait: bool,
+        reply: Reply<EngineReply>,
+        ctx: &mut Context<Self>,
+    ) {
         let checked = (|| {
-            let a = self.engine.as_ref().ok_or_else(no_engine)?;
+            let a = self.engine.attached.as_ref().ok_or(GameError::NoEngine)?;
             let caps = EngineCaps {
                 max_hash_mb: a.config.max_hash_mb,
                 max_threads: a.config.max_threads,
             };
-            let command = policy::check_raw_command(&msg.line, &a.engine.identity().options, caps)
-                .map_err(|e| ApiError::new(ErrorCode::CommandRefused, e.to_string()))?;
+            let command = policy::check_raw_command(&line, &a.engine.identity().options, caps)
+                .map_err(|e| EngineError::CommandRefused(e.to_string()))?;
             if let AllowedCommand::Go(limits) = &command {
                 self.check_searchmoves(&limits.searchmoves)?;
             }
@@ -1038,38 +715,48 @@ impl Handler<EngineCommand> for GameActor {
         })();
         let (engine, line) = match checked {
             Ok(c) => c,
-            Err(e) => return Box::pin(ready(Err(e))),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
         };
-        if msg.wait {
-            Box::pin(engine.send(line).into_actor(self))
+        if wait {
+            ctx.spawn(engine.send(line).into_actor(self).map(|result, _, _| {
+                let _ = reply.send(result.map(|()| EngineReply::Done).map_err(Into::into));
+            }));
         } else {
-            Box::pin(ready(engine.cast(line)))
+            let _ = reply.send(
+                engine
+                    .cast(line)
+                    .map(|()| EngineReply::Done)
+                    .map_err(Into::into),
+            );
         }
     }
-}
 
-impl Handler<StartAnalysis> for GameActor {
-    type Result = Result<AnalysisStarted, ApiError>;
-    fn handle(&mut self, msg: StartAnalysis, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        self.authorize(msg.token.as_deref(), Need::SeatOrAdmin)?;
-        if self.opponent.is_some() {
+    fn start_analysis(
+        &mut self,
+        multipv: Option<u32>,
+        limits: Option<GoLimits>,
+        ctx: &mut Context<Self>,
+    ) -> Result<AnalysisStarted, GameError> {
+        if self.engine.opponent.is_some() {
             return Err(busy_error(
                 "the engine plays in this game; it cannot analyse it too",
             ));
         }
-        let a = self.engine.as_ref().ok_or_else(no_engine)?;
-        let multipv = msg.multipv.unwrap_or(1);
+        let a = self.engine.attached.as_ref().ok_or(GameError::NoEngine)?;
+        let multipv = multipv.unwrap_or(1);
         let max = match a.engine.identity().option("MultiPV") {
             Some(o) => o.max.unwrap_or(1).clamp(1, 500) as u32,
             None => 1,
         };
         if multipv == 0 || multipv > max {
-            return Err(ApiError::invalid_request(format!(
+            return Err(GameError::invalid(format!(
                 "multipv must be 1 to {max} for this engine"
             )));
         }
-        let limits = match msg.limits {
+        let limits = match limits {
             Some(l) if !l.is_empty() => l,
             _ => GoLimits {
                 infinite: true,
@@ -1083,107 +770,65 @@ impl Handler<StartAnalysis> for GameActor {
             go: limits,
         })
     }
-}
 
-impl Handler<StopAnalysis> for GameActor {
-    type Result = ResponseActFuture<Self, Result<AnalysisReport, ApiError>>;
-    fn handle(&mut self, msg: StopAnalysis, ctx: &mut Context<Self>) -> Self::Result {
-        self.touch(ctx);
-        let started = (|| {
-            self.authorize(msg.token.as_deref(), Need::SeatOrAdmin)?;
-            let a = self.attached()?;
+    fn stop_analysis(&mut self, reply: Reply<EngineReply>, ctx: &mut Context<Self>) {
+        let started = self.engine.attached().map(|a| {
             let running = a.analysis.take().is_some();
-            Ok((running, a.engine.clone(), a.root, a.generation))
-        })();
+            (running, a.engine.clone(), a.root, a.generation)
+        });
         let (running, engine, root, generation) = match started {
             Ok(s) => s,
-            Err(e) => return Box::pin(ready(Err(e))),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
         };
         if !running {
-            return Box::pin(ready(Ok(AnalysisReport {
+            let _ = reply.send(Ok(EngineReply::AnalysisReport(AnalysisReport {
                 bestmove: None,
                 san: None,
                 lines: Vec::new(),
             })));
+            return;
         }
-        Box::pin(engine.stop().into_actor(self).map(move |result, act, ctx| {
+        ctx.spawn(engine.stop().into_actor(self).map(move |result, act, ctx| {
             let stored = act
                 .engine
-                .as_mut()
-                .filter(|a| a.generation == generation)
+                .current(generation)
                 .map(|a| std::mem::take(&mut a.lines))
                 .unwrap_or_default();
             act.engine_turn(ctx);
-            let result = result?.unwrap_or_default();
-            let lines: Vec<Info> = if result.lines.is_empty() {
-                stored.into_values().collect()
-            } else {
-                result.lines.clone()
-            };
-            let san = result
-                .best
-                .as_deref()
-                .and_then(|b| root.parse_uci(b).ok())
-                .map(|m| root.san(m));
-            Ok(AnalysisReport {
-                bestmove: result.best,
-                san,
-                lines: lines
-                    .iter()
-                    .map(|i| EngineInfoView::new(i, &root))
-                    .collect(),
-            })
-        }))
+            let answer = result.map_err(GameError::from).map(|result| {
+                let result = result.unwrap_or_default();
+                let lines: Vec<Info> = if result.lines.is_empty() {
+                    stored.into_values().collect()
+                } else {
+                    result.lines.clone()
+                };
+                let san = result
+                    .best
+                    .as_deref()
+                    .and_then(|b| root.parse_uci(b).ok())
+                    .map(|m| root.san(m));
+                EngineReply::AnalysisReport(AnalysisReport {
+                    bestmove: result.best,
+                    san,
+                    lines: lines
+                        .iter()
+                        .map(|i| EngineInfoView::new(i, &root))
+                        .collect(),
+                })
+            });
+            let _ = reply.send(answer);
+        }));
     }
 }
 
-/// Stops the actor's engine work when the game stops (dropping the handle quits the engine).
-pub(super) fn on_stop(actor: &mut GameActor, _ctx: &mut Context<GameActor>) {
-    actor.engine = None;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn limits_and_allowances() {
-        let empty = finite_limits(GoLimits::default()).unwrap();
-        assert_eq!(empty.movetime, Some(DEFAULT_MOVETIME_MS));
-        assert!(finite_limits(GoLimits {
-            infinite: true,
-            ..GoLimits::default()
-        })
-        .is_err());
-        let depth = GoLimits {
-            depth: Some(3),
-            ..GoLimits::default()
-        };
-        assert_eq!(finite_limits(depth.clone()).unwrap(), depth);
-        let config: EngineConfig = serde_json::from_value(serde_json::json!({
-            "tcp": "127.0.0.1:1", "search_timeout_ms": 1000
-        }))
-        .unwrap();
-        let movetime = GoLimits {
-            movetime: Some(100),
-            ..GoLimits::default()
-        };
-        assert_eq!(
-            allowance(&config, &movetime, true, None),
-            Some(Duration::from_millis(1100))
-        );
-        assert_eq!(
-            allowance(&config, &depth, true, None),
-            Some(Duration::from_millis(1000))
-        );
-        assert_eq!(
-            allowance(&config, &depth, true, Some(Duration::from_millis(5))),
-            Some(Duration::from_millis(5))
-        );
-        let infinite = GoLimits {
-            infinite: true,
-            ..GoLimits::default()
-        };
-        assert_eq!(allowance(&config, &infinite, true, None), None);
+impl StreamHandler<EngineOutput> for GameActor {
+    fn handle(&mut self, item: EngineOutput, _ctx: &mut Context<Self>) {
+        self.on_engine_event(item.0, item.1);
     }
+
+    /// The end of an engine's events is not the end of the game.
+    fn finished(&mut self, _ctx: &mut Context<Self>) {}
 }

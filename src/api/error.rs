@@ -1,8 +1,12 @@
 //! The one error type every request can end in: a stable `code`, a human `message`, and the HTTP
-//! status it maps to. Serialised as `{"error": {"code": "...", "message": "..."}}`.
+//! status it maps to. Serialised as `{"error": {"code": "...", "message": "..."}}` (an illegal
+//! move adds `"reason"`). This is the one table from the layers' errors ([`GameError`],
+//! [`EngineError`], [`JobError`], [`AdmissionError`]) to HTTP: no other module knows a status.
 
 use actix_web::{http::StatusCode, HttpResponse, ResponseError};
 use serde::Serialize;
+
+use crate::{admission::AdmissionError, game::GameError, jobs::JobError, uci::EngineError};
 
 /// Stable error codes; the README documents each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -173,6 +177,8 @@ pub struct ApiError {
     pub message: String,
     /// Seconds after which a retry may pass (sent as `Retry-After`).
     pub retry_after_secs: Option<u64>,
+    /// Why a move is illegal (`no_piece`, `wrong_side`, …), for `illegal_move`.
+    pub reason: Option<&'static str>,
 }
 
 impl ApiError {
@@ -182,6 +188,7 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after_secs: None,
+            reason: None,
         }
     }
 
@@ -216,6 +223,8 @@ struct Body<'a> {
 struct Inner<'a> {
     code: &'a str,
     message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
 }
 
 impl ResponseError for ApiError {
@@ -233,26 +242,22 @@ impl ResponseError for ApiError {
             error: Inner {
                 code: self.code.as_str(),
                 message: &self.message,
+                reason: self.reason,
             },
         })
     }
 }
 
-impl From<crate::admission::AdmissionError> for ApiError {
-    fn from(e: crate::admission::AdmissionError) -> ApiError {
-        use crate::admission::AdmissionError as A;
-        let (code, retry) = match &e {
-            // Whole seconds, rounded up, so a client that waits as told is let in.
-            A::RateLimited { retry_after, .. } => (
-                ErrorCode::RateLimited,
-                Some(retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0)),
-            ),
-            A::QuotaExceeded { .. } => (ErrorCode::QuotaExceeded, None),
-            A::TooManyEngines { .. } => (ErrorCode::TooManyEngines, None),
-            A::TooManyConnections { .. } => (ErrorCode::TooManyConnections, None),
+impl From<AdmissionError> for ApiError {
+    fn from(e: AdmissionError) -> ApiError {
+        let code = match &e {
+            AdmissionError::RateLimited { .. } => ErrorCode::RateLimited,
+            AdmissionError::QuotaExceeded { .. } => ErrorCode::QuotaExceeded,
+            AdmissionError::TooManyEngines { .. } => ErrorCode::TooManyEngines,
+            AdmissionError::TooManyConnections { .. } => ErrorCode::TooManyConnections,
         };
         ApiError {
-            retry_after_secs: retry.map(|s| s.max(1)),
+            retry_after_secs: e.retry_after_secs(),
             ..ApiError::new(code, e.to_string())
         }
     }
@@ -274,6 +279,103 @@ impl From<chessd_core::game::GameError> for ApiError {
             G::NothingToClaim => ErrorCode::NoDrawToClaim,
             _ => ErrorCode::IllegalMove,
         };
+        ApiError {
+            reason: e.reason().map(|r| r.name()),
+            ..ApiError::new(code, e.to_string())
+        }
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> ApiError {
+        let code = match &e {
+            EngineError::NotConfigured(_) => ErrorCode::EngineNotFound,
+            EngineError::Unreachable(_) => ErrorCode::EngineUnreachable,
+            EngineError::HandshakeFailed(_) => ErrorCode::EngineHandshakeFailed,
+            EngineError::Died(_) => ErrorCode::EngineDied,
+            EngineError::IllegalMove(_) => ErrorCode::EngineIllegalMove,
+            EngineError::Timeout(_) => ErrorCode::EngineTimeout,
+            EngineError::CommandRefused(_) => ErrorCode::CommandRefused,
+        };
         ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> ApiError {
+        let code = match e {
+            GameError::Rules(e) => return e.into(),
+            GameError::Engine(e) => return e.into(),
+            GameError::Admission(e) => return e.into(),
+            GameError::Fen(e) => return e.into(),
+            GameError::Internal(cause) => return ApiError::internal(cause),
+            GameError::NotFound(_) => ErrorCode::GameNotFound,
+            GameError::Forbidden(_) => ErrorCode::Forbidden,
+            GameError::NotYourTurn(_) => ErrorCode::NotYourTurn,
+            GameError::Flagged(_) | GameError::Finished(_) => ErrorCode::GameOver,
+            GameError::Pgn(_) => ErrorCode::InvalidPgn,
+            GameError::InvalidState(_) => ErrorCode::InvalidState,
+            GameError::InvalidRequest(_) => ErrorCode::InvalidRequest,
+            GameError::NoDrawOffer => ErrorCode::NoDrawToClaim,
+            GameError::TooManyGames(_) => ErrorCode::TooManyGames,
+            GameError::ShuttingDown => ErrorCode::ShuttingDown,
+            GameError::WebhookNotAllowed(_) => ErrorCode::WebhookNotAllowed,
+            GameError::NoEngine => ErrorCode::NoEngine,
+            GameError::EngineBusy(_) => ErrorCode::EngineBusy,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<JobError> for ApiError {
+    fn from(e: JobError) -> ApiError {
+        let code = match e {
+            JobError::Admission(e) => return e.into(),
+            JobError::Fen(e) => return e.into(),
+            JobError::Internal(cause) => return ApiError::internal(cause),
+            JobError::NotFound(_) => ErrorCode::JobNotFound,
+            JobError::Forbidden(_) => ErrorCode::Forbidden,
+            JobError::InvalidRequest(_) => ErrorCode::InvalidRequest,
+            JobError::InvalidPosition(_) => ErrorCode::InvalidFen,
+            JobError::LimitExceeded(_) => ErrorCode::LimitExceeded,
+            JobError::TooManyJobs(_) => ErrorCode::TooManyJobs,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layers name their errors in events and job results; those names must be the codes
+    /// this table gives.
+    #[test]
+    fn layer_codes_agree_with_the_table() {
+        let engine = [
+            EngineError::NotConfigured("x".into()),
+            EngineError::Unreachable("x".into()),
+            EngineError::HandshakeFailed("x".into()),
+            EngineError::Died("x".into()),
+            EngineError::IllegalMove("x".into()),
+            EngineError::Timeout("x".into()),
+            EngineError::CommandRefused("x".into()),
+        ];
+        for e in engine {
+            assert_eq!(ApiError::from(e.clone()).code.as_str(), e.code(), "{e:?}");
+        }
+        let jobs = [
+            JobError::NotFound("x".into()),
+            JobError::Forbidden("x".into()),
+            JobError::InvalidRequest("x".into()),
+            JobError::InvalidPosition("x".into()),
+            JobError::LimitExceeded("x".into()),
+            JobError::TooManyJobs("x".into()),
+            JobError::Internal("x".into()),
+            JobError::Admission(AdmissionError::TooManyEngines { limit: 1 }),
+        ];
+        for e in jobs {
+            assert_eq!(ApiError::from(e.clone()).code.as_str(), e.code(), "{e:?}");
+        }
     }
 }

@@ -1,0 +1,42 @@
+//! Small JSON shapes shared by several routes: a move in both notations, the history, and the
+//! promotion names clients may send.
+
+use chessd_core::{
+    game::{Game, PlayedMove},
+    Role,
+};
+use serde::{Deserialize, Serialize};
+
+/// One move: UCI and SAN.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct MoveView {
+    /// The move in UCI.
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+}
+
+impl From<&PlayedMove> for MoveView {
+    fn from(m: &PlayedMove) -> MoveView {
+        MoveView {
+            uci: m.uci.clone(),
+            san: m.san.clone(),
+        }
+    }
+}
+
+/// The moves played so far.
+pub fn history(game: &Game) -> Vec<MoveView> {
+    game.history().iter().map(MoveView::from).collect()
+}
+
+/// A promotion piece as clients send it (`"q"`, `"r"`, `"b"`, `"n"`, or the piece's name).
+pub fn parse_promotion(text: &str) -> Option<Role> {
+    match text {
+        "q" | "Q" | "queen" => Some(Role::Queen),
+        "r" | "R" | "rook" => Some(Role::Rook),
+        "b" | "B" | "bishop" => Some(Role::Bishop),
+        "n" | "N" | "knight" => Some(Role::Knight),
+        _ => None,
+    }
+}

@@ -1,0 +1,362 @@
+//! What can be asked of a game: the requests a [`GameHandle`](super::GameHandle) sends to a
+//! game's actor (one command enum, each with its reply channel), who may ask them, and the
+//! replies.
+
+use std::{sync::Arc, time::Duration};
+
+use chessd_core::{
+    game::{DrawPolicy, Game, PlayedMove},
+    Color, Role, Square,
+};
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use crate::{
+    admission::ClientKey,
+    game::{
+        clock::{ClockView, TimeControl},
+        engine_state::{
+            AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, Opponent, PlayReply,
+        },
+        events::EventFrame,
+        state::SavedState,
+        GameError,
+    },
+    uci::protocol::GoLimits,
+};
+
+/// Who sent a request, as established from its secret.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caller {
+    /// The player of a seat.
+    Seat(Color),
+    /// The administrator.
+    Admin,
+    /// No or an unknown secret.
+    Anonymous,
+}
+
+/// The secret a request needs, checked in one place before the request is handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Anyone, spectators included.
+    Anyone,
+    /// A seat's or the admin's.
+    Player,
+    /// A seat's.
+    Seat,
+    /// The admin's.
+    Admin,
+}
+
+impl Need {
+    /// Whether `caller` may make a request that needs this.
+    pub fn allows(self, caller: Caller) -> bool {
+        match self {
+            Need::Anyone => true,
+            Need::Player => caller != Caller::Anonymous,
+            Need::Seat => matches!(caller, Caller::Seat(_)),
+            Need::Admin => caller == Caller::Admin,
+        }
+    }
+
+    /// Why a caller this does not allow is refused.
+    pub fn refusal(self) -> GameError {
+        GameError::forbidden(match self {
+            Need::Anyone => "refused",
+            Need::Player => {
+                "this action needs a player's or the admin's secret (Authorization: Bearer <secret>)"
+            }
+            Need::Seat => "this action needs a player's seat secret",
+            Need::Admin => "this action needs the game's admin secret",
+        })
+    }
+}
+
+/// A move as a client sends it.
+#[derive(Clone, Debug)]
+pub enum MoveInput {
+    /// UCI text.
+    Uci(String),
+    /// SAN text.
+    San(String),
+    /// Square indices (a1 = 0 … h8 = 63) with an optional promotion.
+    Squares {
+        /// Origin.
+        from: Square,
+        /// Target.
+        to: Square,
+        /// Promotion piece.
+        promotion: Option<Role>,
+    },
+}
+
+/// Changes to a game's options (absent fields stay as they are).
+#[derive(Clone, Debug, Default)]
+pub struct OptionsPatch {
+    /// New idle timeout in seconds (0 = never).
+    pub idle_timeout_secs: Option<u64>,
+    /// New draw policy.
+    pub draw_policy: Option<DrawPolicy>,
+}
+
+/// Everything a client can ask a game to do with its moves and result.
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// Play a move (side to move's seat or admin).
+    Move(MoveInput),
+    /// Resign (a seat resigns itself; the admin names the side).
+    Resign(Option<Color>),
+    /// Offer a draw (a seat).
+    OfferDraw,
+    /// Accept the opponent's draw offer (a seat).
+    AcceptDraw,
+    /// Decline the opponent's draw offer (a seat).
+    DeclineDraw,
+    /// Claim a draw by threefold repetition or the fifty-move rule (claims policy).
+    ClaimDraw,
+    /// Set a draw with a note (admin).
+    SetDraw(Option<String>),
+    /// Set a winner with a note (admin).
+    SetWinner(Color, Option<String>),
+    /// Re-initialise from a FEN (admin).
+    LoadFen(String),
+    /// Re-initialise from a PGN (admin).
+    LoadPgn(String),
+    /// Re-initialise from a saved state (admin).
+    Restore(Box<SavedState>),
+    /// Change options (admin).
+    SetOptions(OptionsPatch),
+    /// Stop the game's actor (admin).
+    Stop,
+}
+
+impl Action {
+    /// The secret this action needs (finer rules, such as whose turn it is, follow).
+    pub fn need(&self) -> Need {
+        match self {
+            Action::Move(_) | Action::Resign(_) | Action::ClaimDraw => Need::Player,
+            Action::OfferDraw | Action::AcceptDraw | Action::DeclineDraw => Need::Seat,
+            Action::SetDraw(_)
+            | Action::SetWinner(..)
+            | Action::LoadFen(_)
+            | Action::LoadPgn(_)
+            | Action::Restore(_)
+            | Action::SetOptions(_)
+            | Action::Stop => Need::Admin,
+        }
+    }
+
+    /// Whether the action replaces or advances the game (and so waits for an engine choosing
+    /// its move).
+    pub fn changes_game(&self) -> bool {
+        matches!(
+            self,
+            Action::Move(_) | Action::LoadFen(_) | Action::LoadPgn(_) | Action::Restore(_)
+        )
+    }
+}
+
+/// What a client can ask of a game's engine.
+#[derive(Clone, Debug)]
+pub enum EngineAction {
+    /// Attach the configured engine `name`, started for `client` (replacing any other),
+    /// optionally resetting the game to `fen` first (admin).
+    Attach {
+        /// Whose engine-session quota the engine counts against.
+        client: ClientKey,
+        /// The configured engine's name.
+        name: String,
+        /// Reset the game to this FEN first.
+        fen: Option<String>,
+    },
+    /// Read the attached engine.
+    View,
+    /// Detach the engine (`quit`, then kill).
+    Detach,
+    /// The best move of the current position as a hint (the game does not change).
+    BestMove {
+        /// Search limits (empty: `movetime 1000`).
+        limits: GoLimits,
+        /// The whole time allowed, overriding the configured allowance.
+        timeout: Option<Duration>,
+    },
+    /// Optionally play the caller's move, then let the engine answer; both are applied.
+    Play {
+        /// The player's move first.
+        player_move: Option<MoveInput>,
+        /// Search limits (empty: `movetime 1000`).
+        limits: GoLimits,
+    },
+    /// Reset the game to a position and tell the engine (admin).
+    SetPosition {
+        /// The FEN (default: the standard start).
+        fen: Option<String>,
+        /// UCI moves from there.
+        moves: Vec<String>,
+    },
+    /// Send the game's position to the engine and wait for `readyok`.
+    Sync,
+    /// One raw UCI line, checked against the allow-list (the operator's token is checked by
+    /// the API before this is sent).
+    Raw {
+        /// The line as the operator wrote it.
+        line: String,
+        /// Wait until written rather than fire and forget.
+        wait: bool,
+    },
+    /// Start (or restart) an analysis of the current position.
+    StartAnalysis {
+        /// Lines to search (default 1).
+        multipv: Option<u32>,
+        /// Search limits (default `infinite`).
+        limits: Option<GoLimits>,
+    },
+    /// Stop the analysis and return its last lines.
+    StopAnalysis,
+}
+
+impl EngineAction {
+    /// The secret this engine action needs.
+    pub fn need(&self) -> Need {
+        match self {
+            EngineAction::View | EngineAction::Raw { .. } => Need::Anyone,
+            EngineAction::Attach { fen: Some(_), .. } | EngineAction::SetPosition { .. } => {
+                Need::Admin
+            }
+            _ => Need::Player,
+        }
+    }
+}
+
+/// A consistent copy of a game's state, for reads outside the actor.
+#[derive(Clone, Debug)]
+pub struct GameSnapshot {
+    /// The game id.
+    pub id: Uuid,
+    /// The game (cheap to clone: the history is shared).
+    pub game: Game,
+    /// The event version.
+    pub version: u64,
+    /// Both clocks, when timed.
+    pub clocks: Option<ClockView>,
+    /// A pending draw offer.
+    pub draw_offer: Option<Color>,
+    /// Idle timeout in seconds (0 = never).
+    pub idle_timeout_secs: u64,
+    /// The time control.
+    pub time_control: Option<TimeControl>,
+    /// Whether a terminate webhook is set.
+    pub has_webhook: bool,
+    /// When the game was created.
+    pub created: std::time::SystemTime,
+    /// The engine opponent's side and configured name, if the game has one.
+    pub engine_seat: Option<(Color, String)>,
+}
+
+/// The answer to a successful action.
+#[derive(Clone, Debug)]
+pub struct ActionReply {
+    /// The state after the action.
+    pub snapshot: GameSnapshot,
+    /// The move played, for moves.
+    pub played: Option<PlayedMove>,
+}
+
+/// The answer to a subscription.
+#[derive(Debug)]
+pub struct Subscription {
+    /// Identifies the subscription, to unsubscribe.
+    pub id: u64,
+    /// Who the subscriber is.
+    pub caller: Caller,
+    /// The state now.
+    pub snapshot: GameSnapshot,
+    /// The missed events, or `None` when the client must resynchronise from `snapshot`.
+    pub missed: Option<Vec<Arc<EventFrame>>>,
+}
+
+/// Where a request's answer goes.
+pub type Reply<T> = oneshot::Sender<Result<T, GameError>>;
+
+/// One request to a game's actor, with the secret it was made with. The actor handles this
+/// one message type: it establishes the caller once, checks the request's [`Need`], and
+/// answers on the request's channel (at once, or when an engine search ends).
+pub struct Envelope {
+    /// The bearer secret, if any.
+    pub token: Option<String>,
+    /// What is asked.
+    pub request: Request,
+}
+
+impl actix::Message for Envelope {
+    type Result = ();
+}
+
+/// Every request a game's actor answers.
+pub enum Request {
+    /// The current state.
+    Snapshot(Reply<GameSnapshot>),
+    /// The raw saved state.
+    SavedState(Reply<SavedState>),
+    /// A game action.
+    Act(Action, Reply<ActionReply>),
+    /// Receive the game's events from now on (`since`: the events after a version first).
+    Subscribe {
+        /// The last version the subscriber saw, if reconnecting.
+        since: Option<u64>,
+        /// Where events go; a subscriber that cannot keep up is dropped.
+        events: mpsc::Sender<Arc<EventFrame>>,
+        /// The answer.
+        reply: Reply<Subscription>,
+    },
+    /// Stop receiving events.
+    Unsubscribe(u64),
+    /// Stop because the server shuts down.
+    Shutdown,
+    /// Engine work.
+    Engine(EngineAction, Reply<EngineReply>),
+    /// Only check that the secret meets a need (before a route reports a malformed body, so
+    /// that a stranger always learns `forbidden` first).
+    Authorize(Need, Reply<()>),
+}
+
+impl Request {
+    /// The secret this request needs.
+    pub fn need(&self) -> Need {
+        match self {
+            Request::Act(action, _) => action.need(),
+            Request::Engine(action, _) => action.need(),
+            Request::Authorize(need, _) => *need,
+            _ => Need::Anyone,
+        }
+    }
+}
+
+/// The answer to an engine action.
+#[derive(Clone, Debug)]
+pub enum EngineReply {
+    /// The engine now attached, or as it is.
+    View(EngineView),
+    /// Done, nothing to report (detach, raw line).
+    Done,
+    /// A best-move hint.
+    BestMove(BestMoveReply),
+    /// The moves played.
+    Play(PlayReply),
+    /// The game after a reset or sync.
+    Snapshot(Box<GameSnapshot>),
+    /// An analysis started.
+    AnalysisStarted(AnalysisStarted),
+    /// An analysis stopped.
+    AnalysisReport(AnalysisReport),
+}
+
+/// An engine opponent for a new game: the configured engine and how it plays.
+#[derive(Clone, Debug)]
+pub struct OpponentSpec {
+    /// The configured engine's name.
+    pub engine: String,
+    /// The side it plays and its limits.
+    pub opponent: Opponent,
+}

@@ -1,0 +1,326 @@
+//! A game's engine work as plain state the game's actor owns: the attached engine, what it is
+//! busy with, the running analysis and the engine opponent, with the rules that decide when a
+//! search may start. No actor code here: the actor's engine module runs the searches.
+
+use std::{collections::BTreeMap, time::Duration};
+
+use chessd_core::{game::PlayedMove, Color, Position};
+use serde::Serialize;
+
+use crate::{
+    admission::Permit,
+    config::EngineConfig,
+    game::{command::GameSnapshot, events::EngineInfoView, GameError},
+    uci::{
+        engine::Engine,
+        protocol::{GoLimits, Info, OptionDecl},
+    },
+};
+
+/// The `go` of `play` and `bestmove` when none is given (Binbo's default).
+pub const DEFAULT_MOVETIME_MS: u64 = 1000;
+
+/// The opponent's `go` when none is given and the game has no clocks.
+pub const DEFAULT_OPPONENT_MOVETIME_MS: u64 = 500;
+
+/// Longest raw engine line sent to WebSocket clients, in bytes (longer ones are cut).
+pub const MAX_EVENT_LINE: usize = 4096;
+
+/// An engine playing one side of the game by itself.
+#[derive(Clone, Debug)]
+pub struct Opponent {
+    /// The side it plays.
+    pub plays: Color,
+    /// Its search limits; `None`: the clocks when the game is timed, else `movetime 500`.
+    pub go: Option<GoLimits>,
+}
+
+/// The opponent as JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpponentView {
+    /// The side it plays.
+    pub plays: Color,
+    /// Its search limits, when given.
+    pub go: Option<GoLimits>,
+}
+
+/// What the engine is doing for the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Busy {
+    /// A best-move hint.
+    Hint,
+    /// Choosing a move the game will play (play or opponent): the game is locked.
+    Move,
+    /// A position sync.
+    Sync,
+}
+
+/// A running analysis.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Which analysis (a restarted one gets a new number).
+    pub seq: u64,
+    /// Its limits.
+    pub limits: GoLimits,
+    /// Lines searched.
+    pub multipv: u32,
+}
+
+/// The engine attached to a game.
+pub struct Attached {
+    /// Its configured name.
+    pub name: String,
+    /// Its configuration (timeouts, caps).
+    pub config: EngineConfig,
+    /// The session.
+    pub engine: Engine,
+    /// Which attachment (tags its output).
+    pub generation: u64,
+    /// What it is searching for, if anything.
+    pub busy: Option<Busy>,
+    /// The running analysis.
+    pub analysis: Option<Analysis>,
+    /// The position the current (or last) search started from, for the SAN of PVs.
+    pub root: Position,
+    /// The last line of each PV of the running analysis.
+    pub lines: BTreeMap<u32, Info>,
+    /// Its place in the engine-session counts, given back when it is detached.
+    pub _permit: Permit,
+}
+
+impl Attached {
+    /// Whether the game must refuse moves and re-initialisations now.
+    pub fn locks_game(&self) -> bool {
+        self.busy == Some(Busy::Move)
+    }
+
+    /// Whether it is neither searching nor analysing.
+    pub fn is_idle(&self) -> bool {
+        self.busy.is_none() && self.analysis.is_none()
+    }
+}
+
+/// Everything a game knows of its engine.
+#[derive(Default)]
+pub struct EngineState {
+    /// The attached engine.
+    pub attached: Option<Attached>,
+    /// The engine opponent (plays one side by itself).
+    pub opponent: Option<Opponent>,
+    /// The opponent's side and configured name (kept after its engine is released, for PGN).
+    pub seat: Option<(Color, String)>,
+    /// Attachments so far.
+    pub next_engine: u64,
+    /// Analyses so far.
+    pub next_analysis: u64,
+}
+
+impl EngineState {
+    /// The attached engine, or `no_engine`.
+    pub fn attached(&mut self) -> Result<&mut Attached, GameError> {
+        self.attached.as_mut().ok_or(GameError::NoEngine)
+    }
+
+    /// The attached engine of attachment `generation`, if it is still the one attached.
+    pub fn current(&mut self, generation: u64) -> Option<&mut Attached> {
+        self.attached
+            .as_mut()
+            .filter(|a| a.generation == generation)
+    }
+
+    /// Whether the game must refuse moves and re-initialisations now.
+    pub fn locks_game(&self) -> bool {
+        self.attached.as_ref().is_some_and(Attached::locks_game)
+    }
+
+    /// Whether an engine is attached and idle.
+    pub fn is_idle(&self) -> bool {
+        self.attached.as_ref().is_some_and(Attached::is_idle)
+    }
+
+    /// The attached engine as JSON.
+    pub fn view(&self) -> Result<EngineView, GameError> {
+        let a = self.attached.as_ref().ok_or(GameError::NoEngine)?;
+        let id = a.engine.identity();
+        Ok(EngineView {
+            name: a.name.clone(),
+            id_name: id.name.clone(),
+            id_author: id.author.clone(),
+            options: id.options.clone(),
+            busy: a.busy.is_some(),
+            analysing: a.analysis.is_some(),
+            opponent: self.opponent.as_ref().map(|o| OpponentView {
+                plays: o.plays,
+                go: o.go.clone(),
+            }),
+        })
+    }
+}
+
+/// The attached engine as JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineView {
+    /// Its configured name.
+    pub name: String,
+    /// Its `id name`.
+    pub id_name: Option<String>,
+    /// Its `id author`.
+    pub id_author: Option<String>,
+    /// Its declared options.
+    pub options: Vec<OptionDecl>,
+    /// Whether it is searching for a hint, a move or a sync.
+    pub busy: bool,
+    /// Whether an analysis runs.
+    pub analysing: bool,
+    /// The engine opponent of the game, if any.
+    pub opponent: Option<OpponentView>,
+}
+
+/// A best-move hint.
+#[derive(Clone, Debug, Serialize)]
+pub struct BestMoveReply {
+    /// The best move, UCI.
+    pub bestmove: String,
+    /// The best move, SAN.
+    pub san: String,
+    /// The expected reply, UCI.
+    pub ponder: Option<String>,
+    /// The last `info` of the main line.
+    pub info: Option<Info>,
+}
+
+/// The moves of a play request.
+#[derive(Clone, Debug)]
+pub struct PlayReply {
+    /// The player's move, when one was given.
+    pub player_move: Option<PlayedMove>,
+    /// The engine's move; `None` when the player's move ended the game.
+    pub engine_move: Option<PlayedMove>,
+    /// The game after both.
+    pub snapshot: GameSnapshot,
+}
+
+/// An analysis started.
+#[derive(Clone, Debug, Serialize)]
+pub struct AnalysisStarted {
+    /// Always true.
+    pub analysing: bool,
+    /// Lines searched.
+    pub multipv: u32,
+    /// The `go` sent.
+    pub go: GoLimits,
+}
+
+/// An analysis stopped.
+#[derive(Clone, Debug, Serialize)]
+pub struct AnalysisReport {
+    /// The engine's best move when it stopped (UCI).
+    pub bestmove: Option<String>,
+    /// Its SAN.
+    pub san: Option<String>,
+    /// The last line of each PV.
+    pub lines: Vec<EngineInfoView>,
+}
+
+/// The whole allowance of a search: `timeout` if given, none for infinite searches, else the
+/// search's own time bound (or none) plus `search_timeout_ms`.
+pub fn allowance(
+    config: &EngineConfig,
+    limits: &GoLimits,
+    white: bool,
+    timeout: Option<Duration>,
+) -> Option<Duration> {
+    if timeout.is_some() {
+        return timeout;
+    }
+    if limits.infinite || limits.ponder {
+        return None;
+    }
+    let extra = config.search_timeout_ms;
+    let total = limits
+        .time_bound_ms(white)
+        .map_or(extra, |t| t.saturating_add(extra));
+    Some(Duration::from_millis(total))
+}
+
+/// Limits for a search that must end by itself.
+pub fn finite_limits(limits: GoLimits) -> Result<GoLimits, GameError> {
+    if limits.infinite || limits.ponder {
+        return Err(GameError::invalid(
+            "infinite and ponder searches never end by themselves: use the analysis route",
+        ));
+    }
+    let without_moves = GoLimits {
+        searchmoves: Vec::new(),
+        ..limits.clone()
+    };
+    if without_moves.is_empty() {
+        return Ok(GoLimits {
+            movetime: Some(DEFAULT_MOVETIME_MS),
+            ..limits
+        });
+    }
+    Ok(limits)
+}
+
+/// The engine's move from a search's `best`, checked against `root`; an illegal or missing
+/// move is `engine_illegal_move`.
+pub fn checked_move(root: &Position, best: Option<&str>) -> Result<(String, String), GameError> {
+    use crate::uci::EngineError;
+    let Some(best) = best else {
+        return Err(EngineError::IllegalMove(
+            "the engine answered bestmove (none) in a position with legal moves".into(),
+        )
+        .into());
+    };
+    let mv = root
+        .parse_uci(best)
+        .map_err(|e| EngineError::IllegalMove(format!("the engine's move was refused: {e}")))?;
+    Ok((root.uci(mv), root.san(mv)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_and_allowances() {
+        let empty = finite_limits(GoLimits::default()).unwrap();
+        assert_eq!(empty.movetime, Some(DEFAULT_MOVETIME_MS));
+        assert!(finite_limits(GoLimits {
+            infinite: true,
+            ..GoLimits::default()
+        })
+        .is_err());
+        let depth = GoLimits {
+            depth: Some(3),
+            ..GoLimits::default()
+        };
+        assert_eq!(finite_limits(depth.clone()).unwrap(), depth);
+        let config: EngineConfig = serde_json::from_value(serde_json::json!({
+            "tcp": "127.0.0.1:1", "search_timeout_ms": 1000
+        }))
+        .unwrap();
+        let movetime = GoLimits {
+            movetime: Some(100),
+            ..GoLimits::default()
+        };
+        assert_eq!(
+            allowance(&config, &movetime, true, None),
+            Some(Duration::from_millis(1100))
+        );
+        assert_eq!(
+            allowance(&config, &depth, true, None),
+            Some(Duration::from_millis(1000))
+        );
+        assert_eq!(
+            allowance(&config, &depth, true, Some(Duration::from_millis(5))),
+            Some(Duration::from_millis(5))
+        );
+        let infinite = GoLimits {
+            infinite: true,
+            ..GoLimits::default()
+        };
+        assert_eq!(allowance(&config, &infinite, true, None), None);
+    }
+}

@@ -1,0 +1,257 @@
+//! [`GameHandle`]: the typed way to talk to one game. Each method sends one request to the
+//! game's actor and waits for its answer; a game that has stopped (or stops while asked) is
+//! `game_not_found`, mapped here and nowhere else. A game on another node (the cluster) can
+//! sit behind the same methods.
+
+use std::{sync::Arc, time::Duration};
+
+use actix::Addr;
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use crate::{
+    admission::ClientKey,
+    game::{
+        actor::GameActor,
+        command::{
+            Action, ActionReply, EngineAction, EngineReply, Envelope, GameSnapshot, MoveInput,
+            Need, Reply, Request, Subscription,
+        },
+        engine_state::{AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, PlayReply},
+        events::EventFrame,
+        state::SavedState,
+        GameError,
+    },
+    uci::protocol::GoLimits,
+};
+
+/// A handle on one live game.
+#[derive(Clone, Debug)]
+pub struct GameHandle {
+    id: Uuid,
+    addr: Addr<GameActor>,
+}
+
+impl GameHandle {
+    /// A handle on the actor `addr` of game `id`.
+    pub(crate) fn new(id: Uuid, addr: Addr<GameActor>) -> GameHandle {
+        GameHandle { id, addr }
+    }
+
+    /// The game's id.
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    /// Sends one request and waits for its answer.
+    async fn ask<T>(
+        &self,
+        token: Option<String>,
+        request: impl FnOnce(Reply<T>) -> Request,
+    ) -> Result<T, GameError> {
+        let (reply, answer) = oneshot::channel();
+        let gone = || GameError::NotFound(self.id.to_string());
+        self.addr
+            .send(Envelope {
+                token,
+                request: request(reply),
+            })
+            .await
+            .map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
+    }
+
+    /// Checks that `token` meets `need` (nothing else is done).
+    pub async fn authorize(&self, token: Option<String>, need: Need) -> Result<(), GameError> {
+        self.ask(token, |reply| Request::Authorize(need, reply))
+            .await
+    }
+
+    /// The current state.
+    pub async fn snapshot(&self) -> Result<GameSnapshot, GameError> {
+        self.ask(None, Request::Snapshot).await
+    }
+
+    /// The raw saved state.
+    pub async fn saved_state(&self) -> Result<SavedState, GameError> {
+        self.ask(None, Request::SavedState).await
+    }
+
+    /// Does `action` as the holder of `token`.
+    pub async fn act(
+        &self,
+        token: Option<String>,
+        action: Action,
+    ) -> Result<ActionReply, GameError> {
+        self.ask(token, |reply| Request::Act(action, reply)).await
+    }
+
+    /// Subscribes to the game's events (after version `since` first, when given), as the
+    /// holder of `token` (which tells players from spectators).
+    pub async fn subscribe(
+        &self,
+        token: Option<String>,
+        since: Option<u64>,
+        events: mpsc::Sender<Arc<EventFrame>>,
+    ) -> Result<Subscription, GameError> {
+        self.ask(token, |reply| Request::Subscribe {
+            since,
+            events,
+            reply,
+        })
+        .await
+    }
+
+    /// Ends a subscription (without waiting).
+    pub fn unsubscribe(&self, subscription: u64) {
+        self.addr.do_send(Envelope {
+            token: None,
+            request: Request::Unsubscribe(subscription),
+        });
+    }
+
+    /// Stops the game because the server shuts down (without waiting).
+    pub fn shutdown(&self) {
+        self.addr.do_send(Envelope {
+            token: None,
+            request: Request::Shutdown,
+        });
+    }
+
+    async fn engine(
+        &self,
+        token: Option<String>,
+        action: EngineAction,
+    ) -> Result<EngineReply, GameError> {
+        self.ask(token, |reply| Request::Engine(action, reply))
+            .await
+    }
+
+    /// Attaches the configured engine `name`, started for `client` (optionally resetting the
+    /// game to `fen` first, which needs the admin secret).
+    pub async fn attach_engine(
+        &self,
+        token: Option<String>,
+        client: ClientKey,
+        name: String,
+        fen: Option<String>,
+    ) -> Result<EngineView, GameError> {
+        match self
+            .engine(token, EngineAction::Attach { client, name, fen })
+            .await?
+        {
+            EngineReply::View(v) => Ok(v),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// The attached engine.
+    pub async fn engine_view(&self) -> Result<EngineView, GameError> {
+        match self.engine(None, EngineAction::View).await? {
+            EngineReply::View(v) => Ok(v),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Detaches the engine.
+    pub async fn detach_engine(&self, token: Option<String>) -> Result<(), GameError> {
+        self.engine(token, EngineAction::Detach).await.map(|_| ())
+    }
+
+    /// A best-move hint for the current position.
+    pub async fn best_move(
+        &self,
+        token: Option<String>,
+        limits: GoLimits,
+        timeout: Option<Duration>,
+    ) -> Result<BestMoveReply, GameError> {
+        match self
+            .engine(token, EngineAction::BestMove { limits, timeout })
+            .await?
+        {
+            EngineReply::BestMove(b) => Ok(b),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Optionally the player's move, then the engine's reply.
+    pub async fn engine_play(
+        &self,
+        token: Option<String>,
+        player_move: Option<MoveInput>,
+        limits: GoLimits,
+    ) -> Result<PlayReply, GameError> {
+        match self
+            .engine(
+                token,
+                EngineAction::Play {
+                    player_move,
+                    limits,
+                },
+            )
+            .await?
+        {
+            EngineReply::Play(p) => Ok(p),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Resets the game to a position and tells the engine (admin).
+    pub async fn engine_set_position(
+        &self,
+        token: Option<String>,
+        fen: Option<String>,
+        moves: Vec<String>,
+    ) -> Result<GameSnapshot, GameError> {
+        match self
+            .engine(token, EngineAction::SetPosition { fen, moves })
+            .await?
+        {
+            EngineReply::Snapshot(s) => Ok(*s),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Sends the game's position to the engine and waits for `readyok`.
+    pub async fn engine_sync(&self, token: Option<String>) -> Result<GameSnapshot, GameError> {
+        match self.engine(token, EngineAction::Sync).await? {
+            EngineReply::Snapshot(s) => Ok(*s),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Sends one raw UCI line (the caller has checked the operator's token).
+    pub async fn engine_raw(&self, line: String, wait: bool) -> Result<(), GameError> {
+        self.engine(None, EngineAction::Raw { line, wait })
+            .await
+            .map(|_| ())
+    }
+
+    /// Starts (or restarts) an analysis.
+    pub async fn start_analysis(
+        &self,
+        token: Option<String>,
+        multipv: Option<u32>,
+        limits: Option<GoLimits>,
+    ) -> Result<AnalysisStarted, GameError> {
+        match self
+            .engine(token, EngineAction::StartAnalysis { multipv, limits })
+            .await?
+        {
+            EngineReply::AnalysisStarted(a) => Ok(a),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Stops the analysis and returns its last lines.
+    pub async fn stop_analysis(&self, token: Option<String>) -> Result<AnalysisReport, GameError> {
+        match self.engine(token, EngineAction::StopAnalysis).await? {
+            EngineReply::AnalysisReport(a) => Ok(a),
+            other => Err(unexpected(&other)),
+        }
+    }
+}
+
+fn unexpected(reply: &EngineReply) -> GameError {
+    GameError::Internal(format!("unexpected engine reply {reply:?}"))
+}

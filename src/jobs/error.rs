@@ -1,0 +1,52 @@
+//! Why a job could not be queued, found or run: the jobs layer's own error, with no knowledge
+//! of HTTP (the API maps it to a status and a stable code).
+
+use crate::admission::AdmissionError;
+
+/// A refused or failed job request. Every variant carries the message people read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JobError {
+    /// No job with that id and kind (or it was forgotten).
+    #[error("{0}")]
+    NotFound(String),
+    /// The secret given is not the job's.
+    #[error("{0}")]
+    Forbidden(String),
+    /// A parameter is malformed or out of its domain.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// The position could not be read.
+    #[error("invalid FEN: {0}")]
+    Fen(#[from] chessd_core::FenError),
+    /// A board that reads but cannot be solved (e.g. the side not to move is in check).
+    #[error("{0}")]
+    InvalidPosition(String),
+    /// A parameter is over a configured limit (depth, threads, hash, mate length, time).
+    #[error("{0}")]
+    LimitExceeded(String),
+    /// The server already runs or queues its limit of jobs.
+    #[error("{0}")]
+    TooManyJobs(String),
+    /// The client may not spend more (its rate or quota).
+    #[error(transparent)]
+    Admission(#[from] AdmissionError),
+    /// Something failed inside the server (e.g. the Grand Chess Tree workers).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl JobError {
+    /// The stable name of the failure, as a failed job's `error.code` carries it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            JobError::NotFound(_) => "job_not_found",
+            JobError::Forbidden(_) => "forbidden",
+            JobError::InvalidRequest(_) => "invalid_request",
+            JobError::Fen(_) | JobError::InvalidPosition(_) => "invalid_fen",
+            JobError::LimitExceeded(_) => "limit_exceeded",
+            JobError::TooManyJobs(_) => "too_many_jobs",
+            JobError::Admission(e) => e.code(),
+            JobError::Internal(_) => "internal",
+        }
+    }
+}
