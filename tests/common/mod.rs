@@ -1,5 +1,8 @@
-//! Starts the real `chessd` binary on a free loopback port for black-box tests, and stops it.
+//! Test harnesses: the real `chessd` binary on a free loopback port for black-box tests (this
+//! module), and the app in process for API tests ([`app`]).
 #![allow(dead_code)]
+
+pub mod app;
 
 use std::{
     io::{BufRead, BufReader},
@@ -130,6 +133,22 @@ pub struct GameSecrets {
 }
 
 impl GameSecrets {
+    /// The id and secrets in a `POST /v1/games` answer.
+    pub fn from_answer(v: &Value) -> GameSecrets {
+        let s = |k: &str| v["secrets"][k].as_str().expect("secret").to_string();
+        GameSecrets {
+            id: v["id"].as_str().expect("id").to_string(),
+            white: s("white"),
+            black: s("black"),
+            admin: s("admin"),
+        }
+    }
+
+    /// The path of the game's resource `tail` (`""`, `"/moves"`, …), for in-process requests.
+    pub fn uri(&self, tail: &str) -> String {
+        format!("/v1/games/{}{tail}", self.id)
+    }
+
     /// The seat secret of `side` (`"white"` or `"black"`).
     pub fn seat(&self, side: &str) -> &str {
         match side {
@@ -144,13 +163,7 @@ impl GameSecrets {
 pub async fn create_game(c: &awc::Client, base: &str, body: &Value) -> GameSecrets {
     let (status, v) = post_json(c, &format!("{base}/v1/games"), None, body).await;
     assert_eq!(status, 201, "{v}");
-    let s = |k: &str| v["secrets"][k].as_str().expect("secret").to_string();
-    GameSecrets {
-        id: v["id"].as_str().expect("id").to_string(),
-        white: s("white"),
-        black: s("black"),
-        admin: s("admin"),
-    }
+    GameSecrets::from_answer(&v)
 }
 
 /// A client WebSocket connection.
