@@ -120,6 +120,17 @@ pub async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
     )
 }
 
+/// DELETEs (no secret: job secrets go in the query); returns the status and JSON body.
+pub async fn delete_json(c: &awc::Client, url: &str) -> (u16, Value) {
+    let mut resp = c.delete(url).send().await.expect("request sent");
+    let status = resp.status().as_u16();
+    let bytes = resp.body().limit(16 << 20).await.expect("body");
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
 /// A created game's id and secrets.
 pub struct GameSecrets {
     /// The game id.
