@@ -23,7 +23,17 @@ impl Server {
     /// Starts `chessd serve --bind 127.0.0.1:0` with extra environment variables and waits for
     /// the address it prints.
     pub fn start(env: &[(&str, &str)]) -> Server {
+        Server::spawn(Command::new(env!("CARGO_BIN_EXE_chessd")), env)
+    }
+
+    /// [`Server::start`] with `dir` as the working directory.
+    pub fn start_in(dir: &std::path::Path, env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_chessd"));
+        cmd.current_dir(dir);
+        Server::spawn(cmd, env)
+    }
+
+    fn spawn(mut cmd: Command, env: &[(&str, &str)]) -> Server {
         cmd.args(["serve", "--bind", "127.0.0.1:0"])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
