@@ -124,6 +124,13 @@ impl TestApp {
         (answer.status, answer.content_type(), answer.text())
     }
 
+    /// Sends a request; returns the status, the content type and the body as JSON, or as a JSON
+    /// string of its text when it is not JSON (so that an empty body is `""`).
+    pub async fn exchange(&self, req: TestRequest) -> (StatusCode, String, Value) {
+        let answer = self.send(req).await;
+        (answer.status, answer.content_type(), answer.json_or_text())
+    }
+
     /// `GET uri`: the status and the JSON body.
     pub async fn get(&self, uri: &str) -> (StatusCode, Value) {
         self.call(request("GET", uri, None, None)).await
