@@ -1,7 +1,8 @@
 //! The OpenAPI document (`src/openapi.json`, served at `/openapi.json`) against the code: every
 //! route registered in `src/api/mod.rs` is documented and nothing else is, every error code of
-//! `src/error.rs` is listed (in the document and in the README, with its status), the documented
-//! secrets are the ones the server enforces, and real answers match the documented schemas.
+//! `ApiError` (`src/api/error.rs`, or `src/error.rs` before it moved) is listed (in the document
+//! and in the error table of `docs/api.md`, with its status), the documented secrets are the ones
+//! the server enforces, and real answers match the documented schemas.
 
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
@@ -179,11 +180,23 @@ fn documented_routes(doc: &Value) -> BTreeSet<(String, String)> {
     routes
 }
 
-// ----- Reading the error codes out of src/error.rs -----
+// ----- Reading the error codes out of the source of ApiError -----
+
+/// Where `ApiError` is defined: `src/api/error.rs`, or `src/error.rs` before it moved there.
+const ERROR_SOURCES: [&str; 2] = ["src/api/error.rs", "src/error.rs"];
+
+/// The path and text of the first of [`ERROR_SOURCES`] that exists.
+fn error_source() -> (&'static str, String) {
+    let path = ERROR_SOURCES
+        .into_iter()
+        .find(|p| std::path::Path::new(ROOT).join(p).is_file())
+        .unwrap_or_else(|| panic!("none of {ERROR_SOURCES:?} exists"));
+    (path, source(path))
+}
 
 /// Variant name → JSON code, from the arms of `fn as_str`.
 fn error_codes() -> BTreeMap<String, String> {
-    let text = function_text(&source("src/error.rs"), "as_str");
+    let text = function_text(&error_source().1, "as_str");
     let mut codes = BTreeMap::new();
     for line in text.lines() {
         let Some((variant, code)) = line.trim().split_once("=>") else {
@@ -197,7 +210,7 @@ fn error_codes() -> BTreeMap<String, String> {
 
 /// Variant name → HTTP status, from the arms of `fn status` (`A | B => StatusCode::NAME,`).
 fn error_statuses() -> BTreeMap<String, u16> {
-    let text = function_text(&source("src/error.rs"), "status");
+    let text = function_text(&error_source().1, "status");
     let body = &text[text.find("match self {").expect("a match") + "match self {".len()..];
     let chunks: Vec<&str> = body.split("StatusCode::").collect();
     let mut statuses = BTreeMap::new();
@@ -575,11 +588,13 @@ fn every_error_code_is_documented_with_its_status() {
         .collect();
     let known: BTreeSet<&str> = codes.values().map(String::as_str).collect();
     assert_eq!(
-        listed, known,
-        "the document's ErrorCode enum and src/error.rs differ"
+        listed,
+        known,
+        "the document's ErrorCode enum and {} differ",
+        error_source().0
     );
     let description = schema["description"].as_str().unwrap();
-    let readme = source("README.md");
+    let guide = source("docs/api.md");
     for (variant, code) in &codes {
         let status = statuses[variant];
         assert!(
@@ -587,8 +602,8 @@ fn every_error_code_is_documented_with_its_status() {
             "the ErrorCode description lacks `{code}` ({status})"
         );
         assert!(
-            readme.contains(&format!("| `{code}` | {status} |")),
-            "README.md's error table lacks `{code}` with status {status}"
+            guide.contains(&format!("| `{code}` | {status} |")),
+            "the error table of docs/api.md lacks `{code}` with status {status}"
         );
     }
     // The error body is {error: {code, message}}.
