@@ -60,7 +60,8 @@ impl Answer {
     }
 }
 
-/// Sends one request to the service and reads the whole answer.
+/// Sends one request to the service and reads the whole answer. (The service's own type cannot
+/// be named, so it hides behind this closure and `TestApp` needs no type parameters.)
 type Service = Box<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Answer>>;
 
 /// The app in process, with request helpers.
@@ -89,9 +90,9 @@ impl TestApp {
     /// The app over a state built by the caller (for a terminate callback, say).
     pub async fn with_state(state: AppState) -> TestApp {
         let state = web::Data::new(state);
-        let service = Rc::new(test::init_service(App::new().configure(configure_app(state))).await);
-        let send: Service = Box::new(move |req| {
-            let service = service.clone();
+        let inner = Rc::new(test::init_service(App::new().configure(configure_app(state))).await);
+        let service: Service = Box::new(move |req| {
+            let service = inner.clone();
             Box::pin(async move {
                 let resp = test::call_service(&*service, req).await;
                 let status = resp.status();
@@ -104,7 +105,7 @@ impl TestApp {
                 }
             })
         });
-        TestApp { service: send }
+        TestApp { service }
     }
 
     /// Sends a request; returns the whole answer.
