@@ -8,175 +8,13 @@
 
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
-use actix_web::{
-    body::MessageBody,
-    dev::{Service, ServiceResponse},
-    http::{header, StatusCode},
-    test, web, App,
-};
-use chessd::{configure_app, AppState, Config};
+mod common;
+
+use actix_web::http::{header, StatusCode};
+use common::app::{request, TestApp};
 use serde_json::{json, Value};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-/// One game's id and secrets.
-struct G {
-    id: String,
-    white: String,
-    black: String,
-    admin: String,
-}
-
-impl G {
-    fn uri(&self, tail: &str) -> String {
-        format!("/v1/games/{}{tail}", self.id)
-    }
-
-    fn seat(&self, side: &str) -> &str {
-        match side {
-            "white" => &self.white,
-            "black" => &self.black,
-            other => panic!("no seat {other}"),
-        }
-    }
-}
-
-/// The service under test with request helpers.
-struct Api<S> {
-    svc: S,
-}
-
-async fn api() -> Api<
-    impl Service<
-        actix_http::Request,
-        Response = ServiceResponse<impl MessageBody>,
-        Error = actix_web::Error,
-    >,
-> {
-    let state = web::Data::new(AppState::new(Config::defaults(), None));
-    Api {
-        svc: test::init_service(App::new().configure(configure_app(state))).await,
-    }
-}
-
-fn authed(req: test::TestRequest, secret: &str) -> test::TestRequest {
-    req.insert_header((header::AUTHORIZATION, format!("Bearer {secret}")))
-}
-
-impl<S, B> Api<S>
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    /// Status, content type and body text.
-    async fn raw(&self, req: test::TestRequest) -> (StatusCode, String, String) {
-        let resp = test::call_service(&self.svc, req.to_request()).await;
-        let status = resp.status();
-        let ctype = resp
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .map(|v| v.to_str().unwrap().to_string())
-            .unwrap_or_default();
-        let body = test::read_body(resp).await;
-        (status, ctype, String::from_utf8(body.to_vec()).unwrap())
-    }
-
-    /// Status and JSON body (Null when empty or not JSON).
-    async fn call(&self, req: test::TestRequest) -> (StatusCode, Value) {
-        let (status, _, body) = self.raw(req).await;
-        (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-    }
-
-    async fn get(&self, uri: &str) -> Value {
-        let (status, v) = self.call(test::TestRequest::get().uri(uri)).await;
-        assert_eq!(status, StatusCode::OK, "GET {uri}: {v}");
-        v
-    }
-
-    async fn post(&self, uri: &str, secret: Option<&str>, body: Value) -> (StatusCode, Value) {
-        let mut req = test::TestRequest::post().uri(uri).set_json(body);
-        if let Some(s) = secret {
-            req = authed(req, s);
-        }
-        self.call(req).await
-    }
-
-    async fn put(&self, uri: &str, secret: &str, body: Value) -> (StatusCode, Value) {
-        self.call(authed(
-            test::TestRequest::put().uri(uri).set_json(body),
-            secret,
-        ))
-        .await
-    }
-
-    async fn patch_options(&self, g: &G, secret: &str, body: Value) -> (StatusCode, Value) {
-        self.call(authed(
-            test::TestRequest::patch()
-                .uri(&g.uri("/options"))
-                .set_json(body),
-            secret,
-        ))
-        .await
-    }
-
-    async fn create(&self, body: Value) -> G {
-        let (status, v) = self.post("/v1/games", None, body).await;
-        assert_eq!(status, StatusCode::CREATED, "{v}");
-        let s = |k: &str| v["secrets"][k].as_str().unwrap().to_string();
-        G {
-            id: v["id"].as_str().unwrap().to_string(),
-            white: s("white"),
-            black: s("black"),
-            admin: s("admin"),
-        }
-    }
-
-    /// The whole public state.
-    async fn view(&self, g: &G) -> Value {
-        self.get(&g.uri("")).await
-    }
-
-    /// A move by the seat of the side to move.
-    async fn mv(&self, g: &G, body: Value) -> (StatusCode, Value) {
-        let turn = self.get(&g.uri("/turn")).await["turn"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        self.post(&g.uri("/moves"), Some(g.seat(&turn)), body).await
-    }
-
-    /// A move that must be accepted; returns the answer.
-    async fn ok_move(&self, g: &G, body: Value) -> Value {
-        let (status, v) = self.mv(g, body.clone()).await;
-        assert_eq!(status, StatusCode::OK, "move {body}: {v}");
-        v
-    }
-
-    /// Plays UCI moves that must all be accepted; returns the last answer.
-    async fn play(&self, g: &G, moves: &[&str]) -> Value {
-        let mut last = Value::Null;
-        for m in moves {
-            last = self.ok_move(g, json!({ "uci": m })).await;
-        }
-        last
-    }
-
-    /// A move that must be refused with `status`/`code`, leaving the game unchanged.
-    async fn refused_move(&self, g: &G, body: Value, status: StatusCode, code: &str) {
-        let before = self.view(g).await;
-        let (got, v) = self.mv(g, body.clone()).await;
-        assert_eq!(
-            (got, v["error"]["code"].as_str()),
-            (status, Some(code)),
-            "move {body}: {v}"
-        );
-        assert_eq!(
-            self.view(g).await,
-            before,
-            "refused move {body} changed the game"
-        );
-    }
-}
 
 fn status(result: &str, reason: Option<&str>, note: Option<&str>) -> Value {
     json!({ "result": result, "reason": reason, "note": note })
@@ -192,8 +30,8 @@ const KNIGHT_SHUFFLE: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
 
 #[actix_web::test]
 async fn threefold_repetition_ends_the_game_under_the_automatic_policy() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     for (ply, m) in KNIGHT_SHUFFLE.iter().cycle().take(7).enumerate() {
         let v = api.play(&g, &[m]).await;
         assert_eq!(v["status"], ongoing(), "ply {}", ply + 1);
@@ -211,7 +49,7 @@ async fn threefold_repetition_ends_the_game_under_the_automatic_policy() {
     let view = api.view(&g).await;
     assert_eq!(view["claimable_draw"], Value::Null);
     assert_eq!(view["options"]["draw_policy"], "automatic");
-    let st = api.get(&g.uri("/status")).await;
+    let st = api.get_ok(&g.uri("/status")).await;
     assert_eq!(st["winner"], Value::Null);
     assert_eq!(st["status"]["reason"], "threefold_repetition");
     api.refused_move(
@@ -225,10 +63,10 @@ async fn threefold_repetition_ends_the_game_under_the_automatic_policy() {
 
 #[actix_web::test]
 async fn threefold_is_only_claimable_under_the_claims_policy_and_fivefold_ends_it() {
-    let api = api().await;
+    let api = TestApp::start().await;
     // One game is claimed at the third occurrence, the other plays on to the fifth.
-    let claimed = api.create(json!({"draw_policy": "claims"})).await;
-    let played = api.create(json!({"draw_policy": "claims"})).await;
+    let claimed = api.create_game(json!({"draw_policy": "claims"})).await;
+    let played = api.create_game(json!({"draw_policy": "claims"})).await;
     for g in [&claimed, &played] {
         let (st, v) = api
             .post(&g.uri("/draw-claim"), Some(&g.white), json!({}))
@@ -245,7 +83,7 @@ async fn threefold_is_only_claimable_under_the_claims_policy_and_fivefold_ends_i
         assert_eq!(view["status"], ongoing());
         assert_eq!(view["claimable_draw"], "threefold_repetition");
         assert_eq!(view["options"]["draw_policy"], "claims");
-        let st = api.get(&g.uri("/status")).await;
+        let st = api.get_ok(&g.uri("/status")).await;
         assert_eq!(st["claimable_draw"], "threefold_repetition");
     }
 
@@ -298,10 +136,10 @@ async fn threefold_is_only_claimable_under_the_claims_policy_and_fivefold_ends_i
 
 #[actix_web::test]
 async fn fifty_move_rule_from_a_fen_with_halfmove_clock_99() {
-    let api = api().await;
+    let api = TestApp::start().await;
     let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 99 80";
     // Automatic: one quiet move ends the game.
-    let g = api.create(json!({ "fen": fen })).await;
+    let g = api.create_game(json!({ "fen": fen })).await;
     assert_eq!(api.view(&g).await["status"], ongoing());
     let v = api.ok_move(&g, json!({"san": "Ra2"})).await;
     assert_eq!(v["fen"], "4k3/8/8/8/8/8/R7/4K3 b - - 100 80");
@@ -309,7 +147,7 @@ async fn fifty_move_rule_from_a_fen_with_halfmove_clock_99() {
 
     // A pawn move resets the clock instead.
     let g = api
-        .create(json!({"fen": "4k3/8/8/8/8/8/4P3/R3K3 w - - 99 80"}))
+        .create_game(json!({"fen": "4k3/8/8/8/8/8/4P3/R3K3 w - - 99 80"}))
         .await;
     let v = api.ok_move(&g, json!({"uci": "e2e3"})).await;
     assert_eq!(v["fen"], "4k3/8/8/8/8/4P3/8/R3K3 b - - 0 80");
@@ -317,7 +155,7 @@ async fn fifty_move_rule_from_a_fen_with_halfmove_clock_99() {
 
     // Checkmate on the hundredth half-move is checkmate.
     let g = api
-        .create(json!({"fen": "7k/8/6K1/8/8/8/8/R7 w - - 99 80"}))
+        .create_game(json!({"fen": "7k/8/6K1/8/8/8/8/R7 w - - 99 80"}))
         .await;
     let v = api.ok_move(&g, json!({"san": "Ra8"})).await;
     assert_eq!(v["san"], "Ra8#");
@@ -325,7 +163,7 @@ async fn fifty_move_rule_from_a_fen_with_halfmove_clock_99() {
 
     // Claims: the fifty-move draw is claimable; 75 moves end the game by themselves.
     let g = api
-        .create(json!({ "fen": fen, "draw_policy": "claims" }))
+        .create_game(json!({ "fen": fen, "draw_policy": "claims" }))
         .await;
     let v = api.ok_move(&g, json!({"san": "Ra2"})).await;
     assert_eq!(v["status"], ongoing());
@@ -337,7 +175,7 @@ async fn fifty_move_rule_from_a_fen_with_halfmove_clock_99() {
     assert_eq!(v["status"], status("draw", Some("fifty_moves"), None));
 
     let g = api
-        .create(json!({"fen": "4k3/8/8/8/8/8/8/R3K3 w - - 149 100", "draw_policy": "claims"}))
+        .create_game(json!({"fen": "4k3/8/8/8/8/8/8/R3K3 w - - 149 100", "draw_policy": "claims"}))
         .await;
     let v = api.ok_move(&g, json!({"uci": "a1a2"})).await;
     assert_eq!(
@@ -348,9 +186,9 @@ async fn fifty_move_rule_from_a_fen_with_halfmove_clock_99() {
 
 #[actix_web::test]
 async fn insufficient_material_after_a_capture() {
-    let api = api().await;
+    let api = TestApp::start().await;
     let g = api
-        .create(json!({"fen": "4k3/8/8/8/8/8/3r4/2B1K3 w - - 0 1"}))
+        .create_game(json!({"fen": "4k3/8/8/8/8/8/3r4/2B1K3 w - - 0 1"}))
         .await;
     assert_eq!(api.view(&g).await["status"], ongoing());
     let v = api.ok_move(&g, json!({"san": "Bxd2"})).await;
@@ -361,12 +199,12 @@ async fn insufficient_material_after_a_capture() {
     );
     api.refused_move(&g, json!({"san": "Kd7"}), StatusCode::CONFLICT, "game_over")
         .await;
-    let lm = api.get(&g.uri("/legal-moves")).await;
+    let lm = api.get_ok(&g.uri("/legal-moves")).await;
     assert_eq!(lm, json!({"moves": [], "count": 0}));
 
     // A pawn promoting by capture to a lone knight leaves king and knight against king.
     let g = api
-        .create(json!({"fen": "4k3/8/8/8/8/8/6p1/4K2R b - - 0 1"}))
+        .create_game(json!({"fen": "4k3/8/8/8/8/8/6p1/4K2R b - - 0 1"}))
         .await;
     let v = api.ok_move(&g, json!({"uci": "g2h1n"})).await;
     assert_eq!(v["san"], "gxh1=N");
@@ -383,9 +221,9 @@ const CASTLING: &str = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
 
 #[actix_web::test]
 async fn castling_on_both_sides_in_three_notations() {
-    let api = api().await;
-    let g = api.create(json!({ "fen": CASTLING })).await;
-    let lm = api.get(&g.uri("/legal-moves")).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({ "fen": CASTLING })).await;
+    let lm = api.get_ok(&g.uri("/legal-moves")).await;
     let uci: Vec<&str> = lm["moves"]
         .as_array()
         .unwrap()
@@ -393,7 +231,7 @@ async fn castling_on_both_sides_in_three_notations() {
         .map(|m| m.as_str().unwrap())
         .collect();
     assert!(uci.contains(&"e1g1") && uci.contains(&"e1c1"), "{uci:?}");
-    let idx = api.get(&g.uri("/legal-moves?format=index")).await;
+    let idx = api.get_ok(&g.uri("/legal-moves?format=index")).await;
     let idx = idx["moves"].as_array().unwrap();
     assert!(
         idx.contains(&json!([4, 6])) && idx.contains(&json!([4, 2])),
@@ -413,7 +251,7 @@ async fn castling_on_both_sides_in_three_notations() {
     );
     assert_eq!(v["fen"], "2kr3r/8/8/8/8/8/8/R4RK1 w - - 2 2");
 
-    let g = api.create(json!({ "fen": CASTLING })).await;
+    let g = api.create_game(json!({ "fen": CASTLING })).await;
     let v = api.ok_move(&g, json!({"from": 4, "to": 2})).await;
     assert_eq!(v["san"], "O-O-O");
     assert_eq!(v["fen"], "r3k2r/8/8/8/8/8/8/2KR3R b kq - 1 1");
@@ -424,9 +262,9 @@ async fn castling_on_both_sides_in_three_notations() {
 
 #[actix_web::test]
 async fn castling_rights_are_lost_after_king_and_rook_moves() {
-    let api = api().await;
+    let api = TestApp::start().await;
     // King moves lose both rights, even when the king comes back.
-    let g = api.create(json!({ "fen": CASTLING })).await;
+    let g = api.create_game(json!({ "fen": CASTLING })).await;
     let v = api.play(&g, &["e1e2"]).await;
     assert_eq!(v["fen"], "r3k2r/8/8/8/8/8/4K3/R6R b kq - 1 1");
     let v = api.play(&g, &["h8g8"]).await;
@@ -443,7 +281,7 @@ async fn castling_rights_are_lost_after_king_and_rook_moves() {
         api.refused_move(&g, body, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
             .await;
     }
-    let lm = api.get(&g.uri("/legal-moves")).await;
+    let lm = api.get_ok(&g.uri("/legal-moves")).await;
     let uci: Vec<&str> = lm["moves"]
         .as_array()
         .unwrap()
@@ -464,7 +302,7 @@ async fn castling_rights_are_lost_after_king_and_rook_moves() {
     assert_eq!(v["fen"], "2kr3r/8/8/8/8/8/7R/R3K3 w - - 6 4");
 
     // A rook move loses only its own side.
-    let g = api.create(json!({ "fen": CASTLING })).await;
+    let g = api.create_game(json!({ "fen": CASTLING })).await;
     let v = api.play(&g, &["a1b1"]).await;
     assert_eq!(v["fen"], "r3k2r/8/8/8/8/8/8/1R2K2R b Kkq - 1 1");
     let v = api.play(&g, &["a8a7"]).await;
@@ -482,10 +320,10 @@ async fn castling_rights_are_lost_after_king_and_rook_moves() {
 
 #[actix_web::test]
 async fn castling_through_into_or_out_of_check_is_refused() {
-    let api = api().await;
+    let api = TestApp::start().await;
     // f1 is attacked by the bishop on c4: no king-side castling; the queen side is free.
     let g = api
-        .create(json!({"fen": "4k3/8/8/8/2b5/8/8/R3K2R w KQ - 0 1"}))
+        .create_game(json!({"fen": "4k3/8/8/8/2b5/8/8/R3K2R w KQ - 0 1"}))
         .await;
     for body in [
         json!({"uci": "e1g1"}),
@@ -502,7 +340,7 @@ async fn castling_through_into_or_out_of_check_is_refused() {
 
     // g1 attacked by the rook on g8: castling into check.
     let g = api
-        .create(json!({"fen": "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1"}))
+        .create_game(json!({"fen": "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1"}))
         .await;
     api.refused_move(
         &g,
@@ -513,7 +351,7 @@ async fn castling_through_into_or_out_of_check_is_refused() {
     .await;
     // In check from the rook on e7: no castling at all.
     let g = api
-        .create(json!({"fen": "4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1"}))
+        .create_game(json!({"fen": "4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1"}))
         .await;
     assert_eq!(api.view(&g).await["check"], true);
     for body in [json!({"san": "O-O"}), json!({"san": "O-O-O"})] {
@@ -526,14 +364,14 @@ async fn castling_through_into_or_out_of_check_is_refused() {
 
 #[actix_web::test]
 async fn en_passant_only_immediately() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     let v = api.play(&g, &["e2e4", "a7a6", "e4e5", "d7d5"]).await;
     assert_eq!(
         v["fen"],
         "rnbqkbnr/1pp1pppp/p7/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3"
     );
-    let lm = api.get(&g.uri("/legal-moves")).await;
+    let lm = api.get_ok(&g.uri("/legal-moves")).await;
     assert!(lm["moves"].as_array().unwrap().contains(&json!("e5d6")));
     let v = api.ok_move(&g, json!({"from": 36, "to": 43})).await;
     assert_eq!(v["san"], "exd6");
@@ -543,7 +381,7 @@ async fn en_passant_only_immediately() {
     );
 
     // One move later the right is gone.
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     let v = api
         .play(&g, &["e2e4", "a7a6", "e4e5", "d7d5", "h2h3", "h7h6"])
         .await;
@@ -559,7 +397,7 @@ async fn en_passant_only_immediately() {
         api.refused_move(&g, body, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
             .await;
     }
-    let lm = api.get(&g.uri("/legal-moves")).await;
+    let lm = api.get_ok(&g.uri("/legal-moves")).await;
     assert!(!lm["moves"].as_array().unwrap().contains(&json!("e5d6")));
 }
 
@@ -569,16 +407,16 @@ const PROMO: &str = "8/4P2p/8/8/8/8/8/k3K3 w - - 0 1";
 
 #[actix_web::test]
 async fn promotion_in_every_notation() {
-    let api = api().await;
-    let g = api.create(json!({ "fen": PROMO })).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({ "fen": PROMO })).await;
     // King: d1 d2 e2 f1 f2; pawn: four promotions.
-    let lm = api.get(&g.uri("/legal-moves")).await;
+    let lm = api.get_ok(&g.uri("/legal-moves")).await;
     assert_eq!(lm["count"], 9);
     let uci = lm["moves"].as_array().unwrap();
     for p in ["q", "r", "b", "n"] {
         assert!(uci.contains(&json!(format!("e7e8{p}"))), "{uci:?}");
     }
-    let idx = api.get(&g.uri("/legal-moves?format=index")).await;
+    let idx = api.get_ok(&g.uri("/legal-moves?format=index")).await;
     let idx = idx["moves"].as_array().unwrap();
     for p in ["q", "r", "b", "n"] {
         assert!(idx.contains(&json!([52, 60, p])), "{idx:?}");
@@ -624,7 +462,7 @@ async fn promotion_in_every_notation() {
         ),
     ];
     for (body, san, fen) in cases {
-        let g = api.create(json!({ "fen": PROMO })).await;
+        let g = api.create_game(json!({ "fen": PROMO })).await;
         let v = api.ok_move(&g, body.clone()).await;
         assert_eq!(
             (v["san"].as_str(), v["fen"].as_str()),
@@ -636,7 +474,7 @@ async fn promotion_in_every_notation() {
     }
 
     // Kings are not promotion pieces.
-    let g = api.create(json!({ "fen": PROMO })).await;
+    let g = api.create_game(json!({ "fen": PROMO })).await;
     api.refused_move(
         &g,
         json!({"from": 52, "to": 60, "promotion": "k"}),
@@ -675,7 +513,7 @@ async fn promotion_in_every_notation() {
     .await;
     let v = api.ok_move(&g, json!({"from": 4, "to": 12})).await;
     assert_eq!(v["san"], "Ke2");
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     api.refused_move(
         &g,
         json!({"from": 9, "to": 17, "promotion": "q"}),
@@ -689,8 +527,8 @@ async fn promotion_in_every_notation() {
 
 #[actix_web::test]
 async fn manual_draw_and_winner_with_notes_then_already_has_status() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["e2e4"]).await;
     let (st, v) = api
         .post(
@@ -704,7 +542,7 @@ async fn manual_draw_and_winner_with_notes_then_already_has_status() {
         v["status"],
         status("draw", Some("manual"), Some("by_agreement"))
     );
-    let st = api.get(&g.uri("/status")).await;
+    let st = api.get_ok(&g.uri("/status")).await;
     assert_eq!(st["status"]["note"], "by_agreement");
     assert_eq!(st["winner"], Value::Null);
     let before = api.view(&g).await;
@@ -729,7 +567,7 @@ async fn manual_draw_and_winner_with_notes_then_already_has_status() {
     .await;
     assert_eq!(api.view(&g).await, before);
 
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     // Seats cannot set results.
     let (st, _) = api
         .post(
@@ -751,7 +589,7 @@ async fn manual_draw_and_winner_with_notes_then_already_has_status() {
         v["status"],
         status("black_wins", Some("manual"), Some("white_lost_on_time"))
     );
-    assert_eq!(api.get(&g.uri("/status")).await["winner"], "black");
+    assert_eq!(api.get_ok(&g.uri("/status")).await["winner"], "black");
     let (st, v) = api
         .post(
             &g.uri("/winner"),
@@ -765,16 +603,13 @@ async fn manual_draw_and_winner_with_notes_then_already_has_status() {
     );
 
     // A draw without a note; then a game ended by checkmate has a status already too.
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     let (st, v) = api
-        .call(authed(
-            test::TestRequest::post().uri(&g.uri("/draw")),
-            &g.admin,
-        ))
+        .call(request("POST", &g.uri("/draw"), Some(&g.admin), None))
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["status"], status("draw", Some("manual"), None));
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["f2f3", "e7e5", "g2g4", "d8h4"]).await;
     let (st, v) = api
         .post(&g.uri("/draw"), Some(&g.admin), json!({"note": "late"}))
@@ -791,8 +626,8 @@ async fn manual_draw_and_winner_with_notes_then_already_has_status() {
 
 #[actix_web::test]
 async fn resignation_seat_resigns_itself_admin_names_the_side() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["e2e4"]).await;
     let before = api.view(&g).await;
     // A seat may not resign for the other side; the admin must name the side; spectators nothing.
@@ -842,14 +677,14 @@ async fn resignation_seat_resigns_itself_admin_names_the_side() {
         (StatusCode::CONFLICT, Some("already_has_status"))
     );
 
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     let (st, v) = api
         .post(&g.uri("/resign"), Some(&g.black), json!({"side": "black"}))
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["status"], status("white_wins", Some("resignation"), None));
 
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     let (st, v) = api
         .post(&g.uri("/resign"), Some(&g.admin), json!({"side": "white"}))
         .await;
@@ -861,8 +696,8 @@ async fn resignation_seat_resigns_itself_admin_names_the_side() {
 
 #[actix_web::test]
 async fn state_round_trips_a_finished_game_with_a_manual_result() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["e2e4", "e7e5"]).await;
     let (st, _) = api
         .post(
@@ -872,7 +707,7 @@ async fn state_round_trips_a_finished_game_with_a_manual_result() {
         )
         .await;
     assert_eq!(st, StatusCode::OK);
-    let saved = api.get(&g.uri("/state")).await;
+    let saved = api.get_ok(&g.uri("/state")).await;
     assert_eq!(saved["format"], "chessd.game/1");
     assert_eq!(saved["start_fen"], START);
     assert_eq!(saved["moves"], json!(["e2e4", "e7e5"]));
@@ -885,10 +720,10 @@ async fn state_round_trips_a_finished_game_with_a_manual_result() {
         status("black_wins", Some("manual"), Some("white forfeited"))
     );
 
-    let other = api.create(json!({})).await;
+    let other = api.create_game(json!({})).await;
     api.play(&other, &["d2d4"]).await;
     let (st, v) = api
-        .put(&other.uri("/state"), &other.admin, saved.clone())
+        .put(&other.uri("/state"), Some(&other.admin), saved.clone())
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     let (a, b) = (api.view(&g).await, api.view(&other).await);
@@ -902,20 +737,22 @@ async fn state_round_trips_a_finished_game_with_a_manual_result() {
         "game_over",
     )
     .await;
-    assert_eq!(api.get(&other.uri("/state")).await, saved);
+    assert_eq!(api.get_ok(&other.uri("/state")).await, saved);
 
     // Resignation and a pending draw offer survive too.
-    let g = api.create(json!({"draw_policy": "claims"})).await;
+    let g = api.create_game(json!({"draw_policy": "claims"})).await;
     api.play(&g, &["e2e4"]).await;
     let (st, _) = api
         .post(&g.uri("/draw-offer"), Some(&g.black), json!({}))
         .await;
     assert_eq!(st, StatusCode::OK);
-    let saved = api.get(&g.uri("/state")).await;
+    let saved = api.get_ok(&g.uri("/state")).await;
     assert_eq!(saved["draw_offer"], "black");
     assert_eq!(saved["draw_policy"], "claims");
-    let other = api.create(json!({})).await;
-    let (st, v) = api.put(&other.uri("/state"), &other.admin, saved).await;
+    let other = api.create_game(json!({})).await;
+    let (st, v) = api
+        .put(&other.uri("/state"), Some(&other.admin), saved)
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["draw_offer"], "black");
     assert_eq!(v["options"]["draw_policy"], "claims");
@@ -928,24 +765,26 @@ async fn state_round_trips_a_finished_game_with_a_manual_result() {
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["status"], status("draw", Some("agreement"), None));
-    let saved = api.get(&other.uri("/state")).await;
+    let saved = api.get_ok(&other.uri("/state")).await;
     assert_eq!(
         saved["set_result"],
         json!({"result": "draw", "reason": "agreement", "note": null})
     );
-    let third = api.create(json!({})).await;
-    let (st, v) = api.put(&third.uri("/state"), &third.admin, saved).await;
+    let third = api.create_game(json!({})).await;
+    let (st, v) = api
+        .put(&third.uri("/state"), Some(&third.admin), saved)
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["status"], status("draw", Some("agreement"), None));
 }
 
 #[actix_web::test]
 async fn state_round_trips_a_timed_games_clocks() {
-    let api = api().await;
+    let api = TestApp::start().await;
     let tc = json!({"initial_ms": 300_000, "increment_ms": 2_000});
-    let g = api.create(json!({ "time_control": tc })).await;
+    let g = api.create_game(json!({ "time_control": tc })).await;
     api.play(&g, &["e2e4", "e7e5"]).await;
-    let saved = api.get(&g.uri("/state")).await;
+    let saved = api.get_ok(&g.uri("/state")).await;
     assert_eq!(saved["clock"]["control"], tc);
     // White's first move is free; Black used a little time and got the increment.
     assert!(saved["clock"]["white_ms"].as_u64().unwrap() <= 300_000);
@@ -956,9 +795,11 @@ async fn state_round_trips_a_timed_games_clocks() {
     let mut state = saved.clone();
     state["clock"]["white_ms"] = json!(123_456);
     state["clock"]["black_ms"] = json!(234_567);
-    let other = api.create(json!({})).await;
+    let other = api.create_game(json!({})).await;
     assert_eq!(api.view(&other).await["clocks"], Value::Null);
-    let (st, v) = api.put(&other.uri("/state"), &other.admin, state).await;
+    let (st, v) = api
+        .put(&other.uri("/state"), Some(&other.admin), state)
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     // The game is under way, so White's time runs from the restore on.
     assert_eq!(v["clocks"]["running"], "white");
@@ -969,7 +810,7 @@ async fn state_round_trips_a_timed_games_clocks() {
         v["fen"],
         "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
     );
-    let saved2 = api.get(&other.uri("/state")).await;
+    let saved2 = api.get_ok(&other.uri("/state")).await;
     assert_eq!(saved2["clock"]["control"], tc);
     assert!((120_000..=123_456).contains(&saved2["clock"]["white_ms"].as_u64().unwrap()));
     assert_eq!(saved2["clock"]["black_ms"], 234_567);
@@ -982,12 +823,12 @@ async fn state_round_trips_a_timed_games_clocks() {
 
 #[actix_web::test]
 async fn corrupt_states_are_refused_and_change_nothing() {
-    let api = api().await;
-    let src = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let src = api.create_game(json!({})).await;
     api.play(&src, &["e2e4", "e7e5", "g1f3"]).await;
-    let good = api.get(&src.uri("/state")).await;
+    let good = api.get_ok(&src.uri("/state")).await;
 
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["d2d4", "d7d5"]).await;
     let before = api.view(&g).await;
 
@@ -1079,13 +920,11 @@ async fn corrupt_states_are_refused_and_change_nothing() {
     ];
     for (what, body) in cases {
         let (st, v) = api
-            .call(authed(
-                test::TestRequest::put()
-                    .uri(&g.uri("/state"))
+            .call(
+                request("PUT", &g.uri("/state"), Some(&g.admin), None)
                     .insert_header((header::CONTENT_TYPE, "application/json"))
                     .set_payload(body),
-                &g.admin,
-            ))
+            )
             .await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
@@ -1095,11 +934,13 @@ async fn corrupt_states_are_refused_and_change_nothing() {
         assert_eq!(api.view(&g).await, before, "{what} changed the game");
     }
     // A good state with a seat's secret is forbidden.
-    let (st, _) = api.put(&g.uri("/state"), &g.white, good.clone()).await;
+    let (st, _) = api
+        .put(&g.uri("/state"), Some(&g.white), good.clone())
+        .await;
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert_eq!(api.view(&g).await, before);
     // And the good state itself is accepted.
-    let (st, v) = api.put(&g.uri("/state"), &g.admin, good).await;
+    let (st, v) = api.put(&g.uri("/state"), Some(&g.admin), good).await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(
         v["fen"],
@@ -1111,9 +952,9 @@ async fn corrupt_states_are_refused_and_change_nothing() {
 
 #[actix_web::test]
 async fn pieces_list_by_name_and_by_index() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
-    let by_name = api.get(&g.uri("/pieces")).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
+    let by_name = api.get_ok(&g.uri("/pieces")).await;
     let list = by_name["pieces"].as_array().unwrap();
     assert_eq!(list.len(), 32);
     // Binbo's order: from h8 down to a1.
@@ -1127,9 +968,9 @@ async fn pieces_list_by_name_and_by_index() {
     );
     assert!(list.contains(&json!({"square": "e1", "color": "white", "piece": "king"})));
     assert!(list.contains(&json!({"square": "d8", "color": "black", "piece": "queen"})));
-    assert_eq!(api.get(&g.uri("/pieces?squares=name")).await, by_name);
+    assert_eq!(api.get_ok(&g.uri("/pieces?squares=name")).await, by_name);
 
-    let by_index = api.get(&g.uri("/pieces?squares=index")).await;
+    let by_index = api.get_ok(&g.uri("/pieces?squares=index")).await;
     let list = by_index["pieces"].as_array().unwrap();
     assert_eq!(list.len(), 32);
     assert_eq!(
@@ -1145,15 +986,13 @@ async fn pieces_list_by_name_and_by_index() {
     assert!(squares.windows(2).all(|w| w[0] > w[1]), "{squares:?}");
 
     api.play(&g, &["e2e4", "d7d5", "e4d5"]).await;
-    let list = api.get(&g.uri("/pieces?squares=index")).await["pieces"].clone();
+    let list = api.get_ok(&g.uri("/pieces?squares=index")).await["pieces"].clone();
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 31);
     assert!(list.contains(&json!({"square": 35, "color": "white", "piece": "pawn"})));
     assert!(!list.iter().any(|p| p["square"] == 12 || p["square"] == 28));
 
-    let (st, v) = api
-        .call(test::TestRequest::get().uri(&g.uri("/pieces?squares=fen")))
-        .await;
+    let (st, v) = api.get(&g.uri("/pieces?squares=fen")).await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::BAD_REQUEST, Some("invalid_request"))
@@ -1162,14 +1001,14 @@ async fn pieces_list_by_name_and_by_index() {
 
 #[actix_web::test]
 async fn board_as_ascii_or_unicode_flipped_or_not() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["e2e4"]).await;
     let board = |q: &'static str| {
         let uri = g.uri(&format!("/board{q}"));
         let api = &api;
         async move {
-            let (st, ctype, text) = api.raw(test::TestRequest::get().uri(&uri)).await;
+            let (st, ctype, text) = api.raw(request("GET", &uri, None, None)).await;
             assert_eq!(st, StatusCode::OK, "{text}");
             assert!(ctype.starts_with("text/plain"), "{ctype}");
             text
@@ -1207,9 +1046,7 @@ async fn board_as_ascii_or_unicode_flipped_or_not() {
     assert!(both.starts_with("1 ♖ ♘ ♗ ♔ ♕ ♗ ♘ ♖\n"), "{both}");
 
     for q in ["?style=fancy", "?flipped=maybe", "?color=red"] {
-        let (st, v) = api
-            .call(test::TestRequest::get().uri(&g.uri(&format!("/board{q}"))))
-            .await;
+        let (st, v) = api.get(&g.uri(&format!("/board{q}"))).await;
         assert_eq!(st, StatusCode::BAD_REQUEST, "{q}: {v}");
         assert_eq!(v["error"]["code"], "invalid_request");
     }
@@ -1217,17 +1054,17 @@ async fn board_as_ascii_or_unicode_flipped_or_not() {
 
 #[actix_web::test]
 async fn legal_moves_in_three_formats() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
-    let uci = api.get(&g.uri("/legal-moves")).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
+    let uci = api.get_ok(&g.uri("/legal-moves")).await;
     assert_eq!(uci["count"], 20);
     let moves = uci["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 20);
     for m in ["e2e4", "e2e3", "g1f3", "b1a3", "h2h4"] {
         assert!(moves.contains(&json!(m)), "{m}");
     }
-    assert_eq!(api.get(&g.uri("/legal-moves?format=uci")).await, uci);
-    let idx = api.get(&g.uri("/legal-moves?format=index")).await;
+    assert_eq!(api.get_ok(&g.uri("/legal-moves?format=uci")).await, uci);
+    let idx = api.get_ok(&g.uri("/legal-moves?format=index")).await;
     assert_eq!(idx["count"], 20);
     let moves = idx["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 20);
@@ -1235,26 +1072,24 @@ async fn legal_moves_in_three_formats() {
         assert!(moves.contains(&json!(m)), "{m:?}");
     }
     assert_eq!(
-        api.get(&g.uri("/legal-moves?format=count")).await,
+        api.get_ok(&g.uri("/legal-moves?format=count")).await,
         json!({"count": 20})
     );
 
     api.play(&g, &["e2e4"]).await;
     assert_eq!(
-        api.get(&g.uri("/legal-moves?format=count")).await["count"],
+        api.get_ok(&g.uri("/legal-moves?format=count")).await["count"],
         20
     );
     api.play(&g, &["e7e5"]).await;
     // After 1.e4 e5: pawns 14, Nb1 2, Ng1 3, Bf1 5, Qd1 4, Ke1 1.
     assert_eq!(
-        api.get(&g.uri("/legal-moves?format=count")).await["count"],
+        api.get_ok(&g.uri("/legal-moves?format=count")).await["count"],
         29
     );
 
     for q in ["?format=san", "?format=", "?format=count&extra=1"] {
-        let (st, v) = api
-            .call(test::TestRequest::get().uri(&g.uri(&format!("/legal-moves{q}"))))
-            .await;
+        let (st, v) = api.get(&g.uri(&format!("/legal-moves{q}"))).await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
             (StatusCode::BAD_REQUEST, Some("invalid_request")),
@@ -1262,10 +1097,7 @@ async fn legal_moves_in_three_formats() {
         );
     }
     let (st, v) = api
-        .call(
-            test::TestRequest::get()
-                .uri("/v1/games/00000000-0000-0000-0000-000000000000/legal-moves"),
-        )
+        .get("/v1/games/00000000-0000-0000-0000-000000000000/legal-moves")
         .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
@@ -1277,14 +1109,14 @@ async fn legal_moves_in_three_formats() {
 
 #[actix_web::test]
 async fn pgn_export_then_load_gives_the_same_game() {
-    let api = api().await;
+    let api = TestApp::start().await;
     let line = [
         "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1", "f8c5", "d2d3", "d7d6", "c1g5",
         "h7h6", "g5f6", "d8f6",
     ];
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     let last = api.play(&g, &line).await;
-    let (st, ctype, pgn) = api.raw(test::TestRequest::get().uri(&g.uri("/pgn"))).await;
+    let (st, ctype, pgn) = api.raw(request("GET", &g.uri("/pgn"), None, None)).await;
     let flat = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert_eq!(st, StatusCode::OK);
     assert!(ctype.starts_with("application/x-chess-pgn"), "{ctype}");
@@ -1298,9 +1130,13 @@ async fn pgn_export_then_load_gives_the_same_game() {
         "{pgn}"
     );
 
-    let other = api.create(json!({})).await;
+    let other = api.create_game(json!({})).await;
     let (st, v) = api
-        .put(&other.uri("/pgn"), &other.admin, json!({ "pgn": pgn }))
+        .put(
+            &other.uri("/pgn"),
+            Some(&other.admin),
+            json!({ "pgn": pgn }),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["fen"], last["fen"]);
@@ -1310,35 +1146,41 @@ async fn pgn_export_then_load_gives_the_same_game() {
     api.play(&other, &["f3h4"]).await;
 
     // A finished game keeps its result; a game from a FEN keeps its start.
-    let mate = api.create(json!({})).await;
+    let mate = api.create_game(json!({})).await;
     api.play(
         &mate,
         &["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"],
     )
     .await;
-    let (_, _, pgn) = api
-        .raw(test::TestRequest::get().uri(&mate.uri("/pgn")))
-        .await;
+    let (_, _, pgn) = api.raw(request("GET", &mate.uri("/pgn"), None, None)).await;
     assert!(
         pgn.contains("[Result \"1-0\"]") && flat(&pgn).contains("4. Qxf7# 1-0"),
         "{pgn}"
     );
     let (st, v) = api
-        .put(&other.uri("/pgn"), &other.admin, json!({ "pgn": pgn }))
+        .put(
+            &other.uri("/pgn"),
+            Some(&other.admin),
+            json!({ "pgn": pgn }),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["status"], status("white_wins", Some("checkmate"), None));
     assert_eq!(v["moves"].as_array().unwrap().len(), 7);
 
-    let fen_game = api.create(json!({ "fen": PROMO })).await;
+    let fen_game = api.create_game(json!({ "fen": PROMO })).await;
     let promoted = api.play(&fen_game, &["e7e8n", "h7h5"]).await;
     let (_, _, pgn) = api
-        .raw(test::TestRequest::get().uri(&fen_game.uri("/pgn")))
+        .raw(request("GET", &fen_game.uri("/pgn"), None, None))
         .await;
     assert!(pgn.contains(&format!("[FEN \"{PROMO}\"]")), "{pgn}");
     assert!(flat(&pgn).contains("1. e8=N h5"), "{pgn}");
     let (st, v) = api
-        .put(&other.uri("/pgn"), &other.admin, json!({ "pgn": pgn }))
+        .put(
+            &other.uri("/pgn"),
+            Some(&other.admin),
+            json!({ "pgn": pgn }),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["fen"], promoted["fen"]);
@@ -1349,7 +1191,7 @@ async fn pgn_export_then_load_gives_the_same_game() {
     let (st, v) = api
         .put(
             &other.uri("/pgn"),
-            &other.admin,
+            Some(&other.admin),
             json!({"pgn": "1. e4 e5 2. Ke3 *"}),
         )
         .await;
@@ -1358,14 +1200,18 @@ async fn pgn_export_then_load_gives_the_same_game() {
         (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_pgn"))
     );
     let (st, v) = api
-        .put(&other.uri("/pgn"), &other.admin, json!({"pgn": ""}))
+        .put(&other.uri("/pgn"), Some(&other.admin), json!({"pgn": ""}))
         .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_pgn"))
     );
     let (st, _) = api
-        .put(&other.uri("/pgn"), &other.white, json!({"pgn": "1. e4 *"}))
+        .put(
+            &other.uri("/pgn"),
+            Some(&other.white),
+            json!({"pgn": "1. e4 *"}),
+        )
         .await;
     assert_eq!(st, StatusCode::FORBIDDEN);
     assert_eq!(api.view(&other).await, before);
@@ -1373,13 +1219,13 @@ async fn pgn_export_then_load_gives_the_same_game() {
 
 #[actix_web::test]
 async fn loading_a_fen_reinitialises_the_game() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["e2e4", "e7e5"]).await;
     assert_eq!(api.view(&g).await["version"], 2);
     let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
     let (st, v) = api
-        .put(&g.uri("/position"), &g.admin, json!({ "fen": fen }))
+        .put(&g.uri("/position"), Some(&g.admin), json!({ "fen": fen }))
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["version"], 3);
@@ -1399,7 +1245,7 @@ async fn loading_a_fen_reinitialises_the_game() {
     let (st, v) = api
         .put(
             &g.uri("/position"),
-            &g.admin,
+            Some(&g.admin),
             json!({"fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"}),
         )
         .await;
@@ -1435,7 +1281,9 @@ async fn loading_a_fen_reinitialises_the_game() {
         ),
     ];
     for (secret, body, code, name) in refused {
-        let (st, v) = api.put(&g.uri("/position"), secret, body.clone()).await;
+        let (st, v) = api
+            .put(&g.uri("/position"), Some(secret), body.clone())
+            .await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
             (code, Some(name)),
@@ -1449,21 +1297,32 @@ async fn loading_a_fen_reinitialises_the_game() {
 
 #[actix_web::test]
 async fn options_get_and_patch() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     assert_eq!(
-        api.get(&g.uri("/options")).await,
+        api.get_ok(&g.uri("/options")).await,
         json!({"idle_timeout_secs": 0, "draw_policy": "automatic", "time_control": null, "webhook": false})
     );
     let (st, v) = api
-        .patch_options(&g, &g.admin, json!({"idle_timeout_secs": 600}))
+        .patch(
+            &g.uri("/options"),
+            Some(&g.admin),
+            json!({"idle_timeout_secs": 600}),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["idle_timeout_secs"], 600);
-    assert_eq!(api.get(&g.uri("/options")).await["idle_timeout_secs"], 600);
+    assert_eq!(
+        api.get_ok(&g.uri("/options")).await["idle_timeout_secs"],
+        600
+    );
     // Policy change before any move.
     let (st, v) = api
-        .patch_options(&g, &g.admin, json!({"draw_policy": "claims"}))
+        .patch(
+            &g.uri("/options"),
+            Some(&g.admin),
+            json!({"draw_policy": "claims"}),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["draw_policy"], "claims");
@@ -1497,7 +1356,9 @@ async fn options_get_and_patch() {
             "invalid_request",
         ),
     ] {
-        let (st, v) = api.patch_options(&g, secret, body.clone()).await;
+        let (st, v) = api
+            .patch(&g.uri("/options"), Some(secret), body.clone())
+            .await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
             (code, Some(name)),
@@ -1516,7 +1377,11 @@ async fn options_get_and_patch() {
         (ongoing(), json!("threefold_repetition"))
     );
     let (st, v) = api
-        .patch_options(&g, &g.admin, json!({"draw_policy": "automatic"}))
+        .patch(
+            &g.uri("/options"),
+            Some(&g.admin),
+            json!({"draw_policy": "automatic"}),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["draw_policy"], "automatic");
@@ -1528,22 +1393,30 @@ async fn options_get_and_patch() {
     assert_eq!(v["moves"].as_array().unwrap().len(), 8);
     // A finished game's policy cannot change.
     let (st, v) = api
-        .patch_options(&g, &g.admin, json!({"draw_policy": "claims"}))
+        .patch(
+            &g.uri("/options"),
+            Some(&g.admin),
+            json!({"draw_policy": "claims"}),
+        )
         .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::CONFLICT, Some("game_over"))
     );
     assert_eq!(
-        api.get(&g.uri("/options")).await["draw_policy"],
+        api.get_ok(&g.uri("/options")).await["draw_policy"],
         "automatic"
     );
 
     // After moves, a policy change on a game still going keeps its moves and position.
-    let g = api.create(json!({})).await;
+    let g = api.create_game(json!({})).await;
     let last = api.play(&g, &["e2e4", "e7e5", "g1f3"]).await;
     let (st, v) = api
-        .patch_options(&g, &g.admin, json!({"draw_policy": "claims"}))
+        .patch(
+            &g.uri("/options"),
+            Some(&g.admin),
+            json!({"draw_policy": "claims"}),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     let v = api.view(&g).await;
@@ -1556,27 +1429,35 @@ async fn options_get_and_patch() {
 
 #[actix_web::test]
 async fn idle_timeout_set_through_options_stops_the_game() {
-    let api = api().await;
-    let g = api.create(json!({"idle_timeout_secs": 1})).await;
-    assert_eq!(api.get(&g.uri("/options")).await["idle_timeout_secs"], 1);
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({"idle_timeout_secs": 1})).await;
+    assert_eq!(api.get_ok(&g.uri("/options")).await["idle_timeout_secs"], 1);
     // Messages re-arm the timer.
     for _ in 0..3 {
         actix_web::rt::time::sleep(std::time::Duration::from_millis(500)).await;
-        api.get(&g.uri("/fen")).await;
+        api.get_ok(&g.uri("/fen")).await;
     }
     // Switched off by PATCH, the game outlives the old timeout; switched on again, it stops.
     let (st, _) = api
-        .patch_options(&g, &g.admin, json!({"idle_timeout_secs": 0}))
+        .patch(
+            &g.uri("/options"),
+            Some(&g.admin),
+            json!({"idle_timeout_secs": 0}),
+        )
         .await;
     assert_eq!(st, StatusCode::OK);
     actix_web::rt::time::sleep(std::time::Duration::from_millis(1500)).await;
-    api.get(&g.uri("")).await;
+    api.get_ok(&g.uri("")).await;
     let (st, _) = api
-        .patch_options(&g, &g.admin, json!({"idle_timeout_secs": 1}))
+        .patch(
+            &g.uri("/options"),
+            Some(&g.admin),
+            json!({"idle_timeout_secs": 1}),
+        )
         .await;
     assert_eq!(st, StatusCode::OK);
     actix_web::rt::time::sleep(std::time::Duration::from_millis(1600)).await;
-    let (st, v) = api.call(test::TestRequest::get().uri(&g.uri(""))).await;
+    let (st, v) = api.get(&g.uri("")).await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("game_not_found"))
@@ -1585,15 +1466,11 @@ async fn idle_timeout_set_through_options_stops_the_game() {
 
 #[actix_web::test]
 async fn stop_with_delete_then_the_game_is_gone() {
-    let api = api().await;
-    let g = api.create(json!({})).await;
+    let api = TestApp::start().await;
+    let g = api.create_game(json!({})).await;
     api.play(&g, &["e2e4"]).await;
     for secret in [None, Some(g.white.as_str()), Some(g.black.as_str())] {
-        let mut req = test::TestRequest::delete().uri(&g.uri(""));
-        if let Some(s) = secret {
-            req = authed(req, s);
-        }
-        let (st, v) = api.call(req).await;
+        let (st, v) = api.delete(&g.uri(""), secret).await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
             (StatusCode::FORBIDDEN, Some("forbidden"))
@@ -1601,14 +1478,11 @@ async fn stop_with_delete_then_the_game_is_gone() {
     }
     assert_eq!(api.view(&g).await["moves"].as_array().unwrap().len(), 1);
     let (st, body, _) = api
-        .raw(authed(
-            test::TestRequest::delete().uri(&g.uri("")),
-            &g.admin,
-        ))
+        .raw(request("DELETE", &g.uri(""), Some(&g.admin), None))
         .await;
     assert_eq!(st, StatusCode::NO_CONTENT, "{body}");
     for tail in ["", "/fen", "/state", "/legal-moves", "/pgn"] {
-        let (st, v) = api.call(test::TestRequest::get().uri(&g.uri(tail))).await;
+        let (st, v) = api.get(&g.uri(tail)).await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
             (StatusCode::NOT_FOUND, Some("game_not_found")),
@@ -1623,10 +1497,7 @@ async fn stop_with_delete_then_the_game_is_gone() {
         (StatusCode::NOT_FOUND, Some("game_not_found"))
     );
     let (st, _, _) = api
-        .raw(authed(
-            test::TestRequest::delete().uri(&g.uri("")),
-            &g.admin,
-        ))
+        .raw(request("DELETE", &g.uri(""), Some(&g.admin), None))
         .await;
     assert_eq!(st, StatusCode::NOT_FOUND);
 }

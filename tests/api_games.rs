@@ -3,93 +3,20 @@
 
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
+mod common;
+
 use actix_web::{
-    body::MessageBody,
-    dev::{Service, ServiceResponse},
     http::{header, StatusCode},
-    test, web, App,
+    test::TestRequest,
 };
-use chessd::{configure_app, AppState, Config};
-use serde_json::{json, Value};
-
-async fn app_with(
-    config: Config,
-) -> impl Service<
-    actix_http::Request,
-    Response = ServiceResponse<impl MessageBody>,
-    Error = actix_web::Error,
-> {
-    let state = web::Data::new(AppState::new(config, None));
-    test::init_service(App::new().configure(configure_app(state))).await
-}
-
-async fn app() -> impl Service<
-    actix_http::Request,
-    Response = ServiceResponse<impl MessageBody>,
-    Error = actix_web::Error,
-> {
-    app_with(Config::defaults()).await
-}
-
-/// Sends a request and returns the status and the JSON body (Null when empty or not JSON).
-async fn call<S, B>(app: &S, req: test::TestRequest) -> (StatusCode, Value)
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let resp = test::call_service(app, req.to_request()).await;
-    let status = resp.status();
-    let bytes = test::read_body(resp).await;
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
-fn post(uri: &str, body: Value) -> test::TestRequest {
-    test::TestRequest::post().uri(uri).set_json(body)
-}
-
-fn authed(req: test::TestRequest, secret: &str) -> test::TestRequest {
-    req.insert_header((header::AUTHORIZATION, format!("Bearer {secret}")))
-}
-
-struct Created {
-    id: String,
-    white: String,
-    black: String,
-    admin: String,
-}
-
-async fn create<S, B>(app: &S, body: Value) -> Created
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let (status, v) = call(app, post("/v1/games", body)).await;
-    assert_eq!(status, StatusCode::CREATED, "{v}");
-    Created {
-        id: v["id"].as_str().unwrap().to_string(),
-        white: v["secrets"]["white"].as_str().unwrap().to_string(),
-        black: v["secrets"]["black"].as_str().unwrap().to_string(),
-        admin: v["secrets"]["admin"].as_str().unwrap().to_string(),
-    }
-}
-
-async fn get<S, B>(app: &S, uri: &str) -> Value
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let (status, v) = call(app, test::TestRequest::get().uri(uri)).await;
-    assert_eq!(status, StatusCode::OK, "GET {uri}: {v}");
-    v
-}
+use chessd::{AppState, Config};
+use common::app::{request, TestApp};
+use serde_json::json;
 
 #[actix_web::test]
 async fn create_returns_id_fen_status_version_and_secrets() {
-    let app = app().await;
-    let (status, v) = call(&app, post("/v1/games", json!({}))).await;
+    let app = TestApp::start().await;
+    let (status, v) = app.post("/v1/games", None, json!({})).await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(
         v["fen"],
@@ -107,8 +34,8 @@ async fn create_returns_id_fen_status_version_and_secrets() {
 
 #[actix_web::test]
 async fn scholars_mate_over_rest_in_three_notations() {
-    let app = app().await;
-    let g = create(&app, json!({})).await;
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
     let uri = format!("/v1/games/{}/moves", g.id);
     let moves = [
         (json!({"uci": "e2e4"}), &g.white, "e4"),
@@ -120,36 +47,34 @@ async fn scholars_mate_over_rest_in_three_notations() {
         (json!({"san": "Qxf7#"}), &g.white, "Qxf7#"),
     ];
     for (i, (body, secret, san)) in moves.iter().enumerate() {
-        let (status, v) = call(&app, authed(post(&uri, body.clone()), secret)).await;
+        let (status, v) = app.post(&uri, Some(secret), body.clone()).await;
         assert_eq!(status, StatusCode::OK, "{v}");
         assert_eq!(v["san"], *san);
         assert_eq!(v["version"], i as u64 + 1);
     }
-    let status = get(&app, &format!("/v1/games/{}/status", g.id)).await;
+    let status = app.get_ok(&format!("/v1/games/{}/status", g.id)).await;
     assert_eq!(
         status["status"],
         json!({"result": "white_wins", "reason": "checkmate", "note": null})
     );
     assert_eq!(status["winner"], "white");
     // After the game every move is refused with game_over, and nothing changes.
-    let (code, v) = call(&app, authed(post(&uri, json!({"san": "Ke7"})), &g.black)).await;
+    let (code, v) = app.post(&uri, Some(&g.black), json!({"san": "Ke7"})).await;
     assert_eq!(code, StatusCode::CONFLICT);
     assert_eq!(v["error"]["code"], "game_over");
-    let view = get(&app, &format!("/v1/games/{}", g.id)).await;
+    let view = app.get_ok(&format!("/v1/games/{}", g.id)).await;
     assert_eq!(view["version"], 7);
     assert_eq!(view["moves"].as_array().unwrap().len(), 7);
-    let lm = get(
-        &app,
-        &format!("/v1/games/{}/legal-moves?format=count", g.id),
-    )
-    .await;
+    let lm = app
+        .get_ok(&format!("/v1/games/{}/legal-moves?format=count", g.id))
+        .await;
     assert_eq!(lm["count"], 0);
     let _ = g.admin;
 }
 
 #[actix_web::test]
 async fn bad_input_catalogue_leaves_the_game_unchanged() {
-    let app = app_with(Config {
+    let app = TestApp::new(Config {
         limits: chessd::config::Limits {
             max_body_bytes: 1024,
             max_games: 100,
@@ -157,135 +82,157 @@ async fn bad_input_catalogue_leaves_the_game_unchanged() {
         ..Config::defaults()
     })
     .await;
-    let g = create(&app, json!({})).await;
+    let g = app.create_game(json!({})).await;
     let uri = format!("/v1/games/{}/moves", g.id);
-    let before = get(&app, &format!("/v1/games/{}", g.id)).await;
+    let before = app.get_ok(&format!("/v1/games/{}", g.id)).await;
 
-    let cases: Vec<(test::TestRequest, StatusCode, &str)> = vec![
+    let cases: Vec<(TestRequest, StatusCode, &str)> = vec![
         (
-            authed(
-                test::TestRequest::post()
-                    .uri(&uri)
-                    .insert_header((header::CONTENT_TYPE, "application/json"))
-                    .set_payload("{\"uci\": "),
-                &g.white,
+            request("POST", &uri, Some(&g.white), None)
+                .insert_header((header::CONTENT_TYPE, "application/json"))
+                .set_payload("{\"uci\": "),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            request(
+                "POST",
+                &uri,
+                Some(&g.white),
+                Some(&json!({"uci": "e2e4", "extra": 1})),
             ),
             StatusCode::BAD_REQUEST,
             "invalid_request",
         ),
         (
-            authed(post(&uri, json!({"uci": "e2e4", "extra": 1})), &g.white),
+            request("POST", &uri, Some(&g.white), Some(&json!({"uci": 42}))),
             StatusCode::BAD_REQUEST,
             "invalid_request",
         ),
         (
-            authed(post(&uri, json!({"uci": 42})), &g.white),
+            request(
+                "POST",
+                &uri,
+                Some(&g.white),
+                Some(&json!({"uci": "e2e4", "san": "e4"})),
+            ),
             StatusCode::BAD_REQUEST,
             "invalid_request",
         ),
         (
-            authed(post(&uri, json!({"uci": "e2e4", "san": "e4"})), &g.white),
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-        ),
-        (
-            authed(post(&uri, json!({"san": "x".repeat(2000)})), &g.white),
+            request(
+                "POST",
+                &uri,
+                Some(&g.white),
+                Some(&json!({"san": "x".repeat(2000)})),
+            ),
             StatusCode::PAYLOAD_TOO_LARGE,
             "payload_too_large",
         ),
         (
-            authed(post(&uri, json!({"uci": "e2e5"})), &g.white),
+            request("POST", &uri, Some(&g.white), Some(&json!({"uci": "e2e5"}))),
             StatusCode::UNPROCESSABLE_ENTITY,
             "illegal_move",
         ),
         (
-            authed(post(&uri, json!({"san": "Nd7"})), &g.white),
+            request("POST", &uri, Some(&g.white), Some(&json!({"san": "Nd7"}))),
             StatusCode::UNPROCESSABLE_ENTITY,
             "illegal_move",
         ),
         (
-            authed(post(&uri, json!({"from": 64, "to": 1})), &g.white),
+            request(
+                "POST",
+                &uri,
+                Some(&g.white),
+                Some(&json!({"from": 64, "to": 1})),
+            ),
             StatusCode::BAD_REQUEST,
             "invalid_request",
         ),
         (
-            authed(post(&uri, json!({"uci": "e7e5"})), &g.black),
+            request("POST", &uri, Some(&g.black), Some(&json!({"uci": "e7e5"}))),
             StatusCode::CONFLICT,
             "not_your_turn",
         ),
         (
-            post(&uri, json!({"uci": "e2e4"})),
+            request("POST", &uri, None, Some(&json!({"uci": "e2e4"}))),
             StatusCode::FORBIDDEN,
             "forbidden",
         ),
         (
-            authed(post(&uri, json!({"uci": "e2e4"})), "wrong"),
+            request("POST", &uri, Some("wrong"), Some(&json!({"uci": "e2e4"}))),
             StatusCode::FORBIDDEN,
             "forbidden",
         ),
         (
-            authed(
-                post(
-                    "/v1/games/00000000-0000-0000-0000-000000000000/moves",
-                    json!({"uci": "e2e4"}),
-                ),
-                &g.white,
+            request(
+                "POST",
+                "/v1/games/00000000-0000-0000-0000-000000000000/moves",
+                Some(&g.white),
+                Some(&json!({"uci": "e2e4"})),
             ),
             StatusCode::NOT_FOUND,
             "game_not_found",
         ),
         (
-            authed(
-                post("/v1/games/not-a-uuid/moves", json!({"uci": "e2e4"})),
-                &g.white,
+            request(
+                "POST",
+                "/v1/games/not-a-uuid/moves",
+                Some(&g.white),
+                Some(&json!({"uci": "e2e4"})),
             ),
             StatusCode::NOT_FOUND,
             "game_not_found",
         ),
         (
-            authed(
-                post(&format!("/v1/games/{}/draw", g.id), json!({"note": "x"})),
-                &g.white,
+            request(
+                "POST",
+                &format!("/v1/games/{}/draw", g.id),
+                Some(&g.white),
+                Some(&json!({"note": "x"})),
             ),
             StatusCode::FORBIDDEN,
             "forbidden",
         ),
         (
-            authed(
-                test::TestRequest::put()
-                    .uri(&format!("/v1/games/{}/state", g.id))
-                    .set_payload("{\"format\": 1}"),
-                &g.admin,
-            ),
+            request(
+                "PUT",
+                &format!("/v1/games/{}/state", g.id),
+                Some(&g.admin),
+                None,
+            )
+            .set_payload("{\"format\": 1}"),
             StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_state",
         ),
         (
-            authed(
-                test::TestRequest::put()
-                    .uri(&format!("/v1/games/{}/position", g.id))
-                    .set_json(json!({"fen": "8/8/8/8/8/8/8/8 w - - 0 1"})),
-                &g.admin,
+            request(
+                "PUT",
+                &format!("/v1/games/{}/position", g.id),
+                Some(&g.admin),
+                Some(&json!({"fen": "8/8/8/8/8/8/8/8 w - - 0 1"})),
             ),
             StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_fen",
         ),
         (
-            post(
+            request(
+                "POST",
                 "/v1/games",
-                json!({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1"}),
+                None,
+                Some(&json!({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1"})),
             ),
             StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_fen",
         ),
         (
-            test::TestRequest::get().uri("/v1/nowhere"),
+            request("GET", "/v1/nowhere", None, None),
             StatusCode::NOT_FOUND,
             "not_found",
         ),
     ];
     for (req, status, code) in cases {
-        let (got, v) = call(&app, req).await;
+        let (got, v) = app.call(req).await;
         assert_eq!(
             (got, v["error"]["code"].as_str()),
             (status, Some(code)),
@@ -295,22 +242,23 @@ async fn bad_input_catalogue_leaves_the_game_unchanged() {
             .as_str()
             .is_some_and(|m| !m.is_empty()));
     }
-    let after = get(&app, &format!("/v1/games/{}", g.id)).await;
+    let after = app.get_ok(&format!("/v1/games/{}", g.id)).await;
     assert_eq!(before, after, "rejected requests changed the game");
 }
 
 #[actix_web::test]
 async fn ambiguous_san_lists_candidates() {
-    let app = app().await;
-    let g = create(&app, json!({"fen": "k7/8/8/8/8/8/8/KN3N2 w - - 0 1"})).await;
-    let (status, v) = call(
-        &app,
-        authed(
-            post(&format!("/v1/games/{}/moves", g.id), json!({"san": "Nd2"})),
-            &g.white,
-        ),
-    )
-    .await;
+    let app = TestApp::start().await;
+    let g = app
+        .create_game(json!({"fen": "k7/8/8/8/8/8/8/KN3N2 w - - 0 1"}))
+        .await;
+    let (status, v) = app
+        .post(
+            &format!("/v1/games/{}/moves", g.id),
+            Some(&g.white),
+            json!({"san": "Nd2"}),
+        )
+        .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(v["error"]["code"], "ambiguous_move");
     let msg = v["error"]["message"].as_str().unwrap();
@@ -319,32 +267,28 @@ async fn ambiguous_san_lists_candidates() {
 
 #[actix_web::test]
 async fn state_save_and_restore_round_trip() {
-    let app = app().await;
-    let g = create(&app, json!({})).await;
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
     for (m, s) in [("e2e4", &g.white), ("e7e5", &g.black), ("g1f3", &g.white)] {
-        let (st, _) = call(
-            &app,
-            authed(
-                post(&format!("/v1/games/{}/moves", g.id), json!({"uci": m})),
-                s,
-            ),
-        )
-        .await;
+        let (st, _) = app
+            .post(
+                &format!("/v1/games/{}/moves", g.id),
+                Some(s),
+                json!({"uci": m}),
+            )
+            .await;
         assert_eq!(st, StatusCode::OK);
     }
-    let saved = get(&app, &format!("/v1/games/{}/state", g.id)).await;
+    let saved = app.get_ok(&format!("/v1/games/{}/state", g.id)).await;
     assert_eq!(saved["moves"], json!(["e2e4", "e7e5", "g1f3"]));
-    let other = create(&app, json!({})).await;
-    let (st, v) = call(
-        &app,
-        authed(
-            test::TestRequest::put()
-                .uri(&format!("/v1/games/{}/state", other.id))
-                .set_json(&saved),
-            &other.admin,
-        ),
-    )
-    .await;
+    let other = app.create_game(json!({})).await;
+    let (st, v) = app
+        .put(
+            &format!("/v1/games/{}/state", other.id),
+            Some(&other.admin),
+            &saved,
+        )
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(
         v["fen"],
@@ -353,19 +297,16 @@ async fn state_save_and_restore_round_trip() {
     // A corrupt state (an illegal move) is refused with 422 and changes nothing.
     let mut bad = saved.clone();
     bad["moves"] = json!(["e2e4", "e7e5", "g1g3"]);
-    let (st, v) = call(
-        &app,
-        authed(
-            test::TestRequest::put()
-                .uri(&format!("/v1/games/{}/state", other.id))
-                .set_json(&bad),
-            &other.admin,
-        ),
-    )
-    .await;
+    let (st, v) = app
+        .put(
+            &format!("/v1/games/{}/state", other.id),
+            Some(&other.admin),
+            &bad,
+        )
+        .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(v["error"]["code"], "invalid_state");
-    let now = get(&app, &format!("/v1/games/{}/fen", other.id)).await;
+    let now = app.get_ok(&format!("/v1/games/{}/fen", other.id)).await;
     assert_eq!(
         now["fen"],
         "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
@@ -374,73 +315,62 @@ async fn state_save_and_restore_round_trip() {
 
 #[actix_web::test]
 async fn manual_draw_and_winner_follow_binbo() {
-    let app = app().await;
-    let g = create(&app, json!({})).await;
-    let (st, v) = call(
-        &app,
-        authed(
-            post(
-                &format!("/v1/games/{}/draw", g.id),
-                json!({"note": "by agreement"}),
-            ),
-            &g.admin,
-        ),
-    )
-    .await;
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
+    let (st, v) = app
+        .post(
+            &format!("/v1/games/{}/draw", g.id),
+            Some(&g.admin),
+            json!({"note": "by agreement"}),
+        )
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(
         v["status"],
         json!({"result": "draw", "reason": "manual", "note": "by agreement"})
     );
-    let (st, v) = call(
-        &app,
-        authed(
-            post(
-                &format!("/v1/games/{}/winner", g.id),
-                json!({"winner": "white"}),
-            ),
-            &g.admin,
-        ),
-    )
-    .await;
+    let (st, v) = app
+        .post(
+            &format!("/v1/games/{}/winner", g.id),
+            Some(&g.admin),
+            json!({"winner": "white"}),
+        )
+        .await;
     assert_eq!(st, StatusCode::CONFLICT);
     assert_eq!(v["error"]["code"], "already_has_status");
 }
 
 #[actix_web::test]
 async fn draw_offer_and_accept() {
-    let app = app().await;
-    let g = create(&app, json!({})).await;
-    let (st, v) = call(
-        &app,
-        authed(
-            post(&format!("/v1/games/{}/draw-offer", g.id), json!({})),
-            &g.white,
-        ),
-    )
-    .await;
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
+    let (st, v) = app
+        .post(
+            &format!("/v1/games/{}/draw-offer", g.id),
+            Some(&g.white),
+            json!({}),
+        )
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["draw_offer"], "white");
-    let (st, v) = call(
-        &app,
-        authed(
-            post(&format!("/v1/games/{}/draw-offer/accept", g.id), json!({})),
-            &g.white,
-        ),
-    )
-    .await;
+    let (st, v) = app
+        .post(
+            &format!("/v1/games/{}/draw-offer/accept", g.id),
+            Some(&g.white),
+            json!({}),
+        )
+        .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::CONFLICT, Some("no_draw_to_claim"))
     );
-    let (st, v) = call(
-        &app,
-        authed(
-            post(&format!("/v1/games/{}/draw-offer/accept", g.id), json!({})),
-            &g.black,
-        ),
-    )
-    .await;
+    let (st, v) = app
+        .post(
+            &format!("/v1/games/{}/draw-offer/accept", g.id),
+            Some(&g.black),
+            json!({}),
+        )
+        .await;
     assert_eq!(st, StatusCode::OK);
     assert_eq!(
         v["status"],
@@ -450,77 +380,73 @@ async fn draw_offer_and_accept() {
 
 #[actix_web::test]
 async fn reads_pieces_board_pgn_and_stateless_calls() {
-    let app = app().await;
-    let g = create(&app, json!({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})).await;
-    let p = get(&app, &format!("/v1/games/{}/pieces?squares=index", g.id)).await;
+    let app = TestApp::start().await;
+    let g = app
+        .create_game(json!({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}))
+        .await;
+    let p = app
+        .get_ok(&format!("/v1/games/{}/pieces?squares=index", g.id))
+        .await;
     assert_eq!(p["pieces"].as_array().unwrap().len(), 3);
     assert!(p["pieces"]
         .as_array()
         .unwrap()
         .contains(&json!({"square": 12, "color": "white", "piece": "pawn"})));
-    let lm = get(&app, &format!("/v1/games/{}/legal-moves", g.id)).await;
+    let lm = app.get_ok(&format!("/v1/games/{}/legal-moves", g.id)).await;
     assert_eq!(lm["count"], 6);
-    let resp = test::call_service(
-        &app,
-        test::TestRequest::get()
-            .uri(&format!(
-                "/v1/games/{}/board?style=unicode&flipped=true",
-                g.id
-            ))
-            .to_request(),
-    )
-    .await;
-    assert_eq!(resp.status(), StatusCode::OK);
-    let text = String::from_utf8(test::read_body(resp).await.to_vec()).unwrap();
+    let board = app
+        .send(request(
+            "GET",
+            &format!("/v1/games/{}/board?style=unicode&flipped=true", g.id),
+            None,
+            None,
+        ))
+        .await;
+    assert_eq!(board.status, StatusCode::OK);
+    let text = board.text();
     assert!(text.contains('♔') && text.contains('♚'), "{text}");
 
-    let (st, v) = call(
-        &app,
-        post(
+    let (st, v) = app
+        .post(
             "/v1/position/move",
+            None,
             json!({"fen": "7k/8/6K1/8/8/8/8/1Q6 w - - 0 1", "move": "Qb8"}),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["san"], "Qb8#");
     assert_eq!(v["status"]["reason"], "checkmate");
     assert_eq!(v["legal_moves"], json!([]));
-    let v = get(
-        &app,
-        "/v1/position?fen=7k/8/6K1/8/8/8/8/1Q6%20w%20-%20-%200%201&format=count",
-    )
-    .await;
+    let v = app
+        .get_ok("/v1/position?fen=7k/8/6K1/8/8/8/8/1Q6%20w%20-%20-%200%201&format=count")
+        .await;
     assert_eq!(v["status"]["result"], "ongoing");
     assert!(v["count"].as_u64().unwrap() > 20);
 }
 
 #[actix_web::test]
 async fn metrics_count_games_moves_and_errors() {
-    let app = app().await;
-    let g = create(&app, json!({})).await;
-    let (st, _) = call(
-        &app,
-        authed(
-            post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})),
-            &g.white,
-        ),
-    )
-    .await;
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
+    let (st, _) = app
+        .post(
+            &format!("/v1/games/{}/moves", g.id),
+            Some(&g.white),
+            json!({"uci": "e2e4"}),
+        )
+        .await;
     assert_eq!(st, StatusCode::OK);
-    let (st, _) = call(
-        &app,
-        authed(
-            post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "e2e4"})),
-            &g.black,
-        ),
-    )
-    .await;
+    let (st, _) = app
+        .post(
+            &format!("/v1/games/{}/moves", g.id),
+            Some(&g.black),
+            json!({"uci": "e2e4"}),
+        )
+        .await;
     assert_eq!(st, StatusCode::UNPROCESSABLE_ENTITY);
-    let resp =
-        test::call_service(&app, test::TestRequest::get().uri("/metrics").to_request()).await;
-    assert_eq!(resp.status(), StatusCode::OK);
-    let text = String::from_utf8(test::read_body(resp).await.to_vec()).unwrap();
+    let metrics = app.send(request("GET", "/metrics", None, None)).await;
+    assert_eq!(metrics.status, StatusCode::OK);
+    let text = metrics.text();
     let value = |name: &str| -> f64 {
         text.lines()
             .find(|l| l.starts_with(name))
@@ -538,13 +464,13 @@ async fn metrics_count_games_moves_and_errors() {
         ),
         "{text}"
     );
-    let (st, v) = call(&app, test::TestRequest::get().uri("/health")).await;
+    let (st, v) = app.get("/health").await;
     assert_eq!((st, v["status"].as_str()), (StatusCode::OK, Some("ok")));
 }
 
 #[actix_web::test]
 async fn errors_actix_answers_itself_are_json_too() {
-    let app = app_with(Config {
+    let app = TestApp::new(Config {
         limits: chessd::config::Limits {
             max_body_bytes: 512,
             max_games: 100,
@@ -552,33 +478,30 @@ async fn errors_actix_answers_itself_are_json_too() {
         ..Config::defaults()
     })
     .await;
-    let (st, v) = call(&app, test::TestRequest::post().uri("/health")).await;
+    let (st, v) = app.call(request("POST", "/health", None, None)).await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::METHOD_NOT_ALLOWED, Some("method_not_allowed"))
     );
-    let g = create(&app, json!({})).await;
+    let g = app.create_game(json!({})).await;
     let big = "x".repeat(4096);
-    let (st, v) = call(
-        &app,
-        authed(
-            test::TestRequest::put()
-                .uri(&format!("/v1/games/{}/state", g.id))
-                .set_payload(big),
-            &g.admin,
-        ),
-    )
-    .await;
+    let (st, v) = app
+        .call(
+            request(
+                "PUT",
+                &format!("/v1/games/{}/state", g.id),
+                Some(&g.admin),
+                None,
+            )
+            .set_payload(big),
+        )
+        .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large"))
     );
     // A WebSocket route called without the handshake headers.
-    let (st, v) = call(
-        &app,
-        test::TestRequest::get().uri(&format!("/v1/games/{}/ws", g.id)),
-    )
-    .await;
+    let (st, v) = app.get(&format!("/v1/games/{}/ws", g.id)).await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::BAD_REQUEST, Some("invalid_request"))
@@ -587,21 +510,20 @@ async fn errors_actix_answers_itself_are_json_too() {
 
 #[actix_web::test]
 async fn optional_bodies_are_still_checked() {
-    let app = app().await;
+    let app = TestApp::start().await;
     for body in [
         "{\"fenn\": \"x\"}",
         "{\"draw_policy\": \"claimz\"}",
         "{not json",
         "[]",
     ] {
-        let (st, v) = call(
-            &app,
-            test::TestRequest::post()
-                .uri("/v1/games")
-                .insert_header((header::CONTENT_TYPE, "application/json"))
-                .set_payload(body),
-        )
-        .await;
+        let (st, v) = app
+            .call(
+                request("POST", "/v1/games", None, None)
+                    .insert_header((header::CONTENT_TYPE, "application/json"))
+                    .set_payload(body),
+            )
+            .await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
             (StatusCode::BAD_REQUEST, Some("invalid_request")),
@@ -609,33 +531,29 @@ async fn optional_bodies_are_still_checked() {
         );
     }
     // An empty body is a default game.
-    let (st, _) = call(&app, test::TestRequest::post().uri("/v1/games")).await;
+    let (st, _) = app.call(request("POST", "/v1/games", None, None)).await;
     assert_eq!(st, StatusCode::CREATED);
-    let g = create(&app, json!({})).await;
-    let (st, v) = call(
-        &app,
-        authed(
-            test::TestRequest::post()
-                .uri(&format!("/v1/games/{}/resign", g.id))
-                .set_json(json!({"side": "blak"})),
-            &g.white,
-        ),
-    )
-    .await;
+    let g = app.create_game(json!({})).await;
+    let (st, v) = app
+        .post(
+            &format!("/v1/games/{}/resign", g.id),
+            Some(&g.white),
+            json!({"side": "blak"}),
+        )
+        .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::BAD_REQUEST, Some("invalid_request"))
     );
-    let status = get(&app, &format!("/v1/games/{}/status", g.id)).await;
+    let status = app.get_ok(&format!("/v1/games/{}/status", g.id)).await;
     assert_eq!(status["status"]["result"], "ongoing");
-    let (st, v) = call(
-        &app,
-        post(
+    let (st, v) = app
+        .post(
             "/v1/games",
+            None,
             json!({"webhook_url": "https://127.0.0.1/hook"}),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (
@@ -647,57 +565,42 @@ async fn optional_bodies_are_still_checked() {
 
 #[actix_web::test]
 async fn finished_positions_and_token_parameters() {
-    let app = app().await;
+    let app = TestApp::start().await;
     let mate = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1";
-    let v = get(
-        &app,
-        &format!("/v1/position?fen={}&format=count", mate.replace(' ', "%20")),
-    )
-    .await;
+    let v = app
+        .get_ok(&format!(
+            "/v1/position?fen={}&format=count",
+            mate.replace(' ', "%20")
+        ))
+        .await;
     assert_eq!(v["count"], 0);
     assert_eq!(v["status"]["reason"], "checkmate");
-    let (st, _) = call(
-        &app,
-        test::TestRequest::get().uri(&format!(
+    let (st, _) = app
+        .get(&format!(
             "/v1/position?fen={}&format=bogus",
             mate.replace(' ', "%20")
-        )),
-    )
-    .await;
-    assert_eq!(st, StatusCode::BAD_REQUEST);
-    let g = create(&app, json!({})).await;
-    for route in ["pieces", "board", "legal-moves"] {
-        let resp = test::call_service(
-            &app,
-            test::TestRequest::get()
-                .uri(&format!("/v1/games/{}/{route}?token={}", g.id, g.white))
-                .to_request(),
-        )
+        ))
         .await;
-        assert_eq!(resp.status(), StatusCode::OK, "{route}");
+    assert_eq!(st, StatusCode::BAD_REQUEST);
+    let g = app.create_game(json!({})).await;
+    for route in ["pieces", "board", "legal-moves"] {
+        let uri = format!("/v1/games/{}/{route}?token={}", g.id, g.white);
+        let answer = app.send(request("GET", &uri, None, None)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{route}");
     }
 }
 
 #[actix_web::test]
 async fn restoring_a_state_takes_its_time_control_and_checks_the_clocks() {
-    let app = app().await;
-    let g = create(
-        &app,
-        json!({"time_control": {"initial_ms": 60000, "increment_ms": 1000}}),
-    )
-    .await;
-    let mut saved = get(&app, &format!("/v1/games/{}/state", g.id)).await;
+    let app = TestApp::start().await;
+    let g = app
+        .create_game(json!({"time_control": {"initial_ms": 60000, "increment_ms": 1000}}))
+        .await;
+    let mut saved = app.get_ok(&format!("/v1/games/{}/state", g.id)).await;
     saved["clock"] = json!({"control": {"initial_ms": 5000, "increment_ms": 0}, "white_ms": 4000, "black_ms": 3000});
-    let (st, v) = call(
-        &app,
-        authed(
-            test::TestRequest::put()
-                .uri(&format!("/v1/games/{}/state", g.id))
-                .set_json(&saved),
-            &g.admin,
-        ),
-    )
-    .await;
+    let (st, v) = app
+        .put(&format!("/v1/games/{}/state", g.id), Some(&g.admin), &saved)
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(
         v["options"]["time_control"],
@@ -705,16 +608,9 @@ async fn restoring_a_state_takes_its_time_control_and_checks_the_clocks() {
     );
     assert_eq!(v["clocks"]["white_ms"], 4000);
     saved["clock"]["white_ms"] = json!(u64::MAX);
-    let (st, v) = call(
-        &app,
-        authed(
-            test::TestRequest::put()
-                .uri(&format!("/v1/games/{}/state", g.id))
-                .set_json(&saved),
-            &g.admin,
-        ),
-    )
-    .await;
+    let (st, v) = app
+        .put(&format!("/v1/games/{}/state", g.id), Some(&g.admin), &saved)
+        .await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_state"))
@@ -734,36 +630,24 @@ async fn in_process_terminate_callback_runs_once_per_game() {
                 info.state.moves.len(),
             ));
         });
-    let state = web::Data::new(AppState::new(Config::defaults(), Some(callback)));
-    let app = test::init_service(App::new().configure(configure_app(state))).await;
-    let g = create(&app, json!({})).await;
-    let (st, _) = call(
-        &app,
-        authed(
-            post(&format!("/v1/games/{}/moves", g.id), json!({"uci": "d2d4"})),
-            &g.white,
-        ),
-    )
-    .await;
+    let app = TestApp::with_state(AppState::new(Config::defaults(), Some(callback))).await;
+    let g = app.create_game(json!({})).await;
+    let (st, _) = app
+        .post(
+            &format!("/v1/games/{}/moves", g.id),
+            Some(&g.white),
+            json!({"uci": "d2d4"}),
+        )
+        .await;
     assert_eq!(st, StatusCode::OK);
     // Only the admin may stop a game.
-    let (st, _) = call(
-        &app,
-        authed(
-            test::TestRequest::delete().uri(&format!("/v1/games/{}", g.id)),
-            &g.white,
-        ),
-    )
-    .await;
+    let (st, _) = app
+        .delete(&format!("/v1/games/{}", g.id), Some(&g.white))
+        .await;
     assert_eq!(st, StatusCode::FORBIDDEN);
-    let (st, _) = call(
-        &app,
-        authed(
-            test::TestRequest::delete().uri(&format!("/v1/games/{}", g.id)),
-            &g.admin,
-        ),
-    )
-    .await;
+    let (st, _) = app
+        .delete(&format!("/v1/games/{}", g.id), Some(&g.admin))
+        .await;
     assert_eq!(st, StatusCode::NO_CONTENT);
     // The callback runs off the actor's thread; give it a moment.
     for _ in 0..100 {
@@ -777,11 +661,7 @@ async fn in_process_terminate_callback_runs_once_per_game() {
         *seen.lock().unwrap(),
         vec![(g.id.clone(), "stopped".to_string(), 1)]
     );
-    let (st, v) = call(
-        &app,
-        test::TestRequest::get().uri(&format!("/v1/games/{}", g.id)),
-    )
-    .await;
+    let (st, v) = app.get(&format!("/v1/games/{}", g.id)).await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("game_not_found"))
@@ -804,18 +684,12 @@ async fn a_slow_terminate_callback_blocks_no_game() {
             std::thread::sleep(Duration::from_millis(1500));
             counter.fetch_add(1, Ordering::SeqCst);
         });
-    let state = web::Data::new(AppState::new(Config::defaults(), Some(callback)));
-    let app = test::init_service(App::new().configure(configure_app(state))).await;
-    let stopped = create(&app, json!({})).await;
-    let other = create(&app, json!({})).await;
-    let (st, _) = call(
-        &app,
-        authed(
-            test::TestRequest::delete().uri(&format!("/v1/games/{}", stopped.id)),
-            &stopped.admin,
-        ),
-    )
-    .await;
+    let app = TestApp::with_state(AppState::new(Config::defaults(), Some(callback))).await;
+    let stopped = app.create_game(json!({})).await;
+    let other = app.create_game(json!({})).await;
+    let (st, _) = app
+        .delete(&format!("/v1/games/{}", stopped.id), Some(&stopped.admin))
+        .await;
     assert_eq!(st, StatusCode::NO_CONTENT);
     // While the callback sleeps, the other game (on the same thread) answers at once.
     let start = Instant::now();
@@ -824,17 +698,13 @@ async fn a_slow_terminate_callback_blocks_no_game() {
         ("e7e5", &other.black),
         ("g1f3", &other.white),
     ] {
-        let (st, _) = call(
-            &app,
-            authed(
-                post(
-                    &format!("/v1/games/{}/moves", other.id),
-                    json!({"uci": uci}),
-                ),
-                secret,
-            ),
-        )
-        .await;
+        let (st, _) = app
+            .post(
+                &format!("/v1/games/{}/moves", other.id),
+                Some(secret),
+                json!({"uci": uci}),
+            )
+            .await;
         assert_eq!(st, StatusCode::OK);
     }
     assert!(
@@ -854,25 +724,21 @@ async fn a_slow_terminate_callback_blocks_no_game() {
 
 #[actix_web::test]
 async fn a_fen_with_full_move_number_zero_is_read_as_one() {
-    let app = app().await;
-    let (st, v) = call(
-        &app,
-        post(
+    let app = TestApp::start().await;
+    let (st, v) = app
+        .post(
             "/v1/games",
+            None,
             json!({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0"}),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(st, StatusCode::CREATED, "{v}");
     assert_eq!(
         v["fen"],
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     );
-    let (st, v) = call(
-        &app,
-        test::TestRequest::get()
-            .uri("/v1/position?fen=8/8/8/8/8/8/8/K6k%20w%20-%20-%200%200&format=count"),
-    )
-    .await;
+    let (st, v) = app
+        .get("/v1/position?fen=8/8/8/8/8/8/8/K6k%20w%20-%20-%200%200&format=count")
+        .await;
     assert_eq!(st, StatusCode::OK, "{v}");
 }

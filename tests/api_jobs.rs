@@ -16,13 +16,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use actix_web::{
-    body::MessageBody,
-    dev::{Service, ServiceResponse},
-    http::StatusCode,
-    test, web, App,
-};
-use chessd::{configure_app, AppState, Config};
+use actix_web::http::StatusCode;
+use chessd::Config;
+use common::app::TestApp;
 use serde_json::{json, Value};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
@@ -43,60 +39,19 @@ fn config(pool_threads: usize, max_jobs: usize) -> Config {
     c
 }
 
-async fn app_with(
-    config: Config,
-) -> impl Service<
-    actix_http::Request,
-    Response = ServiceResponse<impl MessageBody>,
-    Error = actix_web::Error,
-> {
-    let state = web::Data::new(AppState::new(config, None));
-    test::init_service(App::new().configure(configure_app(state))).await
-}
-
-async fn call<S, B>(app: &S, req: test::TestRequest) -> (StatusCode, Value)
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let resp = test::call_service(app, req.to_request()).await;
-    let status = resp.status();
-    let bytes = test::read_body(resp).await;
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
-fn post(uri: &str, body: Value) -> test::TestRequest {
-    test::TestRequest::post().uri(uri).set_json(body)
-}
-
-fn get(uri: &str) -> test::TestRequest {
-    test::TestRequest::get().uri(uri)
-}
-
 /// Submits a job (asserting 202) and polls it until it ends; returns the final view.
-async fn run_job<S, B>(app: &S, route: &str, body: Value) -> Value
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let (status, created) = call(app, post(route, body.clone())).await;
+async fn run_job(app: &TestApp, route: &str, body: Value) -> Value {
+    let (status, created) = app.post(route, None, body.clone()).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{body}: {created}");
     let id = created["id"].as_str().unwrap().to_string();
     wait_for(app, &format!("{route}/{id}")).await
 }
 
 /// Polls a job until it ends (60 s at most).
-async fn wait_for<S, B>(app: &S, uri: &str) -> Value
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
+async fn wait_for(app: &TestApp, uri: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let (status, view) = call(app, get(uri)).await;
+        let (status, view) = app.get(uri).await;
         assert_eq!(status, StatusCode::OK, "{view}");
         if ["done", "cancelled", "failed"].contains(&view["state"].as_str().unwrap()) {
             return view;
@@ -140,7 +95,7 @@ fn gct_rows() -> Vec<GctRow> {
 
 #[actix_web::test]
 async fn perft_jobs_reproduce_every_grand_chess_tree_statistic() {
-    let app = app_with(config(2, 64)).await;
+    let app = TestApp::new(config(2, 64)).await;
     let rows: Vec<GctRow> = gct_rows()
         .into_iter()
         .filter(|r| r.values[0] <= 10_000_000)
@@ -209,7 +164,7 @@ async fn perft_jobs_reproduce_every_grand_chess_tree_statistic() {
 
 #[actix_web::test]
 async fn perft_jobs_reproduce_the_perft_suite() {
-    let app = app_with(config(2, 64)).await;
+    let app = TestApp::new(config(2, 64)).await;
     let text = data("perft/perft_suite.epd");
     let mut jobs = 0;
     for (i, line) in text.lines().enumerate() {
@@ -262,8 +217,8 @@ async fn perft_jobs_reproduce_the_perft_suite() {
 
 #[actix_web::test]
 async fn perft_defaults_and_the_job_list() {
-    let app = app_with(config(2, 8)).await;
-    let (status, created) = call(&app, post("/v1/perft", json!({"depth": 3}))).await;
+    let app = TestApp::new(config(2, 8)).await;
+    let (status, created) = app.post("/v1/perft", None, json!({"depth": 3})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(
         created["fen"],
@@ -287,22 +242,20 @@ async fn perft_defaults_and_the_job_list() {
         format!("/v1/perft/{id}"),
         format!("/v1/perft/{id}?token=wrong"),
     ] {
-        let (status, refused) = call(&app, test::TestRequest::delete().uri(&uri)).await;
+        let (status, refused) = app.delete(&uri, None).await;
         assert_eq!(
             (status, &refused["error"]["code"]),
             (StatusCode::FORBIDDEN, &json!("forbidden"))
         );
     }
     // The DELETE of a finished job answers its view unchanged.
-    let (status, after) = call(
-        &app,
-        test::TestRequest::delete().uri(&format!("/v1/perft/{id}?token={secret}")),
-    )
-    .await;
+    let (status, after) = app
+        .delete(&format!("/v1/perft/{id}?token={secret}"), None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(after["state"], "done");
     assert_eq!(after["result"], done["result"]);
-    let (status, list) = call(&app, get("/v1/jobs")).await;
+    let (status, list) = app.get("/v1/jobs").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         list["jobs"],
@@ -318,7 +271,7 @@ async fn limits_and_bad_requests_get_their_codes() {
     let mut c = config(2, 2);
     c.jobs.max_perft_depth = 9;
     c.jobs.max_hash_mb = 64;
-    let app = app_with(c).await;
+    let app = TestApp::new(c).await;
     let cases = [
         (
             json!({"depth": 10}),
@@ -371,7 +324,7 @@ async fn limits_and_bad_requests_get_their_codes() {
         ),
     ];
     for (body, status, code, text) in cases {
-        let (s, v) = call(&app, post("/v1/perft", body.clone())).await;
+        let (s, v) = app.post("/v1/perft", None, body.clone()).await;
         assert_eq!(s.as_u16(), status, "{body}: {v}");
         assert_eq!(v["error"]["code"], code, "{body}: {v}");
         let message = v["error"]["message"].as_str().unwrap();
@@ -379,21 +332,19 @@ async fn limits_and_bad_requests_get_their_codes() {
     }
     // Two unfinished jobs are the limit: a third is refused, whatever its size.
     let deep = json!({"depth": 9, "threads": 1});
-    let (s1, a) = call(&app, post("/v1/perft", deep.clone())).await;
-    let (s2, b) = call(&app, post("/v1/perft", deep.clone())).await;
+    let (s1, a) = app.post("/v1/perft", None, deep.clone()).await;
+    let (s2, b) = app.post("/v1/perft", None, deep.clone()).await;
     assert_eq!((s1, s2), (StatusCode::ACCEPTED, StatusCode::ACCEPTED));
-    let (s, v) = call(&app, post("/v1/perft", json!({"depth": 1}))).await;
+    let (s, v) = app.post("/v1/perft", None, json!({"depth": 1})).await;
     assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{v}");
     assert_eq!(v["error"]["code"], "too_many_jobs");
     assert!(v["error"]["message"]
         .as_str()
         .unwrap()
         .contains("jobs.max_jobs"));
-    let (s, v) = call(
-        &app,
-        post("/v1/puzzles", json!({"fen": KIWIPETE, "mate_in": 2})),
-    )
-    .await;
+    let (s, v) = app
+        .post("/v1/puzzles", None, json!({"fen": KIWIPETE, "mate_in": 2}))
+        .await;
     assert_eq!(
         (s, &v["error"]["code"]),
         (StatusCode::SERVICE_UNAVAILABLE, &json!("too_many_jobs"))
@@ -404,14 +355,14 @@ async fn limits_and_bad_requests_get_their_codes() {
             job["id"].as_str().unwrap(),
             job["secret"].as_str().unwrap()
         );
-        let (s, v) = call(&app, test::TestRequest::delete().uri(&uri)).await;
+        let (s, v) = app.delete(&uri, None).await;
         assert_eq!(
             (s, &v["state"]),
             (StatusCode::OK, &json!("cancelled")),
             "{v}"
         );
     }
-    let (s, _) = call(&app, post("/v1/perft", json!({"depth": 1}))).await;
+    let (s, _) = app.post("/v1/perft", None, json!({"depth": 1})).await;
     assert_eq!(s, StatusCode::ACCEPTED);
     // Unknown, malformed and wrong-kind ids.
     let unknown = "00000000-0000-4000-8000-000000000000";
@@ -421,13 +372,13 @@ async fn limits_and_bad_requests_get_their_codes() {
         format!("/v1/puzzles/{unknown}"),
         format!("/v1/puzzles/{}", a["id"].as_str().unwrap()),
     ] {
-        let (s, v) = call(&app, get(&uri)).await;
+        let (s, v) = app.get(&uri).await;
         assert_eq!(
             (s, &v["error"]["code"]),
             (StatusCode::NOT_FOUND, &json!("job_not_found")),
             "{uri}"
         );
-        let (s, v) = call(&app, test::TestRequest::delete().uri(&uri)).await;
+        let (s, v) = app.delete(&uri, None).await;
         assert_eq!(
             (s, &v["error"]["code"]),
             (StatusCode::NOT_FOUND, &json!("job_not_found")),
@@ -438,20 +389,24 @@ async fn limits_and_bad_requests_get_their_codes() {
 
 #[actix_web::test]
 async fn a_queued_job_waits_for_threads_and_cancels_at_once() {
-    let app = app_with(config(2, 8)).await;
-    let (_, big) = call(&app, post("/v1/perft", json!({"depth": 9, "threads": 2}))).await;
-    let (_, small) = call(&app, post("/v1/perft", json!({"depth": 4, "threads": 1}))).await;
+    let app = TestApp::new(config(2, 8)).await;
+    let (_, big) = app
+        .post("/v1/perft", None, json!({"depth": 9, "threads": 2}))
+        .await;
+    let (_, small) = app
+        .post("/v1/perft", None, json!({"depth": 4, "threads": 1}))
+        .await;
     assert_eq!(big["state"], "running");
     assert_eq!(small["state"], "queued");
     assert_eq!(small["elapsed_ms"], 0);
-    let (_, list) = call(&app, get("/v1/jobs")).await;
+    let (_, list) = app.get("/v1/jobs").await;
     assert_eq!(list["busy_threads"], 2);
     let small_uri = format!(
         "/v1/perft/{}?token={}",
         small["id"].as_str().unwrap(),
         small["secret"].as_str().unwrap()
     );
-    let (s, v) = call(&app, test::TestRequest::delete().uri(&small_uri)).await;
+    let (s, v) = app.delete(&small_uri, None).await;
     assert_eq!((s, &v["state"]), (StatusCode::OK, &json!("cancelled")));
     assert_eq!(v["result"], Value::Null);
     let big_uri = format!(
@@ -459,10 +414,10 @@ async fn a_queued_job_waits_for_threads_and_cancels_at_once() {
         big["id"].as_str().unwrap(),
         big["secret"].as_str().unwrap()
     );
-    let (s, v) = call(&app, test::TestRequest::delete().uri(&big_uri)).await;
+    let (s, v) = app.delete(&big_uri, None).await;
     assert_eq!((s, &v["state"]), (StatusCode::OK, &json!("cancelled")));
     assert!(v["nodes"].as_u64().is_some());
-    let (_, list) = call(&app, get("/v1/jobs")).await;
+    let (_, list) = app.get("/v1/jobs").await;
     assert_eq!(list["busy_threads"], 0);
 }
 
@@ -475,58 +430,20 @@ fn thread_count(pid: u32) -> usize {
         .unwrap_or(0)
 }
 
-/// The real server (one HTTP worker, a pool of `pool` threads), with its process id.
-struct Spawned {
-    child: std::process::Child,
-    base: String,
-}
-
-impl Spawned {
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Spawned {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn server(pool: usize) -> Spawned {
+/// The real server: one HTTP worker, a pool of `pool` threads.
+fn server(pool: usize) -> common::Server {
     server_with(pool, &[])
 }
 
-fn server_with(pool: usize, env: &[(&str, &str)]) -> Spawned {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_chessd"))
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .env("RUST_LOG", "warn")
-        .env("CHESSD_WORKERS", "1")
-        .env("CHESSD_JOBS__POOL_THREADS", pool.to_string())
-        .envs(env.iter().copied())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let line = lines.next().unwrap().unwrap();
-    let base = line
-        .strip_prefix("chessd listening on ")
-        .unwrap()
-        .to_string();
-    std::thread::spawn(move || for _ in lines {});
-    Spawned { child, base }
-}
-
-async fn delete(c: &awc::Client, url: &str) -> (u16, Value) {
-    let mut resp = c.delete(url).send().await.expect("request sent");
-    let status = resp.status().as_u16();
-    let bytes = resp.body().await.expect("body");
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+/// The real server with one HTTP worker, a pool of `pool` threads and more environment.
+fn server_with(pool: usize, env: &[(&str, &str)]) -> common::Server {
+    let pool = pool.to_string();
+    let mut vars = vec![
+        ("CHESSD_WORKERS", "1"),
+        ("CHESSD_JOBS__POOL_THREADS", pool.as_str()),
+    ];
+    vars.extend_from_slice(env);
+    common::Server::start(&vars)
 }
 
 /// Polls until the job is running and has counted some nodes.
@@ -570,7 +487,7 @@ async fn cancel_stops_a_deep_job_within_100_ms_and_frees_its_threads() {
         thread_count(pid)
     );
     let start = Instant::now();
-    let (s, v) = delete(&c, &cancel_url).await;
+    let (s, v) = common::delete_json(&c, &cancel_url).await;
     let took = start.elapsed();
     assert_eq!((s, &v["state"]), (200, &json!("cancelled")), "{v}");
     eprintln!("cancel of a running perft answered in {took:?}");
@@ -670,7 +587,8 @@ async fn progress_messages_are_spaced_and_a_cancel_ends_the_stream() {
         );
     }
     let secret = job["secret"].as_str().unwrap();
-    let (s, _) = delete(&c, &format!("{}/v1/perft/{id}?token={secret}", srv.base)).await;
+    let (s, _) =
+        common::delete_json(&c, &format!("{}/v1/perft/{id}?token={secret}", srv.base)).await;
     assert_eq!(s, 200);
     let (code, texts) = common::ws_until_close(&mut conn, Duration::from_secs(5)).await;
     assert_eq!(code, Some(awc::ws::CloseCode::Normal));
@@ -719,7 +637,7 @@ async fn games_answer_moves_quickly_while_a_perft_job_runs() {
         *worst < Duration::from_millis(100),
         "move latencies while perft runs: {latencies:?}"
     );
-    let (s, _) = delete(&c, &job_url).await;
+    let (s, _) = common::delete_json(&c, &job_url).await;
     assert_eq!(s, 200);
 }
 
@@ -877,7 +795,7 @@ fn keys_of(result: &Value) -> BTreeSet<String> {
 
 #[actix_web::test]
 async fn puzzles_from_the_lichess_sample() {
-    let app = app_with(config(2, 8)).await;
+    let app = TestApp::new(config(2, 8)).await;
     let rows = puzzle_rows();
     assert_eq!(rows.len(), 50);
     // Every fifth row: five mates in 2 and five in 3 of the sample.
@@ -904,7 +822,7 @@ async fn puzzles_from_the_lichess_sample() {
 
 #[actix_web::test]
 async fn a_puzzle_job_result_is_the_object_chessd_solve_prints() {
-    let app = app_with(config(2, 8)).await;
+    let app = TestApp::new(config(2, 8)).await;
     let row = &puzzle_rows()[30];
     let view = run_job(
         &app,
@@ -935,7 +853,7 @@ async fn a_puzzle_job_result_is_the_object_chessd_solve_prints() {
 
 #[actix_web::test]
 async fn a_board_diagram_puzzle() {
-    let app = app_with(config(2, 8)).await;
+    let app = TestApp::new(config(2, 8)).await;
     // Lichess 00s8j (Black mates in 2 with Rc1+), drawn by the board printer.
     let pos = chessd_core::Position::from_fen(
         "3R4/ppk5/2r5/5Q2/4p3/P7/5PPP/6K1 b - - 0 35",
@@ -968,7 +886,7 @@ async fn a_board_diagram_puzzle() {
 
 #[actix_web::test]
 async fn a_cook_and_no_mate() {
-    let app = app_with(config(2, 8)).await;
+    let app = TestApp::new(config(2, 8)).await;
     // White Kc7, Qb1 against Ka8: four mates in one.
     let view = run_job(
         &app,
@@ -1008,7 +926,7 @@ async fn a_cook_and_no_mate() {
 
 #[actix_web::test]
 async fn bad_puzzles_get_their_codes() {
-    let app = app_with(config(2, 8)).await;
+    let app = TestApp::new(config(2, 8)).await;
     let fen = "3R4/ppk5/2r5/5Q2/4p3/P7/5PPP/6K1 b - - 0 35";
     let cases = [
         (json!({"fen": "nonsense", "mate_in": 2}), 422, "invalid_fen"),
@@ -1059,15 +977,13 @@ async fn bad_puzzles_get_their_codes() {
         ),
     ];
     for (body, status, code) in cases {
-        let (s, v) = call(&app, post("/v1/puzzles", body.clone())).await;
+        let (s, v) = app.post("/v1/puzzles", None, body.clone()).await;
         assert_eq!(s.as_u16(), status, "{body}: {v}");
         assert_eq!(v["error"]["code"], code, "{body}: {v}");
     }
-    let (s, v) = call(
-        &app,
-        get("/v1/puzzles/00000000-0000-4000-8000-000000000000"),
-    )
-    .await;
+    let (s, v) = app
+        .get("/v1/puzzles/00000000-0000-4000-8000-000000000000")
+        .await;
     assert_eq!(
         (s, &v["error"]["code"]),
         (StatusCode::NOT_FOUND, &json!("job_not_found"))
@@ -1081,7 +997,7 @@ const NO_QUICK_MATE: &str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2
 async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
     let mut c = config(2, 8);
     c.jobs.max_mate_in = 8;
-    let app = app_with(c).await;
+    let app = TestApp::new(c).await;
     let view = run_job(
         &app,
         "/v1/puzzles",
@@ -1099,14 +1015,13 @@ async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
     let elapsed = view["elapsed_ms"].as_u64().unwrap();
     assert!((200..1000).contains(&elapsed), "{elapsed} ms");
 
-    let (s, created) = call(
-        &app,
-        post(
+    let (s, created) = app
+        .post(
             "/v1/puzzles",
+            None,
             json!({"fen": NO_QUICK_MATE, "mate_in": 8, "time_limit_ms": 60_000}),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(s, StatusCode::ACCEPTED);
     let uri = format!(
         "/v1/puzzles/{}?token={}",
@@ -1115,7 +1030,7 @@ async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
     );
     tokio::time::sleep(Duration::from_millis(100)).await;
     let start = Instant::now();
-    let (s, v) = call(&app, test::TestRequest::delete().uri(&uri)).await;
+    let (s, v) = app.delete(&uri, None).await;
     let took = start.elapsed();
     assert_eq!(
         (s, &v["state"]),

@@ -1,19 +1,17 @@
 //! The OpenAPI document (`src/openapi.json`, served at `/openapi.json`) against the code: every
 //! route registered in `src/api/mod.rs` is documented and nothing else is, every error code of
-//! `src/error.rs` is listed (in the document and in the README, with its status), the documented
-//! secrets are the ones the server enforces, and real answers match the documented schemas.
+//! `ApiError` (`src/api/error.rs`, or `src/error.rs` before it moved) is listed (in the document
+//! and in the error table of `docs/api.md`, with its status), the documented secrets are the ones
+//! the server enforces, and real answers match the documented schemas.
 
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use actix_web::{
-    body::MessageBody,
-    dev::{Service, ServiceResponse},
-    http::{header, Method, StatusCode},
-    test as awtest, web, App,
-};
-use chessd::{configure_app, AppState, Config};
+mod common;
+
+use actix_web::http::{header, StatusCode};
+use common::app::{request, TestApp};
 use serde_json::{json, Value};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -182,11 +180,23 @@ fn documented_routes(doc: &Value) -> BTreeSet<(String, String)> {
     routes
 }
 
-// ----- Reading the error codes out of src/error.rs -----
+// ----- Reading the error codes out of the source of ApiError -----
+
+/// Where `ApiError` is defined: `src/api/error.rs`, or `src/error.rs` before it moved there.
+const ERROR_SOURCES: [&str; 2] = ["src/api/error.rs", "src/error.rs"];
+
+/// The path and text of the first of [`ERROR_SOURCES`] that exists.
+fn error_source() -> (&'static str, String) {
+    let path = ERROR_SOURCES
+        .into_iter()
+        .find(|p| std::path::Path::new(ROOT).join(p).is_file())
+        .unwrap_or_else(|| panic!("none of {ERROR_SOURCES:?} exists"));
+    (path, source(path))
+}
 
 /// Variant name → JSON code, from the arms of `fn as_str`.
 fn error_codes() -> BTreeMap<String, String> {
-    let text = function_text(&source("src/error.rs"), "as_str");
+    let text = function_text(&error_source().1, "as_str");
     let mut codes = BTreeMap::new();
     for line in text.lines() {
         let Some((variant, code)) = line.trim().split_once("=>") else {
@@ -200,7 +210,7 @@ fn error_codes() -> BTreeMap<String, String> {
 
 /// Variant name → HTTP status, from the arms of `fn status` (`A | B => StatusCode::NAME,`).
 fn error_statuses() -> BTreeMap<String, u16> {
-    let text = function_text(&source("src/error.rs"), "status");
+    let text = function_text(&error_source().1, "status");
     let body = &text[text.find("match self {").expect("a match") + "match self {".len()..];
     let chunks: Vec<&str> = body.split("StatusCode::").collect();
     let mut statuses = BTreeMap::new();
@@ -337,77 +347,9 @@ fn validate(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), Stri
 
 // ----- In-process service -----
 
-async fn app() -> impl Service<
-    actix_http::Request,
-    Response = ServiceResponse<impl MessageBody>,
-    Error = actix_web::Error,
-> {
+async fn app() -> TestApp {
     // Every in-process request is the same client; tests/security.rs tests the quotas.
-    let mut config = Config::defaults();
-    config.quotas = chessd::config::QuotasConfig::unlimited();
-    let state = web::Data::new(AppState::new(config, None));
-    awtest::init_service(App::new().configure(configure_app(state))).await
-}
-
-/// Status, content type and body (JSON, or the text as a JSON string when not JSON).
-async fn call<S, B>(app: &S, req: awtest::TestRequest) -> (StatusCode, String, Value)
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let resp = awtest::call_service(app, req.to_request()).await;
-    let status = resp.status();
-    let content_type = resp
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let bytes = awtest::read_body(resp).await;
-    let body = serde_json::from_slice(&bytes)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-    (status, content_type, body)
-}
-
-fn request(
-    method: &str,
-    uri: &str,
-    body: Option<&Value>,
-    secret: Option<&str>,
-) -> awtest::TestRequest {
-    let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
-    let mut req = awtest::TestRequest::default().method(method).uri(uri);
-    if let Some(b) = body {
-        req = req.set_json(b);
-    }
-    if let Some(s) = secret {
-        req = req.insert_header((header::AUTHORIZATION, format!("Bearer {s}")));
-    }
-    req
-}
-
-struct Game {
-    id: String,
-    white: String,
-    black: String,
-    admin: String,
-}
-
-async fn create<S, B>(app: &S, body: Value) -> (Game, Value)
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let (status, _, v) = call(app, request("post", "/v1/games", Some(&body), None)).await;
-    assert_eq!(status, StatusCode::CREATED, "{v}");
-    let s = |k: &str| v["secrets"][k].as_str().unwrap().to_string();
-    let game = Game {
-        id: v["id"].as_str().unwrap().to_string(),
-        white: s("white"),
-        black: s("black"),
-        admin: s("admin"),
-    };
-    (game, v)
+    TestApp::tweaked(|c| c.quotas = chessd::config::QuotasConfig::unlimited()).await
 }
 
 /// The documented schema of an answer (JSON only).
@@ -575,7 +517,7 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
             .map(|m| m.to_ascii_uppercase())
             .collect();
         for m in METHODS {
-            let (status, _, body) = call(&app, request(m, &uri, None, None)).await;
+            let (status, _, body) = app.exchange(request(m, &uri, None, None)).await;
             if item.get(m).is_some() {
                 assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{m} {path}");
                 assert_ne!(body["error"]["code"], "not_found", "{m} {path}: {body}");
@@ -601,7 +543,9 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
             }
         }
     }
-    let (status, _, body) = call(&app, request("get", "/v1/nowhere", None, None)).await;
+    let (status, _, body) = app
+        .exchange(request("get", "/v1/nowhere", None, None))
+        .await;
     assert_eq!(
         (status, &body["error"]["code"]),
         (StatusCode::NOT_FOUND, &json!("not_found"))
@@ -609,14 +553,10 @@ async fn the_server_answers_every_documented_route_and_refuses_other_methods() {
 }
 
 /// The methods a request's answer lists in its `Allow` header (RFC 9110 requires one on a 405).
-async fn allowed_methods<S, B>(app: &S, method: &str, uri: &str) -> BTreeSet<String>
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let resp = awtest::call_service(app, request(method, uri, None, None).to_request()).await;
-    let allow = resp
-        .headers()
+async fn allowed_methods(app: &TestApp, method: &str, uri: &str) -> BTreeSet<String> {
+    let answer = app.send(request(method, uri, None, None)).await;
+    let allow = answer
+        .headers
         .get(header::ALLOW)
         .unwrap_or_else(|| panic!("{method} {uri}: no Allow header"))
         .to_str()
@@ -648,11 +588,13 @@ fn every_error_code_is_documented_with_its_status() {
         .collect();
     let known: BTreeSet<&str> = codes.values().map(String::as_str).collect();
     assert_eq!(
-        listed, known,
-        "the document's ErrorCode enum and src/error.rs differ"
+        listed,
+        known,
+        "the document's ErrorCode enum and {} differ",
+        error_source().0
     );
     let description = schema["description"].as_str().unwrap();
-    let readme = source("README.md");
+    let guide = source("docs/api.md");
     for (variant, code) in &codes {
         let status = statuses[variant];
         assert!(
@@ -660,8 +602,8 @@ fn every_error_code_is_documented_with_its_status() {
             "the ErrorCode description lacks `{code}` ({status})"
         );
         assert!(
-            readme.contains(&format!("| `{code}` | {status} |")),
-            "README.md's error table lacks `{code}` with status {status}"
+            guide.contains(&format!("| `{code}` | {status} |")),
+            "the error table of docs/api.md lacks `{code}` with status {status}"
         );
     }
     // The error body is {error: {code, message}}.
@@ -746,12 +688,12 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                 continue;
             }
             for caller in ["anonymous", "wrong", "white", "black", "admin"] {
-                let (game, _) = create(&app, json!({})).await;
+                let (game, _) = app.create_game_answer(json!({})).await;
                 let uri = path.replace("{id}", &game.id);
                 let state_uri = format!("/v1/games/{}/state", game.id);
-                let (_, _, saved) = call(&app, request("get", &state_uri, None, None)).await;
+                let (_, _, saved) = app.exchange(request("get", &state_uri, None, None)).await;
                 let view_uri = format!("/v1/games/{}", game.id);
-                let (_, _, before) = call(&app, request("get", &view_uri, None, None)).await;
+                let (_, _, before) = app.exchange(request("get", &view_uri, None, None)).await;
                 let token = match caller {
                     "anonymous" => None,
                     "wrong" => Some("0123456789abcdef0123456789abcdef"),
@@ -760,7 +702,8 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                     _ => Some(game.admin.as_str()),
                 };
                 let body = sample_body(op_id, &saved);
-                let (status, _, answer) = call(&app, request(m, &uri, body.as_ref(), token)).await;
+                let (status, _, answer) =
+                    app.exchange(request(m, &uri, token, body.as_ref())).await;
                 let expect_refusal = secret.is_some_and(|s| refused(s, caller));
                 if expect_refusal {
                     let code = match secret {
@@ -772,7 +715,7 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                         (StatusCode::FORBIDDEN, &json!(code)),
                         "{op_id} by {caller}: {answer}"
                     );
-                    let (_, _, after) = call(&app, request("get", &view_uri, None, None)).await;
+                    let (_, _, after) = app.exchange(request("get", &view_uri, None, None)).await;
                     assert_eq!(
                         before, after,
                         "{op_id} by {caller} was refused but changed the game"
@@ -799,7 +742,7 @@ async fn real_answers_match_the_documented_schemas() {
         "draw_policy": "claims",
         "idle_timeout_secs": 0
     });
-    let (game, created) = create(&app, body).await;
+    let (game, created) = app.create_game_answer(body).await;
     assert_documented(&doc, "/v1/games", "post", StatusCode::CREATED, &created);
     let g = |sub: &str| format!("/v1/games/{}{sub}", game.id);
     let moves = "/v1/games/{id}/moves";
@@ -808,8 +751,9 @@ async fn real_answers_match_the_documented_schemas() {
         (&game.black, json!({"san": "e5"})),
         (&game.white, json!({"from": 6, "to": 21})),
     ] {
-        let (status, _, reply) =
-            call(&app, request("post", &g("/moves"), Some(&mv), Some(secret))).await;
+        let (status, _, reply) = app
+            .exchange(request("post", &g("/moves"), Some(secret), Some(&mv)))
+            .await;
         assert_eq!(status, StatusCode::OK, "{reply}");
         assert_documented(&doc, moves, "post", status, &reply);
         assert!(
@@ -827,8 +771,9 @@ async fn real_answers_match_the_documented_schemas() {
             "invalid_request",
         ),
     ] {
-        let (status, _, reply) =
-            call(&app, request("post", &g("/moves"), Some(&mv), Some(secret))).await;
+        let (status, _, reply) = app
+            .exchange(request("post", &g("/moves"), Some(secret), Some(&mv)))
+            .await;
         assert_eq!(reply["error"]["code"], code, "{reply}");
         assert_documented(&doc, moves, "post", status, &reply);
     }
@@ -848,7 +793,7 @@ async fn real_answers_match_the_documented_schemas() {
     ];
     for (path, query) in reads {
         let uri = format!("{}{query}", path.replace("{id}", &game.id));
-        let (status, _, v) = call(&app, request("get", &uri, None, None)).await;
+        let (status, _, v) = app.exchange(request("get", &uri, None, None)).await;
         assert_eq!(status, StatusCode::OK, "{uri}: {v}");
         assert_documented(&doc, path, "get", status, &v);
     }
@@ -857,16 +802,14 @@ async fn real_answers_match_the_documented_schemas() {
         ("/v1/games/{id}/pgn", "application/x-chess-pgn"),
         ("/metrics", "text/plain"),
     ] {
-        let (status, content_type, _) = call(
-            &app,
-            request("get", &path.replace("{id}", &game.id), None, None),
-        )
-        .await;
+        let (status, content_type, _) = app
+            .exchange(request("get", &path.replace("{id}", &game.id), None, None))
+            .await;
         assert_eq!(status, StatusCode::OK);
         assert!(content_type.starts_with(media), "{path}: {content_type}");
         assert!(doc["paths"][path]["get"]["responses"]["200"]["content"][media].is_object());
     }
-    let (_, _, saved) = call(&app, request("get", &g("/state"), None, None)).await;
+    let (_, _, saved) = app.exchange(request("get", &g("/state"), None, None)).await;
     let admin = Some(game.admin.as_str());
     let commands = [
         ("post", "/draw-offer", None, Some(game.black.as_str())),
@@ -905,7 +848,9 @@ async fn real_answers_match_the_documented_schemas() {
         ("post", "/draw", None, admin),
     ];
     for (method, sub, body, secret) in commands {
-        let (status, _, v) = call(&app, request(method, &g(sub), body.as_ref(), secret)).await;
+        let (status, _, v) = app
+            .exchange(request(method, &g(sub), secret, body.as_ref()))
+            .await;
         assert_documented(&doc, &format!("/v1/games/{{id}}{sub}"), method, status, &v);
         if !status.is_success() {
             // The claim (nothing to claim) and the second result (already set) are refused.
@@ -913,33 +858,31 @@ async fn real_answers_match_the_documented_schemas() {
             assert_eq!(status, StatusCode::CONFLICT, "{sub}: {v}");
         }
     }
-    let (status, _, v) = call(&app, request("get", &g("/status"), None, None)).await;
+    let (status, _, v) = app
+        .exchange(request("get", &g("/status"), None, None))
+        .await;
     assert_documented(&doc, "/v1/games/{id}/status", "get", status, &v);
     assert_eq!(v["status"]["note"], "fair play");
-    let (status, _, v) = call(
-        &app,
-        request(
+    let (status, _, v) = app
+        .exchange(request(
             "post",
             &g("/resign"),
-            Some(&json!({"side": "black"})),
             admin,
-        ),
-    )
-    .await;
+            Some(&json!({"side": "black"})),
+        ))
+        .await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_documented(&doc, "/v1/games/{id}/resign", "post", status, &v);
 
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-    let (status, _, v) = call(
-        &app,
-        request(
+    let (status, _, v) = app
+        .exchange(request(
             "post",
             "/v1/position/move",
-            Some(&json!({"fen": start, "move": "Nf3"})),
             None,
-        ),
-    )
-    .await;
+            Some(&json!({"fen": start, "move": "Nf3"})),
+        ))
+        .await;
     assert_documented(&doc, "/v1/position/move", "post", status, &v);
     let mate = "7k/6Q1/6K1/8/8/8/8/8%20b%20-%20-%200%201";
     for query in [
@@ -947,24 +890,20 @@ async fn real_answers_match_the_documented_schemas() {
         "?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR%20w%20KQkq%20-%200%201&format=index"
             .to_string(),
     ] {
-        let (status, _, v) = call(
-            &app,
-            request("get", &format!("/v1/position{query}"), None, None),
-        )
-        .await;
+        let (status, _, v) = app
+            .exchange(request("get", &format!("/v1/position{query}"), None, None))
+            .await;
         assert_eq!(status, StatusCode::OK, "{v}");
         assert_documented(&doc, "/v1/position", "get", status, &v);
     }
-    let (status, _, v) = call(
-        &app,
-        request("get", "/v1/position?fen=nonsense", None, None),
-    )
-    .await;
+    let (status, _, v) = app
+        .exchange(request("get", "/v1/position?fen=nonsense", None, None))
+        .await;
     assert_eq!(v["error"]["code"], "invalid_fen");
     assert_documented(&doc, "/v1/position", "get", status, &v);
-    let (status, _, v) = call(&app, request("get", "/health", None, None)).await;
+    let (status, _, v) = app.exchange(request("get", "/health", None, None)).await;
     assert_documented(&doc, "/health", "get", status, &v);
-    let (status, _, v) = call(&app, request("delete", &g(""), None, admin)).await;
+    let (status, _, v) = app.exchange(request("delete", &g(""), admin, None)).await;
     assert_eq!(
         (status, v),
         (StatusCode::NO_CONTENT, Value::String(String::new()))
@@ -975,7 +914,9 @@ async fn real_answers_match_the_documented_schemas() {
 #[actix_web::test]
 async fn the_served_document_is_the_file() {
     let app = app().await;
-    let (status, content_type, v) = call(&app, request("get", "/openapi.json", None, None)).await;
+    let (status, content_type, v) = app
+        .exchange(request("get", "/openapi.json", None, None))
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert!(content_type.starts_with("application/json"));
     assert_eq!(v, document());
@@ -1053,7 +994,9 @@ async fn links_lead_from_each_creation_to_every_operation_on_what_it_created() {
                 "link {name}: a secret exactly where {target} needs one"
             );
             // Follow the link from a fresh answer: the resource is found and the secret accepted.
-            let (_, _, answer) = call(&app, request("post", source, Some(&body), None)).await;
+            let (_, _, answer) = app
+                .exchange(request("post", source, None, Some(&body)))
+                .await;
             let id = link_value(params["path.id"].as_str().unwrap(), &answer);
             let mut req = request(method, &path.replace("{id}", &id), None, None);
             if let Some(auth) = params.get("header.Authorization") {
@@ -1063,7 +1006,7 @@ async fn links_lead_from_each_creation_to_every_operation_on_what_it_created() {
                 ));
             }
             if link.get("requestBody").is_none() {
-                let (status, _, reply) = call(&app, req).await;
+                let (status, _, reply) = app.exchange(req).await;
                 assert!(
                     status != StatusCode::FORBIDDEN && status != StatusCode::NOT_FOUND,
                     "link {name}: {method} {path} answered {status}: {reply}"

@@ -4,67 +4,16 @@
 
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
-use actix_web::{
-    body::MessageBody,
-    dev::{Service, ServiceResponse},
-    http::{header, Method, StatusCode},
-    test as awtest, web, App,
-};
-use chessd::{api::webapp::ASSETS, configure_app, AppState, Config};
-use serde_json::Value;
+mod common;
 
-async fn app() -> impl Service<
-    actix_http::Request,
-    Response = ServiceResponse<impl MessageBody>,
-    Error = actix_web::Error,
-> {
-    let state = web::Data::new(AppState::new(Config::defaults(), None));
-    awtest::init_service(App::new().configure(configure_app(state))).await
-}
-
-struct Answer {
-    status: StatusCode,
-    headers: header::HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: header::HeaderName) -> &str {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
-    }
-}
-
-async fn call<S, B>(app: &S, method: Method, uri: &str, etag: Option<&str>) -> Answer
-where
-    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
-    B: MessageBody,
-{
-    let mut req = awtest::TestRequest::default().method(method).uri(uri);
-    if let Some(tag) = etag {
-        req = req.insert_header((header::IF_NONE_MATCH, tag));
-    }
-    let resp = awtest::call_service(app, req.to_request()).await;
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let body = awtest::read_body(resp).await.to_vec();
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
+use actix_web::http::{header, StatusCode};
+use chessd::api::webapp::ASSETS;
+use common::app::{request, TestApp};
 
 #[actix_web::test]
 async fn the_index_is_served_at_the_root_with_its_headers() {
-    let app = app().await;
-    let a = call(&app, Method::GET, "/", None).await;
+    let app = TestApp::start().await;
+    let a = app.send(request("GET", "/", None, None)).await;
     assert_eq!(a.status, StatusCode::OK);
     assert_eq!(a.header(header::CONTENT_TYPE), "text/html; charset=utf-8");
     assert_eq!(a.header(header::CACHE_CONTROL), "no-cache");
@@ -74,11 +23,13 @@ async fn the_index_is_served_at_the_root_with_its_headers() {
     let html = String::from_utf8(a.body.clone()).unwrap();
     assert!(html.contains(r#"<script type="module" src="/js/app.js"></script>"#));
     assert_eq!(
-        call(&app, Method::GET, "/index.html", None).await.body,
+        app.send(request("GET", "/index.html", None, None))
+            .await
+            .body,
         a.body
     );
     // HEAD: the same headers (the HTTP layer drops the body: see the next test).
-    let head = call(&app, Method::HEAD, "/", None).await;
+    let head = app.send(request("HEAD", "/", None, None)).await;
     assert_eq!(head.status, StatusCode::OK);
     assert_eq!(head.header(header::ETAG), a.header(header::ETAG));
 }
@@ -88,33 +39,8 @@ async fn the_real_binary_serves_the_pages_from_any_directory() {
     // The files are compiled in: the server runs from a directory without web/.
     let dir = std::env::temp_dir().join(format!("chessd-web-static-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    /// Kills the server however the test ends.
-    struct Child(std::process::Child);
-    impl Drop for Child {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_chessd"))
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .current_dir(&dir)
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .map(Child)
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.0.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("chessd listening on ")
-        .unwrap()
-        .to_string();
+    let server = common::Server::start_in(&dir, &[]);
+    let base = &server.base;
     let c = awc::Client::default();
     let mut resp = c.get(format!("{base}/")).send().await.unwrap();
     assert_eq!(resp.status().as_u16(), 200);
@@ -132,32 +58,42 @@ async fn the_real_binary_serves_the_pages_from_any_directory() {
         .to_string();
     assert_eq!(length, index.body.len().to_string());
     assert!(head.body().await.unwrap().is_empty());
-    drop(child);
+    drop(server);
     let _ = std::fs::remove_dir(&dir);
 }
 
 #[actix_web::test]
 async fn every_file_has_its_type_and_revalidates_with_its_etag() {
-    let app = app().await;
+    let app = TestApp::start().await;
     for asset in ASSETS {
         let uri = format!("/{}", asset.path);
-        let a = call(&app, Method::GET, &uri, None).await;
+        let a = app.send(request("GET", &uri, None, None)).await;
         assert_eq!(a.status, StatusCode::OK, "{uri}");
         assert_eq!(a.header(header::CONTENT_TYPE), asset.content_type, "{uri}");
         assert_eq!(a.body, asset.body, "{uri}");
         let tag = a.header(header::ETAG).to_string();
         assert_eq!(tag, asset.etag, "{uri}");
-        let again = call(&app, Method::GET, &uri, Some(&tag)).await;
+        let again = app
+            .send(
+                request("GET", &uri, None, None)
+                    .insert_header((header::IF_NONE_MATCH, tag.as_str())),
+            )
+            .await;
         assert_eq!(again.status, StatusCode::NOT_MODIFIED, "{uri}");
         assert!(again.body.is_empty());
-        let stale = call(&app, Method::GET, &uri, Some("\"0000000000000000\"")).await;
+        let stale = app
+            .send(
+                request("GET", &uri, None, None)
+                    .insert_header((header::IF_NONE_MATCH, "\"0000000000000000\"")),
+            )
+            .await;
         assert_eq!(stale.status, StatusCode::OK, "{uri}");
     }
 }
 
 #[actix_web::test]
 async fn the_pages_never_shadow_the_api() {
-    let app = app().await;
+    let app = TestApp::start().await;
     for uri in [
         "/v1/nope",
         "/v1/games/x/nope",
@@ -166,16 +102,16 @@ async fn the_pages_never_shadow_the_api() {
         "/js/../index.html",
         "/css",
     ] {
-        let a = call(&app, Method::GET, uri, None).await;
+        let a = app.send(request("GET", uri, None, None)).await;
         assert_eq!(a.status, StatusCode::NOT_FOUND, "{uri}");
         assert_eq!(a.json()["error"]["code"], "not_found", "{uri}");
     }
-    let a = call(&app, Method::POST, "/", None).await;
+    let a = app.send(request("POST", "/", None, None)).await;
     assert_eq!(a.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(a.json()["error"]["code"], "method_not_allowed");
-    let health = call(&app, Method::GET, "/health", None).await;
+    let health = app.send(request("GET", "/health", None, None)).await;
     assert_eq!(health.json()["status"], "ok");
-    let doc = call(&app, Method::GET, "/openapi.json", None).await;
+    let doc = app.send(request("GET", "/openapi.json", None, None)).await;
     assert!(doc.json()["paths"].is_object());
     assert!(
         doc.json()["paths"].get("/").is_none(),

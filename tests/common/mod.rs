@@ -1,5 +1,8 @@
-//! Starts the real `chessd` binary on a free loopback port for black-box tests, and stops it.
+//! Test harnesses: the real `chessd` binary on a free loopback port for black-box tests (this
+//! module), and the app in process for API tests ([`app`]).
 #![allow(dead_code)]
+
+pub mod app;
 
 use std::{
     io::{BufRead, BufReader},
@@ -20,7 +23,17 @@ impl Server {
     /// Starts `chessd serve --bind 127.0.0.1:0` with extra environment variables and waits for
     /// the address it prints.
     pub fn start(env: &[(&str, &str)]) -> Server {
+        Server::spawn(Command::new(env!("CARGO_BIN_EXE_chessd")), env)
+    }
+
+    /// [`Server::start`] with `dir` as the working directory.
+    pub fn start_in(dir: &std::path::Path, env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_chessd"));
+        cmd.current_dir(dir);
+        Server::spawn(cmd, env)
+    }
+
+    fn spawn(mut cmd: Command, env: &[(&str, &str)]) -> Server {
         cmd.args(["serve", "--bind", "127.0.0.1:0"])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
@@ -117,6 +130,17 @@ pub async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
     )
 }
 
+/// DELETEs (no secret: job secrets go in the query); returns the status and JSON body.
+pub async fn delete_json(c: &awc::Client, url: &str) -> (u16, Value) {
+    let mut resp = c.delete(url).send().await.expect("request sent");
+    let status = resp.status().as_u16();
+    let bytes = resp.body().limit(16 << 20).await.expect("body");
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
 /// A created game's id and secrets.
 pub struct GameSecrets {
     /// The game id.
@@ -130,6 +154,22 @@ pub struct GameSecrets {
 }
 
 impl GameSecrets {
+    /// The id and secrets in a `POST /v1/games` answer.
+    pub fn from_answer(v: &Value) -> GameSecrets {
+        let s = |k: &str| v["secrets"][k].as_str().expect("secret").to_string();
+        GameSecrets {
+            id: v["id"].as_str().expect("id").to_string(),
+            white: s("white"),
+            black: s("black"),
+            admin: s("admin"),
+        }
+    }
+
+    /// The path of the game's resource `tail` (`""`, `"/moves"`, …), for in-process requests.
+    pub fn uri(&self, tail: &str) -> String {
+        format!("/v1/games/{}{tail}", self.id)
+    }
+
     /// The seat secret of `side` (`"white"` or `"black"`).
     pub fn seat(&self, side: &str) -> &str {
         match side {
@@ -144,13 +184,7 @@ impl GameSecrets {
 pub async fn create_game(c: &awc::Client, base: &str, body: &Value) -> GameSecrets {
     let (status, v) = post_json(c, &format!("{base}/v1/games"), None, body).await;
     assert_eq!(status, 201, "{v}");
-    let s = |k: &str| v["secrets"][k].as_str().expect("secret").to_string();
-    GameSecrets {
-        id: v["id"].as_str().expect("id").to_string(),
-        white: s("white"),
-        black: s("black"),
-        admin: s("admin"),
-    }
+    GameSecrets::from_answer(&v)
 }
 
 /// A client WebSocket connection.
