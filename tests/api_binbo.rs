@@ -278,8 +278,7 @@ async fn castling_rights_are_lost_after_king_and_rook_moves() {
         json!({"san": "O-O-O"}),
         json!({"from": 4, "to": 6}),
     ] {
-        api.refused_move(&g, body, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
-            .await;
+        api.refused_because(&g, body, "cannot_move_there").await;
     }
     let lm = api.get_ok(&g.uri("/legal-moves")).await;
     let uci: Vec<&str> = lm["moves"]
@@ -291,13 +290,8 @@ async fn castling_rights_are_lost_after_king_and_rook_moves() {
     assert!(!uci.contains(&"e1g1") && !uci.contains(&"e1c1"), "{uci:?}");
     api.play(&g, &["h1h2"]).await;
     // Black's h-rook went away and came back: only the queen side is left.
-    api.refused_move(
-        &g,
-        json!({"san": "O-O"}),
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "illegal_move",
-    )
-    .await;
+    api.refused_because(&g, json!({"san": "O-O"}), "cannot_move_there")
+        .await;
     let v = api.ok_move(&g, json!({"san": "O-O-O"})).await;
     assert_eq!(v["fen"], "2kr3r/8/8/8/8/8/7R/R3K3 w - - 6 4");
 
@@ -307,13 +301,8 @@ async fn castling_rights_are_lost_after_king_and_rook_moves() {
     assert_eq!(v["fen"], "r3k2r/8/8/8/8/8/8/1R2K2R b Kkq - 1 1");
     let v = api.play(&g, &["a8a7"]).await;
     assert_eq!(v["fen"], "4k2r/r7/8/8/8/8/8/1R2K2R w Kk - 2 2");
-    api.refused_move(
-        &g,
-        json!({"uci": "e1c1"}),
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "illegal_move",
-    )
-    .await;
+    api.refused_because(&g, json!({"uci": "e1c1"}), "cannot_move_there")
+        .await;
     let v = api.ok_move(&g, json!({"san": "O-O"})).await;
     assert_eq!(v["fen"], "4k2r/r7/8/8/8/8/8/1R3RK1 b k - 3 2");
 }
@@ -331,8 +320,8 @@ async fn castling_through_into_or_out_of_check_is_refused() {
         json!({"san": "O-O"}),
         json!({"from": 4, "to": 6}),
     ] {
-        api.refused_move(&g, body, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
-            .await;
+        // Passing through an attacked square counts as leaving the king in check.
+        api.refused_because(&g, body, "own_king_in_check").await;
     }
     assert_eq!(api.view(&g).await["version"], 0);
     let v = api.ok_move(&g, json!({"san": "O-O-O"})).await;
@@ -342,21 +331,15 @@ async fn castling_through_into_or_out_of_check_is_refused() {
     let g = api
         .create_game(json!({"fen": "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1"}))
         .await;
-    api.refused_move(
-        &g,
-        json!({"san": "O-O"}),
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "illegal_move",
-    )
-    .await;
+    api.refused_because(&g, json!({"san": "O-O"}), "own_king_in_check")
+        .await;
     // In check from the rook on e7: no castling at all.
     let g = api
         .create_game(json!({"fen": "4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1"}))
         .await;
     assert_eq!(api.view(&g).await["check"], true);
     for body in [json!({"san": "O-O"}), json!({"san": "O-O-O"})] {
-        api.refused_move(&g, body, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
-            .await;
+        api.refused_because(&g, body, "own_king_in_check").await;
     }
 }
 
@@ -394,8 +377,7 @@ async fn en_passant_only_immediately() {
         json!({"san": "exd6"}),
         json!({"from": 36, "to": 43}),
     ] {
-        api.refused_move(&g, body, StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
-            .await;
+        api.refused_because(&g, body, "cannot_move_there").await;
     }
     let lm = api.get_ok(&g.uri("/legal-moves")).await;
     assert!(!lm["moves"].as_array().unwrap().contains(&json!("e5d6")));
@@ -489,13 +471,8 @@ async fn promotion_in_every_notation() {
         "illegal_move",
     )
     .await;
-    api.refused_move(
-        &g,
-        json!({"san": "e8=K"}),
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "illegal_move",
-    )
-    .await;
+    api.refused_because(&g, json!({"san": "e8=K"}), "bad_promotion")
+        .await;
     api.refused_move(
         &g,
         json!({"uci": "e7e8", "promotion": "q"}),
@@ -504,23 +481,129 @@ async fn promotion_in_every_notation() {
     )
     .await;
     // Unlike Binbo, a role with a move that is not a promotion is refused, not ignored.
-    api.refused_move(
+    api.refused_because(
         &g,
         json!({"from": 4, "to": 12, "promotion": "q"}),
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "illegal_move",
+        "bad_promotion",
     )
     .await;
     let v = api.ok_move(&g, json!({"from": 4, "to": 12})).await;
     assert_eq!(v["san"], "Ke2");
     let g = api.create_game(json!({})).await;
-    api.refused_move(
+    api.refused_because(
         &g,
         json!({"from": 9, "to": 17, "promotion": "q"}),
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "illegal_move",
+        "bad_promotion",
     )
     .await;
+}
+
+// ----- Why a move is illegal -----
+
+#[actix_web::test]
+async fn illegal_moves_say_why_in_every_notation() {
+    let api = TestApp::start().await;
+    const PINNED: &str = "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1";
+    const GUARDED: &str = "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1";
+    // (position, move in UCI, squares as indices, SAN when SAN can say it, reason)
+    let cases = [
+        (
+            START,
+            json!({"uci": "e3e4"}),
+            json!({"from": 20, "to": 28}),
+            None,
+            "no_piece",
+        ),
+        (
+            START,
+            json!({"uci": "e7e5"}),
+            json!({"from": 52, "to": 36}),
+            None,
+            "wrong_side",
+        ),
+        (
+            START,
+            json!({"uci": "e2e2"}),
+            json!({"from": 12, "to": 12}),
+            None,
+            "same_square",
+        ),
+        (
+            START,
+            json!({"uci": "d1d2"}),
+            json!({"from": 3, "to": 11}),
+            Some("Qxd2"),
+            "own_piece",
+        ),
+        (
+            START,
+            json!({"uci": "e1e2"}),
+            json!({"from": 4, "to": 12}),
+            Some("Ke2"),
+            "own_piece",
+        ),
+        (
+            START,
+            json!({"uci": "e2e5"}),
+            json!({"from": 12, "to": 36}),
+            Some("e5"),
+            "cannot_move_there",
+        ),
+        (
+            START,
+            json!({"uci": "g1g3"}),
+            json!({"from": 6, "to": 22}),
+            Some("Ng3"),
+            "cannot_move_there",
+        ),
+        (
+            START,
+            json!({"uci": "b2b3q"}),
+            json!({"from": 9, "to": 17, "promotion": "q"}),
+            Some("b3=Q"),
+            "bad_promotion",
+        ),
+        (
+            PINNED,
+            json!({"uci": "e2d3"}),
+            json!({"from": 12, "to": 19}),
+            Some("Bd3"),
+            "own_king_in_check",
+        ),
+        (
+            GUARDED,
+            json!({"uci": "e1d1"}),
+            json!({"from": 4, "to": 3}),
+            Some("Kd1"),
+            "own_king_in_check",
+        ),
+    ];
+    for (fen, uci, index, san, reason) in cases {
+        let g = api.create_game(json!({ "fen": fen })).await;
+        api.refused_because(&g, uci, reason).await;
+        api.refused_because(&g, index, reason).await;
+        if let Some(san) = san {
+            api.refused_because(&g, json!({ "san": san }), reason).await;
+        }
+    }
+    // The message says it in words too.
+    let g = api.create_game(json!({ "fen": PINNED })).await;
+    let (_, v) = api.mv(&g, json!({"uci": "e2d3"})).await;
+    assert_eq!(
+        v["error"]["message"],
+        "e2d3 is not a legal move in this position: the move would leave the mover's king in check"
+    );
+    // A move that is not written as a move at all has no rules reason.
+    let (st, v) = api.mv(&g, json!({"uci": "banana"})).await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str(), &v["error"]["reason"]),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("illegal_move"),
+            &Value::Null
+        ),
+        "{v}"
+    );
 }
 
 // ----- Manual results and resignation -----

@@ -237,45 +237,63 @@ async fn illegal_and_out_of_turn_moves_get_error_frames_and_change_nothing() {
     let mut black = join(&c, &server, &g, Some(&g.black)).await;
     let mut spectator = join(&c, &server, &g, None).await;
 
+    // (connection, frame, error code, reason for an illegal move)
     let attempts = [
         (
             0,
             json!({"type": "move", "uci": "e2e5", "ack": 1}),
             "illegal_move",
+            Some("cannot_move_there"),
         ),
         (
             0,
             json!({"type": "move", "san": "Nd7", "ack": 2}),
             "illegal_move",
+            Some("cannot_move_there"),
         ),
         (
             0,
-            json!({"type": "move", "san": "Ke2", "ack": 3}),
+            json!({"type": "move", "san": "Ke2", "ack": 7}),
             "illegal_move",
+            Some("own_piece"),
+        ),
+        (
+            0,
+            json!({"type": "move", "uci": "e7e5", "ack": 3}),
+            "illegal_move",
+            Some("wrong_side"),
         ),
         (
             1,
             json!({"type": "move", "uci": "e7e5", "ack": 4}),
             "not_your_turn",
+            None,
         ),
         (
             1,
             json!({"type": "move", "san": "Nf6", "ack": 5}),
             "not_your_turn",
+            None,
         ),
         (
             2,
             json!({"type": "move", "san": "e4", "ack": 6}),
             "forbidden",
+            None,
         ),
     ];
     let mut conns = [&mut white, &mut black, &mut spectator];
-    for (who, frame, code) in attempts {
+    for (who, frame, code, reason) in attempts {
         ws_send(conns[who], &frame).await;
         let e = ws_json(conns[who]).await;
         assert_eq!(
-            (e["type"].as_str(), e["code"].as_str(), &e["ack"]),
-            (Some("error"), Some(code), &frame["ack"]),
+            (
+                e["type"].as_str(),
+                e["code"].as_str(),
+                &e["ack"],
+                e["reason"].as_str()
+            ),
+            (Some("error"), Some(code), &frame["ack"], reason),
             "{frame}: {e}"
         );
     }

@@ -498,11 +498,19 @@ mod tests {
         req.depth = 1;
         req.threads = Some(l.max_threads() + 1);
         let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
-        assert!(err.to_string().contains("jobs.max_threads"), "{}", err.to_string());
+        assert!(
+            err.to_string().contains("jobs.max_threads"),
+            "{}",
+            err.to_string()
+        );
         req.threads = None;
         req.hash_mb = Some(l.config.max_hash_mb + 1);
         let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
-        assert!(err.to_string().contains("jobs.max_hash_mb"), "{}", err.to_string());
+        assert!(
+            err.to_string().contains("jobs.max_hash_mb"),
+            "{}",
+            err.to_string()
+        );
         req.hash_mb = None;
         req.fen = Some("not a fen".into());
         let err = PerftSpec::from_request(&req, &l, None).unwrap_err();

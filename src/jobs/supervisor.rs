@@ -711,7 +711,11 @@ mod tests {
         let b = sup.submit_perft(&perft(9, 1), None).unwrap();
         let err = sup.submit_perft(&perft(1, 1), None).unwrap_err();
         assert_eq!(err.code(), "too_many_jobs");
-        assert!(err.to_string().contains("jobs.max_jobs"), "{}", err.to_string());
+        assert!(
+            err.to_string().contains("jobs.max_jobs"),
+            "{}",
+            err.to_string()
+        );
         // The queued one ends at once.
         sup.cancel(&b.id().to_string(), JobKind::Perft, Some(b.secret()))
             .unwrap();

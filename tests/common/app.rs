@@ -239,6 +239,31 @@ impl TestApp {
             "refused move {body} changed the game"
         );
     }
+
+    /// Asserts that `body` is refused as `illegal_move` with the machine-readable `reason`,
+    /// changing nothing.
+    pub async fn refused_because(&self, g: &GameSecrets, body: Value, reason: &str) {
+        let before = self.view(g).await;
+        let (got, v) = self.mv(g, body.clone()).await;
+        assert_eq!(
+            (
+                got,
+                v["error"]["code"].as_str(),
+                v["error"]["reason"].as_str()
+            ),
+            (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some("illegal_move"),
+                Some(reason)
+            ),
+            "move {body}: {v}"
+        );
+        assert_eq!(
+            self.view(g).await,
+            before,
+            "refused move {body} changed the game"
+        );
+    }
 }
 
 /// A request: `method` (any case), `uri`, an optional bearer secret and an optional JSON body.

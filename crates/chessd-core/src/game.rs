@@ -242,7 +242,9 @@ impl Game {
     /// let err = game.play_san("Qd7").unwrap_err();
     /// assert!(matches!(err, GameError::IllegalSan(_)));
     /// assert_eq!(err.reason(), Some(IllegalReason::OwnPiece));
-    /// assert_eq!(err.to_string(), "Qd7 is not a legal move in this position");
+    /// assert_eq!(err.to_string(),
+    ///     "Qd7 is not a legal move in this position: the target square holds one of the mover's own pieces"
+    /// );
     /// assert_eq!(game.play_san("Nf6?!").unwrap().san, "Nf6");
     /// assert_eq!(game.history().len(), 4);
     /// ```

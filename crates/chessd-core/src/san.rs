@@ -51,7 +51,9 @@ impl fmt::Display for SanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SanError::Syntax(s) => write!(f, "'{s}' is not a move in SAN"),
-            SanError::Illegal(s, _) => write!(f, "{s} is not a legal move in this position"),
+            SanError::Illegal(s, why) => {
+                write!(f, "{s} is not a legal move in this position: {why}")
+            }
             SanError::Ambiguous { text, candidates } => write!(
                 f,
                 "{text} is ambiguous: it could be {}",
@@ -235,7 +237,9 @@ impl Position {
     /// assert!(matches!(pos.parse_san("Xz9"), Err(SanError::Syntax(_))));
     /// let err = pos.parse_san("Ke7").unwrap_err();
     /// assert_eq!(err.reason(), Some(IllegalReason::OwnPiece));
-    /// assert_eq!(err.to_string(), "Ke7 is not a legal move in this position");
+    /// assert_eq!(err.to_string(),
+    ///     "Ke7 is not a legal move in this position: the target square holds one of the mover's own pieces"
+    /// );
     /// ```
     pub fn parse_san(&self, text: &str) -> Result<Move, SanError> {
         let written =

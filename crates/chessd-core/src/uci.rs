@@ -36,7 +36,9 @@ impl fmt::Display for UciError {
             UciError::Syntax(s) => {
                 write!(f, "'{s}' is not a UCI move (expected e.g. e2e4 or e7e8q)")
             }
-            UciError::Illegal(s, _) => write!(f, "{s} is not a legal move in this position"),
+            UciError::Illegal(s, why) => {
+                write!(f, "{s} is not a legal move in this position: {why}")
+            }
         }
     }
 }
@@ -107,7 +109,9 @@ impl Position {
     ///     pos.parse_uci("e2e5"),
     ///     Err(UciError::Illegal("e2e5".into(), IllegalReason::CannotMoveThere))
     /// );
-    /// assert_eq!(pos.parse_uci("e2e5").unwrap_err().to_string(), "e2e5 is not a legal move in this position");
+    /// assert_eq!(pos.parse_uci("e2e5").unwrap_err().to_string(),
+    ///     "e2e5 is not a legal move in this position: the piece cannot move to the target square"
+    /// );
     /// assert!(matches!(pos.parse_uci("e2-e4"), Err(UciError::Syntax(_))));
     ///
     /// // Castling in both forms; written as the king's two-square move in standard chess.

@@ -906,7 +906,7 @@ fn errors_explain_themselves() {
     );
     assert_eq!(
         illegal.to_string(),
-        "e2e5 is not a legal move in this position"
+        "e2e5 is not a legal move in this position: the piece cannot move to the target square"
     );
 }
 

@@ -309,7 +309,10 @@ fn errors_carry_the_reason_and_keep_their_text() {
     let start = Position::startpos();
     let e = start.parse_uci("e2e5").unwrap_err();
     assert_eq!(e, UciError::Illegal("e2e5".to_string(), CannotMoveThere));
-    assert_eq!(e.to_string(), "e2e5 is not a legal move in this position");
+    assert_eq!(
+        e.to_string(),
+        "e2e5 is not a legal move in this position: the piece cannot move to the target square"
+    );
     assert_eq!(start.parse_uci("e2e9").unwrap_err().reason(), None);
     let e = start.move_from_indices(1, 11, None).unwrap_err();
     assert_eq!(e, UciError::Illegal("b1d2".to_string(), OwnPiece));

@@ -52,8 +52,8 @@ impl fmt::Display for GameError {
             }
             GameError::IllegalUci(e) => write!(f, "{e}"),
             GameError::IllegalSan(e) => write!(f, "{e}"),
-            GameError::Illegal(mv, _) => {
-                write!(f, "{mv:?} is not a legal move in this position")
+            GameError::Illegal(mv, why) => {
+                write!(f, "{mv:?} is not a legal move in this position: {why}")
             }
             GameError::NothingToClaim => f.write_str(
                 "no draw can be claimed: the position has not occurred three times and \
