@@ -7,6 +7,9 @@
 //! [`configure_app`] builds the whole application (state, limits, routes, middleware) onto an
 //! actix `App`, so that `main` and the tests run the very same service.
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 pub mod admission;
 pub mod api;
 pub mod config;

@@ -3,6 +3,8 @@
 //! Adding a tool is one [`Command`] variant (holding its clap `Args`) and one module with a
 //! `run(&Args) -> ExitCode` function.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 
 use std::process::ExitCode;
