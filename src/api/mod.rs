@@ -21,7 +21,7 @@ use actix_web::{
 use crate::api::error::{ApiError, ErrorCode};
 
 /// Registers every route and the extractor error handlers. The caller provides
-/// `web::Data<AppState>` (see [`crate::AppState::app_data`]).
+/// `web::Data<AppState>` (see [`crate::configure_app`], which does it all).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::QueryConfig::default().error_handler(query_error))
