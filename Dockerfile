@@ -20,14 +20,16 @@ ENV RUSTFLAGS="-C target-cpu=${TARGET_CPU}"
 WORKDIR /build
 
 # The workspace: manifests, lock file, both crates and everything compiled in
-# (config/default.toml and web/ are embedded by include_str!/include_bytes!; benches/ holds a target declared in
-# Cargo.toml, which cargo requires to exist).
-COPY Cargo.toml Cargo.lock ./
+# (config/default.toml and web/ are embedded by include_str!/include_bytes!, migrations/ by
+# sqlx::migrate!; benches/ holds a target declared in Cargo.toml, which cargo requires to exist;
+# build.rs looks for the programs the tests use).
+COPY Cargo.toml Cargo.lock build.rs ./
 COPY crates/ crates/
 COPY src/ src/
 COPY benches/ benches/
 COPY config/ config/
 COPY web/ web/
+COPY migrations/ migrations/
 
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/build/target \
@@ -44,7 +46,8 @@ RUN apt-get update \
 
 RUN groupadd --system --gid 10001 chessd \
     && useradd --system --uid 10001 --gid chessd --home-dir /app --no-create-home \
-       --shell /usr/sbin/nologin chessd
+       --shell /usr/sbin/nologin chessd \
+    && mkdir -p /app/data && chown chessd:chessd /app/data
 
 WORKDIR /app
 COPY --from=builder /usr/local/bin/chessd /usr/local/bin/chessd
@@ -54,15 +57,19 @@ USER chessd:chessd
 
 # Listen on every interface inside the container (the built-in default is 127.0.0.1:8080).
 # Any other setting: CHESSD_<KEY> or CHESSD_<SECTION>__<KEY>, or `serve --config FILE`.
+# Games are kept in SQLite under /app/data: mount a volume there to keep them across containers
+# (or point CHESSD_STORE__URL at PostgreSQL).
 ENV CHESSD_BIND=0.0.0.0:8080 \
+    CHESSD_STORE__URL=sqlite:///app/data/chessd.sqlite \
     RUST_LOG=info
+VOLUME /app/data
 EXPOSE 8080
 
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
     CMD curl -fsS http://127.0.0.1:8080/health || exit 1
 
-# SIGTERM (docker stop) shuts down gracefully: games end with reason `shutdown` and their
-# terminate hooks run (within games.shutdown_grace_secs; docker's default stop timeout is 10 s).
+# SIGTERM (docker stop) shuts down gracefully: games leave memory and come back from the store
+# at the next start (within games.shutdown_grace_secs; docker's default stop timeout is 10 s).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["chessd"]
 CMD ["serve"]

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 /// Each program the tests use: its cfg name, where Debian installs it, and the package.
-const PROGRAMS: [(&str, &[&str], &str); 4] = [
+const PROGRAMS: [(&str, &[&str], &str); 5] = [
     (
         "has_socat",
         &["/usr/bin/socat", "/usr/local/bin/socat"],
@@ -26,13 +26,30 @@ const PROGRAMS: [(&str, &[&str], &str); 4] = [
         &["/usr/bin/chromedriver"],
         "chromium-driver",
     ),
+    (
+        "has_postgres",
+        &[
+            "/usr/lib/postgresql/18/bin/initdb",
+            "/usr/lib/postgresql/17/bin/initdb",
+            "/usr/lib/postgresql/16/bin/initdb",
+            "/usr/lib/postgresql/15/bin/initdb",
+            "/usr/lib/postgresql/14/bin/initdb",
+            "/usr/lib/postgresql/13/bin/initdb",
+        ],
+        "postgresql",
+    ),
 ];
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CI");
     // Installing a package changes its folder: look again then (and only then).
-    for dir in ["/usr/bin", "/usr/games", "/usr/local/bin"] {
+    for dir in [
+        "/usr/bin",
+        "/usr/games",
+        "/usr/local/bin",
+        "/usr/lib/postgresql",
+    ] {
         if Path::new(dir).is_dir() {
             println!("cargo::rerun-if-changed={dir}");
         }

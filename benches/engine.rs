@@ -112,6 +112,8 @@ impl Server {
     fn start(stockfish: &str) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_chessd"))
             .args(["serve", "--bind", "127.0.0.1:0"])
+            // These benchmarks measure engines and jobs, not the store.
+            .env("CHESSD_STORE__URL", "memory")
             .env("RUST_LOG", "warn")
             .env("CHESSD_ENGINES__SF__COMMAND", stockfish)
             .env("CHESSD_ENGINES__SF__OPTIONS", "{Hash = 16, Threads = 1}")

@@ -77,6 +77,8 @@ impl Drop for Server {
 fn start_server(pool: usize) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_chessd"))
         .args(["serve", "--bind", "127.0.0.1:0"])
+        // These benchmarks measure engines and jobs, not the store.
+        .env("CHESSD_STORE__URL", "memory")
         .env("RUST_LOG", "warn")
         .env("CHESSD_WORKERS", "1")
         .env("CHESSD_JOBS__POOL_THREADS", pool.to_string())

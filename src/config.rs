@@ -17,13 +17,14 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 12] = [
     "bind",
     "workers",
     "auth",
     "quotas",
     "limits",
     "games",
+    "store",
     "webhooks",
     "websocket",
     "engines",
@@ -47,6 +48,8 @@ pub struct Config {
     pub limits: Limits,
     /// Game defaults.
     pub games: GamesConfig,
+    /// Where games are kept.
+    pub store: StoreConfig,
     /// Terminate webhooks.
     pub webhooks: WebhookConfig,
     /// WebSocket connection limits.
@@ -252,6 +255,20 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Most games alive at once.
     pub max_games: usize,
+}
+
+/// Where games are kept: the database and how it writes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// `sqlite://PATH` (a file, created with its directory), `postgres://USER@HOST:PORT/DB`,
+    /// or `memory` (nothing kept: a restart loses every game).
+    pub url: String,
+    /// SQLite only: `full` (a commit is on disk before it is acknowledged) or `normal` (it
+    /// survives the process being killed, not a power loss).
+    pub sqlite_sync: crate::store::SqliteSync,
+    /// Most writes committed together in one transaction.
+    pub max_batch: usize,
 }
 
 /// Defaults for games.

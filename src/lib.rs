@@ -18,6 +18,7 @@ pub mod jobs;
 pub mod metrics;
 pub mod openapi;
 pub mod server;
+pub mod store;
 pub mod transport;
 pub mod uci;
 
@@ -46,8 +47,27 @@ pub struct AppState {
 
 impl AppState {
     /// State for a configuration, with an optional in-process terminate callback (for programs
-    /// that embed chessd as a library).
-    pub fn new(config: Config, callback: Option<TerminateCallback>) -> AppState {
+    /// that embed chessd as a library): opens the store `config.store` names (applying its
+    /// migrations) on the current runtime, which must outlive the state.
+    pub async fn open(
+        config: Config,
+        callback: Option<TerminateCallback>,
+    ) -> Result<AppState, store::StoreError> {
+        let store = store::Store::open(
+            &config.store.url,
+            config.store.sqlite_sync,
+            config.store.max_batch,
+        )
+        .await?;
+        Ok(AppState::with_store(config, callback, store))
+    }
+
+    /// State for a configuration over a store already open.
+    pub fn with_store(
+        config: Config,
+        callback: Option<TerminateCallback>,
+        store: store::Store,
+    ) -> AppState {
         let hooks = Hooks::new(
             config.webhooks.allowed_hosts.clone(),
             Duration::from_millis(config.webhooks.timeout_ms),
@@ -60,6 +80,7 @@ impl AppState {
             config.games.event_history,
             EngineFactory::new(config.engines.clone(), admission.clone()),
             admission.clone(),
+            store,
         );
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config);
         AppState {

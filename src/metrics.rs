@@ -14,6 +14,8 @@ struct Metrics {
     events: IntCounter,
     errors: IntCounterVec,
     latency: HistogramVec,
+    store_commits: IntCounter,
+    store_writes: IntCounter,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -36,12 +38,24 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         &["method", "route", "status"],
     )
     .unwrap_or_else(|e| panic!("metric: {e}"));
+    let store_commits = IntCounter::new(
+        "chessd_store_commits_total",
+        "Transactions the store's writer committed",
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
+    let store_writes = IntCounter::new(
+        "chessd_store_writes_total",
+        "Writes committed (several share a transaction)",
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
     for m in [
         Box::new(games_alive.clone()) as Box<dyn prometheus::core::Collector>,
         Box::new(moves.clone()),
         Box::new(events.clone()),
         Box::new(errors.clone()),
         Box::new(latency.clone()),
+        Box::new(store_commits.clone()),
+        Box::new(store_writes.clone()),
     ] {
         registry
             .register(m)
@@ -54,8 +68,16 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         events,
         errors,
         latency,
+        store_commits,
+        store_writes,
     }
 });
+
+/// Counts one store commit of `writes` writes.
+pub fn count_store_commit(writes: usize) {
+    METRICS.store_commits.inc();
+    METRICS.store_writes.inc_by(writes as u64);
+}
 
 /// Sets the number of live games.
 pub fn set_games_alive(n: usize) {

@@ -1,6 +1,6 @@
 //! Running the HTTP server, with graceful shutdown on SIGINT/SIGTERM: stop accepting, cancel
-//! every job, end every game with reason `shutdown` so its terminate hooks run, wait for the
-//! hooks, then exit.
+//! every job, take every game out of memory (reason `shutdown`: a stored game comes back at the
+//! next start; in memory, its terminate hooks run), wait for the hooks, close the store, exit.
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,11 @@ use crate::{configure_app, AppState, Config};
 /// Starts the server on `config.bind` and runs until a shutdown signal. Prints the bound address
 /// on stdout (`chessd listening on http://ADDR`), so that a port of 0 can be discovered.
 pub async fn serve(config: Config) -> std::io::Result<()> {
-    let state = web::Data::new(AppState::new(config.clone(), None));
+    let state = AppState::open(config.clone(), None)
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    tracing::info!(store = ?state.games.store(), url = %config.store.url, "store open");
+    let state = web::Data::new(state);
     let app_state = state.clone();
     let mut server =
         HttpServer::new(move || App::new().configure(configure_app(app_state.clone())))
@@ -75,5 +79,7 @@ pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
         .hooks()
         .wait_idle(deadline.saturating_duration_since(Instant::now()))
         .await;
+    // Every acknowledged write is committed already; this drains what is still queued.
+    state.games.store().close().await;
     handle.stop(true).await;
 }

@@ -9,7 +9,7 @@ use actix_web::{
     http::{header, StatusCode},
     test::TestRequest,
 };
-use chessd::{AppState, Config};
+use chessd::Config;
 use common::app::{request, TestApp};
 use serde_json::json;
 
@@ -630,7 +630,7 @@ async fn in_process_terminate_callback_runs_once_per_game() {
                 info.state.moves.len(),
             ));
         });
-    let app = TestApp::with_state(AppState::new(Config::defaults(), Some(callback))).await;
+    let app = TestApp::with_callback(Config::defaults(), Some(callback)).await;
     let g = app.create_game(json!({})).await;
     let (st, _) = app
         .post(
@@ -684,7 +684,7 @@ async fn a_slow_terminate_callback_blocks_no_game() {
             std::thread::sleep(Duration::from_millis(1500));
             counter.fetch_add(1, Ordering::SeqCst);
         });
-    let app = TestApp::with_state(AppState::new(Config::defaults(), Some(callback))).await;
+    let app = TestApp::with_callback(Config::defaults(), Some(callback)).await;
     let stopped = app.create_game(json!({})).await;
     let other = app.create_game(json!({})).await;
     let (st, _) = app

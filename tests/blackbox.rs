@@ -372,10 +372,10 @@ async fn a_game_flags_on_time() {
 }
 
 #[actix_web::test]
-async fn sigterm_ends_games_with_reason_shutdown_and_runs_hooks() {
+async fn sigterm_in_memory_ends_games_with_reason_shutdown_and_runs_hooks() {
     let (url, bodies) = webhook_listener();
     let (key, allowed) = allow_webhooks_to(&url);
-    let mut server = Server::start(&[(key, &allowed)]);
+    let mut server = Server::start(&[(key, &allowed), ("CHESSD_STORE__URL", "memory")]);
     let c = client();
     let a = create(&c, &server, json!({"webhook_url": url})).await;
     let b = create(&c, &server, json!({"webhook_url": url})).await;
@@ -401,4 +401,52 @@ async fn sigterm_ends_games_with_reason_shutdown_and_runs_hooks() {
     ];
     want.sort();
     assert_eq!(got, want);
+}
+
+#[actix_web::test]
+async fn sigterm_with_a_store_keeps_games_for_the_next_start() {
+    let (url, bodies) = webhook_listener();
+    let (key, allowed) = allow_webhooks_to(&url);
+    let path = common::scratch_store();
+    let store = format!("sqlite://{}", path.display());
+    let env = [
+        (key, allowed.as_str()),
+        ("CHESSD_STORE__URL", store.as_str()),
+    ];
+    let mut server = Server::start(&env);
+    let c = client();
+    let g = create(&c, &server, json!({"webhook_url": url})).await;
+    let (status, _) = post_json(
+        &c,
+        &format!("{}/v1/games/{}/moves", server.base, g.id),
+        Some(&g.white),
+        &json!({"uci": "e2e4"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(
+        server.terminate(Duration::from_secs(15)),
+        "chessd exits after SIGTERM"
+    );
+    // The game is not over: no terminate hook.
+    assert!(bodies.lock().expect("lock").is_empty());
+    let server = Server::start(&env);
+    let (status, v) = post_json(
+        &c,
+        &format!("{}/v1/games/{}/moves", server.base, g.id),
+        Some(&g.black),
+        &json!({"uci": "e7e5"}),
+    )
+    .await;
+    assert_eq!(
+        (status, v["version"].as_u64(), v["fen"].as_str()),
+        (
+            200,
+            Some(2),
+            Some("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+        ),
+        "{v}"
+    );
+    drop(server);
+    common::remove_sqlite(&path);
 }

@@ -18,6 +18,7 @@ fn the_default_command_takes_serves_flags_and_logs_without_colour() {
     let mut child = chessd()
         .args(["--bind", "127.0.0.1:0"])
         .env("RUST_LOG", "info")
+        .env("CHESSD_STORE__URL", "memory")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -52,6 +53,7 @@ fn a_busy_port_is_named_in_the_error() {
     let out = chessd()
         .args(["serve", "--bind", &addr])
         .env("RUST_LOG", "warn")
+        .env("CHESSD_STORE__URL", "memory")
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -90,7 +90,7 @@ pub async fn attach(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let game = find(&state, &id)?;
+    let game = find(&state, &id).await?;
     let client = client_key(&req, &state.config.auth, false)?;
     let body: AttachBody = checked_body(
         &game,
@@ -111,7 +111,7 @@ pub async fn view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let view = find(&state, &id)?.engine_view().await?;
+    let view = find(&state, &id).await?.engine_view().await?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -121,7 +121,7 @@ pub async fn detach(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    find(&state, &id)?.detach_engine(bearer(&req)).await?;
+    find(&state, &id).await?.detach_engine(bearer(&req)).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -133,7 +133,7 @@ pub async fn bestmove(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let game = find(&state, &id)?;
+    let game = find(&state, &id).await?;
     let parsed = (|| {
         let mut value: serde_json::Value = optional_json(&body)?;
         if value.is_null() {
@@ -184,7 +184,7 @@ pub async fn play(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let game = find(&state, &id)?;
+    let game = find(&state, &id).await?;
     let body: PlayBody = checked_body(&game, &req, Need::Player, optional_json(&body)).await?;
     let player_move = body.mv.map(|m| {
         if looks_like_uci_move(&m) {
@@ -222,7 +222,7 @@ pub async fn set_position(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let game = find(&state, &id)?;
+    let game = find(&state, &id).await?;
     let body: PositionBody = checked_body(&game, &req, Need::Admin, optional_json(&body)).await?;
     let snap = game
         .engine_set_position(bearer(&req), body.fen, body.moves)
@@ -237,7 +237,7 @@ pub async fn sync(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let snap = find(&state, &id)?.engine_sync(bearer(&req)).await?;
+    let snap = find(&state, &id).await?.engine_sync(bearer(&req)).await?;
     Ok(HttpResponse::Ok().json(GameView::from(&snap)))
 }
 
@@ -285,7 +285,7 @@ pub async fn command(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     require_operator(&state, &req)?;
-    let game = find(&state, &id)?;
+    let game = find(&state, &id).await?;
     let body: CommandBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))?;
     let wait = body.wait;
@@ -310,7 +310,7 @@ pub async fn start_analysis(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let game = find(&state, &id)?;
+    let game = find(&state, &id).await?;
     let body: AnalysisBody = checked_body(&game, &req, Need::Player, optional_json(&body)).await?;
     let started = game
         .start_analysis(bearer(&req), body.multipv, body.go)
@@ -324,7 +324,7 @@ pub async fn stop_analysis(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let report = find(&state, &id)?.stop_analysis(bearer(&req)).await?;
+    let report = find(&state, &id).await?.stop_analysis(bearer(&req)).await?;
     Ok(HttpResponse::Ok().json(report))
 }
 

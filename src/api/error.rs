@@ -48,6 +48,8 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// The server is shutting down.
     ShuttingDown,
+    /// The store could not keep a change, so it was not made.
+    StoreUnavailable,
     /// No engine of that name in the configuration.
     EngineNotFound,
     /// The game has no engine attached.
@@ -100,7 +102,7 @@ impl ErrorCode {
             NotYourTurn | GameOver | AlreadyHasStatus | NoDrawToClaim => StatusCode::CONFLICT,
             GameNotFound | NotFound => StatusCode::NOT_FOUND,
             Forbidden => StatusCode::FORBIDDEN,
-            TooManyGames | ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            TooManyGames | ShuttingDown | StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             EngineNotFound => StatusCode::NOT_FOUND,
             NoEngine => StatusCode::CONFLICT,
@@ -144,6 +146,7 @@ impl ErrorCode {
             NotFound => "not_found",
             MethodNotAllowed => "method_not_allowed",
             ShuttingDown => "shutting_down",
+            StoreUnavailable => "store_unavailable",
             EngineNotFound => "engine_not_found",
             NoEngine => "no_engine",
             EngineBusy => "engine_busy",
@@ -319,6 +322,7 @@ impl From<GameError> for ApiError {
             GameError::NoDrawOffer => ErrorCode::NoDrawToClaim,
             GameError::TooManyGames(_) => ErrorCode::TooManyGames,
             GameError::ShuttingDown => ErrorCode::ShuttingDown,
+            GameError::Store(_) => ErrorCode::StoreUnavailable,
             GameError::WebhookNotAllowed(_) => ErrorCode::WebhookNotAllowed,
             GameError::NoEngine => ErrorCode::NoEngine,
             GameError::EngineBusy(_) => ErrorCode::EngineBusy,

@@ -154,12 +154,12 @@ pub struct Created {
 }
 
 /// The game with this id (text from the URL).
-pub fn find(state: &AppState, raw: &str) -> Result<GameHandle, ApiError> {
-    Ok(state.games.get(raw)?)
+pub async fn find(state: &AppState, raw: &str) -> Result<GameHandle, ApiError> {
+    Ok(state.games.get(raw).await?)
 }
 
 async fn snapshot(state: &AppState, raw: &str) -> Result<GameSnapshot, ApiError> {
-    Ok(find(state, raw)?.snapshot().await?)
+    Ok(find(state, raw).await?.snapshot().await?)
 }
 
 async fn command(
@@ -168,7 +168,7 @@ async fn command(
     raw: &str,
     action: Action,
 ) -> Result<ActionReply, ApiError> {
-    Ok(find(state, raw)?.act(bearer(req), action).await?)
+    Ok(find(state, raw).await?.act(bearer(req), action).await?)
 }
 
 /// Builds the starting game of a creation request.
@@ -648,7 +648,7 @@ pub async fn save_state(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<web::Json<SavedState>, ApiError> {
-    Ok(web::Json(find(&state, &id)?.saved_state().await?))
+    Ok(web::Json(find(&state, &id).await?.saved_state().await?))
 }
 
 /// `PUT /v1/games/{id}/state` (admin): restore a saved state; a bad state is a 422.

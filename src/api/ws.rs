@@ -108,7 +108,7 @@ pub async fn connect(
     query: web::Query<WsQuery>,
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let game = state.games.get(&id).map_err(ApiError::from)?;
+    let game = state.games.get(&id).await.map_err(ApiError::from)?;
     let client = client_key(&req, &state.config.auth, false)?;
     let permit = state
         .admission

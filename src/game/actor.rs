@@ -1,12 +1,18 @@
 //! `GameActor`: one actix actor per game. Every request is one [`Envelope`] handled
 //! atomically: establish the caller once, check what the request needs, validate, apply, bump
 //! the version, publish the event, re-arm the idle timer. A rejected request changes nothing.
+//!
+//! With a store, a change is written before anyone hears of it: its event and the request's
+//! answer are held until the write is committed, and requests that come meanwhile wait, so that
+//! no one ever sees a change that a crash could take back.
 
-use std::{sync::Arc, time::Duration};
+use std::{collections::VecDeque, sync::Arc, time::Duration};
 
-use actix::{Actor, ActorContext, AsyncContext, Context, Handler, SpawnHandle};
+use actix::{
+    Actor, ActorContext, ActorFutureExt, AsyncContext, Context, Handler, SpawnHandle, WrapFuture,
+};
 use chessd_core::{
-    game::{DrawPolicy, Game, PlayedMove},
+    game::{Game, PlayedMove},
     pgn, Color, FenMode, Position,
 };
 use tokio::sync::mpsc;
@@ -17,7 +23,7 @@ mod engine;
 use crate::{
     admission::Permit,
     game::{
-        clock::{Clock, TimeControl},
+        clock::Clock,
         command::{
             Action, ActionReply, Caller, Envelope, GameSnapshot, MoveInput, Request, Subscription,
         },
@@ -25,10 +31,15 @@ use crate::{
         engines::{EngineFactory, StartedEngine},
         events::{EventFrame, EventKind, EventLog},
         hooks::{Hooks, StopReason, TerminateInfo},
+        journal::{Entry, StoredOptions},
+        secrets::SecretDigests,
         state::{SavedClock, SavedState},
         GameError,
     },
+    store::{Store, WriteOp},
 };
+
+pub use crate::game::{options::GameOptions, secrets::Secrets};
 
 /// Called with a game's id when its actor stops (the registry forgets it).
 pub type OnStop = Arc<dyn Fn(Uuid) + Send + Sync>;
@@ -44,45 +55,8 @@ pub struct GameEnv {
     pub engines: EngineFactory,
     /// Told when a game's actor stops.
     pub on_stop: OnStop,
-}
-
-/// A game's options.
-#[derive(Clone, Debug)]
-pub struct GameOptions {
-    /// Stop after this long without a message (`None`: never).
-    pub idle_timeout: Option<Duration>,
-    /// Stop with reason `abandoned` when no move is played this long after creation (`None`:
-    /// never).
-    pub abandon_after: Option<Duration>,
-    /// POSTed to when the game's actor stops.
-    pub webhook: Option<url::Url>,
-    /// Clocks, when the game is timed.
-    pub time_control: Option<TimeControl>,
-    /// Draw rules.
-    pub draw_policy: DrawPolicy,
-}
-
-/// The secrets handed out at creation.
-#[derive(Clone, Debug)]
-pub struct Secrets {
-    /// White's seat.
-    pub white: String,
-    /// Black's seat.
-    pub black: String,
-    /// The game's administrator.
-    pub admin: String,
-}
-
-impl Secrets {
-    /// Three fresh random secrets.
-    pub fn generate() -> Secrets {
-        let token = || Uuid::new_v4().simple().to_string();
-        Secrets {
-            white: token(),
-            black: token(),
-            admin: token(),
-        }
-    }
+    /// Where games are kept.
+    pub store: Store,
 }
 
 /// One game.
@@ -90,7 +64,7 @@ pub struct GameActor {
     id: Uuid,
     game: Game,
     options: GameOptions,
-    secrets: Secrets,
+    secrets: SecretDigests,
     clock: Option<Clock>,
     draw_offer: Option<Color>,
     subscribers: Vec<(u64, mpsc::Sender<Arc<EventFrame>>)>,
@@ -110,7 +84,26 @@ pub struct GameActor {
     moved: bool,
     /// When the game was created.
     created: std::time::SystemTime,
+    /// The game's row in the store, when the store keeps games.
+    stored: Option<i64>,
+    /// The result last written to the store (the games row's `status`).
+    stored_result: chessd_core::game::GameResult,
+    /// Writes sent to the store and not yet committed. While there are any, new requests wait
+    /// in the backlog, and events and answers are held.
+    in_flight: usize,
+    /// Events waiting for their commit before they go to subscribers.
+    held: VecDeque<Arc<EventFrame>>,
+    /// Answers waiting for the commit of what they report.
+    answers: VecDeque<HeldAnswer>,
+    /// The actor stops once the writes in flight are committed.
+    stopping: bool,
+    /// Requests that came while writes were in flight: handled, in order, once they are
+    /// committed, so that every request sees only committed state.
+    backlog: VecDeque<Envelope>,
 }
+
+/// An answer held until the writes before it are committed; told the error if one failed.
+type HeldAnswer = Box<dyn FnOnce(Option<&str>)>;
 
 impl GameActor {
     /// A new game actor (not started). `opponent`, an engine already started, is attached
@@ -119,7 +112,7 @@ impl GameActor {
         id: Uuid,
         game: Game,
         options: GameOptions,
-        secrets: Secrets,
+        secrets: SecretDigests,
         env: Arc<GameEnv>,
         permit: Option<Permit>,
         opponent: Option<(StartedEngine, Opponent)>,
@@ -147,24 +140,129 @@ impl GameActor {
             permit,
             moved,
             created: std::time::SystemTime::now(),
+            stored: None,
+            stored_result: chessd_core::game::GameResult::Ongoing,
+            in_flight: 0,
+            held: VecDeque::new(),
+            answers: VecDeque::new(),
+            stopping: false,
+            backlog: VecDeque::new(),
+        }
+    }
+
+    /// Sends `value` to `reply` now, or once the writes in flight are committed (with the
+    /// store's error instead if one fails).
+    pub(super) fn answer<T: 'static>(
+        &mut self,
+        reply: crate::game::command::Reply<T>,
+        value: Result<T, GameError>,
+    ) {
+        if self.in_flight == 0 {
+            let _ = reply.send(value);
+            return;
+        }
+        self.answers.push_back(Box::new(move |failure| {
+            let _ = reply.send(match failure {
+                Some(e) => Err(GameError::Store(e.to_string())),
+                None => value,
+            });
+        }));
+    }
+
+    /// Sends `op` to the store. Until it is committed, new requests wait in the backlog
+    /// (timers and engine output go on).
+    fn write(&mut self, op: WriteOp, ctx: &mut Context<Self>) {
+        self.in_flight += 1;
+        let committed = self.env.store.write(op);
+        ctx.spawn(
+            committed
+                .into_actor(self)
+                .map(|result, act, ctx| act.on_commit(result.map(|_| ()), ctx)),
+        );
+    }
+
+    /// A write came back: on success, releases the events and (when nothing else is in
+    /// flight) the answers it held; on failure the actor stops, so that the game comes back
+    /// from what the store holds.
+    fn on_commit(&mut self, result: Result<(), crate::store::StoreError>, ctx: &mut Context<Self>) {
+        self.in_flight -= 1;
+        match result {
+            Ok(()) => {
+                if self.in_flight == 0 {
+                    while let Some(frame) = self.held.pop_front() {
+                        self.broadcast(frame);
+                    }
+                    while let Some(answer) = self.answers.pop_front() {
+                        answer(None);
+                    }
+                    if self.stopping {
+                        ctx.stop();
+                        return;
+                    }
+                    // Requests that came meanwhile, in order, until one writes again.
+                    while self.in_flight == 0 {
+                        let Some(envelope) = self.backlog.pop_front() else {
+                            break;
+                        };
+                        self.handle(envelope, ctx);
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::error!(game = %self.id, error = %e, "store write failed; the game stops");
+                let error = e.to_string();
+                self.held.clear();
+                while let Some(answer) = self.answers.pop_front() {
+                    answer(Some(&error));
+                }
+                while let Some(envelope) = self.backlog.pop_front() {
+                    refuse(envelope.request, GameError::Store(error.clone()));
+                }
+                self.stop_reason = StopReason::StoreFailed;
+                ctx.stop();
+            }
+        }
+    }
+
+    /// Stops the actor for `reason`. A stop that ends the game is stored first, so that the
+    /// game cannot come back from the store once the stop is answered.
+    fn end_actor(&mut self, reason: StopReason, ctx: &mut Context<Self>) {
+        self.stop_reason = reason;
+        match self.stored {
+            Some(game) if reason.ends_the_game() => {
+                self.stopping = true;
+                let now_ms = crate::store::now_ms();
+                self.write(WriteOp::Stop { game, now_ms }, ctx);
+            }
+            _ => ctx.stop(),
+        }
+    }
+
+    /// Sends an event to every subscriber.
+    fn broadcast(&mut self, frame: Arc<EventFrame>) {
+        // A subscriber whose queue is full or closed is dropped; it reconnects and catches up.
+        self.subscribers
+            .retain(|(_, tx)| tx.try_send(frame.clone()).is_ok());
+    }
+
+    /// Writes the game's options to the store (after a change).
+    fn write_options(&mut self, ctx: &mut Context<Self>) {
+        if let Some(game) = self.stored {
+            let options =
+                serde_json::to_string(&StoredOptions::of(&self.options)).unwrap_or_default();
+            self.write(
+                WriteOp::Options {
+                    game,
+                    options,
+                    now_ms: crate::store::now_ms(),
+                },
+                ctx,
+            );
         }
     }
 
     fn caller(&self, token: Option<&str>) -> Caller {
-        let Some(token) = token else {
-            return Caller::Anonymous;
-        };
-        let eq =
-            |secret: &str| constant_time_eq::constant_time_eq(secret.as_bytes(), token.as_bytes());
-        if eq(&self.secrets.admin) {
-            Caller::Admin
-        } else if eq(&self.secrets.white) {
-            Caller::Seat(Color::White)
-        } else if eq(&self.secrets.black) {
-            Caller::Seat(Color::Black)
-        } else {
-            Caller::Anonymous
-        }
+        self.secrets.caller(token)
     }
 
     fn snapshot(&self) -> GameSnapshot {
@@ -190,8 +288,7 @@ impl GameActor {
         }
         if let Some(idle) = self.options.idle_timeout {
             self.idle_timer = Some(ctx.run_later(idle, |act, ctx| {
-                act.stop_reason = StopReason::IdleTimeout;
-                ctx.stop();
+                act.end_actor(StopReason::IdleTimeout, ctx);
             }));
         }
     }
@@ -220,7 +317,7 @@ impl GameActor {
             return false;
         };
         if self.game.flag(loser).is_ok() {
-            self.end_without_move(now);
+            self.end_without_move(now, ctx);
             self.after_game_change(ctx);
             self.release_engine_if_over();
         }
@@ -228,19 +325,24 @@ impl GameActor {
     }
 
     /// Stops the clocks and publishes the end of a game decided without a move.
-    fn end_without_move(&mut self, now: std::time::Instant) {
+    fn end_without_move(&mut self, now: std::time::Instant, ctx: &mut Context<Self>) {
         if let Some(c) = self.clock.as_mut() {
             c.stop(now);
         }
         self.draw_offer = None;
         let clocks = self.clock.as_ref().map(|c| c.view(now));
-        self.publish(EventKind::GameEnd {
-            status: self.game.status().clone(),
-            clocks,
-        });
+        self.publish(
+            EventKind::GameEnd {
+                status: self.game.status().clone(),
+                clocks,
+            },
+            ctx,
+        );
     }
 
-    fn publish(&mut self, event: EventKind) {
+    /// Publishes a change of the game under the next version. With a store, the change is
+    /// written first: the event goes out, and the request's answer with it, once committed.
+    fn publish(&mut self, event: EventKind, ctx: &mut Context<Self>) {
         // Every change of the game is published: a finished game stops counting against its
         // creator's unfinished games here, whichever way it ended.
         if self.game.is_over() {
@@ -248,9 +350,28 @@ impl GameActor {
         }
         let frame = self.log.push(&event);
         crate::metrics::count_event();
-        // A subscriber whose queue is full or closed is dropped; it reconnects and catches up.
-        self.subscribers
-            .retain(|(_, tx)| tx.try_send(frame.clone()).is_ok());
+        let Some(game) = self.stored else {
+            self.broadcast(frame);
+            return;
+        };
+        let Some(entry) = Entry::for_event(&event, || self.saved_state()) else {
+            self.broadcast(frame);
+            return;
+        };
+        let result = self.game.status().result;
+        let status = (result != self.stored_result).then(|| {
+            self.stored_result = result;
+            crate::game::state::result_name(result).to_string()
+        });
+        let op = WriteOp::Append {
+            game,
+            version: frame.version as i64,
+            body: serde_json::to_string(&entry).unwrap_or_default(),
+            status,
+            now_ms: crate::store::now_ms(),
+        };
+        self.held.push_back(frame);
+        self.write(op, ctx);
     }
 
     /// The seat of a caller whose request needs a seat (checked before it is handled).
@@ -308,20 +429,23 @@ impl GameActor {
         }
         if self.draw_offer == Some(!turn) {
             self.draw_offer = None;
-            self.publish(EventKind::DrawDeclined { by: turn });
+            self.publish(EventKind::DrawDeclined { by: turn }, ctx);
         }
         if self.game.is_over() {
             self.draw_offer = None;
         }
         let clocks = self.clock.as_ref().map(|c| c.view(now));
-        self.publish(EventKind::Move {
-            ply: self.game.history().len(),
-            uci: played.uci.clone(),
-            san: played.san.clone(),
-            fen: self.game.position().fen(),
-            status: self.game.status().clone(),
-            clocks,
-        });
+        self.publish(
+            EventKind::Move {
+                ply: self.game.history().len(),
+                uci: played.uci.clone(),
+                san: played.san.clone(),
+                fen: self.game.position().fen(),
+                status: self.game.status().clone(),
+                clocks,
+            },
+            ctx,
+        );
         self.arm_flag_timer(ctx);
         Ok(played)
     }
@@ -349,10 +473,13 @@ impl GameActor {
             }
         }
         self.log.clear_history();
-        self.publish(EventKind::Reset {
-            fen: self.game.position().fen(),
-            status: self.game.status().clone(),
-        });
+        self.publish(
+            EventKind::Reset {
+                fen: self.game.position().fen(),
+                status: self.game.status().clone(),
+            },
+            ctx,
+        );
         self.arm_flag_timer(ctx);
     }
 
@@ -382,7 +509,7 @@ impl GameActor {
                     }
                 };
                 self.game.resign(loser)?;
-                self.end_without_move(now);
+                self.end_without_move(now, ctx);
             }
             Action::OfferDraw => {
                 let by = Self::seat_of(caller)?;
@@ -391,10 +518,10 @@ impl GameActor {
                 }
                 if self.draw_offer == Some(!by) {
                     self.game.draw_by_agreement()?;
-                    self.end_without_move(now);
+                    self.end_without_move(now, ctx);
                 } else if self.draw_offer != Some(by) {
                     self.draw_offer = Some(by);
-                    self.publish(EventKind::DrawOffered { by });
+                    self.publish(EventKind::DrawOffered { by }, ctx);
                 }
             }
             Action::AcceptDraw => {
@@ -403,7 +530,7 @@ impl GameActor {
                     return Err(GameError::NoDrawOffer);
                 }
                 self.game.draw_by_agreement()?;
-                self.end_without_move(now);
+                self.end_without_move(now, ctx);
             }
             Action::DeclineDraw => {
                 let by = Self::seat_of(caller)?;
@@ -411,19 +538,19 @@ impl GameActor {
                     return Err(GameError::NoDrawOffer);
                 }
                 self.draw_offer = None;
-                self.publish(EventKind::DrawDeclined { by });
+                self.publish(EventKind::DrawDeclined { by }, ctx);
             }
             Action::ClaimDraw => {
                 self.game.claim_draw()?;
-                self.end_without_move(now);
+                self.end_without_move(now, ctx);
             }
             Action::SetDraw(note) => {
                 self.game.set_draw(note)?;
-                self.end_without_move(now);
+                self.end_without_move(now, ctx);
             }
             Action::SetWinner(color, note) => {
                 self.game.set_winner(color, note)?;
-                self.end_without_move(now);
+                self.end_without_move(now, ctx);
             }
             Action::LoadFen(fen) => {
                 let pos = Position::from_fen(&fen, FenMode::Strict)?;
@@ -447,6 +574,7 @@ impl GameActor {
                     .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
                 self.options.time_control = clock.as_ref().map(Clock::control);
                 self.options.draw_policy = game.policy();
+                self.write_options(ctx);
                 self.reinitialise(game, clock, state.draw_offer, ctx);
             }
             Action::SetOptions(patch) => {
@@ -466,17 +594,17 @@ impl GameActor {
                     self.options.draw_policy = policy;
                     self.game = game;
                     if self.game.is_over() {
-                        self.end_without_move(now);
+                        self.end_without_move(now, ctx);
                     }
                 }
                 if let Some(secs) = patch.idle_timeout_secs {
                     self.options.idle_timeout = (secs > 0).then(|| Duration::from_secs(secs));
                     self.touch(ctx);
                 }
+                self.write_options(ctx);
             }
             Action::Stop => {
-                self.stop_reason = StopReason::Stopped;
-                ctx.stop();
+                self.end_actor(StopReason::Stopped, ctx);
             }
         }
         Ok(None)
@@ -498,14 +626,15 @@ impl Actor for GameActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         self.touch(ctx);
+        // A game resumed from the store with its clock running.
+        self.arm_flag_timer(ctx);
         if let Some((started, opponent)) = self.pending_opponent.take() {
             self.install_engine(started, Some(opponent), ctx);
         }
         if let Some(after) = self.options.abandon_after {
             ctx.run_later(after, |act, ctx| {
                 if !act.moved {
-                    act.stop_reason = StopReason::Abandoned;
-                    ctx.stop();
+                    act.end_actor(StopReason::Abandoned, ctx);
                 }
             });
         }
@@ -515,10 +644,20 @@ impl Actor for GameActor {
         // Dropping the engine's handle quits it.
         self.engine.attached = None;
         (self.env.on_stop)(self.id);
-        self.publish(EventKind::Stopped {
+        // Not a change of the game: it bumps no version, and a game that stays in the store
+        // (server shutdown, a failed write) comes back at the version it had.
+        let stopped = self.log.transient(&EventKind::Stopped {
             reason: self.stop_reason.as_str().to_string(),
         });
+        self.broadcast(stopped);
         self.subscribers.clear();
+        // A game that the store keeps comes back after a shutdown or a failed write; any
+        // other stop ends it (in memory, a shutdown ends it too).
+        let ends = self.stop_reason.ends_the_game() || self.stored.is_none();
+        if !ends {
+            tracing::info!(game = %self.id, reason = self.stop_reason.as_str(), "game left memory");
+            return;
+        }
         let info = TerminateInfo {
             id: self.id,
             reason: self.stop_reason,
@@ -535,6 +674,10 @@ impl Handler<Envelope> for GameActor {
     /// The one entry of every request: the caller is established and the request's need
     /// checked here, once, before anything is done.
     fn handle(&mut self, msg: Envelope, ctx: &mut Context<Self>) {
+        if self.in_flight > 0 || self.stopping {
+            self.backlog.push_back(msg);
+            return;
+        }
         if !matches!(msg.request, Request::Shutdown | Request::Unsubscribe(_)) {
             self.touch(ctx);
         }
@@ -546,13 +689,14 @@ impl Handler<Envelope> for GameActor {
         }
         match msg.request {
             Request::Snapshot(reply) => {
-                let _ = reply.send(Ok(self.snapshot()));
+                self.answer(reply, Ok(self.snapshot()));
             }
             Request::SavedState(reply) => {
-                let _ = reply.send(Ok(self.saved_state()));
+                self.answer(reply, Ok(self.saved_state()));
             }
             Request::Act(action, reply) => {
-                let _ = reply.send(self.handle_action(caller, action, ctx));
+                let answer = self.handle_action(caller, action, ctx);
+                self.answer(reply, answer);
             }
             Request::Subscribe {
                 since,
@@ -563,24 +707,26 @@ impl Handler<Envelope> for GameActor {
                 let id = self.next_subscriber;
                 self.subscribers.push((id, events));
                 let missed = since.and_then(|v| self.log.since(v));
-                let _ = reply.send(Ok(Subscription {
-                    id,
-                    caller,
-                    snapshot: self.snapshot(),
-                    missed,
-                }));
+                self.answer(
+                    reply,
+                    Ok(Subscription {
+                        id,
+                        caller,
+                        snapshot: self.snapshot(),
+                        missed,
+                    }),
+                );
             }
             Request::Unsubscribe(id) => {
                 self.touch(ctx);
                 self.subscribers.retain(|(sid, _)| *sid != id);
             }
             Request::Shutdown => {
-                self.stop_reason = StopReason::Shutdown;
-                ctx.stop();
+                self.end_actor(StopReason::Shutdown, ctx);
             }
             Request::Engine(action, reply) => self.handle_engine(caller, action, reply, ctx),
             Request::Authorize(_, reply) => {
-                let _ = reply.send(Ok(()));
+                self.answer(reply, Ok(()));
             }
         }
     }
@@ -625,17 +771,78 @@ impl GameActor {
     }
 }
 
-/// Starts a game actor for `game`. `permit` is its place among its creator's unfinished
-/// games; `opponent`, an engine already started, becomes the game's opponent.
-pub fn start_game(
+/// What a new game actor starts from.
+pub struct ActorStart {
+    /// The game's id.
+    pub id: Uuid,
+    /// The game.
+    pub game: Game,
+    /// Its options.
+    pub options: GameOptions,
+    /// Digests of its secrets.
+    pub secrets: SecretDigests,
+    /// Its row in the store (`None` in memory).
+    pub stored: Option<i64>,
+    /// Its place among its creator's unfinished games.
+    pub permit: Option<Permit>,
+    /// An engine already started, to become the game's opponent.
+    pub opponent: Option<(StartedEngine, Opponent)>,
+}
+
+/// Starts a game actor.
+pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor> {
+    let mut actor = GameActor::new(
+        start.id,
+        start.game,
+        start.options,
+        start.secrets,
+        env,
+        start.permit,
+        start.opponent,
+    );
+    actor.stored = start.stored;
+    actor.start()
+}
+
+/// Brings a stored game back into memory: its journal replayed through the rules, its clocks
+/// resumed as they stood, its events kept for clients that catch up.
+pub fn resume_game(
     env: Arc<GameEnv>,
-    game: Game,
-    options: GameOptions,
-    permit: Option<Permit>,
-    opponent: Option<(StartedEngine, Opponent)>,
-) -> (Uuid, Secrets, actix::Addr<GameActor>) {
-    let id = Uuid::new_v4();
-    let secrets = Secrets::generate();
-    let actor = GameActor::new(id, game, options, secrets.clone(), env, permit, opponent);
-    (id, secrets, actor.start())
+    stored: crate::store::StoredGame,
+) -> Result<actix::Addr<GameActor>, GameError> {
+    let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+        GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
+    };
+    let secrets = SecretDigests::from_bytes(&stored.secrets)
+        .ok_or_else(|| corrupt("secrets", &"not 96 bytes"))?;
+    let setup: SavedState =
+        serde_json::from_str(&stored.setup).map_err(|e| corrupt("setup", &e))?;
+    let options: StoredOptions =
+        serde_json::from_str(&stored.options).map_err(|e| corrupt("options", &e))?;
+    let entries = stored
+        .entries
+        .iter()
+        .map(|e| {
+            serde_json::from_str::<Entry>(&e.body)
+                .map(|entry| (e.version as u64, entry))
+                .map_err(|err| corrupt(&format!("version {}", e.version), &err))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let replayed = crate::game::journal::replay(
+        &setup,
+        options.draw_policy,
+        &entries,
+        env.event_history,
+        std::time::Instant::now(),
+    )?;
+    let options = options.options();
+    let mut actor = GameActor::new(stored.id, replayed.game, options, secrets, env, None, None);
+    actor.clock = replayed.clock;
+    actor.draw_offer = replayed.draw_offer;
+    actor.log = replayed.log;
+    actor.moved = actor.moved || !entries.is_empty();
+    actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
+    actor.stored = Some(stored.seq);
+    actor.stored_result = actor.game.status().result;
+    Ok(actor.start())
 }

@@ -63,6 +63,10 @@ pub enum GameError {
     /// The client may not spend more (its rate or quota, or the server's totals).
     #[error(transparent)]
     Admission(#[from] AdmissionError),
+    /// The store could not keep a change: it was not made (the game comes back from the
+    /// store at the next request).
+    #[error("the change could not be stored, so it was not made: {0}")]
+    Store(String),
     /// Something went wrong inside the server.
     #[error("{0}")]
     Internal(String),

@@ -28,6 +28,8 @@ pub enum StopReason {
     Shutdown,
     /// No move was played within `games.abandon_after_secs` of the game's creation.
     Abandoned,
+    /// A write to the store failed: the game leaves memory and comes back from the store.
+    StoreFailed,
 }
 
 impl StopReason {
@@ -38,7 +40,14 @@ impl StopReason {
             StopReason::Stopped => "stopped",
             StopReason::Shutdown => "shutdown",
             StopReason::Abandoned => "abandoned",
+            StopReason::StoreFailed => "store_failed",
         }
+    }
+
+    /// Whether the stop ends the game for good (else, with a store, the game comes back from
+    /// it at the next request).
+    pub fn ends_the_game(self) -> bool {
+        !matches!(self, StopReason::Shutdown | StopReason::StoreFailed)
     }
 }
 

@@ -15,7 +15,10 @@ pub mod error;
 pub mod events;
 pub mod handle;
 pub mod hooks;
+pub mod journal;
+pub mod options;
 pub mod registry;
+pub mod secrets;
 pub mod service;
 pub mod state;
 

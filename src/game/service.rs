@@ -5,25 +5,31 @@
 use std::sync::Arc;
 
 use chessd_core::game::Game;
+use dashmap::DashMap;
 use uuid::Uuid;
 
 use crate::{
     admission::{Admission, ClientKey},
     game::{
-        actor::{start_game, GameEnv, GameOptions, Secrets},
+        actor::{resume_game, start_game, ActorStart, GameEnv, GameOptions, Secrets},
         command::OpponentSpec,
         engines::EngineFactory,
         hooks::Hooks,
+        journal::{setup_of, StoredOptions},
         registry::GameRegistry,
+        state::result_name,
         GameError, GameHandle,
     },
+    store::{NewGameRow, Store, WriteOp},
 };
 
-/// Every live game, and what creating one needs.
+/// Every game: those in memory, and (through the store) those that are not.
 pub struct Games {
     registry: Arc<GameRegistry>,
     env: Arc<GameEnv>,
     admission: Admission,
+    /// Games being brought back from the store, so that two requests load a game once.
+    loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
 }
 
 /// A game to create.
@@ -37,13 +43,14 @@ pub struct NewGame {
 }
 
 impl Games {
-    /// No games yet; at most `max_games` at once.
+    /// No games in memory yet; at most `max_games` at once. Games are kept in `store`.
     pub fn new(
         max_games: usize,
         hooks: Arc<Hooks>,
         event_history: usize,
         engines: EngineFactory,
         admission: Admission,
+        store: Store,
     ) -> Games {
         let registry = Arc::new(GameRegistry::new(max_games));
         let forget = Arc::clone(&registry);
@@ -52,18 +59,52 @@ impl Games {
             event_history,
             engines,
             on_stop: Arc::new(move |id| forget.remove(&id)),
+            store,
         };
         Games {
             registry,
             env: Arc::new(env),
             admission,
+            loading: DashMap::new(),
         }
     }
 
-    /// The game with this id (text from a URL).
-    pub fn get(&self, raw_id: &str) -> Result<GameHandle, GameError> {
+    /// The game with this id (text from a URL): in memory, or brought back from the store.
+    pub async fn get(&self, raw_id: &str) -> Result<GameHandle, GameError> {
         let id = Uuid::parse_str(raw_id).map_err(|_| GameError::NotFound(raw_id.to_string()))?;
-        self.registry.get(&id)
+        if let Ok(handle) = self.registry.get(&id) {
+            return Ok(handle);
+        }
+        if !self.env.store.is_durable() {
+            return Err(GameError::NotFound(id.to_string()));
+        }
+        // One loader per game; the others wait for it and then find the game in memory.
+        let lock = self.loading.entry(id).or_default().clone();
+        let _loading = lock.lock().await;
+        let found = match self.registry.get(&id) {
+            Ok(handle) => Ok(handle),
+            Err(_) => self.load(id).await,
+        };
+        self.loading.remove_if(&id, |_, l| Arc::ptr_eq(l, &lock));
+        found
+    }
+
+    /// Brings a stored game back into memory.
+    async fn load(&self, id: Uuid) -> Result<GameHandle, GameError> {
+        let reservation = self.registry.reserve()?;
+        let stored = self
+            .env
+            .store
+            .load_game(&id)
+            .await
+            .map_err(|e| GameError::Store(e.to_string()))?
+            .filter(|g| g.live)
+            .ok_or_else(|| GameError::NotFound(id.to_string()))?;
+        let addr = resume_game(Arc::clone(&self.env), stored)?;
+        let handle = GameHandle::new(id, addr);
+        self.registry.insert(reservation, handle.clone());
+        tracing::info!(game = %id, "game brought back from the store");
+        Ok(handle)
     }
 
     /// Creates a game for `client`. Every place the game needs is taken before anything is
@@ -85,16 +126,49 @@ impl Games {
             )),
             None => None,
         };
-        let (id, secrets, addr) = start_game(
+        let id = Uuid::new_v4();
+        let secrets = Secrets::generate();
+        let digests = secrets.digests();
+        // The game exists once it is stored: its creation is acknowledged after the commit.
+        let stored = if self.env.store.is_durable() {
+            let row = NewGameRow {
+                id,
+                created_ms: crate::store::now_ms(),
+                secrets: digests.to_bytes(),
+                setup: json(&setup_of(&new.game, new.options.time_control))?,
+                options: json(&StoredOptions::of(&new.options))?,
+                status: result_name(new.game.status().result).to_string(),
+            };
+            let seq = self
+                .env
+                .store
+                .write(WriteOp::Create(row))
+                .await
+                .map_err(|e| GameError::Store(e.to_string()))?;
+            Some(seq)
+        } else {
+            None
+        };
+        let addr = start_game(
             Arc::clone(&self.env),
-            new.game,
-            new.options,
-            Some(permit),
-            opponent,
+            ActorStart {
+                id,
+                game: new.game,
+                options: new.options,
+                secrets: digests,
+                stored,
+                permit: Some(permit),
+                opponent,
+            },
         );
         let handle = GameHandle::new(id, addr);
         self.registry.insert(reservation, handle.clone());
         Ok((handle, secrets))
+    }
+
+    /// The store games are kept in.
+    pub fn store(&self) -> &Store {
+        &self.env.store
     }
 
     /// The engine factory games use.
@@ -123,4 +197,8 @@ impl Games {
             game.shutdown();
         }
     }
+}
+
+fn json(value: &impl serde::Serialize) -> Result<String, GameError> {
+    serde_json::to_string(value).map_err(|e| GameError::Internal(e.to_string()))
 }

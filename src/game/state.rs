@@ -183,7 +183,7 @@ fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), GameError> {
 }
 
 /// The JSON name of a result.
-fn result_name(r: GameResult) -> &'static str {
+pub(crate) fn result_name(r: GameResult) -> &'static str {
     match r {
         GameResult::Ongoing => "ongoing",
         GameResult::WhiteWins => "white_wins",

@@ -67,6 +67,32 @@ type Service = Box<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Answer
 /// The app in process, with request helpers.
 pub struct TestApp {
     service: Service,
+    /// The SQLite file made for this app, deleted on drop.
+    scratch: Option<std::path::PathBuf>,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(path) = &self.scratch {
+            super::remove_sqlite(path);
+        }
+    }
+}
+
+/// State for `config`, kept in a fresh SQLite file (returned, to delete) unless the
+/// configuration names a store other than the default.
+pub async fn scratch_state(
+    mut config: Config,
+    callback: Option<chessd::TerminateCallback>,
+) -> (AppState, Option<std::path::PathBuf>) {
+    let scratch = (config.store.url == Config::defaults().store.url).then(super::scratch_store);
+    if let Some(path) = &scratch {
+        config.store.url = format!("sqlite://{}", path.display());
+    }
+    let state = AppState::open(config, callback)
+        .await
+        .expect("the store opens");
+    (state, scratch)
 }
 
 impl TestApp {
@@ -82,12 +108,24 @@ impl TestApp {
         TestApp::new(config).await
     }
 
-    /// The app with a configuration.
+    /// The app with a configuration (its games kept in a fresh SQLite file unless the
+    /// configuration names another store).
     pub async fn new(config: Config) -> TestApp {
-        TestApp::with_state(AppState::new(config, None)).await
+        TestApp::with_callback(config, None).await
     }
 
-    /// The app over a state built by the caller (for a terminate callback, say).
+    /// The app with a configuration and an in-process terminate callback.
+    pub async fn with_callback(
+        config: Config,
+        callback: Option<chessd::TerminateCallback>,
+    ) -> TestApp {
+        let (state, scratch) = scratch_state(config, callback).await;
+        let mut app = TestApp::with_state(state).await;
+        app.scratch = scratch;
+        app
+    }
+
+    /// The app over a state built by the caller.
     pub async fn with_state(state: AppState) -> TestApp {
         let state = web::Data::new(state);
         let inner = Rc::new(test::init_service(App::new().configure(configure_app(state))).await);
@@ -105,7 +143,10 @@ impl TestApp {
                 }
             })
         });
-        TestApp { service }
+        TestApp {
+            service,
+            scratch: None,
+        }
     }
 
     /// Sends a request; returns the whole answer.

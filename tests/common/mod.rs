@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod app;
+pub mod postgres;
 
 use std::{
     io::{BufRead, BufReader},
@@ -12,11 +13,29 @@ use std::{
 
 use serde_json::Value;
 
-/// A running server process; killed on drop.
+/// A running server process; killed on drop (and its scratch store deleted).
 pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT`
     pub base: String,
+    /// The SQLite file made for this server, when the test named no store.
+    scratch: Option<std::path::PathBuf>,
+}
+
+/// A fresh SQLite file under the tests' scratch directory (`target/tmp/stores`).
+pub fn scratch_store() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("stores")
+        .join(format!("{}.sqlite", uuid::Uuid::new_v4().simple()))
+}
+
+/// Deletes an SQLite file with its WAL and shared-memory files.
+pub fn remove_sqlite(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let _ = std::fs::remove_file(file);
+    }
 }
 
 impl Server {
@@ -41,6 +60,11 @@ impl Server {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        // Unless the test names one, each server keeps its games in a store of its own.
+        let scratch = (!env.iter().any(|(k, _)| *k == "CHESSD_STORE__URL")).then(scratch_store);
+        if let Some(path) = &scratch {
+            cmd.env("CHESSD_STORE__URL", format!("sqlite://{}", path.display()));
+        }
         let mut child = cmd.spawn().expect("start chessd");
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
@@ -54,7 +78,11 @@ impl Server {
             .to_string();
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server { child, base }
+        Server {
+            child,
+            base,
+            scratch,
+        }
     }
 
     /// The server's process id.
@@ -89,6 +117,9 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(path) = &self.scratch {
+            remove_sqlite(path);
+        }
     }
 }
 

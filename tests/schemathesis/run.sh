@@ -20,6 +20,9 @@ BIN="$PWD/target/debug/chessd"
 
 LOG="$REPORT_DIR/chessd.log"
 ADDR_FILE="$REPORT_DIR/chessd.out"
+# A fresh store for each run (the default, SQLite), kept with the report.
+rm -f "$REPORT_DIR"/chessd.sqlite*
+CHESSD_STORE__URL="sqlite://$REPORT_DIR/chessd.sqlite" \
 RUST_LOG=warn "$BIN" serve --bind 127.0.0.1:0 --config tests/schemathesis/chessd.toml \
   >"$ADDR_FILE" 2>"$LOG" &
 SERVER_PID=$!

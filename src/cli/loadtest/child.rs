@@ -14,11 +14,20 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Clock ticks per second in `/proc/<pid>/stat` (`USER_HZ`, 100 on every Linux ABI).
 const USER_HZ: f64 = 100.0;
 
-/// A running `chessd serve` child; killed on drop.
+/// A running `chessd serve` child; killed on drop (and its scratch store deleted).
 pub struct ChildServer {
     child: Child,
     /// `http://127.0.0.1:PORT`
     pub base: String,
+    /// The SQLite file made for this run, when the caller named no store.
+    scratch: Option<std::path::PathBuf>,
+}
+
+/// A fresh SQLite file under the system's temporary directory.
+fn scratch_store() -> std::path::PathBuf {
+    std::env::temp_dir()
+        .join("chessd-loadtest")
+        .join(format!("{}.sqlite", uuid::Uuid::new_v4().simple()))
 }
 
 impl ChildServer {
@@ -41,6 +50,12 @@ impl ChildServer {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        // Unless told otherwise, the server keeps its games in a store of its own (the
+        // default, SQLite), never in the working directory's.
+        let scratch = (!env.iter().any(|(k, _)| *k == "CHESSD_STORE__URL")).then(scratch_store);
+        if let Some(path) = &scratch {
+            cmd.env("CHESSD_STORE__URL", format!("sqlite://{}", path.display()));
+        }
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start chessd serve: {e}"))?;
@@ -59,6 +74,7 @@ impl ChildServer {
         let mut server = ChildServer {
             child,
             base: String::new(),
+            scratch,
         };
         let line = match rx.recv_timeout(START_TIMEOUT) {
             Ok(Some(Ok(line))) => line,
@@ -99,6 +115,18 @@ impl Drop for ChildServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(path) = &self.scratch {
+            remove_sqlite(path);
+        }
+    }
+}
+
+/// Deletes an SQLite file with its WAL and shared-memory files.
+fn remove_sqlite(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let _ = std::fs::remove_file(file);
     }
 }
 

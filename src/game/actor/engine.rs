@@ -59,10 +59,11 @@ impl GameActor {
                 self.attach_engine(client, name, fen, reply, ctx)
             }
             EngineAction::View => {
-                let _ = reply.send(self.engine.view().map(EngineReply::View));
+                self.answer(reply, self.engine.view().map(EngineReply::View));
             }
             EngineAction::Detach => {
-                let _ = reply.send(self.detach_engine().map(|()| EngineReply::Done));
+                let done = self.detach_engine().map(|()| EngineReply::Done);
+                self.answer(reply, done);
             }
             EngineAction::BestMove { limits, timeout } => {
                 self.best_move(limits, timeout, reply, ctx)
@@ -75,10 +76,10 @@ impl GameActor {
             EngineAction::Sync => self.sync_engine(reply, ctx),
             EngineAction::Raw { line, wait } => self.raw_command(line, wait, reply, ctx),
             EngineAction::StartAnalysis { multipv, limits } => {
-                let _ = reply.send(
-                    self.start_analysis(multipv, limits, ctx)
-                        .map(EngineReply::AnalysisStarted),
-                );
+                let started = self
+                    .start_analysis(multipv, limits, ctx)
+                    .map(EngineReply::AnalysisStarted);
+                self.answer(reply, started);
             }
             EngineAction::StopAnalysis => self.stop_analysis(reply, ctx),
         }
@@ -208,9 +209,10 @@ impl GameActor {
         ctx: &mut Context<Self>,
     ) {
         if self.engine.locks_game() {
-            let _ = reply.send(Err(busy_error(
-                "the engine is choosing a move for this game",
-            )));
+            self.answer(
+                reply,
+                Err(busy_error("the engine is choosing a move for this game")),
+            );
             return;
         }
         // A bad FEN is refused before anything is started.
@@ -219,7 +221,7 @@ impl GameActor {
             .map(|f| Position::from_fen(f, FenMode::Strict))
         {
             Some(Err(e)) => {
-                let _ = reply.send(Err(e.into()));
+                self.answer(reply, Err(e.into()));
                 return;
             }
             Some(Ok(pos)) => Some(pos),
@@ -238,7 +240,7 @@ impl GameActor {
                 act.install_engine(started, None, ctx);
                 act.engine.view().map(EngineReply::View)
             });
-            let _ = reply.send(answer);
+            act.answer(reply, answer);
         }));
     }
 
@@ -502,7 +504,7 @@ impl GameActor {
         let (engine, request, generation) = match start {
             Ok(s) => s,
             Err(e) => {
-                let _ = reply.send(Err(e));
+                self.answer(reply, Err(e));
                 return;
             }
         };
@@ -525,7 +527,7 @@ impl GameActor {
                     if let Err(e) = &answer {
                         act.report_engine_error(generation, e);
                     }
-                    let _ = reply.send(answer);
+                    act.answer(reply, answer);
                 }),
         );
     }
@@ -564,25 +566,28 @@ impl GameActor {
         let (player_move, limits) = match prepared {
             Ok(p) => p,
             Err(e) => {
-                let _ = reply.send(Err(e));
+                self.answer(reply, Err(e));
                 return;
             }
         };
         if self.game.is_over() {
             // The player's move ended the game: nothing for the engine to do.
             self.release_engine_if_over();
-            let _ = reply.send(Ok(EngineReply::Play(PlayReply {
-                player_move,
-                engine_move: None,
-                snapshot: self.snapshot(),
-            })));
+            self.answer(
+                reply,
+                Ok(EngineReply::Play(PlayReply {
+                    player_move,
+                    engine_move: None,
+                    snapshot: self.snapshot(),
+                })),
+            );
             return;
         }
         let (engine, request, generation) = match self.begin_search(Busy::Move, limits, None, None)
         {
             Ok(s) => s,
             Err(e) => {
-                let _ = reply.send(Err(e));
+                self.answer(reply, Err(e));
                 return;
             }
         };
@@ -607,7 +612,7 @@ impl GameActor {
                         }
                     };
                     act.engine_turn(ctx);
-                    let _ = reply.send(answer);
+                    act.answer(reply, answer);
                 }),
         );
     }
@@ -640,7 +645,7 @@ impl GameActor {
                 self.sync_engine(reply, ctx);
             }
             Err(e) => {
-                let _ = reply.send(Err(e));
+                self.answer(reply, Err(e));
             }
         }
     }
@@ -657,7 +662,7 @@ impl GameActor {
         {
             self.after_game_change(ctx);
             self.engine_turn(ctx);
-            let _ = reply.send(Ok(snapshot_reply(self)));
+            self.answer(reply, Ok(snapshot_reply(self)));
             return;
         }
         let position = self.position_spec();
@@ -665,14 +670,15 @@ impl GameActor {
         let a = match self.engine.attached() {
             Ok(a) => a,
             Err(e) => {
-                let _ = reply.send(Err(e));
+                self.answer(reply, Err(e));
                 return;
             }
         };
         if a.busy.is_some() {
-            let _ = reply.send(Err(busy_error(
-                "the engine is already searching for this game",
-            )));
+            self.answer(
+                reply,
+                Err(busy_error("the engine is already searching for this game")),
+            );
             return;
         }
         a.busy = Some(Busy::Sync);
@@ -689,7 +695,7 @@ impl GameActor {
                     Err(e)
                 }
             };
-            let _ = reply.send(answer);
+            act.answer(reply, answer);
         }));
     }
 
@@ -716,16 +722,20 @@ impl GameActor {
         let (engine, line) = match checked {
             Ok(c) => c,
             Err(e) => {
-                let _ = reply.send(Err(e));
+                self.answer(reply, Err(e));
                 return;
             }
         };
         if wait {
-            ctx.spawn(engine.send(line).into_actor(self).map(|result, _, _| {
-                let _ = reply.send(result.map(|()| EngineReply::Done).map_err(Into::into));
+            ctx.spawn(engine.send(line).into_actor(self).map(|result, act, _| {
+                act.answer(
+                    reply,
+                    result.map(|()| EngineReply::Done).map_err(Into::into),
+                );
             }));
         } else {
-            let _ = reply.send(
+            self.answer(
+                reply,
                 engine
                     .cast(line)
                     .map(|()| EngineReply::Done)
@@ -779,16 +789,19 @@ impl GameActor {
         let (running, engine, root, generation) = match started {
             Ok(s) => s,
             Err(e) => {
-                let _ = reply.send(Err(e));
+                self.answer(reply, Err(e));
                 return;
             }
         };
         if !running {
-            let _ = reply.send(Ok(EngineReply::AnalysisReport(AnalysisReport {
-                bestmove: None,
-                san: None,
-                lines: Vec::new(),
-            })));
+            self.answer(
+                reply,
+                Ok(EngineReply::AnalysisReport(AnalysisReport {
+                    bestmove: None,
+                    san: None,
+                    lines: Vec::new(),
+                })),
+            );
             return;
         }
         ctx.spawn(engine.stop().into_actor(self).map(move |result, act, ctx| {
@@ -819,7 +832,7 @@ impl GameActor {
                         .collect(),
                 })
             });
-            let _ = reply.send(answer);
+            act.answer(reply, answer);
         }));
     }
 }

@@ -1,0 +1,399 @@
+//! A game's journal: what is stored for each versioned event, and how a stored game is
+//! rebuilt from how it was created plus its journal.
+//!
+//! Entries hold only what replaying needs (a move in UCI and the clocks after it, a draw
+//! offer, a result set without a move, a re-initialisation); replaying through the rules
+//! re-derives everything else (SAN, FEN, status) and the events clients catch up with.
+
+use std::time::{Duration, Instant};
+
+use chessd_core::{
+    game::{DrawPolicy, Game, Reason, Status},
+    Color,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::game::{
+    clock::{Clock, ClockView, TimeControl},
+    events::{EventKind, EventLog},
+    options::GameOptions,
+    state::{SavedClock, SavedState},
+    GameError,
+};
+
+/// One stored event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "t")]
+pub enum Entry {
+    /// A move, with both clocks after it when the game is timed.
+    #[serde(rename = "m")]
+    Move {
+        /// The move in UCI.
+        #[serde(rename = "u")]
+        uci: String,
+        /// White's and Black's remaining time after the move.
+        #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<[u64; 2]>,
+    },
+    /// A draw offer.
+    #[serde(rename = "o")]
+    DrawOffered {
+        /// Who offered.
+        by: Color,
+    },
+    /// A draw offer declined (or withdrawn by a move).
+    #[serde(rename = "d")]
+    DrawDeclined {
+        /// Who declined.
+        by: Color,
+    },
+    /// The game ended without a move.
+    #[serde(rename = "e")]
+    End {
+        /// The final status.
+        status: Status,
+        /// Both clocks at the end, when the game is timed.
+        #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<[u64; 2]>,
+    },
+    /// The game was re-initialised (FEN, PGN or a restored state).
+    #[serde(rename = "r")]
+    Reset {
+        /// The game from then on.
+        state: SavedState,
+    },
+}
+
+fn both(view: Option<ClockView>) -> Option<[u64; 2]> {
+    view.map(|v| [v.white_ms, v.black_ms])
+}
+
+impl Entry {
+    /// The entry for a published event, or `None` for events that change no game state.
+    /// `state` gives the whole game, for a re-initialisation.
+    pub fn for_event(event: &EventKind, state: impl FnOnce() -> SavedState) -> Option<Entry> {
+        Some(match event {
+            EventKind::Move { uci, clocks, .. } => Entry::Move {
+                uci: uci.clone(),
+                clocks: both(*clocks),
+            },
+            EventKind::DrawOffered { by } => Entry::DrawOffered { by: *by },
+            EventKind::DrawDeclined { by } => Entry::DrawDeclined { by: *by },
+            EventKind::GameEnd { status, clocks } => Entry::End {
+                status: status.clone(),
+                clocks: both(*clocks),
+            },
+            EventKind::Reset { .. } => Entry::Reset { state: state() },
+            _ => return None,
+        })
+    }
+}
+
+/// A game's options as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredOptions {
+    /// Idle timeout in seconds (0: none).
+    pub idle_timeout_secs: u64,
+    /// Abandon timeout in seconds (0: none).
+    pub abandon_after_secs: u64,
+    /// The terminate webhook.
+    pub webhook: Option<String>,
+    /// The time control.
+    pub time_control: Option<TimeControl>,
+    /// The draw policy.
+    pub draw_policy: DrawPolicy,
+}
+
+impl StoredOptions {
+    /// The stored form of `options`.
+    pub fn of(options: &GameOptions) -> StoredOptions {
+        StoredOptions {
+            idle_timeout_secs: options.idle_timeout.map_or(0, |d| d.as_secs()),
+            abandon_after_secs: options.abandon_after.map_or(0, |d| d.as_secs()),
+            webhook: options.webhook.as_ref().map(|u| u.to_string()),
+            time_control: options.time_control,
+            draw_policy: options.draw_policy,
+        }
+    }
+
+    /// The options back. A webhook that no longer parses is dropped.
+    pub fn options(&self) -> GameOptions {
+        let secs = |s: u64| (s > 0).then(|| Duration::from_secs(s));
+        GameOptions {
+            idle_timeout: secs(self.idle_timeout_secs),
+            abandon_after: secs(self.abandon_after_secs),
+            webhook: self
+                .webhook
+                .as_deref()
+                .and_then(|u| url::Url::parse(u).ok()),
+            time_control: self.time_control,
+            draw_policy: self.draw_policy,
+        }
+    }
+}
+
+/// The setup stored for a new game: the game as created, its clocks full.
+pub fn setup_of(game: &Game, time_control: Option<TimeControl>) -> SavedState {
+    let clock = time_control.map(|control| SavedClock {
+        control,
+        white_ms: control.initial_ms,
+        black_ms: control.initial_ms,
+    });
+    SavedState::capture(game, clock, None)
+}
+
+/// A game rebuilt from the store.
+#[derive(Debug)]
+pub struct Replayed {
+    /// The game.
+    pub game: Game,
+    /// Its clocks (running for the side to move when the game is under way).
+    pub clock: Option<Clock>,
+    /// A pending draw offer.
+    pub draw_offer: Option<Color>,
+    /// The events, as clients saw them, for those that catch up.
+    pub log: EventLog,
+}
+
+fn corrupt(version: u64, message: impl std::fmt::Display) -> GameError {
+    GameError::Internal(format!("stored game, version {version}: {message}"))
+}
+
+/// Rebuilds a game from its setup and journal (`entries`, by version from 1), replaying every
+/// move through the rules under `policy` (the game's current draw policy). Clocks resume as
+/// they stood at the last entry: time the server was down is charged to no one.
+pub fn replay(
+    setup: &SavedState,
+    policy: DrawPolicy,
+    entries: &[(u64, Entry)],
+    history: usize,
+    now: Instant,
+) -> Result<Replayed, GameError> {
+    let mut start = setup.clone();
+    start.draw_policy = policy;
+    start.status = None;
+    let mut game = start.restore()?;
+    let mut clock = setup
+        .clock
+        .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
+    resume(&game, clock.as_mut(), now);
+    let mut draw_offer = None;
+    let mut log = EventLog::new(history);
+    for (version, entry) in entries {
+        let version = *version;
+        let event = match entry {
+            Entry::Move { uci, clocks } => {
+                let played = game.play_uci(uci).map_err(|e| corrupt(version, e))?.clone();
+                set_clocks(&mut clock, *clocks);
+                resume(&game, clock.as_mut(), now);
+                if game.is_over() {
+                    draw_offer = None;
+                }
+                EventKind::Move {
+                    ply: game.history().len(),
+                    uci: played.uci,
+                    san: played.san,
+                    fen: game.position().fen(),
+                    status: game.status().clone(),
+                    clocks: clock.as_ref().map(|c| c.view(now)),
+                }
+            }
+            Entry::DrawOffered { by } => {
+                draw_offer = Some(*by);
+                EventKind::DrawOffered { by: *by }
+            }
+            Entry::DrawDeclined { by } => {
+                draw_offer = None;
+                EventKind::DrawDeclined { by: *by }
+            }
+            Entry::End { status, clocks } => {
+                end(&mut game, status).map_err(|e| corrupt(version, e))?;
+                set_clocks(&mut clock, *clocks);
+                draw_offer = None;
+                EventKind::GameEnd {
+                    status: game.status().clone(),
+                    clocks: clock.as_ref().map(|c| c.view(now)),
+                }
+            }
+            Entry::Reset { state } => {
+                game = state.restore().map_err(|e| corrupt(version, e))?;
+                clock = state
+                    .clock
+                    .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
+                resume(&game, clock.as_mut(), now);
+                draw_offer = state.draw_offer;
+                log.clear_history();
+                EventKind::Reset {
+                    fen: game.position().fen(),
+                    status: game.status().clone(),
+                }
+            }
+        };
+        if log.push(&event).version != version {
+            return Err(corrupt(
+                version,
+                "the journal's versions are not consecutive",
+            ));
+        }
+    }
+    Ok(Replayed {
+        game,
+        clock,
+        draw_offer,
+        log,
+    })
+}
+
+fn set_clocks(clock: &mut Option<Clock>, clocks: Option<[u64; 2]>) {
+    if let (Some(c), Some([white, black])) = (clock.as_mut(), clocks) {
+        *c = Clock::with_remaining(c.control(), white, black);
+    }
+}
+
+/// Starts the side to move's clock when the game is under way (its first move made).
+fn resume(game: &Game, clock: Option<&mut Clock>, now: Instant) {
+    if let Some(c) = clock {
+        if !game.is_over() && !game.history().is_empty() {
+            c.start(game.position().turn(), now);
+        }
+    }
+}
+
+/// Applies a result set without a move; a game already over must have ended the same way.
+fn end(game: &mut Game, status: &Status) -> Result<(), String> {
+    if game.is_over() {
+        return if game.status() == status {
+            Ok(())
+        } else {
+            Err(format!(
+                "the game ended as {:?}, not {status:?}",
+                game.status()
+            ))
+        };
+    }
+    let winner = match status.result {
+        chessd_core::game::GameResult::WhiteWins => Some(Color::White),
+        chessd_core::game::GameResult::BlackWins => Some(Color::Black),
+        _ => None,
+    };
+    let outcome = match (status.reason, winner) {
+        (Some(Reason::Resignation), Some(w)) => game.resign(!w),
+        (Some(Reason::Agreement), None) => game.draw_by_agreement(),
+        (Some(Reason::Manual), None) => game.set_draw(status.note.clone()),
+        (Some(Reason::Manual), Some(w)) => game.set_winner(w, status.note.clone()),
+        (Some(Reason::Timeout), Some(w)) => game.flag(!w),
+        (Some(Reason::Timeout), None) => game.flag(game.position().turn()),
+        (Some(_), None) => game.claim_draw(),
+        _ => return Err(format!("{status:?} cannot be set without a move")),
+    };
+    outcome.map_err(|e| e.to_string())?;
+    if game.status() != status {
+        return Err(format!(
+            "the game ended as {:?}, not {status:?}",
+            game.status()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chessd_core::Position;
+
+    fn entries(list: Vec<Entry>) -> Vec<(u64, Entry)> {
+        list.into_iter()
+            .enumerate()
+            .map(|(i, e)| (i as u64 + 1, e))
+            .collect()
+    }
+
+    fn mv(uci: &str) -> Entry {
+        Entry::Move {
+            uci: uci.into(),
+            clocks: None,
+        }
+    }
+
+    #[test]
+    fn a_replayed_game_matches_the_one_played() {
+        let mut played = Game::new(Position::default());
+        let setup = setup_of(&played, None);
+        for m in ["e2e4", "e7e5", "g1f3"] {
+            played.play_uci(m).unwrap();
+        }
+        played.resign(Color::Black).unwrap();
+        let journal = entries(vec![
+            mv("e2e4"),
+            mv("e7e5"),
+            Entry::DrawOffered { by: Color::White },
+            Entry::DrawDeclined { by: Color::Black },
+            mv("g1f3"),
+            Entry::End {
+                status: played.status().clone(),
+                clocks: None,
+            },
+        ]);
+        let r = replay(&setup, DrawPolicy::default(), &journal, 16, Instant::now()).unwrap();
+        assert_eq!(r.game.position().fen(), played.position().fen());
+        assert_eq!(r.game.status(), played.status());
+        assert_eq!(r.log.version(), 6);
+        let missed = r.log.since(4).unwrap();
+        assert!(
+            missed[0].json.contains("\"san\":\"Nf3\""),
+            "{}",
+            missed[0].json
+        );
+        assert!(missed[1].json.contains("resignation"), "{}", missed[1].json);
+    }
+
+    #[test]
+    fn clocks_resume_as_they_stood_for_the_side_to_move() {
+        let control = TimeControl {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        };
+        let setup = setup_of(&Game::new(Position::default()), Some(control));
+        let journal = entries(vec![
+            Entry::Move {
+                uci: "e2e4".into(),
+                clocks: Some([60_000, 60_000]),
+            },
+            Entry::Move {
+                uci: "e7e5".into(),
+                clocks: Some([60_000, 51_000]),
+            },
+        ]);
+        let now = Instant::now();
+        let r = replay(&setup, DrawPolicy::default(), &journal, 16, now).unwrap();
+        let clock = r.clock.unwrap();
+        assert_eq!(clock.running(), Some(Color::White));
+        assert_eq!(clock.remaining(Color::Black, now), 51_000);
+        assert_eq!(clock.remaining(Color::White, now), 60_000);
+    }
+
+    #[test]
+    fn a_corrupt_journal_is_refused() {
+        let setup = setup_of(&Game::new(Position::default()), None);
+        let illegal = entries(vec![mv("e2e4"), mv("e2e4")]);
+        assert!(replay(&setup, DrawPolicy::default(), &illegal, 16, Instant::now()).is_err());
+        let gap = vec![(1, mv("e2e4")), (3, mv("e7e5"))];
+        assert!(replay(&setup, DrawPolicy::default(), &gap, 16, Instant::now()).is_err());
+        let bad_end = entries(vec![Entry::End {
+            status: Status {
+                result: chessd_core::game::GameResult::WhiteWins,
+                reason: Some(Reason::Checkmate),
+                note: None,
+            },
+            clocks: None,
+        }]);
+        assert!(replay(&setup, DrawPolicy::default(), &bad_end, 16, Instant::now()).is_err());
+    }
+
+    #[test]
+    fn entries_are_short() {
+        let e = serde_json::to_string(&mv("e2e4")).unwrap();
+        assert_eq!(e, r#"{"t":"m","u":"e2e4"}"#);
+        assert_eq!(serde_json::from_str::<Entry>(&e).unwrap(), mv("e2e4"));
+    }
+}

@@ -1,0 +1,111 @@
+//! A game's secrets: handed out once at creation, kept (in memory and in the store) only as
+//! SHA-256 digests. A secret is 128 random bits, so a plain digest cannot be reversed by search.
+
+use chessd_core::Color;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::game::command::Caller;
+
+/// The secrets handed out at creation.
+#[derive(Clone, Debug)]
+pub struct Secrets {
+    /// White's seat.
+    pub white: String,
+    /// Black's seat.
+    pub black: String,
+    /// The game's administrator.
+    pub admin: String,
+}
+
+impl Secrets {
+    /// Three fresh random secrets.
+    pub fn generate() -> Secrets {
+        let token = || Uuid::new_v4().simple().to_string();
+        Secrets {
+            white: token(),
+            black: token(),
+            admin: token(),
+        }
+    }
+
+    /// Their digests.
+    pub fn digests(&self) -> SecretDigests {
+        SecretDigests {
+            white: digest(&self.white),
+            black: digest(&self.black),
+            admin: digest(&self.admin),
+        }
+    }
+}
+
+/// SHA-256 digests of a game's secrets: all a game keeps of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecretDigests {
+    white: [u8; 32],
+    black: [u8; 32],
+    admin: [u8; 32],
+}
+
+fn digest(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
+}
+
+impl SecretDigests {
+    /// Who presents `token`: the admin, a seat, or nobody in particular.
+    pub fn caller(&self, token: Option<&str>) -> Caller {
+        let Some(token) = token else {
+            return Caller::Anonymous;
+        };
+        let given = digest(token);
+        let eq = |d: &[u8; 32]| constant_time_eq::constant_time_eq(d, &given);
+        if eq(&self.admin) {
+            Caller::Admin
+        } else if eq(&self.white) {
+            Caller::Seat(Color::White)
+        } else if eq(&self.black) {
+            Caller::Seat(Color::Black)
+        } else {
+            Caller::Anonymous
+        }
+    }
+
+    /// The 96 bytes stored: white's, black's and the admin's digest.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        [self.white, self.black, self.admin].concat()
+    }
+
+    /// Reads [`SecretDigests::to_bytes`] back.
+    pub fn from_bytes(bytes: &[u8]) -> Option<SecretDigests> {
+        if bytes.len() != 96 {
+            return None;
+        }
+        let part = |i: usize| bytes[i * 32..(i + 1) * 32].try_into().ok();
+        Some(SecretDigests {
+            white: part(0)?,
+            black: part(1)?,
+            admin: part(2)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_tell_the_callers_apart_and_round_trip() {
+        let s = Secrets::generate();
+        let d = s.digests();
+        assert_eq!(d.caller(Some(&s.admin)), Caller::Admin);
+        assert_eq!(d.caller(Some(&s.white)), Caller::Seat(Color::White));
+        assert_eq!(d.caller(Some(&s.black)), Caller::Seat(Color::Black));
+        assert_eq!(d.caller(Some("guess")), Caller::Anonymous);
+        assert_eq!(d.caller(None), Caller::Anonymous);
+        let bytes = d.to_bytes();
+        assert_eq!(bytes.len(), 96);
+        assert!(!bytes.windows(32).any(|w| w == s.admin.as_bytes()));
+        assert_eq!(SecretDigests::from_bytes(&bytes), Some(d));
+        assert_eq!(SecretDigests::from_bytes(&bytes[1..]), None);
+    }
+}

@@ -1,0 +1,295 @@
+//! The two databases behind the store, SQLite and PostgreSQL, with the same tables and the same
+//! SQL (each statement is written once and compiled for both).
+
+use std::{str::FromStr, time::Duration};
+
+use sqlx::{
+    postgres::{PgPool, PgPoolOptions},
+    sqlite::{
+        SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    },
+    Row,
+};
+use uuid::Uuid;
+
+use super::{StoreError, StoredEntry, StoredGame, WriteOp};
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// An open database.
+#[derive(Clone, Debug)]
+pub(crate) enum Db {
+    /// An SQLite file (WAL).
+    Sqlite(SqlitePool),
+    /// A PostgreSQL server.
+    Postgres(PgPool),
+}
+
+/// Runs the same code with either pool (`$pool` is bound to it).
+macro_rules! with_pool {
+    ($db:expr, $pool:ident => $body:expr) => {
+        match $db {
+            Db::Sqlite($pool) => $body,
+            Db::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Executes one write in the transaction `$tx`, giving its row key (a new game's) or 0.
+macro_rules! execute_write {
+    ($tx:expr, $op:expr) => {
+        match $op {
+            WriteOp::Create(g) => sqlx::query_scalar::<_, i64>(
+                "INSERT INTO games (id, created_ms, updated_ms, secrets, setup, options, status) \
+                 VALUES ($1, $2, $2, $3, $4, $5, $6) RETURNING seq",
+            )
+            .bind(g.id.as_bytes().as_slice())
+            .bind(g.created_ms)
+            .bind(g.secrets.as_slice())
+            .bind(g.setup.as_str())
+            .bind(g.options.as_str())
+            .bind(g.status.as_str())
+            .fetch_one(&mut *$tx)
+            .await
+            .map_err(|e| StoreError::from_db(e, None)),
+            WriteOp::Append {
+                game,
+                version,
+                body,
+                status,
+                now_ms,
+            } => {
+                let inserted = sqlx::query(
+                    "INSERT INTO game_events (game, version, body) VALUES ($1, $2, $3)",
+                )
+                .bind(*game)
+                .bind(*version)
+                .bind(body.as_str())
+                .execute(&mut *$tx)
+                .await
+                .map_err(|e| StoreError::from_db(e, Some(*version)));
+                match (inserted, status) {
+                    (Err(e), _) => Err(e),
+                    (Ok(_), None) => Ok(0),
+                    (Ok(_), Some(status)) => {
+                        sqlx::query("UPDATE games SET status = $1, updated_ms = $2 WHERE seq = $3")
+                            .bind(status.as_str())
+                            .bind(*now_ms)
+                            .bind(*game)
+                            .execute(&mut *$tx)
+                            .await
+                            .map(|_| 0)
+                            .map_err(|e| StoreError::from_db(e, None))
+                    }
+                }
+            }
+            WriteOp::Options {
+                game,
+                options,
+                now_ms,
+            } => sqlx::query("UPDATE games SET options = $1, updated_ms = $2 WHERE seq = $3")
+                .bind(options.as_str())
+                .bind(*now_ms)
+                .bind(*game)
+                .execute(&mut *$tx)
+                .await
+                .map(|_| 0)
+                .map_err(|e| StoreError::from_db(e, None)),
+            WriteOp::Stop { game, now_ms } => {
+                sqlx::query("UPDATE games SET live = 0, updated_ms = $1 WHERE seq = $2")
+                    .bind(*now_ms)
+                    .bind(*game)
+                    .execute(&mut *$tx)
+                    .await
+                    .map(|_| 0)
+                    .map_err(|e| StoreError::from_db(e, None))
+            }
+            WriteOp::Delete { game } => {
+                let events = sqlx::query("DELETE FROM game_events WHERE game = $1")
+                    .bind(*game)
+                    .execute(&mut *$tx)
+                    .await;
+                match events {
+                    Err(e) => Err(StoreError::from_db(e, None)),
+                    Ok(_) => sqlx::query("DELETE FROM games WHERE seq = $1")
+                        .bind(*game)
+                        .execute(&mut *$tx)
+                        .await
+                        .map(|_| 0)
+                        .map_err(|e| StoreError::from_db(e, None)),
+                }
+            }
+        }
+    };
+}
+
+/// How the SQLite file is synchronised to disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SqliteSync {
+    /// Every commit is on disk before it is acknowledged (survives power loss).
+    Full,
+    /// Commits survive the process being killed, not a power loss (WAL's `NORMAL`).
+    Normal,
+}
+
+impl Db {
+    /// Opens `url` (`sqlite://PATH` or `postgres://…`) and applies the migrations.
+    pub(crate) async fn open(url: &str, sync: SqliteSync) -> Result<Db, StoreError> {
+        let db = if let Some(path) = url.strip_prefix("sqlite://") {
+            if path.is_empty() {
+                return Err(StoreError::Url("sqlite:// needs a file path".into()));
+            }
+            if let Some(dir) = std::path::Path::new(path).parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir).map_err(|e| {
+                        StoreError::Open(format!("cannot create {}: {e}", dir.display()))
+                    })?;
+                }
+            }
+            let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))
+                .map_err(|e| StoreError::Url(e.to_string()))?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(match sync {
+                    SqliteSync::Full => SqliteSynchronous::Full,
+                    SqliteSync::Normal => SqliteSynchronous::Normal,
+                })
+                .busy_timeout(Duration::from_secs(10));
+            let pool = SqlitePoolOptions::new()
+                .max_connections(4)
+                .connect_with(options)
+                .await
+                .map_err(|e| StoreError::Open(format!("{path}: {e}")))?;
+            SQLITE_MIGRATIONS
+                .run(&pool)
+                .await
+                .map_err(|e| StoreError::Migrate(e.to_string()))?;
+            Db::Sqlite(pool)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pool = PgPoolOptions::new()
+                .max_connections(8)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await
+                .map_err(|e| StoreError::Open(e.to_string()))?;
+            POSTGRES_MIGRATIONS
+                .run(&pool)
+                .await
+                .map_err(|e| StoreError::Migrate(e.to_string()))?;
+            Db::Postgres(pool)
+        } else {
+            return Err(StoreError::Url(format!(
+                "'{url}' is neither sqlite://PATH nor postgres://…"
+            )));
+        };
+        Ok(db)
+    }
+
+    /// Writes `ops` in one transaction (group commit) and gives each its result. When the
+    /// transaction fails, each write is tried again alone, so that one bad write (a stale
+    /// writer's version) fails alone.
+    pub(crate) async fn write_batch(&self, ops: &[WriteOp]) -> Vec<Result<i64, StoreError>> {
+        match self.write_together(ops).await {
+            Ok(keys) => keys.into_iter().map(Ok).collect(),
+            Err(_) if ops.len() > 1 => {
+                let mut results = Vec::with_capacity(ops.len());
+                for op in ops {
+                    results.push(
+                        self.write_together(std::slice::from_ref(op))
+                            .await
+                            .map(|keys| keys[0]),
+                    );
+                }
+                results
+            }
+            Err(e) => vec![Err(e)],
+        }
+    }
+
+    async fn write_together(&self, ops: &[WriteOp]) -> Result<Vec<i64>, StoreError> {
+        with_pool!(self, pool => {
+            let mut tx = pool.begin().await.map_err(|e| StoreError::from_db(e, None))?;
+            let mut keys = Vec::with_capacity(ops.len());
+            for op in ops {
+                keys.push(execute_write!(tx, op)?);
+            }
+            tx.commit().await.map_err(|e| StoreError::from_db(e, None))?;
+            Ok(keys)
+        })
+    }
+
+    /// A stored game with its journal, or `None`.
+    pub(crate) async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
+        let db_err = |e| StoreError::from_db(e, None);
+        with_pool!(self, pool => {
+            let Some(row) = sqlx::query(
+                "SELECT seq, created_ms, secrets, setup, options, live FROM games WHERE id = $1",
+            )
+            .bind(id.as_bytes().as_slice())
+            .fetch_optional(pool)
+            .await
+            .map_err(db_err)?
+            else {
+                return Ok(None);
+            };
+            let seq: i64 = row.try_get("seq").map_err(db_err)?;
+            let entries = sqlx::query(
+                "SELECT version, body FROM game_events WHERE game = $1 ORDER BY version",
+            )
+            .bind(seq)
+            .fetch_all(pool)
+            .await
+            .map_err(db_err)?
+            .into_iter()
+            .map(|r| {
+                Ok(StoredEntry {
+                    version: r.try_get("version")?,
+                    body: r.try_get("body")?,
+                })
+            })
+            .collect::<Result<Vec<_>, sqlx::Error>>()
+            .map_err(db_err)?;
+            Ok(Some(StoredGame {
+                seq,
+                id: *id,
+                created_ms: row.try_get("created_ms").map_err(db_err)?,
+                secrets: row.try_get("secrets").map_err(db_err)?,
+                setup: row.try_get("setup").map_err(db_err)?,
+                options: row.try_get("options").map_err(db_err)?,
+                live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
+                entries,
+            }))
+        })
+    }
+
+    /// Bytes the database holds (SQLite: the file's pages; PostgreSQL: the two tables).
+    pub(crate) async fn size_bytes(&self) -> Result<i64, StoreError> {
+        let db_err = |e| StoreError::from_db(e, None);
+        match self {
+            Db::Sqlite(pool) => {
+                let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+                    .fetch_one(pool)
+                    .await
+                    .map_err(db_err)?;
+                let size: i64 = sqlx::query_scalar("PRAGMA page_size")
+                    .fetch_one(pool)
+                    .await
+                    .map_err(db_err)?;
+                Ok(pages * size)
+            }
+            Db::Postgres(pool) => sqlx::query_scalar(
+                "SELECT (pg_total_relation_size('games') + pg_total_relation_size('game_events'))::BIGINT",
+            )
+            .fetch_one(pool)
+            .await
+            .map_err(db_err),
+        }
+    }
+
+    /// Closes the pool.
+    pub(crate) async fn close(&self) {
+        with_pool!(self, pool => pool.close().await)
+    }
+}

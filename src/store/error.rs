@@ -1,0 +1,42 @@
+//! The store's errors.
+
+/// What went wrong with the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The store URL is not one chessd knows.
+    #[error("store.url: {0}")]
+    Url(String),
+    /// The database could not be opened or reached.
+    #[error("cannot open the store: {0}")]
+    Open(String),
+    /// A migration failed.
+    #[error("cannot migrate the store: {0}")]
+    Migrate(String),
+    /// A write lost to another writer of the same version (a stale writer): nothing was written.
+    #[error("another writer already wrote version {version} of this game")]
+    Conflict {
+        /// The version both wrote.
+        version: i64,
+    },
+    /// The database refused or failed a query.
+    #[error("store: {0}")]
+    Database(String),
+    /// A stored row does not decode.
+    #[error("a stored game does not decode: {0}")]
+    Corrupt(String),
+    /// The store's writer has stopped (server shutdown).
+    #[error("the store is closed")]
+    Closed,
+}
+
+impl StoreError {
+    /// A database error, told apart from a version conflict.
+    pub(crate) fn from_db(e: sqlx::Error, version: Option<i64>) -> StoreError {
+        if let (Some(version), sqlx::Error::Database(db)) = (version, &e) {
+            if db.is_unique_violation() {
+                return StoreError::Conflict { version };
+            }
+        }
+        StoreError::Database(e.to_string())
+    }
+}

@@ -1,0 +1,254 @@
+//! The durable store: every game (how it was created, its options, its journal of versioned
+//! events) in a real database, SQLite by default or PostgreSQL, chosen by `store.url`.
+//!
+//! Writes go through one writer task that commits whatever is waiting in one transaction
+//! (group commit): a game's write is acknowledged once it is committed, and many games share a
+//! commit. Reads go to the database directly. `store.url = "memory"` keeps nothing (for
+//! measuring the store's cost beside it).
+
+mod db;
+mod error;
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+pub use db::SqliteSync;
+pub use error::StoreError;
+
+use db::Db;
+
+/// A game to insert.
+#[derive(Clone, Debug)]
+pub struct NewGameRow {
+    /// Its id.
+    pub id: Uuid,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// SHA-256 of the white, black and admin secrets, concatenated (96 bytes).
+    pub secrets: Vec<u8>,
+    /// JSON: the game as created.
+    pub setup: String,
+    /// JSON: its options.
+    pub options: String,
+    /// Its status (`ongoing`, …).
+    pub status: String,
+}
+
+/// One write.
+#[derive(Clone, Debug)]
+pub enum WriteOp {
+    /// Inserts a game; gives its row key.
+    Create(NewGameRow),
+    /// Appends a journal entry under `version` (fails on a version already written).
+    Append {
+        /// The game's row key.
+        game: i64,
+        /// The entry's version.
+        version: i64,
+        /// JSON: the entry.
+        body: String,
+        /// The game's new status, when it changed.
+        status: Option<String>,
+        /// Now (Unix ms).
+        now_ms: i64,
+    },
+    /// Replaces a game's options.
+    Options {
+        /// The game's row key.
+        game: i64,
+        /// JSON: the options.
+        options: String,
+        /// Now (Unix ms).
+        now_ms: i64,
+    },
+    /// Marks a game stopped: it is kept, but no longer played.
+    Stop {
+        /// The game's row key.
+        game: i64,
+        /// Now (Unix ms).
+        now_ms: i64,
+    },
+    /// Deletes a game and its journal.
+    Delete {
+        /// The game's row key.
+        game: i64,
+    },
+}
+
+/// A journal entry as stored.
+#[derive(Clone, Debug)]
+pub struct StoredEntry {
+    /// Its version.
+    pub version: i64,
+    /// JSON: the entry.
+    pub body: String,
+}
+
+/// A game as stored.
+#[derive(Clone, Debug)]
+pub struct StoredGame {
+    /// Its row key.
+    pub seq: i64,
+    /// Its id.
+    pub id: Uuid,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// SHA-256 of the white, black and admin secrets.
+    pub secrets: Vec<u8>,
+    /// JSON: the game as created.
+    pub setup: String,
+    /// JSON: its options.
+    pub options: String,
+    /// Whether it is still played (not stopped).
+    pub live: bool,
+    /// Its journal, by version.
+    pub entries: Vec<StoredEntry>,
+}
+
+/// A write waiting for the writer.
+struct Pending {
+    op: WriteOp,
+    done: oneshot::Sender<Result<i64, StoreError>>,
+}
+
+/// The store: a cheap handle shared by every game.
+#[derive(Clone, Default)]
+pub struct Store {
+    inner: Option<Arc<Inner>>,
+}
+
+struct Inner {
+    db: Db,
+    writes: mpsc::Sender<Pending>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match &self.inner {
+            None => "Store(memory)",
+            Some(inner) => match inner.db {
+                Db::Sqlite(_) => "Store(sqlite)",
+                Db::Postgres(_) => "Store(postgres)",
+            },
+        })
+    }
+}
+
+impl Store {
+    /// A store that keeps nothing: games live only in memory.
+    pub fn memory() -> Store {
+        Store { inner: None }
+    }
+
+    /// Opens the store at `url` (`sqlite://PATH`, `postgres://…` or `memory`), applies the
+    /// migrations and starts the writer on the current Tokio runtime, which must outlive it.
+    pub async fn open(url: &str, sync: SqliteSync, max_batch: usize) -> Result<Store, StoreError> {
+        if url == "memory" {
+            return Ok(Store::memory());
+        }
+        let db = Db::open(url, sync).await?;
+        let (writes, queue) = mpsc::channel(65_536);
+        tokio::spawn(run_writer(db.clone(), queue, max_batch.max(1)));
+        Ok(Store {
+            inner: Some(Arc::new(Inner { db, writes })),
+        })
+    }
+
+    /// Whether the store keeps anything.
+    pub fn is_durable(&self) -> bool {
+        self.inner.is_some()
+    }
+
+    /// Queues `op` for the writer. The answer comes once it is committed: the row key of a
+    /// created game, else 0. In memory it comes at once.
+    pub fn write(
+        &self,
+        op: WriteOp,
+    ) -> impl std::future::Future<Output = Result<i64, StoreError>> + 'static {
+        let inner = self.inner.clone();
+        async move {
+            let Some(inner) = inner else {
+                return Ok(0);
+            };
+            let (done, answer) = oneshot::channel();
+            inner
+                .writes
+                .send(Pending { op, done })
+                .await
+                .map_err(|_| StoreError::Closed)?;
+            answer.await.map_err(|_| StoreError::Closed)?
+        }
+    }
+
+    /// A stored game with its journal (`None` when absent, or in memory).
+    pub async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
+        match &self.inner {
+            None => Ok(None),
+            Some(inner) => inner.db.load_game(id).await,
+        }
+    }
+
+    /// Bytes the database holds (0 in memory).
+    pub async fn size_bytes(&self) -> Result<i64, StoreError> {
+        match &self.inner {
+            None => Ok(0),
+            Some(inner) => inner.db.size_bytes().await,
+        }
+    }
+
+    /// Waits for queued writes to be committed, then closes the database.
+    pub async fn close(&self) {
+        if let Some(inner) = &self.inner {
+            // A write queued after every earlier one: its answer means the queue is drained.
+            let (done, answer) = oneshot::channel();
+            let barrier = WriteOp::Options {
+                game: -1,
+                options: String::new(),
+                now_ms: 0,
+            };
+            if inner
+                .writes
+                .send(Pending { op: barrier, done })
+                .await
+                .is_ok()
+            {
+                let _ = answer.await;
+            }
+            inner.db.close().await;
+        }
+    }
+}
+
+/// The writer: takes every write waiting (up to `max_batch`), commits them together, answers.
+async fn run_writer(db: Db, mut queue: mpsc::Receiver<Pending>, max_batch: usize) {
+    let mut ops = Vec::with_capacity(max_batch);
+    let mut dones = Vec::with_capacity(max_batch);
+    while let Some(first) = queue.recv().await {
+        ops.push(first.op);
+        dones.push(first.done);
+        while ops.len() < max_batch {
+            match queue.try_recv() {
+                Ok(p) => {
+                    ops.push(p.op);
+                    dones.push(p.done);
+                }
+                Err(_) => break,
+            }
+        }
+        let results = db.write_batch(&ops).await;
+        crate::metrics::count_store_commit(ops.len());
+        for (done, result) in dones.drain(..).zip(results) {
+            let _ = done.send(result);
+        }
+        ops.clear();
+    }
+}
+
+/// Now, in Unix milliseconds.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}

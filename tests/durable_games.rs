@@ -1,0 +1,336 @@
+//! Durable games against the real binary: clients play games over REST and WebSocket while the
+//! server is killed with `kill -9` at random moments; after each restart on the same store,
+//! every acknowledged move is there, every game replays through the rules to the position the
+//! server shows, seat secrets still work, and a WebSocket client catches up with `since`.
+//!
+//! Run on SQLite (the default store) and on a real PostgreSQL the test starts itself.
+
+#![allow(clippy::unwrap_used)] // test helpers may fail loudly
+
+mod common;
+
+use std::{
+    cell::RefCell,
+    rc::Rc,
+    time::{Duration, Instant},
+};
+
+use chessd_core::{game::Game, Position};
+use common::{client, scratch_store, ws_connect, ws_json, ws_send, GameSecrets, Server};
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+
+/// Kills per store.
+const KILLS: usize = 20;
+/// Games played over REST at once, and over WebSocket.
+const REST_GAMES: usize = 4;
+
+/// A small deterministic generator (xorshift), seeded per run and printed, so that a failing
+/// run can be repeated.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// What the clients know of a game: the moves the server acknowledged, and a move sent whose
+/// answer never came (it may or may not have been committed).
+struct Tracked {
+    secrets: GameSecrets,
+    acked: Vec<String>,
+    /// The version acknowledged with the last move.
+    version: u64,
+    in_flight: Option<String>,
+    over: bool,
+}
+
+impl Tracked {
+    fn game(&self) -> Game {
+        let mut game = Game::new(Position::startpos());
+        for m in &self.acked {
+            game.play_uci(m).unwrap();
+        }
+        game
+    }
+
+    /// A random legal move from the acknowledged position, or `None` when the game is over.
+    fn next_move(&self, rng: &mut Rng) -> Option<String> {
+        let game = self.game();
+        if game.is_over() {
+            return None;
+        }
+        let pos = game.position();
+        let moves = pos.legal_moves();
+        let m = moves[rng.below(moves.len() as u64) as usize];
+        Some(pos.uci(m))
+    }
+}
+
+/// A POST that reports a failed connection instead of panicking (the server may be dead).
+async fn try_post(c: &awc::Client, url: &str, secret: &str, body: &Value) -> Option<(u16, Value)> {
+    let mut resp = c.post(url).bearer_auth(secret).send_json(body).await.ok()?;
+    let bytes = resp.body().await.ok()?;
+    Some((
+        resp.status().as_u16(),
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    ))
+}
+
+/// Plays random moves over REST with the seat secrets until the server dies or the game ends.
+async fn play_rest(c: awc::Client, base: String, game: Rc<RefCell<Tracked>>, seed: u64) {
+    let mut rng = Rng(seed | 1);
+    loop {
+        let (url, secret, mv) = {
+            let t = game.borrow();
+            let Some(mv) = t.next_move(&mut rng) else {
+                drop(t);
+                game.borrow_mut().over = true;
+                return;
+            };
+            let side = if t.acked.len().is_multiple_of(2) {
+                "white"
+            } else {
+                "black"
+            };
+            (
+                format!("{base}/v1/games/{}/moves", t.secrets.id),
+                t.secrets.seat(side).to_string(),
+                mv,
+            )
+        };
+        game.borrow_mut().in_flight = Some(mv.clone());
+        match try_post(&c, &url, &secret, &json!({ "uci": mv })).await {
+            Some((200, v)) => {
+                let mut t = game.borrow_mut();
+                t.in_flight = None;
+                t.acked.push(mv);
+                t.version = v["version"].as_u64().unwrap();
+            }
+            Some((status, v)) => panic!("move {mv} refused with {status}: {v}"),
+            None => return,
+        }
+    }
+}
+
+/// Plays random moves over one WebSocket (the admin's, which may move for both sides), each
+/// with an `ack` id, until the server dies or the game ends.
+async fn play_ws(c: awc::Client, server_ws: String, game: Rc<RefCell<Tracked>>, seed: u64) {
+    let mut rng = Rng(seed | 1);
+    let Ok((_, mut conn)) = c.ws(server_ws).connect().await else {
+        return;
+    };
+    use futures_util::StreamExt;
+    let mut ack = 0u64;
+    loop {
+        let Some(mv) = game.borrow().next_move(&mut rng) else {
+            game.borrow_mut().over = true;
+            return;
+        };
+        ack += 1;
+        game.borrow_mut().in_flight = Some(mv.clone());
+        let frame = json!({"type": "move", "uci": mv, "ack": ack});
+        if futures_util::SinkExt::send(&mut conn, awc::ws::Message::Text(frame.to_string().into()))
+            .await
+            .is_err()
+        {
+            return;
+        }
+        // Events and pings may come before the ack.
+        loop {
+            let bytes = match conn.next().await {
+                Some(Ok(awc::ws::Frame::Text(bytes))) => bytes,
+                Some(Ok(_)) => continue,
+                None | Some(Err(_)) => return,
+            };
+            let v: Value = serde_json::from_slice(&bytes).unwrap();
+            match v["type"].as_str() {
+                Some("ack") if v["ack"] == ack => {
+                    let mut t = game.borrow_mut();
+                    t.in_flight = None;
+                    t.acked.push(mv.clone());
+                    t.version = v["version"].as_u64().unwrap();
+                    break;
+                }
+                Some("error") => panic!("move {mv} refused: {v}"),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// After a restart: each game holds every acknowledged move (and at most the one in flight),
+/// replays to the FEN the server shows, and its seats still move.
+async fn check_after_restart(c: &awc::Client, server: &Server, games: &[Rc<RefCell<Tracked>>]) {
+    for game in games {
+        let id = game.borrow().secrets.id.clone();
+        let url = format!("{}/v1/games/{id}", server.base);
+        let mut resp = c.get(&url).send().await.unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "game {id} is back");
+        let view: Value = serde_json::from_slice(&resp.body().await.unwrap()).unwrap();
+        let mut t = game.borrow_mut();
+        let stored: Vec<String> = view["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["uci"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            stored.len() >= t.acked.len() && stored[..t.acked.len()] == t.acked[..],
+            "game {}: acknowledged {:?}, stored {:?}",
+            t.secrets.id,
+            t.acked,
+            stored
+        );
+        let extra = &stored[t.acked.len()..];
+        assert!(
+            extra.is_empty() || (extra.len() == 1 && t.in_flight.as_deref() == Some(&extra[0])),
+            "game {}: stored moves nobody sent: {extra:?} (in flight: {:?})",
+            t.secrets.id,
+            t.in_flight
+        );
+        // The move in flight may have been committed before the kill: it is part of the game.
+        t.acked = stored;
+        t.in_flight = None;
+        let version = view["version"].as_u64().unwrap();
+        assert!(
+            version >= t.version,
+            "version went back: {version} < {}",
+            t.version
+        );
+        t.version = version;
+        // Replayed through the rules here, the game reaches the position the server shows.
+        let replayed = t.game();
+        assert_eq!(
+            view["fen"].as_str(),
+            Some(replayed.position().fen().as_str())
+        );
+        t.over = replayed.is_over();
+    }
+}
+
+/// Connects with `?since=` an earlier version and checks that the missed moves come, in order.
+async fn check_catch_up(c: &awc::Client, server: &Server, game: &Rc<RefCell<Tracked>>) {
+    let (id, version, acked) = {
+        let t = game.borrow();
+        (t.secrets.id.clone(), t.version, t.acked.clone())
+    };
+    if version < 3 {
+        return;
+    }
+    let since = version - 3;
+    let url = server.ws_url(&id, &format!("since={since}"));
+    let mut conn = ws_connect(c, &url).await;
+    let hello = ws_json(&mut conn).await;
+    assert_eq!(hello["type"], "hello", "{hello}");
+    for v in since + 1..=version {
+        let event = ws_json(&mut conn).await;
+        assert_eq!(event["version"], v, "catching up from {since}: {event}");
+        assert_eq!(event["type"], "move", "{event}");
+        let ply = event["ply"].as_u64().unwrap() as usize;
+        assert_eq!(event["uci"].as_str(), Some(acked[ply - 1].as_str()));
+    }
+    ws_send(&mut conn, &json!({"type": "ping", "ack": "caught up"})).await;
+    assert_eq!(ws_json(&mut conn).await["type"], "pong");
+}
+
+/// The whole scenario on the store at `url`.
+async fn kill_and_restart(url: &str) {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    println!("seed {seed}");
+    let mut rng = Rng(seed | 1);
+    let c = client();
+    let env = [("CHESSD_STORE__URL", url)];
+    let mut games: Vec<Rc<RefCell<Tracked>>> = Vec::new();
+    let mut acknowledged = 0;
+    let started = Instant::now();
+    for round in 0..KILLS {
+        let server = Server::start(&env);
+        check_after_restart(&c, &server, &games).await;
+        let caught_up = games.iter().find(|g| g.borrow().version >= 3).cloned();
+        if let Some(g) = caught_up {
+            check_catch_up(&c, &server, &g).await;
+        }
+        // Finished games are replaced by new ones.
+        games.retain(|g| !g.borrow().over);
+        while games.len() < REST_GAMES + 1 {
+            let v = common::create_game(&c, &server.base, &json!({})).await;
+            games.push(Rc::new(RefCell::new(Tracked {
+                secrets: v,
+                acked: Vec::new(),
+                version: 0,
+                in_flight: None,
+                over: false,
+            })));
+        }
+        let mut players = Vec::new();
+        for (i, g) in games.iter().enumerate() {
+            let seed = rng.below(u64::MAX);
+            if i == 0 {
+                let id = g.borrow().secrets.id.clone();
+                let admin = g.borrow().secrets.admin.clone();
+                let ws = server.ws_url(&id, &format!("token={admin}"));
+                players.push(Box::pin(play_ws(c.clone(), ws, g.clone(), seed))
+                    as std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>);
+            } else {
+                players.push(Box::pin(play_rest(
+                    c.clone(),
+                    server.base.clone(),
+                    g.clone(),
+                    seed,
+                )));
+            }
+        }
+        let before: usize = games.iter().map(|g| g.borrow().acked.len()).sum();
+        let lifetime = Duration::from_millis(50 + rng.below(400));
+        let pid = server.pid();
+        let killer = async move {
+            tokio::time::sleep(lifetime).await;
+            std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status()
+                .unwrap();
+        };
+        let play = join_all(players);
+        futures_util::future::join(play, killer).await;
+        drop(server);
+        let after: usize = games.iter().map(|g| g.borrow().acked.len()).sum();
+        acknowledged += after - before;
+        println!("round {round}: {} moves acknowledged", after - before);
+    }
+    // One last restart to check the last kill.
+    let server = Server::start(&env);
+    check_after_restart(&c, &server, &games).await;
+    println!(
+        "{KILLS} kills, {acknowledged} acknowledged moves, all there, in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        acknowledged > KILLS,
+        "the clients hardly played: {acknowledged} moves"
+    );
+}
+
+#[actix_web::test]
+async fn acknowledged_moves_survive_kill_9_on_sqlite() {
+    let path = scratch_store();
+    kill_and_restart(&format!("sqlite://{}", path.display())).await;
+    common::remove_sqlite(&path);
+}
+
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+#[actix_web::test]
+async fn acknowledged_moves_survive_kill_9_on_postgresql() {
+    let pg = common::postgres::PgServer::start();
+    kill_and_restart(&pg.url).await;
+}
