@@ -1,5 +1,5 @@
 //! `chessd loadtest [rest|ws|memory|all] [--seconds S] [--connections C] [--games N]
-//! [--players P] [--pace-ms MS] [--client-threads T] [--json]`
+//! [--players P] [--pace-ms MS] [--client-threads T] [--store URL] [--json]`
 //!
 //! A load benchmark over loopback. Each part starts the real server as a child process
 //! (`chessd serve --bind 127.0.0.1:0`, this same binary), drives it from client threads of this
@@ -10,6 +10,10 @@
 //! - `ws`: P connected players; latency from a move frame to its event on the opponent's
 //!   connection, flat out and at a stated pace;
 //! - `memory`: N idle games created as fast as possible, the server's RSS before and after.
+//!
+//! The server keeps its games in `--store` (by default a fresh SQLite file, as `chessd serve`
+//! does); with a store, the `rest` and `ws` parts run a second time on a server that keeps
+//! nothing (`memory`), and the report sets the two side by side.
 //!
 //! Every loop stops by itself: at its deadline, or after its count.
 
@@ -64,13 +68,17 @@ pub struct LoadtestArgs {
     /// Client threads, each with its own actix System and HTTP client.
     #[arg(long, value_name = "T", default_value_t = 2)]
     pub client_threads: usize,
+    /// Where the server keeps games: `sqlite` (a fresh file, deleted after), `memory`, or a
+    /// store URL (`postgres://…`, `sqlite://PATH`).
+    #[arg(long, value_name = "URL", default_value = "sqlite")]
+    pub store: String,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
 }
 
 /// Validated settings shared by the parts.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// Length of each timed part.
     pub seconds: Duration,
@@ -84,6 +92,30 @@ pub struct Settings {
     pub pace: Duration,
     /// Client threads.
     pub client_threads: usize,
+    /// The server's store: `None` for a fresh SQLite file, else a `store.url`.
+    pub store: Option<String>,
+}
+
+impl Settings {
+    /// The same settings with the server keeping nothing.
+    fn in_memory(&self) -> Settings {
+        Settings {
+            store: Some("memory".into()),
+            ..self.clone()
+        }
+    }
+
+    /// The environment that names the store to the server (none: a fresh SQLite file).
+    pub fn store_env(&self) -> Vec<(&'static str, String)> {
+        self.store
+            .iter()
+            .map(|url| ("CHESSD_STORE__URL", url.clone()))
+            .collect()
+    }
+
+    fn keeps_games(&self) -> bool {
+        self.store.as_deref() != Some("memory")
+    }
 }
 
 impl Settings {
@@ -113,6 +145,7 @@ impl Settings {
             players: args.players,
             pace: Duration::from_millis(args.pace_ms),
             client_threads: args.client_threads,
+            store: (args.store != "sqlite").then(|| args.store.clone()),
         })
     }
 }
@@ -123,10 +156,18 @@ struct Report {
     seconds: f64,
     client_threads: usize,
     cores: usize,
+    /// The store the parts ran with (`sqlite` for a fresh file).
+    store: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     rest: Option<rest::RestReport>,
+    /// The REST part again, on a server keeping nothing (when `store` keeps games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rest_memory: Option<rest::RestReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ws: Option<ws::WsReport>,
+    /// The WebSocket part again, on a server keeping nothing (when `store` keeps games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ws_memory: Option<ws::WsReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     memory: Option<memory::MemoryReport>,
 }
@@ -142,16 +183,25 @@ pub fn run(args: &LoadtestArgs) -> ExitCode {
         seconds: args.seconds,
         client_threads: settings.client_threads,
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        store: args.store.clone(),
         rest: None,
+        rest_memory: None,
         ws: None,
+        ws_memory: None,
         memory: None,
     };
     let result = (|| -> Result<(), String> {
         if wants(Mode::Rest) {
             report.rest = Some(rest::run(&settings)?);
+            if settings.keeps_games() {
+                report.rest_memory = Some(rest::run(&settings.in_memory())?);
+            }
         }
         if wants(Mode::Ws) {
             report.ws = Some(ws::run(&settings)?);
+            if settings.keeps_games() {
+                report.ws_memory = Some(ws::run(&settings.in_memory())?);
+            }
         }
         if wants(Mode::Memory) {
             report.memory = Some(memory::run(&settings)?);
@@ -195,6 +245,7 @@ fn human_output(r: &Report) -> String {
             "client threads",
             format!("{} ({} cores)", r.client_threads, r.cores),
         ),
+        ("store", r.store.clone()),
     ];
     if let Some(rest) = &r.rest {
         rows.extend([
@@ -217,6 +268,19 @@ fn human_output(r: &Report) -> String {
             ("rest cpu (health)", cpu(&rest.health_cpu)),
             ("rest cpu (moves)", cpu(&rest.moves_cpu)),
         ]);
+        if let Some(mem) = &r.rest_memory {
+            rows.extend([
+                ("rest moves, memory", per_sec(mem.moves_per_sec)),
+                ("rest move p99, memory", ms(mem.move_latency_ms.p99)),
+                (
+                    "rest moves, store / memory",
+                    format!(
+                        "{:.2} (target >= 0.5)",
+                        rest.moves_per_sec / mem.moves_per_sec.max(1e-9)
+                    ),
+                ),
+            ]);
+        }
     }
     if let Some(w) = &r.ws {
         rows.extend([
@@ -261,6 +325,13 @@ fn human_output(r: &Report) -> String {
             ),
             ("ws paced: cpu", cpu(&w.paced.cpu)),
         ]);
+        if let Some(mem) = &r.ws_memory {
+            rows.extend([
+                ("ws max: moves, memory", per_sec(mem.max_rate.moves_per_sec)),
+                ("ws max: p99, memory", ms(mem.max_rate.latency_ms.p99)),
+                ("ws paced: p99, memory", ms(mem.paced.latency_ms.p99)),
+            ]);
+        }
     }
     if let Some(m) = &r.memory {
         let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0));
@@ -306,6 +377,7 @@ mod tests {
             players: 4,
             pace_ms: 100,
             client_threads: 1,
+            store: "sqlite".into(),
             json: true,
         }
     }

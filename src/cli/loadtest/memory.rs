@@ -56,7 +56,7 @@ pub struct MemoryReport {
 
 /// Creates the games on a fresh server and measures its RSS.
 pub fn run(settings: &Settings) -> Result<MemoryReport, String> {
-    let mut env = Vec::new();
+    let mut env = settings.store_env();
     if settings.games > DEFAULT_MAX_GAMES {
         env.push(("CHESSD_LIMITS__MAX_GAMES", settings.games.to_string()));
     }

@@ -54,7 +54,7 @@ const WINDOW: Duration = Duration::from_secs(1);
 /// Runs both REST parts against one fresh server, interleaved: health, moves, health, moves…
 /// for `seconds` each in total.
 pub fn run(settings: &Settings) -> Result<RestReport, String> {
-    let server = ChildServer::start(&[])?;
+    let server = ChildServer::start(&settings.store_env())?;
     let rounds = (settings.seconds.as_secs_f64() / WINDOW.as_secs_f64())
         .round()
         .max(1.0) as u32;

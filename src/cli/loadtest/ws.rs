@@ -114,10 +114,12 @@ struct ThreadResult {
 
 /// Runs both parts against one fresh server.
 pub fn run(settings: &Settings) -> Result<WsReport, String> {
-    let server = ChildServer::start(&[(
+    let mut env = settings.store_env();
+    env.push((
         "CHESSD_WEBSOCKET__MAX_MESSAGES_PER_SEC",
         WS_RATE_LIMIT.to_string(),
-    )])?;
+    ));
+    let server = ChildServer::start(&env)?;
     let games = settings.players / 2;
     let threads = settings.client_threads.min(games).max(1);
     let base = server.base.as_str();
