@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod gct;
+pub mod limits;
 pub mod perft_job;
 pub mod puzzle_job;
 pub mod solution;
@@ -10,4 +11,5 @@ pub mod supervisor;
 pub mod view;
 pub mod workers;
 
-pub use error::JobError;
+pub use error::{JobEnd, JobError};
+pub use limits::JobLimits;

@@ -15,8 +15,8 @@ use chessd_core::{
 use serde::Deserialize;
 
 use super::{
-    error::JobError,
-    supervisor::{JobEnd, JobLimits},
+    error::{JobEnd, JobError},
+    limits::JobLimits,
     workers::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask},
 };
 use crate::config::EndpointConfig;

@@ -15,9 +15,9 @@ use chessd_core::{
 use serde::Deserialize;
 
 use super::{
-    error::JobError,
+    error::{JobEnd, JobError},
+    limits::JobLimits,
     solution::{solution_json, SolutionJson},
-    supervisor::{JobEnd, JobLimits},
 };
 
 /// The body of `POST /v1/puzzles`.

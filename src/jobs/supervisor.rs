@@ -31,7 +31,8 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::{
-    error::JobError,
+    error::{JobEnd, JobError},
+    limits::JobLimits,
     perft_job::{GctWorkers, PerftOutcome, PerftRequest, PerftSpec, PerftUpdate, TaskRunner},
     puzzle_job::{PuzzleOutcome, PuzzleRequest, PuzzleSpec},
     view::{
@@ -43,47 +44,6 @@ use crate::{
     admission::Permit,
     config::{Config, JobsConfig},
 };
-
-/// How a job ended without a result.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum JobEnd {
-    /// Its cancel flag was set.
-    Cancelled,
-    /// It failed.
-    Failed(JobError),
-}
-
-/// The configured limits, with the pool size resolved.
-#[derive(Clone, Debug)]
-pub struct JobLimits {
-    /// The `[jobs]` section.
-    pub config: JobsConfig,
-    /// Threads of the pool (`pool_threads`, 0 resolved to the number of cores).
-    pub pool_threads: usize,
-}
-
-impl JobLimits {
-    /// The limits of a configuration.
-    pub fn new(config: JobsConfig) -> JobLimits {
-        let pool_threads = match config.pool_threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        JobLimits {
-            config,
-            pool_threads,
-        }
-    }
-
-    /// The most threads one job may have: `max_threads` (0: the pool size), never more than
-    /// the pool.
-    pub fn max_threads(&self) -> usize {
-        match self.config.max_threads {
-            0 => self.pool_threads,
-            n => n.min(self.pool_threads),
-        }
-    }
-}
 
 /// What a job computes.
 #[derive(Debug)]
