@@ -1,5 +1,6 @@
-//! The OpenAPI 3 document served at `/openapi.json` (kept next to the route table; a test checks
-//! that every route in [`crate::api::configure`] is documented).
+//! The OpenAPI 3 document served at `/openapi.json` (`tests/openapi.rs` checks that it
+//! documents exactly the routes of the API's route table, `api/routes.rs`, which is what the
+//! server registers).
 
 /// The document.
 pub const DOCUMENT: &str = include_str!("openapi.json");

@@ -1,5 +1,6 @@
 //! The OpenAPI document (`src/openapi.json`, served at `/openapi.json`) against the code: every
-//! route registered in `src/api/mod.rs` is documented and nothing else is, every error code of
+//! route of the app's route table (`chessd::api::routes::route_table`, which is what the app
+//! registers) is documented and nothing else is, every error code of
 //! `ApiError` (`src/api/error.rs`, or `src/error.rs` before it moved) is listed (in the document
 //! and in the error table of `docs/api.md`, with its status), the documented secrets are the ones
 //! the server enforces, and real answers match the documented schemas.
@@ -25,7 +26,7 @@ fn source(path: &str) -> String {
     std::fs::read_to_string(format!("{ROOT}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-// ----- Reading the route table out of src/api/mod.rs -----
+// ----- Reading functions out of the source -----
 
 /// The text of `fn name`, from its signature to its closing brace, with comments removed
 /// (string literals are kept).
@@ -95,75 +96,14 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
-/// The string literal starting at `text[at]` (which is `"`), and the index after it.
-fn string_literal(text: &str, at: usize) -> (String, usize) {
-    assert_eq!(&text[at..at + 1], "\"", "expected a string literal");
-    let rest = &text[at + 1..];
-    let end = rest.find('"').expect("closed string literal");
-    (rest[..end].to_string(), at + 1 + end + 1)
-}
-
-/// Every (METHOD, path) registered in `routes()` of src/api/mod.rs: `web::scope("..")` prefixes
-/// nest through parentheses, `web::resource("..")` is followed by `.get(..)`, `.post(..)`, …
-/// (or `.route(web::get()..)`) at its own nesting depth.
+/// Every (METHOD, path) of the app's route table: what `chessd::api::configure` registers.
 fn registered_routes() -> BTreeSet<(String, String)> {
-    routes_in(&function_text(&source("src/api/mod.rs"), "routes"))
-}
-
-/// The routes registered in the text of a route-table function.
-fn routes_in(text: &str) -> BTreeSet<(String, String)> {
-    let mut routes = BTreeSet::new();
-    let mut depth = 0usize;
-    let mut scopes: Vec<(usize, String)> = Vec::new(); // (depth, full prefix)
-    let mut resource: Option<(usize, String)> = None;
-    let mut i = 0;
-    let bytes = text.as_bytes();
-    while i < bytes.len() {
-        let rest = &text[i..];
-        let prefix = || scopes.last().map_or(String::new(), |(_, p)| p.clone());
-        if rest.starts_with('"') {
-            i = string_literal(text, i).1;
-            continue;
-        }
-        if let Some(after) = rest.strip_prefix("web::scope(") {
-            let (lit, end) = string_literal(text, i + rest.len() - after.len());
-            scopes.push((depth, prefix() + &lit));
-            depth += 1; // the scope's own parenthesis
-            i = end;
-            continue;
-        }
-        if let Some(after) = rest.strip_prefix("web::resource(") {
-            let (lit, end) = string_literal(text, i + rest.len() - after.len());
-            resource = Some((depth, prefix() + &lit));
-            depth += 1;
-            i = end;
-            continue;
-        }
-        if let Some((d, path)) = &resource {
-            for m in METHODS {
-                let as_method = format!(".{m}(");
-                let as_route = format!("web::{m}()");
-                if (*d == depth && rest.starts_with(&as_method))
-                    || (*d + 1 == depth && rest.starts_with(&as_route))
-                {
-                    routes.insert((m.to_ascii_uppercase(), path.clone()));
-                }
-            }
-        }
-        match bytes[i] {
-            b'(' => depth += 1,
-            b')' => {
-                depth = depth.checked_sub(1).expect("balanced parentheses");
-                scopes.retain(|(d, _)| *d <= depth);
-                if resource.as_ref().is_some_and(|(d, _)| *d > depth) {
-                    resource = None;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    assert_eq!(depth, 0, "unbalanced parentheses in routes()");
+    let table = chessd::api::routes::route_table();
+    let routes: BTreeSet<(String, String)> = table
+        .iter()
+        .map(|r| (r.method.to_string(), r.path.to_string()))
+        .collect();
+    assert_eq!(routes.len(), table.len(), "a route twice in the table");
     routes
 }
 
@@ -426,7 +366,7 @@ fn the_document_is_openapi_3_with_info_paths_and_components() {
 }
 
 #[test]
-fn the_route_scanner_reads_the_route_table() {
+fn the_route_table_holds_the_known_routes() {
     let routes = registered_routes();
     for (m, p) in [
         ("GET", "/health"),
@@ -443,7 +383,7 @@ fn the_route_scanner_reads_the_route_table() {
     ] {
         assert!(
             routes.contains(&(m.to_string(), p.to_string())),
-            "the scanner missed {m} {p}: {routes:?}"
+            "the table misses {m} {p}: {routes:?}"
         );
     }
     assert!(routes.len() >= 30, "{routes:?}");
@@ -453,39 +393,19 @@ fn the_route_scanner_reads_the_route_table() {
     );
 }
 
-#[test]
-fn the_route_scanner_follows_scopes_resources_and_methods() {
-    let text = function_text(
-        r#"
-fn routes() -> Scope {
-    // .service(web::resource("/commented-out").get(nothing))
-    web::scope("/api")
-        .wrap(mw(|x| x.get("id")))
-        .service(web::resource("/a").get(a).post(b))
-        .service(
-            web::scope("/inner/{id}")
-                .service(web::resource("").delete(c))
-                .service(web::resource("/r").route(web::put().to(d))),
-        )
-        .service(web::resource("/b").patch(e))
-}
-
-fn other() { web::resource("/not-a-route").get(x) }
-"#,
-        "routes",
-    );
-    let found: Vec<(String, String)> = routes_in(&text).into_iter().collect();
-    let expected: Vec<(String, String)> = [
-        ("DELETE", "/api/inner/{id}"),
-        ("GET", "/api/a"),
-        ("PATCH", "/api/b"),
-        ("POST", "/api/a"),
-        ("PUT", "/api/inner/{id}/r"),
-    ]
-    .iter()
-    .map(|(m, p)| (m.to_string(), p.to_string()))
-    .collect();
-    assert_eq!(found, expected);
+#[actix_web::test]
+async fn the_app_answers_every_route_of_its_table() {
+    // The table is what is registered: each of its routes reaches a handler (no 404 from the
+    // fallback, no 405), whatever the handler then says about the unknown id.
+    let app = app().await;
+    let unknown = "00000000-0000-4000-8000-000000000000";
+    for route in chessd::api::routes::route_table() {
+        let method = route.method.as_str().to_ascii_lowercase();
+        let uri = route.path.replace("{id}", unknown);
+        let (status, _, body) = app.exchange(request(&method, &uri, None, None)).await;
+        assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{route:?}: {body}");
+        assert_ne!(body["error"]["code"], "not_found", "{route:?}: {body}");
+    }
 }
 
 #[test]

@@ -15,13 +15,12 @@ use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
 
 use crate::{
     api::error::ApiError,
-    api::{client::client_key, ws_limits},
-    jobs::{
-        perft_job::PerftRequest,
-        puzzle_job::PuzzleRequest,
-        supervisor::Job,
-        view::{JobEvent, JobKind},
+    api::{
+        client::client_key,
+        jobs_wire::{JobEvent, JobList, JobView, PerftRequest, PuzzleRequest},
+        ws_limits,
     },
+    jobs::{state::JobKind, supervisor::Job},
     AppState,
 };
 
@@ -39,7 +38,7 @@ pub async fn create_perft(
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
     let permit = state.admission.acquire_job(&client)?;
-    let job = state.jobs.submit_perft(&body, Some(permit))?;
+    let job = state.jobs.submit_perft(&body.params()?, Some(permit))?;
     created(&job)
 }
 
@@ -51,13 +50,13 @@ pub async fn create_puzzle(
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
     let permit = state.admission.acquire_job(&client)?;
-    let job = state.jobs.submit_puzzle(&body, Some(permit))?;
+    let job = state.jobs.submit_puzzle(&body.params()?, Some(permit))?;
     created(&job)
 }
 
 /// `202` with the job's view and, for its creator only, the secret that cancels it.
 fn created(job: &Job) -> Result<HttpResponse, ApiError> {
-    let mut body = serde_json::to_value(job.view()).map_err(ApiError::internal)?;
+    let mut body = serde_json::to_value(JobView::of(job)).map_err(ApiError::internal)?;
     if let Some(fields) = body.as_object_mut() {
         fields.insert("secret".into(), job.secret().into());
     }
@@ -82,7 +81,7 @@ pub async fn puzzle_view(
 
 fn view(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse, ApiError> {
     let job = state.jobs.get(id, kind)?;
-    Ok(HttpResponse::Ok().json(job.view()))
+    Ok(HttpResponse::Ok().json(JobView::of(&job)))
 }
 
 /// `DELETE /v1/perft/{id}` (the job's secret)
@@ -114,15 +113,15 @@ async fn cancel(
     let token = crate::api::bearer(req);
     let job = state.jobs.cancel(id, kind, token.as_deref())?;
     if job.wait_finished(CANCEL_WAIT).await {
-        Ok(HttpResponse::Ok().json(job.view()))
+        Ok(HttpResponse::Ok().json(JobView::of(&job)))
     } else {
-        Ok(HttpResponse::Accepted().json(job.view()))
+        Ok(HttpResponse::Accepted().json(JobView::of(&job)))
     }
 }
 
 /// `GET /v1/jobs`
 pub async fn list(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(state.jobs.list())
+    HttpResponse::Ok().json(JobList::from(state.jobs.list()))
 }
 
 /// `GET /v1/perft/{id}/events`
@@ -168,7 +167,7 @@ async fn events(
 }
 
 async fn send(session: &mut Session, job: &Job) -> bool {
-    match serde_json::to_string(&JobEvent::from(job.view())) {
+    match serde_json::to_string(&JobEvent::from(JobView::of(job))) {
         Ok(text) => session.text(text).await.is_ok(),
         Err(_) => false,
     }

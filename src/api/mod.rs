@@ -1,12 +1,17 @@
 //! HTTP routes: the REST API under `/v1`, the WebSocket endpoint, health, metrics and OpenAPI.
-//! [`configure`] is the one route table, used by `main` and by the tests alike.
+//! [`configure`] registers them, for `main` and the tests alike, from the one route table
+//! ([`routes::route_table`]).
 
 pub mod client;
 pub mod engines;
 pub mod error;
 pub mod games;
 pub mod jobs;
+pub mod jobs_wire;
+pub mod perft_json;
 pub mod position;
+pub mod routes;
+pub mod solution_json;
 pub mod system;
 pub mod webapp;
 pub mod wire;
@@ -25,14 +30,15 @@ use crate::api::error::{ApiError, ErrorCode};
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(path_error))
         .app_data(web::QueryConfig::default().error_handler(query_error))
-        .service(routes())
+        .service(api_scope())
         // Not API routes: the web client's files (`web/`, embedded), else the JSON `not_found`.
         // Only requests no route matched get here, so the pages never shadow the API.
         .default_service(web::to(webapp::fallback));
 }
 
-/// Every route, inside one scope that records request latency.
-fn routes() -> actix_web::Scope<
+/// Every route of the table, inside one scope that records request latency and gives actix's
+/// own error answers our JSON shape.
+fn api_scope() -> actix_web::Scope<
     impl actix_web::dev::ServiceFactory<
         actix_web::dev::ServiceRequest,
         Config = (),
@@ -48,92 +54,7 @@ fn routes() -> actix_web::Scope<
                 .default_handler_client(json_error_body)
                 .default_handler_server(json_error_body),
         )
-        .service(web::resource("/health").get(system::health))
-        .service(web::resource("/metrics").get(system::metrics))
-        .service(web::resource("/openapi.json").get(system::openapi))
-        .service(
-            web::scope("/v1")
-                .service(web::resource("/position").get(position::lookup))
-                .service(web::resource("/position/move").post(position::apply_move))
-                .service(web::resource("/games").post(games::create))
-                .service(web::resource("/engines").get(engines::list))
-                .service(web::resource("/jobs").get(jobs::list))
-                .service(web::resource("/perft").post(jobs::create_perft))
-                .service(
-                    web::scope("/perft/{id}")
-                        .service(
-                            web::resource("")
-                                .get(jobs::perft_view)
-                                .delete(jobs::cancel_perft),
-                        )
-                        .service(web::resource("/events").get(jobs::perft_events)),
-                )
-                .service(web::resource("/puzzles").post(jobs::create_puzzle))
-                .service(
-                    web::scope("/puzzles/{id}")
-                        .service(
-                            web::resource("")
-                                .get(jobs::puzzle_view)
-                                .delete(jobs::cancel_puzzle),
-                        )
-                        .service(web::resource("/events").get(jobs::puzzle_events)),
-                )
-                .service(
-                    web::scope("/games/{id}")
-                        .service(web::resource("").get(games::state_view).delete(games::stop))
-                        .service(web::resource("/fen").get(games::fen))
-                        .service(web::resource("/status").get(games::status))
-                        .service(web::resource("/turn").get(games::turn))
-                        .service(web::resource("/legal-moves").get(games::legal_moves))
-                        .service(web::resource("/pieces").get(games::pieces))
-                        .service(web::resource("/board").get(games::board))
-                        .service(
-                            web::resource("/moves")
-                                .get(games::moves_played)
-                                .post(games::make_move),
-                        )
-                        .service(
-                            web::resource("/pgn")
-                                .get(games::export_pgn)
-                                .put(games::load_pgn),
-                        )
-                        .service(web::resource("/position").put(games::load_fen))
-                        .service(
-                            web::resource("/state")
-                                .get(games::save_state)
-                                .put(games::restore_state),
-                        )
-                        .service(web::resource("/draw").post(games::set_draw))
-                        .service(web::resource("/winner").post(games::set_winner))
-                        .service(web::resource("/resign").post(games::resign))
-                        .service(web::resource("/draw-offer").post(games::offer_draw))
-                        .service(web::resource("/draw-offer/accept").post(games::accept_draw))
-                        .service(web::resource("/draw-offer/decline").post(games::decline_draw))
-                        .service(web::resource("/draw-claim").post(games::claim_draw))
-                        .service(
-                            web::resource("/options")
-                                .get(games::options)
-                                .patch(games::set_options),
-                        )
-                        .service(
-                            web::resource("/engine")
-                                .get(engines::view)
-                                .post(engines::attach)
-                                .delete(engines::detach),
-                        )
-                        .service(web::resource("/engine/bestmove").post(engines::bestmove))
-                        .service(web::resource("/engine/play").post(engines::play))
-                        .service(web::resource("/engine/position").post(engines::set_position))
-                        .service(web::resource("/engine/sync").post(engines::sync))
-                        .service(web::resource("/engine/command").post(engines::command))
-                        .service(
-                            web::resource("/engine/analysis")
-                                .post(engines::start_analysis)
-                                .delete(engines::stop_analysis),
-                        )
-                        .service(web::resource("/ws").get(ws::connect)),
-                ),
-        )
+        .service(routes::resources())
 }
 
 /// Gives errors that actix answers by itself (a method a route does not have, a body over the

@@ -2,7 +2,7 @@
 
 use std::{collections::BTreeMap, process::ExitCode};
 
-use chessd::jobs::view::ClassesView;
+use chessd::api::perft_json::ClassesJson;
 use chessd_core::{
     perft::{Perft, PerftProgress, PerftResult, PerftStats},
     FenMode, Position,
@@ -185,7 +185,7 @@ struct JsonStats {
     discovered_checks: u64,
     double_checks: u64,
     check_mates: u64,
-    classes: ClassesView,
+    classes: ClassesJson,
 }
 
 impl JsonOutput {
@@ -204,7 +204,7 @@ impl JsonOutput {
                 discovered_checks: s.discovered_checks(),
                 double_checks: s.double_checks(),
                 check_mates: s.check_mates(),
-                classes: ClassesView::from(s),
+                classes: ClassesJson(*s),
             }),
             divide: args.divide.then(|| divide_counts(pos, result)),
         }

@@ -9,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use chessd::jobs::solution::solution_json;
+use chessd::api::solution_json::solution_json;
 use chessd_core::{
     solver::{MateTree, Solution, SolveError, Solver, DEFAULT_TABLE_MB},
     Color, FenMode, Move, Position,

@@ -1,5 +1,6 @@
 //! Why a job could not be queued, found or run: the jobs layer's own error, with no knowledge
-//! of HTTP (the API maps it to a status and a stable code).
+//! of HTTP (the API maps it to a status and a stable code), and how a job ends without a
+//! result.
 
 use crate::admission::AdmissionError;
 
@@ -49,4 +50,13 @@ impl JobError {
             JobError::Internal(_) => "internal",
         }
     }
+}
+
+/// How a job ended without a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobEnd {
+    /// Its cancel flag was set.
+    Cancelled,
+    /// It failed.
+    Failed(JobError),
 }

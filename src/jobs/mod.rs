@@ -1,13 +1,18 @@
 //! Long computations run as jobs: perft and mate-in-N puzzles, owned by a supervisor, run on a
 //! pool off the HTTP threads, and Grand Chess Tree workers they can hand perft tasks to.
+//!
+//! The layer takes domain parameters ([`perft_job::PerftParams`], [`puzzle_job::PuzzleParams`])
+//! and answers with the core's own values ([`state::JobSnapshot`]); the JSON bodies and views
+//! of jobs are the API's (`api/jobs_wire.rs`).
 
 pub mod error;
 pub mod gct;
+pub mod limits;
 pub mod perft_job;
 pub mod puzzle_job;
-pub mod solution;
+pub mod state;
 pub mod supervisor;
-pub mod view;
 pub mod workers;
 
-pub use error::JobError;
+pub use error::{JobEnd, JobError};
+pub use limits::JobLimits;

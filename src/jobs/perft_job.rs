@@ -1,4 +1,5 @@
-//! Perft jobs: the request, its checks against the configured limits, and the computation —
+//! Perft jobs: the parameters asked for, their checks against the configured limits, and the
+//! computation —
 //! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
 //! unique positions a few plies down, counts them and multiplies back), or on Grand Chess Tree
 //! workers through a [`TaskRunner`].
@@ -6,31 +7,30 @@
 use std::{
     collections::BTreeMap,
     sync::{atomic::AtomicBool, Arc},
+    time::{Duration, Instant},
 };
 
 use chessd_core::{
-    perft::{self, Perft, PerftStats},
-    FenMode, Position,
+    perft::{self, Perft, PerftProgress, PerftResult, PerftStats},
+    Position,
 };
-use serde::Deserialize;
 
 use super::{
-    error::JobError,
-    supervisor::{JobEnd, JobLimits},
+    error::{JobEnd, JobError},
+    limits::JobLimits,
     workers::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask},
 };
 use crate::config::EndpointConfig;
 
-/// The body of `POST /v1/perft`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PerftRequest {
-    /// The position (lenient FEN); default: the start position.
-    pub fen: Option<String>,
+/// A perft as asked for: the position and the caller's choices, not yet checked against the
+/// limits (`None`: the default).
+#[derive(Clone, Debug)]
+pub struct PerftParams {
+    /// The position.
+    pub pos: Position,
     /// Depth in plies.
     pub depth: u32,
-    /// Collect leaf statistics (default false).
-    #[serde(default)]
+    /// Collect leaf statistics.
     pub stats: bool,
     /// Pool threads (default: the most a job may have).
     pub threads: Option<usize>,
@@ -185,41 +185,13 @@ impl std::fmt::Debug for PerftSpec {
     }
 }
 
-/// Where a perft job stands, reported while it runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PerftUpdate {
-    /// Tasks finished.
-    pub done: usize,
-    /// Tasks in all.
-    pub total: usize,
-    /// Statistics of the finished tasks (only `nodes` without statistics).
-    pub stats: PerftStats,
-}
-
-/// A finished perft.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PerftOutcome {
-    /// The totals (only `nodes` without statistics).
-    pub stats: PerftStats,
-    /// Whether the eight check classes were counted (statistics runs).
-    pub classes: bool,
-    /// Time of the computation.
-    pub seconds: f64,
-    /// Tasks computed.
-    pub tasks: usize,
-}
-
 impl PerftSpec {
-    /// Checks a request against the limits; `workers` are the configured workers, if any.
-    pub fn from_request(
-        req: &PerftRequest,
+    /// Checks parameters against the limits; `workers` are the configured workers, if any.
+    pub fn from_params(
+        req: &PerftParams,
         limits: &JobLimits,
         workers: Option<&Arc<dyn TaskRunner>>,
     ) -> Result<PerftSpec, JobError> {
-        let pos = match &req.fen {
-            None => Position::startpos(),
-            Some(fen) => Position::from_fen(fen, FenMode::Lenient)?,
-        };
         let jobs = &limits.config;
         if req.depth > jobs.max_perft_depth {
             return Err(limit(format!(
@@ -256,7 +228,7 @@ impl PerftSpec {
             (_, Some(w)) => Some(Arc::clone(w)),
         };
         Ok(PerftSpec {
-            pos,
+            pos: req.pos,
             depth: req.depth,
             stats: req.stats,
             threads: if workers.is_some() { 0 } else { threads },
@@ -274,8 +246,8 @@ impl PerftSpec {
     pub fn run(
         &self,
         cancel: &Arc<AtomicBool>,
-        report: &mut dyn FnMut(PerftUpdate),
-    ) -> Result<PerftOutcome, JobEnd> {
+        report: &mut dyn FnMut(PerftProgress),
+    ) -> Result<PerftResult, JobEnd> {
         match &self.workers {
             Some(workers) if self.depth > 0 => {
                 self.run_on_workers(workers.as_ref(), cancel, report)
@@ -287,28 +259,16 @@ impl PerftSpec {
     fn run_local(
         &self,
         cancel: &AtomicBool,
-        report: &mut dyn FnMut(PerftUpdate),
-    ) -> Result<PerftOutcome, JobEnd> {
-        let result = Perft::new(self.pos)
+        report: &mut dyn FnMut(PerftProgress),
+    ) -> Result<PerftResult, JobEnd> {
+        Perft::new(self.pos)
             .depth(self.depth)
             .threads(self.threads.max(1))
             .hash_mb(self.hash_mb)
             .stats(self.stats)
             .cancel(cancel)
-            .run(|p| {
-                report(PerftUpdate {
-                    done: p.done,
-                    total: p.total,
-                    stats: p.stats,
-                })
-            })
-            .map_err(|_| JobEnd::Cancelled)?;
-        Ok(PerftOutcome {
-            stats: result.stats,
-            classes: self.stats,
-            seconds: result.elapsed.as_secs_f64(),
-            tasks: result.tasks,
-        })
+            .run(|p| report(*p))
+            .map_err(|_| JobEnd::Cancelled)
     }
 
     /// Splits the root into unique positions, hands them to the workers and multiplies each
@@ -317,9 +277,9 @@ impl PerftSpec {
         &self,
         workers: &dyn TaskRunner,
         cancel: &Arc<AtomicBool>,
-        report: &mut dyn FnMut(PerftUpdate),
-    ) -> Result<PerftOutcome, JobEnd> {
-        let start = std::time::Instant::now();
+        report: &mut dyn FnMut(PerftProgress),
+    ) -> Result<PerftResult, JobEnd> {
+        let start = Instant::now();
         let n_workers = workers.names().len().max(1);
         let plies = worker_split_plies(&self.pos, self.depth, n_workers);
         let split = perft::split(&self.pos, plies);
@@ -333,12 +293,14 @@ impl PerftSpec {
             .collect();
         let total = tasks.len();
         let mut seen = vec![false; total];
-        let mut update = PerftUpdate {
+        let mut update = PerftProgress {
+            done: 0,
             total,
-            ..PerftUpdate::default()
+            stats: PerftStats::default(),
+            elapsed: Duration::ZERO,
         };
         report(update);
-        let mut last_report = std::time::Instant::now();
+        let mut last_report = Instant::now();
         let outcome = workers.run(tasks, Arc::clone(cancel), &mut |i, stats| {
             let Some((_, count)) = split.get(i) else {
                 return;
@@ -353,8 +315,9 @@ impl PerftSpec {
             };
             update.stats += stats * *count;
             update.done += 1;
-            if last_report.elapsed() >= std::time::Duration::from_millis(50) {
-                last_report = std::time::Instant::now();
+            if last_report.elapsed() >= Duration::from_millis(50) {
+                last_report = Instant::now();
+                update.elapsed = start.elapsed();
                 report(update);
             }
         });
@@ -372,12 +335,17 @@ impl PerftSpec {
                 update.done
             ))));
         }
+        let elapsed = start.elapsed();
+        update.elapsed = elapsed;
         report(update);
-        Ok(PerftOutcome {
+        Ok(PerftResult {
+            depth: self.depth,
             stats: update.stats,
-            classes: self.stats,
-            seconds: start.elapsed().as_secs_f64(),
+            divide: Vec::new(),
+            split_plies: plies,
             tasks: total,
+            threads: 0,
+            elapsed,
         })
     }
 }
@@ -400,6 +368,8 @@ fn limit(message: String) -> JobError {
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering::Relaxed;
+
+    use chessd_core::FenMode;
 
     use super::*;
     use crate::config::Config;
@@ -439,9 +409,9 @@ mod tests {
         JobLimits::new(Config::defaults().jobs)
     }
 
-    fn request(depth: u32) -> PerftRequest {
-        PerftRequest {
-            fen: None,
+    fn request(depth: u32) -> PerftParams {
+        PerftParams {
+            pos: Position::startpos(),
             depth,
             stats: true,
             threads: Some(1),
@@ -455,8 +425,8 @@ mod tests {
         let runner: Arc<dyn TaskRunner> = Arc::new(LocalRunner);
         let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
         let mut req = request(4);
-        req.fen = Some(kiwipete.into());
-        let spec = PerftSpec::from_request(&req, &limits(), Some(&runner)).unwrap();
+        req.pos = Position::from_fen(kiwipete, FenMode::Lenient).unwrap();
+        let spec = PerftSpec::from_params(&req, &limits(), Some(&runner)).unwrap();
         assert_eq!(spec.threads, 0);
         assert_eq!(spec.worker_names(), ["a", "b"]);
         let cancel = Arc::new(AtomicBool::new(false));
@@ -465,7 +435,6 @@ mod tests {
         let expected = perft::perft_stats(&spec.pos, 4);
         assert_eq!(out.stats.nodes, 4_085_603);
         assert_eq!(out.stats, expected);
-        assert!(out.classes);
         let last = updates.last().unwrap();
         assert_eq!((last.done, last.total), (out.tasks, out.tasks));
         assert!(out.tasks >= 32, "{} tasks", out.tasks);
@@ -476,11 +445,11 @@ mod tests {
         let runner: Arc<dyn TaskRunner> = Arc::new(LocalRunner);
         let mut req = request(3);
         req.workers = Some(false);
-        let spec = PerftSpec::from_request(&req, &limits(), Some(&runner)).unwrap();
+        let spec = PerftSpec::from_params(&req, &limits(), Some(&runner)).unwrap();
         assert!(spec.workers.is_none());
         assert_eq!(spec.threads, 1);
         req.workers = Some(true);
-        let err = PerftSpec::from_request(&req, &limits(), None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &limits(), None).unwrap_err();
         assert_eq!(err.code(), "invalid_request");
     }
 
@@ -488,7 +457,7 @@ mod tests {
     fn limits_name_the_setting() {
         let l = limits();
         let mut req = request(l.config.max_perft_depth + 1);
-        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &l, None).unwrap_err();
         assert_eq!(err.code(), "limit_exceeded");
         assert!(
             err.to_string().contains("jobs.max_perft_depth"),
@@ -497,7 +466,7 @@ mod tests {
         );
         req.depth = 1;
         req.threads = Some(l.max_threads() + 1);
-        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &l, None).unwrap_err();
         assert!(
             err.to_string().contains("jobs.max_threads"),
             "{}",
@@ -505,16 +474,12 @@ mod tests {
         );
         req.threads = None;
         req.hash_mb = Some(l.config.max_hash_mb + 1);
-        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &l, None).unwrap_err();
         assert!(
             err.to_string().contains("jobs.max_hash_mb"),
             "{}",
             err.to_string()
         );
-        req.hash_mb = None;
-        req.fen = Some("not a fen".into());
-        let err = PerftSpec::from_request(&req, &l, None).unwrap_err();
-        assert_eq!(err.code(), "invalid_fen");
     }
 
     #[test]

@@ -1,35 +1,27 @@
-//! Puzzle jobs: a mate-in-N problem given as FEN or as a board diagram, checked against the
-//! configured limits and solved by the core's [`Solver`] with a time limit. The result is the
-//! object `chessd solve --json` prints (see [`super::solution`]).
+//! Puzzle jobs: a mate-in-N problem, checked against the configured limits and solved by the
+//! core's [`Solver`] with a time limit. The result is the core's [`Solution`].
 
 use std::{
-    sync::{atomic::AtomicBool, Arc},
+    sync::atomic::AtomicBool,
     time::{Duration, Instant},
 };
 
 use chessd_core::{
-    display::parse_diagram,
-    solver::{SolveError, Solver, StopReason, MAX_MATE},
-    FenMode, Position,
+    solver::{Solution, SolveError, Solver, StopReason, MAX_MATE},
+    Position,
 };
-use serde::Deserialize;
 
 use super::{
-    error::JobError,
-    solution::{solution_json, SolutionJson},
-    supervisor::{JobEnd, JobLimits},
+    error::{JobEnd, JobError},
+    limits::JobLimits,
 };
 
-/// The body of `POST /v1/puzzles`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PuzzleRequest {
-    /// The position as strict FEN (or give `board`).
-    pub fen: Option<String>,
-    /// The position as the 8-line diagram the board printer writes.
-    pub board: Option<String>,
-    /// The side to move with `board` (default white).
-    pub turn: Option<chessd_core::Color>,
+/// A puzzle as asked for: the position and the caller's choices, not yet checked against the
+/// limits (`None`: the default).
+#[derive(Clone, Debug)]
+pub struct PuzzleParams {
+    /// The position; the side to move mates.
+    pub pos: Position,
     /// Mate in at most this many moves.
     pub mate_in: u32,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
@@ -57,38 +49,9 @@ pub struct PuzzleSpec {
     pub table_mb: usize,
 }
 
-/// A finished puzzle search.
-#[derive(Clone, Debug)]
-pub struct PuzzleOutcome {
-    /// The solution as JSON.
-    pub solution: Arc<SolutionJson>,
-    /// Positions searched.
-    pub nodes: u64,
-}
-
 impl PuzzleSpec {
-    /// Checks a request against the limits.
-    pub fn from_request(req: &PuzzleRequest, limits: &JobLimits) -> Result<PuzzleSpec, JobError> {
-        let pos = match (&req.fen, &req.board) {
-            (Some(fen), None) => {
-                if req.turn.is_some() {
-                    return Err(JobError::InvalidRequest(
-                        "turn goes with board; a FEN names the side to move itself".into(),
-                    ));
-                }
-                Position::from_fen(fen, FenMode::Strict)?
-            }
-            (None, Some(board)) => {
-                let turn = req.turn.unwrap_or(chessd_core::Color::White);
-                parse_diagram(board, turn)
-                    .map_err(|e| JobError::InvalidPosition(format!("invalid board: {e}")))?
-            }
-            _ => {
-                return Err(JobError::InvalidRequest(
-                    "give exactly one of fen and board".into(),
-                ))
-            }
-        };
+    /// Checks parameters against the limits.
+    pub fn from_params(req: &PuzzleParams, limits: &JobLimits) -> Result<PuzzleSpec, JobError> {
         let jobs = &limits.config;
         let max_mate = jobs.max_mate_in.min(MAX_MATE);
         if req.mate_in == 0 {
@@ -127,7 +90,7 @@ impl PuzzleSpec {
             )));
         }
         Ok(PuzzleSpec {
-            pos,
+            pos: req.pos,
             mate_in: req.mate_in,
             time_limit_ms,
             find_all_keys: req.find_all_keys.unwrap_or(true),
@@ -138,7 +101,7 @@ impl PuzzleSpec {
 
     /// Solves the puzzle. A time limit reached is a failure with `limit_exceeded`; its message
     /// says how far mates were ruled out. `nodes` hears the node count of a stopped search.
-    pub fn run(&self, cancel: &AtomicBool, nodes: &mut u64) -> Result<PuzzleOutcome, JobEnd> {
+    pub fn run(&self, cancel: &AtomicBool, nodes: &mut u64) -> Result<Solution, JobEnd> {
         let deadline = Instant::now() + Duration::from_millis(self.time_limit_ms);
         let result = Solver::new(self.pos)
             .mate_in(self.mate_in)
@@ -151,10 +114,7 @@ impl PuzzleSpec {
         match result {
             Ok(solution) => {
                 *nodes = solution.nodes;
-                Ok(PuzzleOutcome {
-                    solution: Arc::new(solution_json(&self.pos, &solution)),
-                    nodes: solution.nodes,
-                })
+                Ok(solution)
             }
             Err(SolveError::Stopped {
                 reason,
@@ -193,6 +153,8 @@ fn limit(message: String) -> JobError {
 
 #[cfg(test)]
 mod tests {
+    use chessd_core::FenMode;
+
     use super::*;
     use crate::config::Config;
 
@@ -200,11 +162,9 @@ mod tests {
         JobLimits::new(Config::defaults().jobs)
     }
 
-    fn request() -> PuzzleRequest {
-        PuzzleRequest {
-            fen: Some("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".into()),
-            board: None,
-            turn: None,
+    fn request() -> PuzzleParams {
+        PuzzleParams {
+            pos: Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", FenMode::Strict).unwrap(),
             mate_in: 2,
             time_limit_ms: None,
             find_all_keys: None,
@@ -213,29 +173,10 @@ mod tests {
     }
 
     #[test]
-    fn a_board_diagram_with_the_side_to_move() {
-        let mut req = request();
-        req.fen = None;
-        req.board = Some(
-            "8 . . . . . . k .\n7 . . . . . p p p\n6 . . . . . . . .\n5 . . . . . . . .\n\
-             4 . . . . . . . .\n3 . . . . . . . .\n2 r . . . . . . .\n1 . . . . . . K .\n\
-             \x20 a b c d e f g h\n"
-                .into(),
-        );
-        req.turn = Some(chessd_core::Color::Black);
-        let spec = PuzzleSpec::from_request(&req, &limits()).unwrap();
-        assert_eq!(spec.pos.fen(), "6k1/5ppp/8/8/8/8/r7/6K1 b - - 0 1");
-        let mut nodes = 0;
-        let out = spec.run(&AtomicBool::new(false), &mut nodes).unwrap();
-        // A lone rook cannot mate the king on g1 in two: nothing guards the second rank.
-        assert_eq!(out.solution.mate, None);
-        assert_eq!(nodes, out.nodes);
-    }
-
-    #[test]
     fn bad_requests_get_their_codes() {
+        // The position's own checks (fen or board, turn) are the API's: `api::jobs_wire`.
         let l = limits();
-        let code = |req: &PuzzleRequest| PuzzleSpec::from_request(req, &l).unwrap_err().code();
+        let code = |req: &PuzzleParams| PuzzleSpec::from_params(req, &l).unwrap_err().code();
         let mut req = request();
         req.mate_in = 0;
         assert_eq!(code(&req), "invalid_request");
@@ -244,28 +185,20 @@ mod tests {
         req.mate_in = 2;
         req.time_limit_ms = Some(l.config.max_solver_time_ms + 1);
         assert_eq!(code(&req), "limit_exceeded");
-        req.time_limit_ms = None;
-        req.turn = Some(chessd_core::Color::White);
-        assert_eq!(code(&req), "invalid_request");
-        req.turn = None;
-        req.board = Some("8/8".into());
-        assert_eq!(code(&req), "invalid_request");
-        req.fen = None;
-        assert_eq!(code(&req), "invalid_fen");
-        req.board = None;
-        req.fen = Some("8/8/8/8/8/8/8/8 w - - 0 1".into());
-        assert_eq!(code(&req), "invalid_fen");
     }
 
     #[test]
     fn a_time_limit_reached_fails_with_limit_exceeded() {
         let mut req = request();
         // A rich middlegame with mate far away: mate in 5 takes much longer than 1 ms.
-        req.fen =
-            Some("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8".into());
+        req.pos = Position::from_fen(
+            "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8",
+            FenMode::Strict,
+        )
+        .unwrap();
         req.mate_in = 5;
         req.time_limit_ms = Some(1);
-        let spec = PuzzleSpec::from_request(&req, &limits()).unwrap();
+        let spec = PuzzleSpec::from_params(&req, &limits()).unwrap();
         let mut nodes = 0;
         match spec.run(&AtomicBool::new(false), &mut nodes) {
             Err(JobEnd::Failed(e)) => {

@@ -1,6 +1,6 @@
 //! The job supervisor: hands out job ids, enforces the `[jobs]` limits, queues jobs until the
 //! pool has threads for them, runs each on its own OS threads (never on an HTTP thread),
-//! answers views, cancels, and forgets finished jobs after `jobs.keep_finished_secs` (and the
+//! answers snapshots, cancels, and forgets finished jobs after `jobs.keep_finished_secs` (and the
 //! oldest beyond `jobs.keep_finished_max`).
 //!
 //! The pool is a thread budget of `jobs.pool_threads` (0: one per core): a job holds the
@@ -27,63 +27,25 @@ use std::{
     time::{Duration, Instant},
 };
 
+use chessd_core::{
+    perft::{PerftProgress, PerftResult},
+    solver::Solution,
+};
 use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::{
-    error::JobError,
-    perft_job::{GctWorkers, PerftOutcome, PerftRequest, PerftSpec, PerftUpdate, TaskRunner},
-    puzzle_job::{PuzzleOutcome, PuzzleRequest, PuzzleSpec},
-    view::{
-        nps, ErrorView, JobKind, JobList, JobState, JobSummary, JobView, PerftResultView,
-        PerftView, ProgressView, PuzzleView, StatsView,
-    },
+    error::{JobEnd, JobError},
+    limits::JobLimits,
+    perft_job::{GctWorkers, PerftParams, PerftSpec, TaskRunner},
+    puzzle_job::{PuzzleParams, PuzzleSpec},
+    state::{no_progress, JobKind, JobSnapshot, JobState},
+    workers::WorkerStatus,
 };
 use crate::{
     admission::Permit,
     config::{Config, JobsConfig},
 };
-
-/// How a job ended without a result.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum JobEnd {
-    /// Its cancel flag was set.
-    Cancelled,
-    /// It failed.
-    Failed(JobError),
-}
-
-/// The configured limits, with the pool size resolved.
-#[derive(Clone, Debug)]
-pub struct JobLimits {
-    /// The `[jobs]` section.
-    pub config: JobsConfig,
-    /// Threads of the pool (`pool_threads`, 0 resolved to the number of cores).
-    pub pool_threads: usize,
-}
-
-impl JobLimits {
-    /// The limits of a configuration.
-    pub fn new(config: JobsConfig) -> JobLimits {
-        let pool_threads = match config.pool_threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        JobLimits {
-            config,
-            pool_threads,
-        }
-    }
-
-    /// The most threads one job may have: `max_threads` (0: the pool size), never more than
-    /// the pool.
-    pub fn max_threads(&self) -> usize {
-        match self.config.max_threads {
-            0 => self.pool_threads,
-            n => n.min(self.pool_threads),
-        }
-    }
-}
 
 /// What a job computes.
 #[derive(Debug)]
@@ -97,8 +59,8 @@ pub enum Work {
 /// A job's result.
 #[derive(Clone, Debug)]
 enum Outcome {
-    Perft(PerftOutcome),
-    Puzzle(PuzzleOutcome),
+    Perft(PerftResult),
+    Puzzle(Solution),
 }
 
 /// The mutable part of a job.
@@ -107,10 +69,34 @@ struct Status {
     state: JobState,
     started: Option<Instant>,
     ended: Option<Instant>,
-    progress: PerftUpdate,
+    progress: PerftProgress,
+    perft: Option<PerftResult>,
     nodes: u64,
-    outcome: Option<Outcome>,
-    error: Option<ErrorView>,
+    solution: Option<Arc<Solution>>,
+    error: Option<JobError>,
+}
+
+impl Status {
+    /// Time since the job started running (zero while queued, fixed once it has ended).
+    fn elapsed(&self) -> Duration {
+        match self.started {
+            Some(start) => self.ended.unwrap_or_else(Instant::now) - start,
+            None => Duration::ZERO,
+        }
+    }
+}
+
+/// Every job a supervisor holds and the use of its pool, read in one critical section.
+#[derive(Clone, Debug)]
+pub struct JobListing {
+    /// The jobs, oldest first.
+    pub jobs: Vec<Arc<Job>>,
+    /// Threads of the job pool.
+    pub pool_threads: usize,
+    /// Pool threads held by running jobs.
+    pub busy_threads: usize,
+    /// The configured Grand Chess Tree workers and what is known about them.
+    pub workers: Vec<WorkerStatus>,
 }
 
 /// One job: what it computes, its cancel flag and its status.
@@ -154,9 +140,10 @@ impl Job {
                 state: JobState::Queued,
                 started: None,
                 ended: None,
-                progress: PerftUpdate::default(),
+                progress: no_progress(),
+                perft: None,
                 nodes: 0,
-                outcome: None,
+                solution: None,
                 error: None,
             }),
             state_tx: watch::Sender::new(JobState::Queued),
@@ -174,6 +161,11 @@ impl Job {
             Work::Perft(_) => JobKind::Perft,
             Work::Puzzle(_) => JobKind::Puzzle,
         }
+    }
+
+    /// What the job computes.
+    pub fn work(&self) -> &Work {
+        &self.work
     }
 
     /// Pool threads the job holds while it runs.
@@ -205,80 +197,17 @@ impl Job {
             .is_ok_and(|r| r.is_ok())
     }
 
-    /// The job as JSON.
-    pub fn view(&self) -> JobView {
+    /// Where the job is and what it has found, now.
+    pub fn snapshot(&self) -> JobSnapshot {
         let status = self.status();
-        let elapsed = match status.started {
-            Some(start) => status.ended.unwrap_or_else(Instant::now) - start,
-            None => Duration::ZERO,
-        };
-        let elapsed_ms = elapsed.as_millis() as u64;
-        match &self.work {
-            Work::Perft(spec) => {
-                let p = &status.progress;
-                // chessd's workers report the eight classes too (their `:classes` extension).
-                let classes = spec.stats;
-                let result = match &status.outcome {
-                    Some(Outcome::Perft(o)) => {
-                        let stats = spec.stats.then(|| StatsView::new(&o.stats, classes));
-                        Some(PerftResultView::new(o.stats.nodes, stats, o.seconds))
-                    }
-                    _ => None,
-                };
-                let nodes = p.stats.nodes;
-                JobView::Perft(Box::new(PerftView {
-                    id: self.id,
-                    kind: JobKind::Perft,
-                    state: status.state,
-                    fen: spec.pos.fen(),
-                    depth: spec.depth,
-                    stats: spec.stats,
-                    threads: spec.threads,
-                    hash_mb: spec.hash_mb,
-                    workers: spec.worker_names(),
-                    progress: ProgressView {
-                        done: p.done,
-                        total: p.total,
-                    },
-                    nodes,
-                    nps: nps(nodes, elapsed.as_secs_f64()),
-                    elapsed_ms,
-                    statistics: spec.stats.then(|| StatsView::new(&p.stats, classes)),
-                    result,
-                    error: status.error.clone(),
-                }))
-            }
-            Work::Puzzle(spec) => JobView::Puzzle(PuzzleView {
-                id: self.id,
-                kind: JobKind::Puzzle,
-                state: status.state,
-                fen: spec.pos.fen(),
-                mate_in: spec.mate_in,
-                find_all_keys: spec.find_all_keys,
-                time_limit_ms: spec.time_limit_ms,
-                threads: spec.threads,
-                elapsed_ms,
-                nodes: status.nodes,
-                result: match &status.outcome {
-                    Some(Outcome::Puzzle(o)) => Some(Arc::clone(&o.solution)),
-                    _ => None,
-                },
-                error: status.error.clone(),
-            }),
-        }
-    }
-
-    fn summary(&self) -> JobSummary {
-        let status = self.status();
-        let elapsed = match status.started {
-            Some(start) => status.ended.unwrap_or_else(Instant::now) - start,
-            None => Duration::ZERO,
-        };
-        JobSummary {
-            id: self.id,
-            kind: self.kind(),
+        JobSnapshot {
             state: status.state,
-            elapsed_ms: elapsed.as_millis() as u64,
+            elapsed: status.elapsed(),
+            progress: status.progress,
+            perft: status.perft.clone(),
+            nodes: status.nodes,
+            solution: status.solution.clone(),
+            error: status.error.clone(),
         }
     }
 
@@ -297,23 +226,24 @@ impl Job {
     fn finish(&self, ending: Result<Outcome, JobEnd>) {
         let mut status = self.status();
         let state = match ending {
-            Ok(outcome) => {
-                if let Outcome::Perft(o) = &outcome {
-                    status.progress = PerftUpdate {
-                        done: o.tasks,
-                        total: o.tasks,
-                        stats: o.stats,
-                    };
-                }
-                if let Outcome::Puzzle(o) = &outcome {
-                    status.nodes = o.nodes;
-                }
-                status.outcome = Some(outcome);
+            Ok(Outcome::Perft(result)) => {
+                status.progress = PerftProgress {
+                    done: result.tasks,
+                    total: result.tasks,
+                    stats: result.stats,
+                    elapsed: result.elapsed,
+                };
+                status.perft = Some(result);
+                JobState::Done
+            }
+            Ok(Outcome::Puzzle(solution)) => {
+                status.nodes = solution.nodes;
+                status.solution = Some(Arc::new(solution));
                 JobState::Done
             }
             Err(JobEnd::Cancelled) => JobState::Cancelled,
             Err(JobEnd::Failed(e)) => {
-                status.error = Some(ErrorView::from(&e));
+                status.error = Some(e);
                 JobState::Failed
             }
         };
@@ -410,10 +340,10 @@ impl JobSupervisor {
     /// place among its client's jobs, is held until the job finishes.
     pub fn submit_perft(
         &self,
-        req: &PerftRequest,
+        req: &PerftParams,
         permit: Option<Permit>,
     ) -> Result<Arc<Job>, JobError> {
-        let spec = PerftSpec::from_request(req, &self.inner.limits, self.inner.workers.as_ref())?;
+        let spec = PerftSpec::from_params(req, &self.inner.limits, self.inner.workers.as_ref())?;
         self.submit(Work::Perft(spec), permit)
     }
 
@@ -421,10 +351,10 @@ impl JobSupervisor {
     /// place among its client's jobs, is held until the job finishes.
     pub fn submit_puzzle(
         &self,
-        req: &PuzzleRequest,
+        req: &PuzzleParams,
         permit: Option<Permit>,
     ) -> Result<Arc<Job>, JobError> {
-        let spec = PuzzleSpec::from_request(req, &self.inner.limits)?;
+        let spec = PuzzleSpec::from_params(req, &self.inner.limits)?;
         self.submit(Work::Puzzle(spec), permit)
     }
 
@@ -508,13 +438,13 @@ impl JobSupervisor {
     }
 
     /// Every job held, oldest first, and the pool's use.
-    pub fn list(&self) -> JobList {
+    pub fn list(&self) -> JobListing {
         let mut table = self.inner.lock();
         self.inner.sweep(&mut table);
         let mut jobs: Vec<&(u64, Arc<Job>)> = table.jobs.values().collect();
         jobs.sort_by_key(|(order, _)| *order);
-        JobList {
-            jobs: jobs.iter().map(|(_, j)| j.summary()).collect(),
+        JobListing {
+            jobs: jobs.iter().map(|(_, j)| Arc::clone(j)).collect(),
             pool_threads: self.inner.limits.pool_threads,
             busy_threads: table.busy,
             workers: self
@@ -661,9 +591,9 @@ mod tests {
         c
     }
 
-    fn perft(depth: u32, threads: usize) -> PerftRequest {
-        PerftRequest {
-            fen: None,
+    fn perft(depth: u32, threads: usize) -> PerftParams {
+        PerftParams {
+            pos: chessd_core::Position::startpos(),
             depth,
             stats: false,
             threads: Some(threads),
@@ -694,14 +624,11 @@ mod tests {
         sup.cancel(&id, JobKind::Perft, Some(big.secret())).unwrap();
         assert_eq!(wait(&big), JobState::Cancelled);
         assert_eq!(wait(&small), JobState::Done);
-        let JobView::Perft(v) = small.view() else {
-            panic!("a perft view")
-        };
-        assert_eq!(v.result.unwrap().nodes, 8902);
+        assert_eq!(small.snapshot().perft.unwrap().stats.nodes, 8902);
         assert_eq!(sup.busy_threads(), 0);
         let list = sup.list();
         assert_eq!(list.jobs.len(), 2);
-        assert_eq!(list.jobs[0].id, big.id());
+        assert_eq!(list.jobs[0].id(), big.id());
     }
 
     #[test]
@@ -763,7 +690,7 @@ mod tests {
                 job.id().to_string()
             })
             .collect();
-        let kept: Vec<String> = sup.list().jobs.iter().map(|j| j.id.to_string()).collect();
+        let kept: Vec<String> = sup.list().jobs.iter().map(|j| j.id().to_string()).collect();
         assert_eq!(kept, ids[2..]);
         assert_eq!(
             sup.get(&ids[0], JobKind::Perft).unwrap_err().code(),
@@ -786,7 +713,7 @@ mod tests {
     fn work_wider_than_the_pool_is_refused() {
         let sup = JobSupervisor::new(config(1, 8, 3600), None);
         let mut req = perft(2, 1);
-        let mut spec = PerftSpec::from_request(&req, sup.limits(), None).unwrap();
+        let mut spec = PerftSpec::from_params(&req, sup.limits(), None).unwrap();
         spec.threads = 2;
         let err = sup.submit(Work::Perft(spec), None).unwrap_err();
         assert_eq!(err.code(), "limit_exceeded");

@@ -1,5 +1,5 @@
-//! The JSON form of a mate-in-N solution: the object `chessd solve --json` prints and the
-//! `result` of a puzzle job, built in one place so both are the very same.
+//! The JSON form of the core's mate-in-N [`Solution`]: the object `chessd solve --json` prints
+//! and the `result` of a puzzle job, built in one place so both are the very same.
 
 use chessd_core::{
     solver::{MateTree, Solution},

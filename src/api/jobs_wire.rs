@@ -1,0 +1,435 @@
+//! The JSON of the job routes: the bodies of `POST /v1/perft` and `POST /v1/puzzles` (read into
+//! the jobs layer's parameters), the job views answered by REST and carried by WebSocket
+//! events, and the job list. The views are written from a job's snapshot, which holds the
+//! core's own values (perft progress and result, the mate solution).
+
+use chessd_core::{display::parse_diagram, Color, FenMode, Position};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::{
+    perft_json::{nps, PerftResultJson, StatsJson},
+    solution_json::{solution_json, SolutionJson},
+};
+use crate::jobs::{
+    perft_job::PerftParams,
+    puzzle_job::PuzzleParams,
+    state::{JobKind, JobState},
+    supervisor::{Job, JobListing, Work},
+    workers::WorkerStatus,
+    JobError,
+};
+
+/// The body of `POST /v1/perft`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerftRequest {
+    /// The position (lenient FEN); default: the start position.
+    pub fen: Option<String>,
+    /// Depth in plies.
+    pub depth: u32,
+    /// Collect leaf statistics (default false).
+    #[serde(default)]
+    pub stats: bool,
+    /// Pool threads (default: the most a job may have).
+    pub threads: Option<usize>,
+    /// Hash table in MiB (default 0: none).
+    pub hash_mb: Option<usize>,
+    /// Hand the tasks to the configured Grand Chess Tree workers (default: true when any are
+    /// configured).
+    pub workers: Option<bool>,
+}
+
+impl PerftRequest {
+    /// The parameters asked for, with the position read (`invalid_fen` when it cannot be).
+    pub fn params(&self) -> Result<PerftParams, JobError> {
+        let pos = match &self.fen {
+            None => Position::startpos(),
+            Some(fen) => Position::from_fen(fen, FenMode::Lenient)?,
+        };
+        Ok(PerftParams {
+            pos,
+            depth: self.depth,
+            stats: self.stats,
+            threads: self.threads,
+            hash_mb: self.hash_mb,
+            workers: self.workers,
+        })
+    }
+}
+
+/// The body of `POST /v1/puzzles`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PuzzleRequest {
+    /// The position as strict FEN (or give `board`).
+    pub fen: Option<String>,
+    /// The position as the 8-line diagram the board printer writes.
+    pub board: Option<String>,
+    /// The side to move with `board` (default white).
+    pub turn: Option<Color>,
+    /// Mate in at most this many moves.
+    pub mate_in: u32,
+    /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
+    pub time_limit_ms: Option<u64>,
+    /// Find every key, deciding uniqueness (default true).
+    pub find_all_keys: Option<bool>,
+    /// Solver threads (default 1).
+    pub threads: Option<usize>,
+}
+
+impl PuzzleRequest {
+    /// The parameters asked for, with the position read from exactly one of `fen` and `board`
+    /// (`turn` goes with `board` only).
+    pub fn params(&self) -> Result<PuzzleParams, JobError> {
+        let pos = match (&self.fen, &self.board) {
+            (Some(fen), None) => {
+                if self.turn.is_some() {
+                    return Err(JobError::InvalidRequest(
+                        "turn goes with board; a FEN names the side to move itself".into(),
+                    ));
+                }
+                Position::from_fen(fen, FenMode::Strict)?
+            }
+            (None, Some(board)) => {
+                let turn = self.turn.unwrap_or(Color::White);
+                parse_diagram(board, turn)
+                    .map_err(|e| JobError::InvalidPosition(format!("invalid board: {e}")))?
+            }
+            _ => {
+                return Err(JobError::InvalidRequest(
+                    "give exactly one of fen and board".into(),
+                ))
+            }
+        };
+        Ok(PuzzleParams {
+            pos,
+            mate_in: self.mate_in,
+            time_limit_ms: self.time_limit_ms,
+            find_all_keys: self.find_all_keys,
+            threads: self.threads,
+        })
+    }
+}
+
+/// Why a job failed: `{"code", "message"}` with a code of the error table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ErrorView {
+    /// The stable error code.
+    pub code: &'static str,
+    /// What went wrong, for people.
+    pub message: String,
+}
+
+impl From<&JobError> for ErrorView {
+    fn from(e: &JobError) -> ErrorView {
+        ErrorView {
+            code: e.code(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Tasks finished out of all tasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ProgressView {
+    /// Tasks finished.
+    pub done: usize,
+    /// Tasks in all (0 until the root is split).
+    pub total: usize,
+}
+
+/// A perft job as JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct PerftView {
+    /// The job id.
+    pub id: Uuid,
+    /// Always `perft`.
+    pub kind: JobKind,
+    /// Where the job is.
+    pub state: JobState,
+    /// The position (its full FEN).
+    pub fen: String,
+    /// The depth in plies.
+    pub depth: u32,
+    /// Whether leaf statistics are collected.
+    pub stats: bool,
+    /// Pool threads computing (0 when workers compute).
+    pub threads: usize,
+    /// Hash table size in MiB (0: none).
+    pub hash_mb: usize,
+    /// Names of the Grand Chess Tree workers computing (empty: local threads).
+    pub workers: Vec<String>,
+    /// Tasks done and in all.
+    pub progress: ProgressView,
+    /// Leaf nodes counted so far (the total when done).
+    pub nodes: u64,
+    /// Nodes per second so far.
+    pub nps: u64,
+    /// Time since the job started running (0 while queued).
+    pub elapsed_ms: u64,
+    /// Running statistics (null without statistics).
+    pub statistics: Option<StatsJson>,
+    /// The final result once done.
+    pub result: Option<PerftResultJson>,
+    /// Why it failed.
+    pub error: Option<ErrorView>,
+}
+
+/// A puzzle job as JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct PuzzleView {
+    /// The job id.
+    pub id: Uuid,
+    /// Always `puzzle`.
+    pub kind: JobKind,
+    /// Where the job is.
+    pub state: JobState,
+    /// The position (its full FEN; from a diagram: no castling, no en passant, clocks 0 1).
+    pub fen: String,
+    /// Mate in at most this many moves.
+    pub mate_in: u32,
+    /// Whether every key is searched for (deciding uniqueness).
+    pub find_all_keys: bool,
+    /// The time limit of the search.
+    pub time_limit_ms: u64,
+    /// Solver threads.
+    pub threads: usize,
+    /// Time since the job started running (0 while queued).
+    pub elapsed_ms: u64,
+    /// Positions searched (known when the search ends).
+    pub nodes: u64,
+    /// The solution once done: the object `chessd solve --json` prints.
+    pub result: Option<SolutionJson>,
+    /// Why it failed.
+    pub error: Option<ErrorView>,
+}
+
+/// Any job as JSON.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum JobView {
+    /// A perft job.
+    Perft(Box<PerftView>),
+    /// A puzzle job.
+    Puzzle(Box<PuzzleView>),
+}
+
+impl JobView {
+    /// The view of `job` as it stands now.
+    pub fn of(job: &Job) -> JobView {
+        let snap = job.snapshot();
+        let elapsed_ms = snap.elapsed.as_millis() as u64;
+        let error = snap.error.as_ref().map(ErrorView::from);
+        match job.work() {
+            Work::Perft(spec) => {
+                let nodes = snap.progress.stats.nodes;
+                JobView::Perft(Box::new(PerftView {
+                    id: job.id(),
+                    kind: JobKind::Perft,
+                    state: snap.state,
+                    fen: spec.pos.fen(),
+                    depth: spec.depth,
+                    stats: spec.stats,
+                    threads: spec.threads,
+                    hash_mb: spec.hash_mb,
+                    workers: spec.worker_names(),
+                    progress: ProgressView {
+                        done: snap.progress.done,
+                        total: snap.progress.total,
+                    },
+                    nodes,
+                    nps: nps(nodes, snap.elapsed.as_secs_f64()),
+                    elapsed_ms,
+                    // chessd's workers report the eight classes too (their `:classes`
+                    // extension), so they are real counts whenever statistics are.
+                    statistics: spec.stats.then_some(StatsJson {
+                        stats: snap.progress.stats,
+                        classes: spec.stats,
+                    }),
+                    result: snap.perft.map(|result| PerftResultJson {
+                        result,
+                        stats: spec.stats,
+                    }),
+                    error,
+                }))
+            }
+            Work::Puzzle(spec) => JobView::Puzzle(Box::new(PuzzleView {
+                id: job.id(),
+                kind: JobKind::Puzzle,
+                state: snap.state,
+                fen: spec.pos.fen(),
+                mate_in: spec.mate_in,
+                find_all_keys: spec.find_all_keys,
+                time_limit_ms: spec.time_limit_ms,
+                threads: spec.threads,
+                elapsed_ms,
+                nodes: snap.nodes,
+                result: snap.solution.map(|s| solution_json(&spec.pos, &s)),
+                error,
+            })),
+        }
+    }
+
+    /// The job's state.
+    pub fn state(&self) -> JobState {
+        match self {
+            JobView::Perft(v) => v.state,
+            JobView::Puzzle(v) => v.state,
+        }
+    }
+}
+
+/// A WebSocket event: `{"type": "progress" | "done" | "cancelled" | "failed", "job": <view>}`.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobEvent {
+    /// `progress` while queued or running, else the final state.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The job.
+    pub job: JobView,
+}
+
+impl From<JobView> for JobEvent {
+    fn from(job: JobView) -> JobEvent {
+        let state = job.state();
+        JobEvent {
+            kind: if state.is_finished() {
+                state.as_str()
+            } else {
+                "progress"
+            },
+            job,
+        }
+    }
+}
+
+/// One line of the job list.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobSummary {
+    /// The job id.
+    pub id: Uuid,
+    /// Perft or puzzle.
+    pub kind: JobKind,
+    /// Where the job is.
+    pub state: JobState,
+    /// Time since the job started running (0 while queued).
+    pub elapsed_ms: u64,
+}
+
+/// `GET /v1/jobs`: every job the server holds, oldest first, and the pool's use.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobList {
+    /// The jobs.
+    pub jobs: Vec<JobSummary>,
+    /// Threads of the job pool.
+    pub pool_threads: usize,
+    /// Pool threads held by running jobs.
+    pub busy_threads: usize,
+    /// The configured Grand Chess Tree workers and what is known about them.
+    pub workers: Vec<WorkerStatus>,
+}
+
+impl From<JobListing> for JobList {
+    fn from(listing: JobListing) -> JobList {
+        let jobs = listing
+            .jobs
+            .iter()
+            .map(|job| {
+                let snap = job.snapshot();
+                JobSummary {
+                    id: job.id(),
+                    kind: job.kind(),
+                    state: snap.state,
+                    elapsed_ms: snap.elapsed.as_millis() as u64,
+                }
+            })
+            .collect();
+        JobList {
+            jobs,
+            pool_threads: listing.pool_threads,
+            busy_threads: listing.busy_threads,
+            workers: listing.workers,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::{
+        config::Config,
+        jobs::{puzzle_job::PuzzleSpec, JobLimits},
+    };
+
+    fn perft() -> PerftRequest {
+        PerftRequest {
+            fen: None,
+            depth: 1,
+            stats: true,
+            threads: Some(1),
+            hash_mb: None,
+            workers: None,
+        }
+    }
+
+    fn puzzle() -> PuzzleRequest {
+        PuzzleRequest {
+            fen: Some("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".into()),
+            board: None,
+            turn: None,
+            mate_in: 2,
+            time_limit_ms: None,
+            find_all_keys: None,
+            threads: None,
+        }
+    }
+
+    #[test]
+    fn a_perft_body_reads_its_position() {
+        let mut req = perft();
+        assert_eq!(req.params().unwrap().pos, Position::startpos());
+        req.fen = Some("not a fen".into());
+        assert_eq!(req.params().unwrap_err().code(), "invalid_fen");
+    }
+
+    #[test]
+    fn a_board_diagram_with_the_side_to_move() {
+        let mut req = puzzle();
+        req.fen = None;
+        req.board = Some(
+            "8 . . . . . . k .\n7 . . . . . p p p\n6 . . . . . . . .\n5 . . . . . . . .\n\
+             4 . . . . . . . .\n3 . . . . . . . .\n2 r . . . . . . .\n1 . . . . . . K .\n\
+             \x20 a b c d e f g h\n"
+                .into(),
+        );
+        req.turn = Some(Color::Black);
+        let limits = JobLimits::new(Config::defaults().jobs);
+        let spec = PuzzleSpec::from_params(&req.params().unwrap(), &limits).unwrap();
+        assert_eq!(spec.pos.fen(), "6k1/5ppp/8/8/8/8/r7/6K1 b - - 0 1");
+        let mut nodes = 0;
+        let out = spec.run(&AtomicBool::new(false), &mut nodes).unwrap();
+        // A lone rook cannot mate the king on g1 in two: nothing guards the second rank.
+        assert_eq!(out.mate, None);
+        assert_eq!(nodes, out.nodes);
+    }
+
+    #[test]
+    fn bad_puzzle_positions_get_their_codes() {
+        // The limits' own checks (mate_in, time, threads) are the jobs layer's.
+        let code = |req: &PuzzleRequest| req.params().unwrap_err().code();
+        let mut req = puzzle();
+        req.turn = Some(Color::White);
+        assert_eq!(code(&req), "invalid_request");
+        req.turn = None;
+        req.board = Some("8/8".into());
+        assert_eq!(code(&req), "invalid_request");
+        req.fen = None;
+        assert_eq!(code(&req), "invalid_fen");
+        req.board = None;
+        req.fen = Some("8/8/8/8/8/8/8/8 w - - 0 1".into());
+        assert_eq!(code(&req), "invalid_fen");
+    }
+}

@@ -1,0 +1,144 @@
+//! The route table: every method and path the server answers, with its handler, as data.
+//! [`super::configure`] registers exactly these (one actix resource per path), and the OpenAPI
+//! test compares the same list with `src/openapi.json`, so the two cannot drift apart.
+
+use actix_web::{
+    http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
+};
+
+use super::{engines, games, jobs, position, system, ws};
+
+/// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
+/// handler that answers it.
+pub struct ApiRoute {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path pattern, `{id}` for a path parameter.
+    pub path: &'static str,
+    /// The handler, behind the method's guard.
+    route: ActixRoute,
+}
+
+impl std::fmt::Debug for ApiRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.method, self.path)
+    }
+}
+
+impl ApiRoute {
+    /// `method` on `path`, answered by `handler`.
+    pub fn new<F, Args>(method: Method, path: &'static str, handler: F) -> ApiRoute
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        ApiRoute {
+            route: web::method(method.clone()).to(handler),
+            method,
+            path,
+        }
+    }
+}
+
+/// Every route the server has, in registration order (a path's methods together).
+pub fn route_table() -> Vec<ApiRoute> {
+    use ApiRoute as R;
+    const GET: Method = Method::GET;
+    const POST: Method = Method::POST;
+    const PUT: Method = Method::PUT;
+    const PATCH: Method = Method::PATCH;
+    const DELETE: Method = Method::DELETE;
+    vec![
+        R::new(GET, "/health", system::health),
+        R::new(GET, "/metrics", system::metrics),
+        R::new(GET, "/openapi.json", system::openapi),
+        R::new(GET, "/v1/position", position::lookup),
+        R::new(POST, "/v1/position/move", position::apply_move),
+        R::new(POST, "/v1/games", games::create),
+        R::new(GET, "/v1/engines", engines::list),
+        // Jobs.
+        R::new(GET, "/v1/jobs", jobs::list),
+        R::new(POST, "/v1/perft", jobs::create_perft),
+        R::new(GET, "/v1/perft/{id}", jobs::perft_view),
+        R::new(DELETE, "/v1/perft/{id}", jobs::cancel_perft),
+        R::new(GET, "/v1/perft/{id}/events", jobs::perft_events),
+        R::new(POST, "/v1/puzzles", jobs::create_puzzle),
+        R::new(GET, "/v1/puzzles/{id}", jobs::puzzle_view),
+        R::new(DELETE, "/v1/puzzles/{id}", jobs::cancel_puzzle),
+        R::new(GET, "/v1/puzzles/{id}/events", jobs::puzzle_events),
+        // A game.
+        R::new(GET, "/v1/games/{id}", games::state_view),
+        R::new(DELETE, "/v1/games/{id}", games::stop),
+        R::new(GET, "/v1/games/{id}/fen", games::fen),
+        R::new(GET, "/v1/games/{id}/status", games::status),
+        R::new(GET, "/v1/games/{id}/turn", games::turn),
+        R::new(GET, "/v1/games/{id}/legal-moves", games::legal_moves),
+        R::new(GET, "/v1/games/{id}/pieces", games::pieces),
+        R::new(GET, "/v1/games/{id}/board", games::board),
+        R::new(GET, "/v1/games/{id}/moves", games::moves_played),
+        R::new(POST, "/v1/games/{id}/moves", games::make_move),
+        R::new(GET, "/v1/games/{id}/pgn", games::export_pgn),
+        R::new(PUT, "/v1/games/{id}/pgn", games::load_pgn),
+        R::new(PUT, "/v1/games/{id}/position", games::load_fen),
+        R::new(GET, "/v1/games/{id}/state", games::save_state),
+        R::new(PUT, "/v1/games/{id}/state", games::restore_state),
+        R::new(POST, "/v1/games/{id}/draw", games::set_draw),
+        R::new(POST, "/v1/games/{id}/winner", games::set_winner),
+        R::new(POST, "/v1/games/{id}/resign", games::resign),
+        R::new(POST, "/v1/games/{id}/draw-offer", games::offer_draw),
+        R::new(POST, "/v1/games/{id}/draw-offer/accept", games::accept_draw),
+        R::new(
+            POST,
+            "/v1/games/{id}/draw-offer/decline",
+            games::decline_draw,
+        ),
+        R::new(POST, "/v1/games/{id}/draw-claim", games::claim_draw),
+        R::new(GET, "/v1/games/{id}/options", games::options),
+        R::new(PATCH, "/v1/games/{id}/options", games::set_options),
+        // A game's engine.
+        R::new(GET, "/v1/games/{id}/engine", engines::view),
+        R::new(POST, "/v1/games/{id}/engine", engines::attach),
+        R::new(DELETE, "/v1/games/{id}/engine", engines::detach),
+        R::new(POST, "/v1/games/{id}/engine/bestmove", engines::bestmove),
+        R::new(POST, "/v1/games/{id}/engine/play", engines::play),
+        R::new(
+            POST,
+            "/v1/games/{id}/engine/position",
+            engines::set_position,
+        ),
+        R::new(POST, "/v1/games/{id}/engine/sync", engines::sync),
+        R::new(POST, "/v1/games/{id}/engine/command", engines::command),
+        R::new(
+            POST,
+            "/v1/games/{id}/engine/analysis",
+            engines::start_analysis,
+        ),
+        R::new(
+            DELETE,
+            "/v1/games/{id}/engine/analysis",
+            engines::stop_analysis,
+        ),
+        R::new(GET, "/v1/games/{id}/ws", ws::connect),
+    ]
+}
+
+/// The table as actix resources: one per path, with every method of that path (so that other
+/// methods get `405` with an `Allow` header listing them), in the table's order.
+pub fn resources() -> Vec<Resource> {
+    let mut paths: Vec<(&'static str, Vec<ActixRoute>)> = Vec::new();
+    for ApiRoute { path, route, .. } in route_table() {
+        match paths.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, routes)) => routes.push(route),
+            None => paths.push((path, vec![route])),
+        }
+    }
+    paths
+        .into_iter()
+        .map(|(path, routes)| {
+            routes
+                .into_iter()
+                .fold(web::resource(path), Resource::route)
+        })
+        .collect()
+}

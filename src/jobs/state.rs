@@ -1,0 +1,90 @@
+//! Where a job is and what it has found: its state, its kind, and a snapshot holding the core's
+//! own progress, result and solution. Domain values only: the API writes the JSON of jobs
+//! (`api/jobs_wire.rs`); the two enums serialize as their names, as the core's enums do.
+
+use std::{sync::Arc, time::Duration};
+
+use chessd_core::{
+    perft::{PerftProgress, PerftResult, PerftStats},
+    solver::Solution,
+};
+use serde::Serialize;
+
+use super::error::JobError;
+
+/// Where a job is in its life (serialized as its snake_case name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Waiting for pool threads.
+    Queued,
+    /// Computing.
+    Running,
+    /// Finished with a result.
+    Done,
+    /// Stopped by a cancel request.
+    Cancelled,
+    /// Ended with an error (see [`JobSnapshot::error`]).
+    Failed,
+}
+
+impl JobState {
+    /// Whether the job has ended (done, cancelled or failed).
+    pub fn is_finished(self) -> bool {
+        matches!(
+            self,
+            JobState::Done | JobState::Cancelled | JobState::Failed
+        )
+    }
+
+    /// The state's snake_case name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Cancelled => "cancelled",
+            JobState::Failed => "failed",
+        }
+    }
+}
+
+/// What a job computes (serialized as its snake_case name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// A perft count.
+    Perft,
+    /// A mate-in-N puzzle.
+    Puzzle,
+}
+
+/// A job at one moment, copied under its lock.
+#[derive(Clone, Debug)]
+pub struct JobSnapshot {
+    /// Where the job is.
+    pub state: JobState,
+    /// Time since the job started running (zero while queued, fixed once it has ended).
+    pub elapsed: Duration,
+    /// Perft jobs: tasks done and in all, and the statistics of the tasks done (the totals
+    /// once done). Zero for puzzles.
+    pub progress: PerftProgress,
+    /// Perft jobs: the result, once done.
+    pub perft: Option<PerftResult>,
+    /// Puzzle jobs: positions searched (known when the search ends).
+    pub nodes: u64,
+    /// Puzzle jobs: the solution, once done.
+    pub solution: Option<Arc<Solution>>,
+    /// Why it failed.
+    pub error: Option<JobError>,
+}
+
+/// No perft progress yet: no task done of none known.
+pub fn no_progress() -> PerftProgress {
+    PerftProgress {
+        done: 0,
+        total: 0,
+        stats: PerftStats::default(),
+        elapsed: Duration::ZERO,
+    }
+}
