@@ -422,12 +422,16 @@ mod tests {
             seconds: 1.0,
             client_threads: 2,
             cores: 2,
+            store: "memory".into(),
             rest: None,
+            rest_memory: None,
             ws: None,
+            ws_memory: None,
             memory: None,
         };
         let text = human_output(&report);
         assert!(text.contains("client threads"), "{text}");
+        assert!(text.contains("store"), "{text}");
         assert!(!text.contains("rest"), "{text}");
     }
 }

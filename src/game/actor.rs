@@ -366,7 +366,7 @@ impl GameActor {
         let op = WriteOp::Append {
             game,
             version: frame.version as i64,
-            body: serde_json::to_string(&entry).unwrap_or_default(),
+            body: entry.encode(),
             status,
             now_ms: crate::store::now_ms(),
         };
@@ -823,7 +823,7 @@ pub fn resume_game(
         .entries
         .iter()
         .map(|e| {
-            serde_json::from_str::<Entry>(&e.body)
+            Entry::decode(&e.body)
                 .map(|entry| (e.version as u64, entry))
                 .map_err(|err| corrupt(&format!("version {}", e.version), &err))
         })

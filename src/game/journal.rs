@@ -69,6 +69,37 @@ fn both(view: Option<ClockView>) -> Option<[u64; 2]> {
 }
 
 impl Entry {
+    /// The stored text. Moves, nearly every entry, are short: the move in UCI, then both
+    /// clocks when the game is timed (`e2e4` or `e2e4 59000 60000`); every other entry is JSON.
+    pub fn encode(&self) -> String {
+        match self {
+            Entry::Move { uci, clocks: None } => uci.clone(),
+            Entry::Move {
+                uci,
+                clocks: Some([white, black]),
+            } => format!("{uci} {white} {black}"),
+            other => serde_json::to_string(other).unwrap_or_default(),
+        }
+    }
+
+    /// Reads [`Entry::encode`] back.
+    pub fn decode(text: &str) -> Result<Entry, String> {
+        if text.starts_with('{') {
+            return serde_json::from_str(text).map_err(|e| e.to_string());
+        }
+        let mut parts = text.split(' ');
+        let uci = parts.next().unwrap_or_default().to_string();
+        let clocks = match (parts.next(), parts.next(), parts.next()) {
+            (None, None, None) => None,
+            (Some(w), Some(b), None) => Some([
+                w.parse().map_err(|_| format!("bad clock in '{text}'"))?,
+                b.parse().map_err(|_| format!("bad clock in '{text}'"))?,
+            ]),
+            _ => return Err(format!("'{text}' is not a stored move")),
+        };
+        Ok(Entry::Move { uci, clocks })
+    }
+
     /// The entry for a published event, or `None` for events that change no game state.
     /// `state` gives the whole game, for a re-initialisation.
     pub fn for_event(event: &EventKind, state: impl FnOnce() -> SavedState) -> Option<Entry> {
@@ -391,9 +422,20 @@ mod tests {
     }
 
     #[test]
-    fn entries_are_short() {
-        let e = serde_json::to_string(&mv("e2e4")).unwrap();
-        assert_eq!(e, r#"{"t":"m","u":"e2e4"}"#);
-        assert_eq!(serde_json::from_str::<Entry>(&e).unwrap(), mv("e2e4"));
+    fn entries_are_short_and_read_back() {
+        let timed = Entry::Move {
+            uci: "e7e8q".into(),
+            clocks: Some([59_000, 61_250]),
+        };
+        let offer = Entry::DrawOffered { by: Color::Black };
+        assert_eq!(mv("e2e4").encode(), "e2e4");
+        assert_eq!(timed.encode(), "e7e8q 59000 61250");
+        assert_eq!(offer.encode(), r#"{"t":"o","by":"black"}"#);
+        for e in [mv("e2e4"), timed, offer] {
+            assert_eq!(Entry::decode(&e.encode()).unwrap(), e);
+        }
+        assert!(Entry::decode("e2e4 1").is_err());
+        assert!(Entry::decode("e2e4 1 x").is_err());
+        assert!(Entry::decode("{").is_err());
     }
 }

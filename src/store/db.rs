@@ -212,8 +212,51 @@ impl Db {
         with_pool!(self, pool => {
             let mut tx = pool.begin().await.map_err(|e| StoreError::from_db(e, None))?;
             let mut keys = Vec::with_capacity(ops.len());
-            for op in ops {
-                keys.push(execute_write!(tx, op)?);
+            let mut rest = ops;
+            while !rest.is_empty() {
+                // A run of appends (most writes are moves) is one multi-row INSERT.
+                let run = rest
+                    .iter()
+                    .take_while(|op| matches!(op, WriteOp::Append { .. }))
+                    .count();
+                if run > 1 {
+                    let (appends, tail) = rest.split_at(run);
+                    let mut insert = sqlx::QueryBuilder::new(
+                        "INSERT INTO game_events (game, version, body) ",
+                    );
+                    insert.push_values(appends, |mut row, op| {
+                        if let WriteOp::Append { game, version, body, .. } = op {
+                            row.push_bind(*game).push_bind(*version).push_bind(body.as_str());
+                        }
+                    });
+                    let first_version = match &appends[0] {
+                        WriteOp::Append { version, .. } => Some(*version),
+                        _ => None,
+                    };
+                    insert
+                        .build()
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(|e| StoreError::from_db(e, first_version))?;
+                    for op in appends {
+                        if let WriteOp::Append { game, status: Some(status), now_ms, .. } = op {
+                            sqlx::query(
+                                "UPDATE games SET status = $1, updated_ms = $2 WHERE seq = $3",
+                            )
+                            .bind(status.as_str())
+                            .bind(*now_ms)
+                            .bind(*game)
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(|e| StoreError::from_db(e, None))?;
+                        }
+                        keys.push(0);
+                    }
+                    rest = tail;
+                } else {
+                    keys.push(execute_write!(tx, &rest[0])?);
+                    rest = &rest[1..];
+                }
             }
             tx.commit().await.map_err(|e| StoreError::from_db(e, None))?;
             Ok(keys)
