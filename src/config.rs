@@ -269,6 +269,16 @@ pub struct StoreConfig {
     pub sqlite_sync: crate::store::SqliteSync,
     /// Most writes committed together in one transaction.
     pub max_batch: usize,
+    /// Seconds after which a game nobody touches or watches leaves memory (0 = never); it
+    /// comes back from the store at its next request.
+    pub evict_after_secs: u64,
+}
+
+impl StoreConfig {
+    /// The eviction delay, `None` for never.
+    pub fn evict_after(&self) -> Option<Duration> {
+        (self.evict_after_secs > 0).then(|| Duration::from_secs(self.evict_after_secs))
+    }
 }
 
 /// Defaults for games.

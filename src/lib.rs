@@ -81,6 +81,7 @@ impl AppState {
             EngineFactory::new(config.engines.clone(), admission.clone()),
             admission.clone(),
             store,
+            config.store.evict_after(),
         );
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config);
         AppState {

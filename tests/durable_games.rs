@@ -334,3 +334,62 @@ async fn acknowledged_moves_survive_kill_9_on_postgresql() {
     let pg = common::postgres::PgServer::start();
     kill_and_restart(&pg.url).await;
 }
+
+/// `chessd_games_alive` from `/metrics`.
+async fn games_in_memory(c: &awc::Client, server: &Server) -> f64 {
+    let mut resp = c
+        .get(format!("{}/metrics", server.base))
+        .send()
+        .await
+        .unwrap();
+    let text = String::from_utf8(resp.body().await.unwrap().to_vec()).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix("chessd_games_alive "))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[actix_web::test]
+async fn an_untouched_game_leaves_memory_and_comes_back_at_its_next_request() {
+    let server = Server::start(&[("CHESSD_STORE__EVICT_AFTER_SECS", "1")]);
+    let c = client();
+    let g = common::create_game(&c, &server.base, &json!({})).await;
+    let moves = format!("{}/v1/games/{}/moves", server.base, g.id);
+    let (status, _) = try_post(&c, &moves, &g.white, &json!({"uci": "e2e4"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    // A watched game stays.
+    let mut watcher = ws_connect(&c, &server.ws_url(&g.id, "")).await;
+    assert_eq!(ws_json(&mut watcher).await["type"], "hello");
+    tokio::time::sleep(Duration::from_millis(1800)).await;
+    assert_eq!(games_in_memory(&c, &server).await, 1.0);
+    drop(watcher);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while games_in_memory(&c, &server).await != 0.0 {
+        assert!(Instant::now() < deadline, "the game never left memory");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Its next request brings it back, as it was.
+    let (status, v) = try_post(&c, &moves, &g.black, &json!({"uci": "e7e5"}))
+        .await
+        .unwrap();
+    assert_eq!((status, v["version"].as_u64()), (200, Some(2)), "{v}");
+    assert_eq!(games_in_memory(&c, &server).await, 1.0);
+    // A stopped game does not come back.
+    let mut resp = c
+        .delete(format!("{}/v1/games/{}", server.base, g.id))
+        .bearer_auth(&g.admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 204);
+    let _ = resp.body().await;
+    let resp = c
+        .get(format!("{}/v1/games/{}", server.base, g.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 404);
+}

@@ -57,6 +57,8 @@ pub struct GameEnv {
     pub on_stop: OnStop,
     /// Where games are kept.
     pub store: Store,
+    /// A stored game untouched this long leaves memory (it comes back at its next request).
+    pub evict_after: Option<Duration>,
 }
 
 /// One game.
@@ -71,6 +73,8 @@ pub struct GameActor {
     next_subscriber: u64,
     log: EventLog,
     idle_timer: Option<SpawnHandle>,
+    /// When the game last had a request.
+    last_request: std::time::Instant,
     flag_timer: Option<SpawnHandle>,
     stop_reason: StopReason,
     env: Arc<GameEnv>,
@@ -132,6 +136,7 @@ impl GameActor {
             next_subscriber: 0,
             log,
             idle_timer: None,
+            last_request: std::time::Instant::now(),
             flag_timer: None,
             stop_reason: StopReason::Stopped,
             env,
@@ -283,6 +288,7 @@ impl GameActor {
 
     /// Re-arms the idle timer; called for every message.
     fn touch(&mut self, ctx: &mut Context<Self>) {
+        self.last_request = std::time::Instant::now();
         if let Some(handle) = self.idle_timer.take() {
             ctx.cancel_future(handle);
         }
@@ -291,6 +297,20 @@ impl GameActor {
                 act.end_actor(StopReason::IdleTimeout, ctx);
             }));
         }
+    }
+
+    /// Whether the game may leave memory now: it is stored, untouched for `after`, watched by
+    /// no one, with nothing in flight, no engine (an engine is a process that would be lost)
+    /// and no clock running (a flag must fall on time).
+    fn evictable(&self, after: Duration) -> bool {
+        self.stored.is_some()
+            && self.last_request.elapsed() >= after
+            && self.subscribers.is_empty()
+            && self.in_flight == 0
+            && self.backlog.is_empty()
+            && !self.stopping
+            && self.engine.attached.is_none()
+            && self.clock.as_ref().is_none_or(|c| c.running().is_none())
     }
 
     /// Schedules the flag check for the running clock.
@@ -626,6 +646,14 @@ impl Actor for GameActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         self.touch(ctx);
+        if let (Some(after), true) = (self.env.evict_after, self.stored.is_some()) {
+            let every = (after / 4).max(Duration::from_millis(250));
+            ctx.run_interval(every, move |act, ctx| {
+                if act.evictable(after) {
+                    act.end_actor(StopReason::Evicted, ctx);
+                }
+            });
+        }
         // A game resumed from the store with its clock running.
         self.arm_flag_timer(ctx);
         if let Some((started, opponent)) = self.pending_opponent.take() {

@@ -30,6 +30,9 @@ pub enum StopReason {
     Abandoned,
     /// A write to the store failed: the game leaves memory and comes back from the store.
     StoreFailed,
+    /// The game was untouched for `store.evict_after_secs`: it leaves memory and comes back
+    /// from the store at its next request.
+    Evicted,
 }
 
 impl StopReason {
@@ -41,13 +44,17 @@ impl StopReason {
             StopReason::Shutdown => "shutdown",
             StopReason::Abandoned => "abandoned",
             StopReason::StoreFailed => "store_failed",
+            StopReason::Evicted => "evicted",
         }
     }
 
     /// Whether the stop ends the game for good (else, with a store, the game comes back from
     /// it at the next request).
     pub fn ends_the_game(self) -> bool {
-        !matches!(self, StopReason::Shutdown | StopReason::StoreFailed)
+        !matches!(
+            self,
+            StopReason::Shutdown | StopReason::StoreFailed | StopReason::Evicted
+        )
     }
 }
 

@@ -43,7 +43,8 @@ pub struct NewGame {
 }
 
 impl Games {
-    /// No games in memory yet; at most `max_games` at once. Games are kept in `store`.
+    /// No games in memory yet; at most `max_games` at once. Games are kept in `store`, and
+    /// leave memory when untouched for `evict_after`.
     pub fn new(
         max_games: usize,
         hooks: Arc<Hooks>,
@@ -51,6 +52,7 @@ impl Games {
         engines: EngineFactory,
         admission: Admission,
         store: Store,
+        evict_after: Option<std::time::Duration>,
     ) -> Games {
         let registry = Arc::new(GameRegistry::new(max_games));
         let forget = Arc::clone(&registry);
@@ -60,6 +62,7 @@ impl Games {
             engines,
             on_stop: Arc::new(move |id| forget.remove(&id)),
             store,
+            evict_after,
         };
         Games {
             registry,
