@@ -11,7 +11,7 @@ use actix_web::{
 };
 use chessd::Config;
 use common::app::{request, TestApp};
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[actix_web::test]
 async fn create_returns_id_fen_status_version_and_secrets() {
@@ -741,4 +741,85 @@ async fn a_fen_with_full_move_number_zero_is_read_as_one() {
         .get("/v1/position?fen=8/8/8/8/8/8/8/K6k%20w%20-%20-%200%200&format=count")
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
+}
+
+#[actix_web::test]
+async fn stored_games_are_listed_newest_first_a_page_at_a_time() {
+    let app = TestApp::start().await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(app.create_game(json!({})).await);
+    }
+    // The second game is resigned, the fourth stopped.
+    let (st, _) = app
+        .post(&ids[1].uri("/resign"), Some(&ids[1].white), json!({}))
+        .await;
+    assert_eq!(st, StatusCode::OK);
+    let (st, _, _) = app
+        .raw(request(
+            "DELETE",
+            &ids[3].uri(""),
+            Some(&ids[3].admin),
+            None,
+        ))
+        .await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+
+    let page = |query: &str| format!("/v1/games{query}");
+    let listed = |v: &Value| -> Vec<String> {
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let newest_first: Vec<String> = ids.iter().rev().map(|g| g.id.clone()).collect();
+    let first = app.get_ok(&page("?limit=2")).await;
+    assert_eq!(listed(&first), newest_first[..2]);
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    let second = app
+        .get_ok(&page(&format!("?limit=2&cursor={cursor}")))
+        .await;
+    assert_eq!(listed(&second), newest_first[2..4]);
+    let cursor = second["next_cursor"].as_str().unwrap().to_string();
+    let last = app
+        .get_ok(&page(&format!("?limit=2&cursor={cursor}")))
+        .await;
+    assert_eq!(listed(&last), newest_first[4..]);
+    assert_eq!(last["next_cursor"], Value::Null);
+    // Nothing secret is listed.
+    assert!(!first.to_string().contains(&ids[4].admin));
+
+    let finished = app.get_ok(&page("?status=finished")).await;
+    assert_eq!(listed(&finished), [ids[1].id.clone()]);
+    assert_eq!(finished["games"][0]["result"], "black_wins");
+    assert_eq!(finished["games"][0]["live"], true);
+    let won = app.get_ok(&page("?status=black_wins")).await;
+    assert_eq!(listed(&won), [ids[1].id.clone()]);
+    let ongoing = app.get_ok(&page("?status=ongoing")).await;
+    assert_eq!(ongoing["games"].as_array().unwrap().len(), 4);
+    let stopped = ongoing["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == ids[3].id.as_str())
+        .unwrap();
+    assert_eq!(stopped["live"], false);
+
+    for bad in [
+        "?status=won",
+        "?limit=0",
+        "?limit=101",
+        "?cursor=x",
+        "?cursor=-1",
+        "?page=2",
+    ] {
+        let (st, v) = app.get(&page(bad)).await;
+        assert_eq!(
+            (st, v["error"]["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("invalid_request")),
+            "{bad}: {v}"
+        );
+    }
 }

@@ -308,6 +308,31 @@ async fn kill_and_restart(url: &str) {
     // One last restart to check the last kill.
     let server = Server::start(&env);
     check_after_restart(&c, &server, &games).await;
+    // Every game is listed, page by page, newest first, once.
+    let mut listed = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let url = format!("{}/v1/games?limit=3{cursor}", server.base);
+        let mut resp = c.get(&url).send().await.unwrap();
+        let page: Value = serde_json::from_slice(&resp.body().await.unwrap()).unwrap();
+        for g in page["games"].as_array().unwrap() {
+            listed.push(g["id"].as_str().unwrap().to_string());
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = format!("&cursor={next}"),
+            None => break,
+        }
+    }
+    let mut unique = listed.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), listed.len(), "a game listed twice");
+    for g in &games {
+        assert!(
+            listed.contains(&g.borrow().secrets.id),
+            "a game is not listed"
+        );
+    }
     println!(
         "{KILLS} kills, {acknowledged} acknowledged moves, all there, in {:.1} s",
         started.elapsed().as_secs_f64()

@@ -2,6 +2,7 @@
 //! [`configure`] registers them, for `main` and the tests alike, from the one route table
 //! ([`routes::route_table`]).
 
+pub mod archive;
 pub mod client;
 pub mod engines;
 pub mod error;

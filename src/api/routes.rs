@@ -6,7 +6,7 @@ use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
 };
 
-use super::{engines, games, jobs, position, system, ws};
+use super::{archive, engines, games, jobs, position, system, ws};
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
 /// handler that answers it.
@@ -55,6 +55,7 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(GET, "/openapi.json", system::openapi),
         R::new(GET, "/v1/position", position::lookup),
         R::new(POST, "/v1/position/move", position::apply_move),
+        R::new(GET, "/v1/games", archive::list),
         R::new(POST, "/v1/games", games::create),
         R::new(GET, "/v1/engines", engines::list),
         // Jobs.

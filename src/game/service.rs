@@ -20,7 +20,7 @@ use crate::{
         state::result_name,
         GameError, GameHandle,
     },
-    store::{NewGameRow, Store, WriteOp},
+    store::{GameSummary, NewGameRow, ResultFilter, Store, WriteOp},
 };
 
 /// Every game: those in memory, and (through the store) those that are not.
@@ -167,6 +167,20 @@ impl Games {
         let handle = GameHandle::new(id, addr);
         self.registry.insert(reservation, handle.clone());
         Ok((handle, secrets))
+    }
+
+    /// Stored games, newest first: see [`Store::list_games`].
+    pub async fn list(
+        &self,
+        filter: ResultFilter,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, GameError> {
+        self.env
+            .store
+            .list_games(filter, before, limit)
+            .await
+            .map_err(|e| GameError::Store(e.to_string()))
     }
 
     /// The store games are kept in.

@@ -12,7 +12,7 @@ use sqlx::{
 };
 use uuid::Uuid;
 
-use super::{StoreError, StoredEntry, StoredGame, WriteOp};
+use super::{GameSummary, ResultFilter, StoreError, StoredEntry, StoredGame, WriteOp};
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -304,6 +304,54 @@ impl Db {
                 live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
                 entries,
             }))
+        })
+    }
+
+    /// Stored games, newest first (see [`super::Store::list_games`]).
+    pub(crate) async fn list_games(
+        &self,
+        filter: ResultFilter,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        let db_err = |e| StoreError::from_db(e, None);
+        with_pool!(self, pool => {
+            let mut query = sqlx::QueryBuilder::new(
+                "SELECT seq, id, status, live, created_ms, updated_ms FROM games WHERE seq < ",
+            );
+            query.push_bind(before.unwrap_or(i64::MAX));
+            match filter {
+                ResultFilter::All => {}
+                ResultFilter::Ongoing => {
+                    query.push(" AND status = 'ongoing'");
+                }
+                ResultFilter::Finished => {
+                    query.push(" AND status <> 'ongoing'");
+                }
+                ResultFilter::Result(result) => {
+                    query.push(" AND status = ").push_bind(result);
+                }
+            }
+            query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
+            query
+                .build()
+                .fetch_all(pool)
+                .await
+                .map_err(db_err)?
+                .into_iter()
+                .map(|row| {
+                    let id: Vec<u8> = row.try_get("id").map_err(db_err)?;
+                    Ok(GameSummary {
+                        seq: row.try_get("seq").map_err(db_err)?,
+                        id: Uuid::from_slice(&id)
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        result: row.try_get("status").map_err(db_err)?,
+                        live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
+                        created_ms: row.try_get("created_ms").map_err(db_err)?,
+                        updated_ms: row.try_get("updated_ms").map_err(db_err)?,
+                    })
+                })
+                .collect()
         })
     }
 

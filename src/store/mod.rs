@@ -107,6 +107,36 @@ pub struct StoredGame {
     pub entries: Vec<StoredEntry>,
 }
 
+/// Which stored games to list, by result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultFilter {
+    /// Every game.
+    All,
+    /// Games not finished.
+    Ongoing,
+    /// Finished games, whatever the result.
+    Finished,
+    /// Games with this result (`white_wins`, `black_wins` or `draw`).
+    Result(&'static str),
+}
+
+/// A stored game in a list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSummary {
+    /// Its row key (the list's order, newest first, and its cursor).
+    pub seq: i64,
+    /// Its id.
+    pub id: Uuid,
+    /// `ongoing`, `white_wins`, `black_wins` or `draw`.
+    pub result: String,
+    /// Whether it is still played (not stopped).
+    pub live: bool,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// When it last changed (Unix ms).
+    pub updated_ms: i64,
+}
+
 /// A write waiting for the writer.
 struct Pending {
     op: WriteOp,
@@ -187,6 +217,20 @@ impl Store {
         match &self.inner {
             None => Ok(None),
             Some(inner) => inner.db.load_game(id).await,
+        }
+    }
+
+    /// Stored games with `filter`, newest first, older than the row key `before` (the
+    /// previous page's last), at most `limit` (nothing in memory).
+    pub async fn list_games(
+        &self,
+        filter: ResultFilter,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        match &self.inner {
+            None => Ok(Vec::new()),
+            Some(inner) => inner.db.list_games(filter, before, limit).await,
         }
     }
 

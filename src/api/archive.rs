@@ -1,0 +1,104 @@
+//! `GET /v1/games`: the stored games, newest first, a page at a time.
+
+use actix_web::web;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    api::error::{ApiError, ErrorCode},
+    store::ResultFilter,
+    AppState,
+};
+
+/// The query of `GET /v1/games`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// `all` (default), `ongoing`, `finished`, `white_wins`, `black_wins` or `draw`.
+    pub status: Option<String>,
+    /// Games per page, 1 to 100 (default 20).
+    pub limit: Option<u32>,
+    /// The previous page's `next_cursor`.
+    pub cursor: Option<String>,
+}
+
+/// A game in the list.
+#[derive(Debug, Serialize)]
+pub struct GameListItem {
+    /// Its id.
+    pub id: String,
+    /// `ongoing`, `white_wins`, `black_wins` or `draw`.
+    pub result: String,
+    /// Whether it can still be played (it was not stopped).
+    pub live: bool,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// When it last changed (Unix ms).
+    pub updated_ms: i64,
+}
+
+/// A page of games.
+#[derive(Debug, Serialize)]
+pub struct GameList {
+    /// The games, newest first.
+    pub games: Vec<GameListItem>,
+    /// The cursor of the next page, `null` on the last.
+    pub next_cursor: Option<String>,
+}
+
+fn invalid(message: &str) -> ApiError {
+    ApiError::new(ErrorCode::InvalidRequest, message)
+}
+
+fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
+    Ok(match status.unwrap_or("all") {
+        "all" => ResultFilter::All,
+        "ongoing" => ResultFilter::Ongoing,
+        "finished" => ResultFilter::Finished,
+        "white_wins" => ResultFilter::Result("white_wins"),
+        "black_wins" => ResultFilter::Result("black_wins"),
+        "draw" => ResultFilter::Result("draw"),
+        _ => {
+            return Err(invalid(
+                "status must be all, ongoing, finished, white_wins, black_wins or draw",
+            ))
+        }
+    })
+}
+
+/// `GET /v1/games`
+pub async fn list(
+    state: web::Data<AppState>,
+    query: web::Query<ListQuery>,
+) -> Result<web::Json<GameList>, ApiError> {
+    let filter = filter(query.status.as_deref())?;
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(invalid("limit must be 1 to 100"));
+    }
+    let before = match query.cursor.as_deref() {
+        None => None,
+        Some(c) => Some(
+            c.parse::<i64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| invalid("cursor must be a next_cursor from an earlier page"))?,
+        ),
+    };
+    let rows = state.games.list(filter, before, i64::from(limit)).await?;
+    let next_cursor = (rows.len() == limit as usize)
+        .then(|| rows.last().map(|r| r.seq.to_string()))
+        .flatten();
+    Ok(web::Json(GameList {
+        games: rows
+            .into_iter()
+            .map(|r| GameListItem {
+                id: r.id.to_string(),
+                result: r.result,
+                live: r.live,
+                created_ms: r.created_ms,
+                updated_ms: r.updated_ms,
+            })
+            .collect(),
+        next_cursor,
+    }))
+}
