@@ -44,6 +44,25 @@ impl fmt::Display for ClientKey {
     }
 }
 
+impl ClientKey {
+    /// A form to store that names the client without holding its API key: `ip:ADDRESS` or
+    /// `key:` and the key's SHA-256 in hex.
+    pub fn stored(&self) -> String {
+        match self {
+            ClientKey::Address(a) => format!("ip:{a}"),
+            ClientKey::ApiKey(k) => format!("key:{}", sha256_hex(k)),
+        }
+    }
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// A refusal.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AdmissionError {
@@ -140,6 +159,8 @@ impl Kind {
 
 struct Inner {
     quotas: QuotasConfig,
+    /// The configured API keys, to recognise a stored client.
+    api_keys: Vec<Arc<str>>,
     max_engines_total: usize,
     max_sockets_total: usize,
     usage: DashMap<ClientKey, Usage>,
@@ -160,6 +181,12 @@ impl Admission {
             .map(|n| DefaultKeyedRateLimiter::dashmap(Quota::per_minute(n)));
         Admission(Arc::new(Inner {
             quotas: config.quotas.clone(),
+            api_keys: config
+                .auth
+                .api_keys
+                .iter()
+                .map(|k| k.as_str().into())
+                .collect(),
             max_engines_total: config.engines.max_processes,
             max_sockets_total: config.websocket.max_connections,
             usage: DashMap::new(),
@@ -168,6 +195,20 @@ impl Admission {
             game_rate,
             rate_checks: std::sync::atomic::AtomicU64::new(0),
         }))
+    }
+
+    /// The client a [`ClientKey::stored`] form names, if it still exists (an API key may have
+    /// left the configuration).
+    pub fn client_from_stored(&self, stored: &str) -> Option<ClientKey> {
+        if let Some(address) = stored.strip_prefix("ip:") {
+            return address.parse().ok().map(ClientKey::Address);
+        }
+        let digest = stored.strip_prefix("key:")?;
+        self.0
+            .api_keys
+            .iter()
+            .find(|k| sha256_hex(k) == digest)
+            .map(|k| ClientKey::ApiKey(k.clone()))
     }
 
     /// Counts one game creation against the client's rate.

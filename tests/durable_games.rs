@@ -418,3 +418,55 @@ async fn an_untouched_game_leaves_memory_and_comes_back_at_its_next_request() {
         .unwrap();
     assert_eq!(resp.status().as_u16(), 404);
 }
+
+#[actix_web::test]
+async fn an_engine_opponent_comes_back_with_its_game() {
+    let path = scratch_store();
+    let store = format!("sqlite://{}", path.display());
+    let env = [("CHESSD_STORE__URL", store.as_str())];
+    let c = client();
+    let mut server = Server::start(&env);
+    let g = common::create_game(
+        &c,
+        &server.base,
+        &json!({"opponent": {"engine": "builtin", "plays": "black", "go": {"movetime": 50}}}),
+    )
+    .await;
+    let moves = format!("{}/v1/games/{}/moves", server.base, g.id);
+    // The engine answers each move of White's: wait for the version to reach `version`.
+    async fn wait_for_version(c: &awc::Client, url: &str, version: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let mut resp = c.get(url).send().await.unwrap();
+            let v: Value = serde_json::from_slice(&resp.body().await.unwrap()).unwrap();
+            if v["version"].as_u64() >= Some(version) {
+                return v;
+            }
+            assert!(Instant::now() < deadline, "the engine did not move: {v}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let view = format!("{}/v1/games/{}", server.base, g.id);
+    let (status, _) = try_post(&c, &moves, &g.white, &json!({"uci": "e2e4"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    wait_for_version(&c, &view, 2).await;
+    assert!(server.terminate(Duration::from_secs(15)));
+
+    // After a restart the game comes back with its engine, which answers again.
+    let server = Server::start(&env);
+    let moves = format!("{}/v1/games/{}/moves", server.base, g.id);
+    let view = format!("{}/v1/games/{}", server.base, g.id);
+    let (status, v) = try_post(&c, &moves, &g.white, &json!({"uci": "d2d4"}))
+        .await
+        .unwrap();
+    assert_eq!((status, v["version"].as_u64()), (200, Some(3)), "{v}");
+    let v = wait_for_version(&c, &view, 4).await;
+    assert_eq!(v["moves"].as_array().unwrap().len(), 4, "{v}");
+    let mut resp = c.get(format!("{view}/engine")).send().await.unwrap();
+    let engine: Value = serde_json::from_slice(&resp.body().await.unwrap()).unwrap();
+    assert_eq!(engine["opponent"]["plays"], "black", "{engine}");
+    drop(server);
+    common::remove_sqlite(&path);
+}

@@ -31,7 +31,7 @@ use crate::{
         engines::{EngineFactory, StartedEngine},
         events::{EventFrame, EventKind, EventLog},
         hooks::{Hooks, StopReason, TerminateInfo},
-        journal::{Entry, StoredOptions},
+        journal::{Entry, StoredOpponent, StoredOptions},
         secrets::SecretDigests,
         state::{SavedClock, SavedState},
         GameError,
@@ -90,6 +90,8 @@ pub struct GameActor {
     created: std::time::SystemTime,
     /// The game's row in the store, when the store keeps games.
     stored: Option<i64>,
+    /// The engine opponent the game was created with, as stored (kept in its options).
+    stored_opponent: Option<StoredOpponent>,
     /// The result last written to the store (the games row's `status`).
     stored_result: chessd_core::game::GameResult,
     /// Writes sent to the store and not yet committed. While there are any, new requests wait
@@ -146,6 +148,7 @@ impl GameActor {
             moved,
             created: std::time::SystemTime::now(),
             stored: None,
+            stored_opponent: None,
             stored_result: chessd_core::game::GameResult::Ongoing,
             in_flight: 0,
             held: VecDeque::new(),
@@ -253,8 +256,8 @@ impl GameActor {
     /// Writes the game's options to the store (after a change).
     fn write_options(&mut self, ctx: &mut Context<Self>) {
         if let Some(game) = self.stored {
-            let options =
-                serde_json::to_string(&StoredOptions::of(&self.options)).unwrap_or_default();
+            let options = StoredOptions::of(&self.options, self.stored_opponent.clone());
+            let options = serde_json::to_string(&options).unwrap_or_default();
             self.write(
                 WriteOp::Options {
                     game,
@@ -815,6 +818,8 @@ pub struct ActorStart {
     pub permit: Option<Permit>,
     /// An engine already started, to become the game's opponent.
     pub opponent: Option<(StartedEngine, Opponent)>,
+    /// The opponent as stored.
+    pub stored_opponent: Option<StoredOpponent>,
 }
 
 /// Starts a game actor.
@@ -829,6 +834,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
         start.opponent,
     );
     actor.stored = start.stored;
+    actor.stored_opponent = start.stored_opponent;
     actor.start()
 }
 
@@ -837,6 +843,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
 pub fn resume_game(
     env: Arc<GameEnv>,
     stored: crate::store::StoredGame,
+    opponent: Option<(StartedEngine, Opponent)>,
 ) -> Result<actix::Addr<GameActor>, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
         GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
@@ -863,8 +870,22 @@ pub fn resume_game(
         env.event_history,
         std::time::Instant::now(),
     )?;
+    let stored_opponent = options.opponent.clone();
     let options = options.options();
-    let mut actor = GameActor::new(stored.id, replayed.game, options, secrets, env, None, None);
+    let mut actor = GameActor::new(
+        stored.id,
+        replayed.game,
+        options,
+        secrets,
+        env,
+        None,
+        opponent,
+    );
+    // The PGN names the engine's seat even when the engine is gone.
+    if let Some(record) = &stored_opponent {
+        actor.engine.seat = Some((record.plays, record.engine.clone()));
+    }
+    actor.stored_opponent = stored_opponent;
     actor.clock = replayed.clock;
     actor.draw_offer = replayed.draw_offer;
     actor.log = replayed.log;

@@ -13,12 +13,15 @@ use chessd_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::game::{
-    clock::{Clock, ClockView, TimeControl},
-    events::{EventKind, EventLog},
-    options::GameOptions,
-    state::{SavedClock, SavedState},
-    GameError,
+use crate::{
+    game::{
+        clock::{Clock, ClockView, TimeControl},
+        events::{EventKind, EventLog},
+        options::GameOptions,
+        state::{SavedClock, SavedState},
+        GameError,
+    },
+    uci::protocol::GoLimits,
 };
 
 /// One stored event.
@@ -120,6 +123,20 @@ impl Entry {
     }
 }
 
+/// An engine that plays one side, as stored: re-attached when the game comes back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredOpponent {
+    /// The configured engine's name.
+    pub engine: String,
+    /// The side it plays.
+    pub plays: Color,
+    /// Its search limits.
+    pub go: Option<GoLimits>,
+    /// Who created the game (its engine session counts against that client):
+    /// [`ClientKey::stored`](crate::admission::ClientKey::stored).
+    pub client: String,
+}
+
 /// A game's options as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredOptions {
@@ -133,17 +150,21 @@ pub struct StoredOptions {
     pub time_control: Option<TimeControl>,
     /// The draw policy.
     pub draw_policy: DrawPolicy,
+    /// The engine opponent the game was created with.
+    #[serde(default)]
+    pub opponent: Option<StoredOpponent>,
 }
 
 impl StoredOptions {
-    /// The stored form of `options`.
-    pub fn of(options: &GameOptions) -> StoredOptions {
+    /// The stored form of `options` with the game's engine opponent.
+    pub fn of(options: &GameOptions, opponent: Option<StoredOpponent>) -> StoredOptions {
         StoredOptions {
             idle_timeout_secs: options.idle_timeout.map_or(0, |d| d.as_secs()),
             abandon_after_secs: options.abandon_after.map_or(0, |d| d.as_secs()),
             webhook: options.webhook.as_ref().map(|u| u.to_string()),
             time_control: options.time_control,
             draw_policy: options.draw_policy,
+            opponent,
         }
     }
 

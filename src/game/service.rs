@@ -13,9 +13,10 @@ use crate::{
     game::{
         actor::{resume_game, start_game, ActorStart, GameEnv, GameOptions, Secrets},
         command::OpponentSpec,
+        engine_state::Opponent,
         engines::EngineFactory,
         hooks::Hooks,
-        journal::{setup_of, StoredOptions},
+        journal::{setup_of, StoredOpponent, StoredOptions},
         registry::GameRegistry,
         state::result_name,
         GameError, GameHandle,
@@ -103,7 +104,8 @@ impl Games {
             .map_err(|e| GameError::Store(e.to_string()))?
             .filter(|g| g.live)
             .ok_or_else(|| GameError::NotFound(id.to_string()))?;
-        let addr = resume_game(Arc::clone(&self.env), stored)?;
+        let opponent = self.restart_opponent(&stored).await;
+        let addr = resume_game(Arc::clone(&self.env), stored, opponent)?;
         let handle = GameHandle::new(id, addr);
         self.registry.insert(reservation, handle.clone());
         tracing::info!(game = %id, "game brought back from the store");
@@ -122,6 +124,12 @@ impl Games {
         let reservation = self.registry.reserve()?;
         self.admission.check_game_rate(client)?;
         let permit = self.admission.acquire_game(client)?;
+        let stored_opponent = new.opponent.as_ref().map(|spec| StoredOpponent {
+            engine: spec.engine.clone(),
+            plays: spec.opponent.plays,
+            go: spec.opponent.go.clone(),
+            client: client.stored(),
+        });
         let opponent = match new.opponent {
             Some(spec) => Some((
                 self.env.engines.start(client, &spec.engine).await?,
@@ -139,7 +147,7 @@ impl Games {
                 created_ms: crate::store::now_ms(),
                 secrets: digests.to_bytes(),
                 setup: json(&setup_of(&new.game, new.options.time_control))?,
-                options: json(&StoredOptions::of(&new.options))?,
+                options: json(&StoredOptions::of(&new.options, stored_opponent.clone()))?,
                 status: result_name(new.game.status().result).to_string(),
             };
             let seq = self
@@ -162,11 +170,44 @@ impl Games {
                 stored,
                 permit: Some(permit),
                 opponent,
+                stored_opponent,
             },
         );
         let handle = GameHandle::new(id, addr);
         self.registry.insert(reservation, handle.clone());
         Ok((handle, secrets))
+    }
+
+    /// Starts again the engine opponent of an unfinished stored game, counted against the
+    /// client that created the game. A game whose engine cannot start comes back without it
+    /// (and says so in the log): its moves are never lost for want of an engine.
+    async fn restart_opponent(
+        &self,
+        stored: &crate::store::StoredGame,
+    ) -> Option<(crate::game::engines::StartedEngine, Opponent)> {
+        if stored.result != "ongoing" {
+            return None;
+        }
+        let record = serde_json::from_str::<StoredOptions>(&stored.options)
+            .ok()?
+            .opponent?;
+        let Some(client) = self.admission.client_from_stored(&record.client) else {
+            tracing::warn!(game = %stored.id, "the client of the engine opponent is no longer configured");
+            return None;
+        };
+        match self.env.engines.start(&client, &record.engine).await {
+            Ok(started) => Some((
+                started,
+                Opponent {
+                    plays: record.plays,
+                    go: record.go,
+                },
+            )),
+            Err(e) => {
+                tracing::warn!(game = %stored.id, error = %e, "the engine opponent could not start again");
+                None
+            }
+        }
     }
 
     /// Stored games, newest first: see [`Store::list_games`].

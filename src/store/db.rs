@@ -268,7 +268,7 @@ impl Db {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
             let Some(row) = sqlx::query(
-                "SELECT seq, created_ms, secrets, setup, options, live FROM games WHERE id = $1",
+                "SELECT seq, created_ms, secrets, setup, options, live, status FROM games WHERE id = $1",
             )
             .bind(id.as_bytes().as_slice())
             .fetch_optional(pool)
@@ -302,6 +302,7 @@ impl Db {
                 setup: row.try_get("setup").map_err(db_err)?,
                 options: row.try_get("options").map_err(db_err)?,
                 live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
+                result: row.try_get("status").map_err(db_err)?,
                 entries,
             }))
         })

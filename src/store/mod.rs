@@ -103,6 +103,8 @@ pub struct StoredGame {
     pub options: String,
     /// Whether it is still played (not stopped).
     pub live: bool,
+    /// `ongoing`, `white_wins`, `black_wins` or `draw`.
+    pub result: String,
     /// Its journal, by version.
     pub entries: Vec<StoredEntry>,
 }
