@@ -835,6 +835,8 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
     );
     actor.stored = start.stored;
     actor.stored_opponent = start.stored_opponent;
+    // The games row holds the result the game was created with (a PGN may end it already).
+    actor.stored_result = actor.game.status().result;
     actor.start()
 }
 
