@@ -77,10 +77,13 @@ pub async fn list(
     }
     let before = match query.cursor.as_deref() {
         None => None,
+        // Any positive number is a valid place in the list (one past the newest game lists
+        // from the newest).
         Some(c) => Some(
-            c.parse::<i64>()
+            c.parse::<u64>()
                 .ok()
                 .filter(|n| *n > 0)
+                .map(|n| i64::try_from(n).unwrap_or(i64::MAX))
                 .ok_or_else(|| invalid("cursor must be a next_cursor from an earlier page"))?,
         ),
     };
