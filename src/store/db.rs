@@ -36,7 +36,8 @@ macro_rules! with_pool {
     };
 }
 
-/// Executes one write in the transaction `$tx`, giving its row key (a new game's) or 0.
+/// Executes one write other than an append in the transaction `$tx`, giving its row key (a
+/// new game's) or 0.
 macro_rules! execute_write {
     ($tx:expr, $op:expr) => {
         match $op {
@@ -53,37 +54,10 @@ macro_rules! execute_write {
             .fetch_one(&mut *$tx)
             .await
             .map_err(|e| StoreError::from_db(e, None)),
-            WriteOp::Append {
-                game,
-                version,
-                body,
-                status,
-                now_ms,
-            } => {
-                let inserted = sqlx::query(
-                    "INSERT INTO game_events (game, version, body) VALUES ($1, $2, $3)",
-                )
-                .bind(*game)
-                .bind(*version)
-                .bind(body.as_str())
-                .execute(&mut *$tx)
-                .await
-                .map_err(|e| StoreError::from_db(e, Some(*version)));
-                match (inserted, status) {
-                    (Err(e), _) => Err(e),
-                    (Ok(_), None) => Ok(0),
-                    (Ok(_), Some(status)) => {
-                        sqlx::query("UPDATE games SET status = $1, updated_ms = $2 WHERE seq = $3")
-                            .bind(status.as_str())
-                            .bind(*now_ms)
-                            .bind(*game)
-                            .execute(&mut *$tx)
-                            .await
-                            .map(|_| 0)
-                            .map_err(|e| StoreError::from_db(e, None))
-                    }
-                }
-            }
+            // Appends are written in runs (one multi-row INSERT) by `write_together`.
+            WriteOp::Append { .. } => Err(StoreError::Database(
+                "an append outside a run of appends".into(),
+            )),
             WriteOp::Options {
                 game,
                 options,
@@ -219,7 +193,7 @@ impl Db {
                     .iter()
                     .take_while(|op| matches!(op, WriteOp::Append { .. }))
                     .count();
-                if run > 1 {
+                if run > 0 {
                     let (appends, tail) = rest.split_at(run);
                     let mut insert = sqlx::QueryBuilder::new(
                         "INSERT INTO game_events (game, version, body) ",
