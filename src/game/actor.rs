@@ -384,7 +384,7 @@ impl GameActor {
         let result = self.game.status().result;
         let status = (result != self.stored_result).then(|| {
             self.stored_result = result;
-            crate::game::state::result_name(result).to_string()
+            result.name().to_string()
         });
         let op = WriteOp::Append {
             game,

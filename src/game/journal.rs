@@ -323,11 +323,7 @@ fn end(game: &mut Game, status: &Status) -> Result<(), String> {
             ))
         };
     }
-    let winner = match status.result {
-        chessd_core::game::GameResult::WhiteWins => Some(Color::White),
-        chessd_core::game::GameResult::BlackWins => Some(Color::Black),
-        _ => None,
-    };
+    let winner = status.result.winner();
     let outcome = match (status.reason, winner) {
         (Some(Reason::Resignation), Some(w)) => game.resign(!w),
         (Some(Reason::Agreement), None) => game.draw_by_agreement(),

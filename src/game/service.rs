@@ -18,7 +18,6 @@ use crate::{
         hooks::Hooks,
         journal::{setup_of, StoredOpponent, StoredOptions},
         registry::GameRegistry,
-        state::result_name,
         GameError, GameHandle,
     },
     store::{GameSummary, NewGameRow, ResultFilter, Store, WriteOp},
@@ -148,7 +147,7 @@ impl Games {
                 secrets: digests.to_bytes(),
                 setup: json(&setup_of(&new.game, new.options.time_control))?,
                 options: json(&StoredOptions::of(&new.options, stored_opponent.clone()))?,
-                status: result_name(new.game.status().result).to_string(),
+                status: new.game.status().result.name().to_string(),
             };
             let seq = self
                 .env

@@ -80,7 +80,7 @@ impl SavedState {
             Some(
                 r @ (Reason::Resignation | Reason::Agreement | Reason::Manual | Reason::Timeout),
             ) => Some(SetResult {
-                result: result_name(status.result).to_string(),
+                result: status.result.name().to_string(),
                 reason: r.name().to_string(),
                 note: status.note.clone(),
             }),
@@ -180,14 +180,4 @@ fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), GameError> {
         return Err(invalid("set_result does not match what the rules allow"));
     }
     Ok(())
-}
-
-/// The JSON name of a result.
-pub(crate) fn result_name(r: GameResult) -> &'static str {
-    match r {
-        GameResult::Ongoing => "ongoing",
-        GameResult::WhiteWins => "white_wins",
-        GameResult::BlackWins => "black_wins",
-        GameResult::Draw => "draw",
-    }
 }

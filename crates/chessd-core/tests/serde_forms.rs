@@ -33,6 +33,14 @@ fn game_results() {
     assert_json(GameResult::WhiteWins, r#""white_wins""#);
     assert_json(GameResult::BlackWins, r#""black_wins""#);
     assert_json(GameResult::Draw, r#""draw""#);
+    for r in [
+        GameResult::Ongoing,
+        GameResult::WhiteWins,
+        GameResult::BlackWins,
+        GameResult::Draw,
+    ] {
+        assert_json(r, &format!("\"{}\"", r.name()));
+    }
 }
 
 #[test]

@@ -24,6 +24,16 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    /// A short snake_case name, stable for logs and APIs (its serde form).
+    pub const fn name(self) -> &'static str {
+        match self {
+            GameResult::Ongoing => "ongoing",
+            GameResult::WhiteWins => "white_wins",
+            GameResult::BlackWins => "black_wins",
+            GameResult::Draw => "draw",
+        }
+    }
+
     /// The result in which `color` wins.
     pub const fn win_for(color: Color) -> GameResult {
         match color {
