@@ -845,6 +845,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
 pub fn resume_game(
     env: Arc<GameEnv>,
     stored: crate::store::StoredGame,
+    options: StoredOptions,
     opponent: Option<(StartedEngine, Opponent)>,
 ) -> Result<actix::Addr<GameActor>, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
@@ -854,8 +855,6 @@ pub fn resume_game(
         .ok_or_else(|| corrupt("secrets", &"not 96 bytes"))?;
     let setup: SavedState =
         serde_json::from_str(&stored.setup).map_err(|e| corrupt("setup", &e))?;
-    let options: StoredOptions =
-        serde_json::from_str(&stored.options).map_err(|e| corrupt("options", &e))?;
     let entries = stored
         .entries
         .iter()

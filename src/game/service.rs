@@ -103,8 +103,13 @@ impl Games {
             .map_err(|e| GameError::Store(e.to_string()))?
             .filter(|g| g.live)
             .ok_or_else(|| GameError::NotFound(id.to_string()))?;
-        let opponent = self.restart_opponent(&stored).await;
-        let addr = resume_game(Arc::clone(&self.env), stored, opponent)?;
+        let options: StoredOptions = serde_json::from_str(&stored.options)
+            .map_err(|e| GameError::Internal(format!("stored game {id}: options: {e}")))?;
+        let opponent = match (&options.opponent, stored.result.as_str()) {
+            (Some(record), "ongoing") => self.restart_opponent(id, record).await,
+            _ => None,
+        };
+        let addr = resume_game(Arc::clone(&self.env), stored, options, opponent)?;
         let handle = GameHandle::new(id, addr);
         self.registry.insert(reservation, handle.clone());
         tracing::info!(game = %id, "game brought back from the store");
@@ -182,16 +187,11 @@ impl Games {
     /// (and says so in the log): its moves are never lost for want of an engine.
     async fn restart_opponent(
         &self,
-        stored: &crate::store::StoredGame,
+        id: Uuid,
+        record: &StoredOpponent,
     ) -> Option<(crate::game::engines::StartedEngine, Opponent)> {
-        if stored.result != "ongoing" {
-            return None;
-        }
-        let record = serde_json::from_str::<StoredOptions>(&stored.options)
-            .ok()?
-            .opponent?;
         let Some(client) = self.admission.client_from_stored(&record.client) else {
-            tracing::warn!(game = %stored.id, "the client of the engine opponent is no longer configured");
+            tracing::warn!(game = %id, "the client of the engine opponent is no longer configured");
             return None;
         };
         match self.env.engines.start(&client, &record.engine).await {
@@ -199,11 +199,11 @@ impl Games {
                 started,
                 Opponent {
                     plays: record.plays,
-                    go: record.go,
+                    go: record.go.clone(),
                 },
             )),
             Err(e) => {
-                tracing::warn!(game = %stored.id, error = %e, "the engine opponent could not start again");
+                tracing::warn!(game = %id, error = %e, "the engine opponent could not start again");
                 None
             }
         }
