@@ -3,6 +3,9 @@
 //! move and the game outcome must agree; repetition and fifty-move endings are checked against
 //! shakmaty's own Zobrist keys and half-move clock.
 
+mod common;
+
+use common::{fens, Rng, CHESS960, SUITE};
 use std::collections::HashMap;
 
 use chessd_core::{
@@ -13,37 +16,6 @@ use shakmaty::{
     fen::Fen, san::SanPlus, uci::UciMove, zobrist::Zobrist64, CastlingMode, Chess, EnPassantMode,
     Position as _,
 };
-
-const SUITE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/data/perft/perft_suite.epd"
-);
-const CHESS960: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/data/perft/perft_chess960.epd"
-);
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}
-
-fn fens(path: &str, limit: usize) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .expect("reference data beside the checkout")
-        .lines()
-        .filter_map(|l| l.split(';').next())
-        .map(|f| f.trim().to_string())
-        .filter(|f| !f.is_empty())
-        .take(limit)
-        .collect()
-}
 
 fn shakmaty_position(fen: &str, mode: CastlingMode) -> Chess {
     let fen: Fen = fen.parse().expect("shakmaty parses the suite FEN");
@@ -218,10 +190,10 @@ fn random_games_agree_with_shakmaty() {
         moves_compared: 0,
         games: 0,
     };
-    for fen in fens(SUITE, usize::MAX) {
+    for fen in fens(SUITE) {
         play_random_games(&fen, 6, 250, &mut rng, &mut totals);
     }
-    for fen in fens(CHESS960, 120) {
+    for fen in fens(CHESS960).take(120) {
         play_random_games(&fen, 1, 250, &mut rng, &mut totals);
     }
     eprintln!(

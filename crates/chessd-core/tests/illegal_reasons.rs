@@ -5,11 +5,14 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use chessd_core::{
     game::{Game, GameError},
     uci::UciError,
     FenMode, IllegalReason, Move, Position, Role, Square,
 };
+use common::{fens, Rng, CHESS960, SUITE};
 use shakmaty::{
     fen::Fen, CastlingMode, CastlingSide, Chess, EnPassantMode, Position as _, Role as TheirRole,
     Square as TheirSquare,
@@ -442,37 +445,6 @@ fn game_knows_the_en_passant_square_of_the_last_move() {
 
 // ----- Differential test against shakmaty -----
 
-const SUITE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/data/perft/perft_suite.epd"
-);
-const CHESS960: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/data/perft/perft_chess960.epd"
-);
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}
-
-fn fens(path: &str, step: usize) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .expect("reference data beside the checkout")
-        .lines()
-        .filter_map(|l| l.split(';').next())
-        .map(|f| f.trim().to_string())
-        .filter(|f| !f.is_empty())
-        .step_by(step)
-        .collect()
-}
-
 fn their_sq(sq: Square) -> TheirSquare {
     TheirSquare::new(sq.index() as u32)
 }
@@ -687,10 +659,10 @@ fn compare_along_games(fen: &str, games: usize, plies: usize, rng: &mut Rng, cou
 fn why_illegal_agrees_with_shakmaty_on_random_positions() {
     let mut rng = Rng(0x1111_E6A1_0BAD_C0DE);
     let mut counts = Counts::default();
-    for fen in fens(SUITE, 1) {
+    for fen in fens(SUITE) {
         compare_along_games(&fen, 1, 100, &mut rng, &mut counts);
     }
-    for fen in fens(CHESS960, 20) {
+    for fen in fens(CHESS960).step_by(20) {
         compare_along_games(&fen, 1, 60, &mut rng, &mut counts);
     }
     eprintln!("(from, to, promotion) triples by reason (then legal): {counts:?}");

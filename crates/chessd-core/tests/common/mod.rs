@@ -1,0 +1,40 @@
+//! What the core's oracle tests share: the reference perft suites (tests/data/perft, with their
+//! sources in tests/data/README.md), their FENs, and a small seeded generator.
+
+#![allow(dead_code)] // each test binary uses part of it
+
+/// The standard perft suite.
+pub const SUITE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/data/perft/perft_suite.epd"
+);
+/// The Chess960 perft suite.
+pub const CHESS960: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/data/perft/perft_chess960.epd"
+);
+
+/// xorshift64*: a small seeded generator, so failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    }
+}
+
+/// The FENs of an EPD suite, in order.
+pub fn fens(path: &str) -> impl Iterator<Item = String> {
+    std::fs::read_to_string(path)
+        .expect("reference data beside the checkout")
+        .lines()
+        .filter_map(|l| l.split(';').next())
+        .map(|f| f.trim().to_string())
+        .filter(|f| !f.is_empty())
+        .collect::<Vec<_>>()
+        .into_iter()
+}
