@@ -311,6 +311,13 @@ pub struct WebhookConfig {
     pub allowed_hosts: Vec<String>,
     /// Time allowed for one POST, in milliseconds.
     pub timeout_ms: u64,
+    /// Wait after a webhook's first failed attempt, in milliseconds; it doubles after each
+    /// further failure.
+    pub retry_first_ms: u64,
+    /// Longest wait between two attempts, in milliseconds.
+    pub retry_max_ms: u64,
+    /// A webhook not delivered this many seconds after its game ended is given up.
+    pub expire_after_secs: u64,
 }
 
 /// WebSocket limits.

@@ -22,7 +22,7 @@ pub mod store;
 pub mod transport;
 pub mod uci;
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use actix_web::web;
 
@@ -68,11 +68,7 @@ impl AppState {
         callback: Option<TerminateCallback>,
         store: store::Store,
     ) -> AppState {
-        let hooks = Hooks::new(
-            config.webhooks.allowed_hosts.clone(),
-            Duration::from_millis(config.webhooks.timeout_ms),
-            callback,
-        );
+        let hooks = Hooks::new(&config.webhooks, store.clone(), callback);
         let admission = admission::Admission::from_config(&config);
         let games = Games::new(
             config.limits.max_games,

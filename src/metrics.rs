@@ -16,6 +16,7 @@ struct Metrics {
     latency: HistogramVec,
     store_commits: IntCounter,
     store_writes: IntCounter,
+    webhooks: IntCounterVec,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -48,6 +49,14 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "Writes committed (several share a transaction)",
     )
     .unwrap_or_else(|e| panic!("metric: {e}"));
+    let webhooks = IntCounterVec::new(
+        Opts::new(
+            "chessd_webhook_attempts_total",
+            "Webhook attempts by outcome (delivered, failed) and webhooks given up (expired)",
+        ),
+        &["outcome"],
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
     for m in [
         Box::new(games_alive.clone()) as Box<dyn prometheus::core::Collector>,
         Box::new(moves.clone()),
@@ -56,6 +65,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         Box::new(latency.clone()),
         Box::new(store_commits.clone()),
         Box::new(store_writes.clone()),
+        Box::new(webhooks.clone()),
     ] {
         registry
             .register(m)
@@ -70,8 +80,14 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         latency,
         store_commits,
         store_writes,
+        webhooks,
     }
 });
+
+/// Counts a webhook attempt (`delivered`, `failed`) or a webhook given up (`expired`).
+pub fn count_webhook(outcome: &str) {
+    METRICS.webhooks.with_label_values(&[outcome]).inc();
+}
 
 /// Counts one store commit of `writes` writes.
 pub fn count_store_commit(writes: usize) {

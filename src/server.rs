@@ -15,6 +15,13 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     tracing::info!(store = ?state.games.store(), url = %config.store.url, "store open");
+    // Webhooks an earlier run could not deliver are tried again.
+    state
+        .games
+        .hooks()
+        .resume_outbox()
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     let state = web::Data::new(state);
     let app_state = state.clone();
     let mut server =

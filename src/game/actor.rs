@@ -103,6 +103,8 @@ pub struct GameActor {
     answers: VecDeque<HeldAnswer>,
     /// The actor stops once the writes in flight are committed.
     stopping: bool,
+    /// The terminate webhook stored with the game's stop, delivered once the actor stops.
+    outbox: Option<crate::store::OutboxRow>,
     /// Requests that came while writes were in flight: handled, in order, once they are
     /// committed, so that every request sees only committed state.
     backlog: VecDeque<Envelope>,
@@ -154,6 +156,7 @@ impl GameActor {
             held: VecDeque::new(),
             answers: VecDeque::new(),
             stopping: false,
+            outbox: None,
             backlog: VecDeque::new(),
         }
     }
@@ -240,7 +243,20 @@ impl GameActor {
             Some(game) if reason.ends_the_game() => {
                 self.stopping = true;
                 let now_ms = crate::store::now_ms();
-                self.write(WriteOp::Stop { game, now_ms }, ctx);
+                // The webhook enters the outbox in the stop's own transaction.
+                self.outbox = self.options.webhook.as_ref().map(|url| {
+                    let info = self.terminate_info();
+                    self.env.hooks.terminate_webhook(url, &info)
+                });
+                let webhook = self.outbox.clone();
+                self.write(
+                    WriteOp::Stop {
+                        game,
+                        now_ms,
+                        webhook,
+                    },
+                    ctx,
+                );
             }
             _ => ctx.stop(),
         }
@@ -266,6 +282,15 @@ impl GameActor {
                 },
                 ctx,
             );
+        }
+    }
+
+    /// What the terminate hooks receive.
+    fn terminate_info(&self) -> TerminateInfo {
+        TerminateInfo {
+            id: self.id,
+            reason: self.stop_reason,
+            state: self.saved_state(),
         }
     }
 
@@ -689,13 +714,18 @@ impl Actor for GameActor {
             tracing::info!(game = %self.id, reason = self.stop_reason.as_str(), "game left memory");
             return;
         }
-        let info = TerminateInfo {
-            id: self.id,
-            reason: self.stop_reason,
-            state: self.saved_state(),
-        };
+        let info = self.terminate_info();
         tracing::info!(game = %self.id, reason = self.stop_reason.as_str(), "game stopped");
-        self.env.hooks.fire(self.options.webhook.take(), info);
+        // With a store, the webhook went into the outbox with the stop; in memory it is made now.
+        let webhook = match self.stored {
+            Some(_) => self.outbox.take(),
+            None => self
+                .options
+                .webhook
+                .as_ref()
+                .map(|url| self.env.hooks.terminate_webhook(url, &info)),
+        };
+        self.env.hooks.fire(webhook, info);
     }
 }
 

@@ -1,6 +1,7 @@
-//! Terminate hooks: when a game's actor stops, a webhook POST (to an allowed host) and an
-//! in-process callback receive the game id, the reason and the final state, exactly once.
-//! Hooks run off the game actors' threads, so a slow or failing hook blocks no game.
+//! Terminate hooks: when a game ends, an in-process callback (exactly once) and a webhook POST
+//! to an allowed host (at least once, through the [outbox](super::outbox)) receive the game id,
+//! the reason and the final state. Hooks run off the game actors' threads, so a slow or failing
+//! hook blocks no game.
 
 use std::{
     sync::{
@@ -14,7 +15,13 @@ use serde::Serialize;
 use tokio::sync::Notify;
 use uuid::Uuid;
 
-use crate::{game::state::SavedState, game::GameError};
+use super::outbox::{self, RetryPolicy};
+use crate::{
+    config::WebhookConfig,
+    game::state::SavedState,
+    game::GameError,
+    store::{self, OutboxRow, Store, WriteOp},
+};
 
 /// Why a game's actor stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -76,21 +83,21 @@ pub type TerminateCallback = Arc<dyn Fn(&TerminateInfo) + Send + Sync>;
 pub struct Hooks {
     allowed_hosts: Vec<String>,
     timeout: Duration,
+    retry: RetryPolicy,
+    store: Store,
     callback: Option<TerminateCallback>,
     pending: AtomicUsize,
     idle: Notify,
 }
 
 impl Hooks {
-    /// Hooks allowing webhooks to `allowed_hosts`, each POST limited to `timeout`.
-    pub fn new(
-        allowed_hosts: Vec<String>,
-        timeout: Duration,
-        callback: Option<TerminateCallback>,
-    ) -> Hooks {
+    /// Hooks as `config` says, keeping the webhook outbox in `store`.
+    pub fn new(config: &WebhookConfig, store: Store, callback: Option<TerminateCallback>) -> Hooks {
         Hooks {
-            allowed_hosts,
-            timeout,
+            allowed_hosts: config.allowed_hosts.clone(),
+            timeout: Duration::from_millis(config.timeout_ms),
+            retry: RetryPolicy::from_config(config),
+            store,
             callback,
             pending: AtomicUsize::new(0),
             idle: Notify::new(),
@@ -120,12 +127,23 @@ impl Hooks {
         Ok(parsed)
     }
 
-    /// Runs the hooks of a stopped game in the background.
-    pub fn fire(self: &Arc<Self>, webhook: Option<url::Url>, info: TerminateInfo) {
-        let info = Arc::new(info);
+    /// The outbox row of a game's terminate webhook to `url`, due now.
+    pub fn terminate_webhook(&self, url: &url::Url, info: &TerminateInfo) -> OutboxRow {
+        let body = serde_json::to_string(info).unwrap_or_default();
+        outbox::new_row(
+            outbox::terminate_key(&info.id),
+            url,
+            body,
+            store::now_ms(),
+            &self.retry,
+        )
+    }
+
+    /// Runs the hooks of a game that ended, in the background: the callback, and the delivery
+    /// of its webhook (already in the store's outbox when the store is durable).
+    pub fn fire(self: &Arc<Self>, webhook: Option<OutboxRow>, info: TerminateInfo) {
         if let Some(callback) = self.callback.clone() {
             let guard = PendingGuard::new(self.clone());
-            let info = info.clone();
             tokio::task::spawn_blocking(move || {
                 let _guard = guard;
                 if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&info)))
@@ -135,28 +153,105 @@ impl Hooks {
                 }
             });
         }
-        if let Some(url) = webhook {
-            let guard = PendingGuard::new(self.clone());
-            let timeout = self.timeout;
-            actix::spawn(async move {
-                let _guard = guard;
-                // A redirect would send the game to a listener nobody allowed: never follow one.
-                let client = awc::Client::builder()
-                    .timeout(timeout)
-                    .disable_redirects()
-                    .finish();
-                match client.post(url.as_str()).send_json(&*info).await {
-                    Ok(resp) if resp.status().is_success() => {
-                        tracing::debug!(game = %info.id, "terminate webhook delivered")
-                    }
-                    Ok(resp) => {
-                        tracing::warn!(game = %info.id, status = %resp.status(), "terminate webhook refused")
-                    }
-                    Err(e) => {
-                        tracing::warn!(game = %info.id, error = %e, "terminate webhook failed")
+        if let Some(row) = webhook {
+            self.send(row);
+        }
+    }
+
+    /// Takes up every webhook left in the outbox by an earlier run; gives how many.
+    pub async fn resume_outbox(self: &Arc<Self>) -> Result<usize, store::StoreError> {
+        let rows = self.store.pending_webhooks().await?;
+        let n = rows.len();
+        for row in rows {
+            self.send(row);
+        }
+        if n > 0 {
+            tracing::info!(webhooks = n, "webhooks taken up from the outbox");
+        }
+        Ok(n)
+    }
+
+    /// Delivers `row` in the background until it is delivered or expires. A webhook due now
+    /// counts as running at once, so a shutdown waits for its first attempt.
+    fn send(self: &Arc<Self>, row: OutboxRow) {
+        let first = (row.next_ms <= store::now_ms()).then(|| PendingGuard::new(self.clone()));
+        let hooks = self.clone();
+        actix::spawn(async move { hooks.deliver(row, first).await });
+    }
+
+    /// Attempts `row` until its listener accepts it or it expires, recording each failure in
+    /// the store so that a restart goes on with the same back-off.
+    async fn deliver(self: Arc<Self>, mut row: OutboxRow, mut first: Option<PendingGuard>) {
+        loop {
+            let wait = row.next_ms - store::now_ms();
+            if wait > 0 {
+                tokio::time::sleep(Duration::from_millis(wait as u64)).await;
+            }
+            if store::now_ms() >= row.expires_ms {
+                tracing::warn!(key = %row.key, attempts = row.attempts, "webhook expired undelivered");
+                crate::metrics::count_webhook("expired");
+                self.forget(row.key).await;
+                return;
+            }
+            let attempt = {
+                let _running = first
+                    .take()
+                    .unwrap_or_else(|| PendingGuard::new(self.clone()));
+                self.post(&row).await
+            };
+            match attempt {
+                Ok(()) => {
+                    tracing::debug!(key = %row.key, "webhook delivered");
+                    crate::metrics::count_webhook("delivered");
+                    self.forget(row.key).await;
+                    return;
+                }
+                Err(why) => {
+                    row.attempts += 1;
+                    let delay = self.retry.delay(row.attempts);
+                    row.next_ms = store::now_ms() + delay.as_millis() as i64;
+                    tracing::warn!(key = %row.key, attempts = row.attempts, error = %why,
+                        retry_in_ms = delay.as_millis() as u64, "webhook not delivered");
+                    crate::metrics::count_webhook("failed");
+                    let retry = WriteOp::WebhookRetry {
+                        key: row.key.clone(),
+                        attempts: row.attempts,
+                        next_ms: row.next_ms,
+                    };
+                    if let Err(e) = self.store.write(retry).await {
+                        tracing::warn!(key = %row.key, error = %e, "webhook retry not recorded");
                     }
                 }
-            });
+            }
+        }
+    }
+
+    /// One POST of `row`: `Ok` when its listener answers 2xx.
+    async fn post(&self, row: &OutboxRow) -> Result<(), String> {
+        // A redirect would send the game to a listener nobody allowed: never follow one.
+        let client = awc::Client::builder()
+            .timeout(self.timeout)
+            .disable_redirects()
+            .finish();
+        let response = client
+            .post(row.url.as_str())
+            .insert_header(("Idempotency-Key", row.key.as_str()))
+            .content_type("application/json")
+            .send_body(row.body.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            Err(format!("the listener answered {}", response.status()))
+        }
+    }
+
+    /// Takes a webhook out of the outbox. If that fails it stays, and is delivered again after
+    /// a restart: at least once, under the same idempotency key.
+    async fn forget(&self, key: String) {
+        if let Err(e) = self.store.write(WriteOp::WebhookDone { key }).await {
+            tracing::warn!(error = %e, "webhook left in the outbox");
         }
     }
 

@@ -17,6 +17,7 @@ pub mod handle;
 pub mod hooks;
 pub mod journal;
 pub mod options;
+pub mod outbox;
 pub mod registry;
 pub mod secrets;
 pub mod service;

@@ -12,7 +12,7 @@ use sqlx::{
 };
 use uuid::Uuid;
 
-use super::{GameSummary, ResultFilter, StoreError, StoredEntry, StoredGame, WriteOp};
+use super::{GameSummary, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame, WriteOp};
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -70,15 +70,55 @@ macro_rules! execute_write {
                 .await
                 .map(|_| 0)
                 .map_err(|e| StoreError::from_db(e, None)),
-            WriteOp::Stop { game, now_ms } => {
-                sqlx::query("UPDATE games SET live = 0, updated_ms = $1 WHERE seq = $2")
-                    .bind(*now_ms)
-                    .bind(*game)
+            WriteOp::Stop {
+                game,
+                now_ms,
+                webhook,
+            } => {
+                let stopped =
+                    sqlx::query("UPDATE games SET live = 0, updated_ms = $1 WHERE seq = $2")
+                        .bind(*now_ms)
+                        .bind(*game)
+                        .execute(&mut *$tx)
+                        .await
+                        .map(|_| 0)
+                        .map_err(|e| StoreError::from_db(e, None));
+                match (stopped, webhook) {
+                    (Ok(_), Some(hook)) => sqlx::query(
+                        "INSERT INTO webhook_outbox (key, url, body, attempts, next_ms, expires_ms) \
+                         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING",
+                    )
+                    .bind(hook.key.as_str())
+                    .bind(hook.url.as_str())
+                    .bind(hook.body.as_str())
+                    .bind(hook.attempts)
+                    .bind(hook.next_ms)
+                    .bind(hook.expires_ms)
                     .execute(&mut *$tx)
                     .await
                     .map(|_| 0)
-                    .map_err(|e| StoreError::from_db(e, None))
+                    .map_err(|e| StoreError::from_db(e, None)),
+                    (stopped, _) => stopped,
+                }
             }
+            WriteOp::WebhookRetry {
+                key,
+                attempts,
+                next_ms,
+            } => sqlx::query("UPDATE webhook_outbox SET attempts = $1, next_ms = $2 WHERE key = $3")
+                .bind(*attempts)
+                .bind(*next_ms)
+                .bind(key.as_str())
+                .execute(&mut *$tx)
+                .await
+                .map(|_| 0)
+                .map_err(|e| StoreError::from_db(e, None)),
+            WriteOp::WebhookDone { key } => sqlx::query("DELETE FROM webhook_outbox WHERE key = $1")
+                .bind(key.as_str())
+                .execute(&mut *$tx)
+                .await
+                .map(|_| 0)
+                .map_err(|e| StoreError::from_db(e, None)),
             WriteOp::Delete { game } => {
                 let events = sqlx::query("DELETE FROM game_events WHERE game = $1")
                     .bind(*game)
@@ -327,6 +367,33 @@ impl Db {
                     })
                 })
                 .collect()
+        })
+    }
+
+    /// Every webhook in the outbox, soonest first.
+    pub(crate) async fn pending_webhooks(&self) -> Result<Vec<OutboxRow>, StoreError> {
+        let db_err = |e| StoreError::from_db(e, None);
+        with_pool!(self, pool => {
+            sqlx::query(
+                "SELECT key, url, body, attempts, next_ms, expires_ms FROM webhook_outbox \
+                 ORDER BY next_ms",
+            )
+            .fetch_all(pool)
+            .await
+            .map_err(db_err)?
+            .into_iter()
+            .map(|row| {
+                Ok(OutboxRow {
+                    key: row.try_get("key")?,
+                    url: row.try_get("url")?,
+                    body: row.try_get("body")?,
+                    attempts: row.try_get("attempts")?,
+                    next_ms: row.try_get("next_ms")?,
+                    expires_ms: row.try_get("expires_ms")?,
+                })
+            })
+            .collect::<Result<Vec<_>, sqlx::Error>>()
+            .map_err(db_err)
         })
     }
 

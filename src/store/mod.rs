@@ -63,18 +63,52 @@ pub enum WriteOp {
         /// Now (Unix ms).
         now_ms: i64,
     },
-    /// Marks a game stopped: it is kept, but no longer played.
+    /// Marks a game stopped: it is kept, but no longer played. Its terminate webhook, if it
+    /// has one, enters the outbox in the same transaction.
     Stop {
         /// The game's row key.
         game: i64,
         /// Now (Unix ms).
         now_ms: i64,
+        /// The game's terminate webhook.
+        webhook: Option<OutboxRow>,
+    },
+    /// Records a failed delivery of an outbox webhook: its attempts and when to try again.
+    WebhookRetry {
+        /// The webhook's idempotency key.
+        key: String,
+        /// Attempts made so far.
+        attempts: i64,
+        /// When to try again (Unix ms).
+        next_ms: i64,
+    },
+    /// Takes a webhook out of the outbox (delivered or expired).
+    WebhookDone {
+        /// The webhook's idempotency key.
+        key: String,
     },
     /// Deletes a game and its journal.
     Delete {
         /// The game's row key.
         game: i64,
     },
+}
+
+/// A webhook in the outbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxRow {
+    /// Its idempotency key, unique.
+    pub key: String,
+    /// Where it is POSTed.
+    pub url: String,
+    /// JSON: what is POSTed.
+    pub body: String,
+    /// Attempts made so far.
+    pub attempts: i64,
+    /// When to try next (Unix ms).
+    pub next_ms: i64,
+    /// When it is dropped undelivered (Unix ms).
+    pub expires_ms: i64,
 }
 
 /// A journal entry as stored.
@@ -233,6 +267,14 @@ impl Store {
         match &self.inner {
             None => Ok(Vec::new()),
             Some(inner) => inner.db.list_games(filter, before, limit).await,
+        }
+    }
+
+    /// Every webhook waiting in the outbox (none in memory).
+    pub async fn pending_webhooks(&self) -> Result<Vec<OutboxRow>, StoreError> {
+        match &self.inner {
+            None => Ok(Vec::new()),
+            Some(inner) => inner.db.pending_webhooks().await,
         }
     }
 
