@@ -12,7 +12,7 @@ use sqlx::{
 };
 use uuid::Uuid;
 
-use super::{GameSummary, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame, WriteOp};
+use super::{GameSummary, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame};
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -32,108 +32,6 @@ macro_rules! with_pool {
         match $db {
             Db::Sqlite($pool) => $body,
             Db::Postgres($pool) => $body,
-        }
-    };
-}
-
-/// Executes one write other than an append in the transaction `$tx`, giving its row key (a
-/// new game's) or 0.
-macro_rules! execute_write {
-    ($tx:expr, $op:expr) => {
-        match $op {
-            WriteOp::Create(g) => sqlx::query_scalar::<_, i64>(
-                "INSERT INTO games (id, created_ms, updated_ms, secrets, setup, options, status) \
-                 VALUES ($1, $2, $2, $3, $4, $5, $6) RETURNING seq",
-            )
-            .bind(g.id.as_bytes().as_slice())
-            .bind(g.created_ms)
-            .bind(g.secrets.as_slice())
-            .bind(g.setup.as_str())
-            .bind(g.options.as_str())
-            .bind(g.status.as_str())
-            .fetch_one(&mut *$tx)
-            .await
-            .map_err(|e| StoreError::from_db(e, None)),
-            // Appends are written in runs (one multi-row INSERT) by `write_together`.
-            WriteOp::Append { .. } => Err(StoreError::Database(
-                "an append outside a run of appends".into(),
-            )),
-            WriteOp::Options {
-                game,
-                options,
-                now_ms,
-            } => sqlx::query("UPDATE games SET options = $1, updated_ms = $2 WHERE seq = $3")
-                .bind(options.as_str())
-                .bind(*now_ms)
-                .bind(*game)
-                .execute(&mut *$tx)
-                .await
-                .map(|_| 0)
-                .map_err(|e| StoreError::from_db(e, None)),
-            WriteOp::Stop {
-                game,
-                now_ms,
-                webhook,
-            } => {
-                let stopped =
-                    sqlx::query("UPDATE games SET live = 0, updated_ms = $1 WHERE seq = $2")
-                        .bind(*now_ms)
-                        .bind(*game)
-                        .execute(&mut *$tx)
-                        .await
-                        .map(|_| 0)
-                        .map_err(|e| StoreError::from_db(e, None));
-                match (stopped, webhook) {
-                    (Ok(_), Some(hook)) => sqlx::query(
-                        "INSERT INTO webhook_outbox (key, url, body, attempts, next_ms, expires_ms) \
-                         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING",
-                    )
-                    .bind(hook.key.as_str())
-                    .bind(hook.url.as_str())
-                    .bind(hook.body.as_str())
-                    .bind(hook.attempts)
-                    .bind(hook.next_ms)
-                    .bind(hook.expires_ms)
-                    .execute(&mut *$tx)
-                    .await
-                    .map(|_| 0)
-                    .map_err(|e| StoreError::from_db(e, None)),
-                    (stopped, _) => stopped,
-                }
-            }
-            WriteOp::WebhookRetry {
-                key,
-                attempts,
-                next_ms,
-            } => sqlx::query("UPDATE webhook_outbox SET attempts = $1, next_ms = $2 WHERE key = $3")
-                .bind(*attempts)
-                .bind(*next_ms)
-                .bind(key.as_str())
-                .execute(&mut *$tx)
-                .await
-                .map(|_| 0)
-                .map_err(|e| StoreError::from_db(e, None)),
-            WriteOp::WebhookDone { key } => sqlx::query("DELETE FROM webhook_outbox WHERE key = $1")
-                .bind(key.as_str())
-                .execute(&mut *$tx)
-                .await
-                .map(|_| 0)
-                .map_err(|e| StoreError::from_db(e, None)),
-            WriteOp::Delete { game } => {
-                let events = sqlx::query("DELETE FROM game_events WHERE game = $1")
-                    .bind(*game)
-                    .execute(&mut *$tx)
-                    .await;
-                match events {
-                    Err(e) => Err(StoreError::from_db(e, None)),
-                    Ok(_) => sqlx::query("DELETE FROM games WHERE seq = $1")
-                        .bind(*game)
-                        .execute(&mut *$tx)
-                        .await
-                        .map(|_| 0)
-                        .map_err(|e| StoreError::from_db(e, None)),
-                }
-            }
         }
     };
 }
@@ -201,80 +99,16 @@ impl Db {
         Ok(db)
     }
 
-    /// Writes `ops` in one transaction (group commit) and gives each its result. When the
-    /// transaction fails, each write is tried again alone, so that one bad write (a stale
-    /// writer's version) fails alone.
-    pub(crate) async fn write_batch(&self, ops: &[WriteOp]) -> Vec<Result<i64, StoreError>> {
-        match self.write_together(ops).await {
-            Ok(keys) => keys.into_iter().map(Ok).collect(),
-            Err(_) if ops.len() > 1 => {
-                let mut results = Vec::with_capacity(ops.len());
-                for op in ops {
-                    results.push(
-                        self.write_together(std::slice::from_ref(op))
-                            .await
-                            .map(|keys| keys[0]),
-                    );
-                }
-                results
+    /// The SQLite file's write-ahead log (`None` for PostgreSQL).
+    pub(crate) fn wal_path(&self) -> Option<std::path::PathBuf> {
+        match self {
+            Db::Sqlite(pool) => {
+                let mut wal = pool.connect_options().get_filename().as_os_str().to_owned();
+                wal.push("-wal");
+                Some(wal.into())
             }
-            Err(e) => vec![Err(e)],
+            Db::Postgres(_) => None,
         }
-    }
-
-    async fn write_together(&self, ops: &[WriteOp]) -> Result<Vec<i64>, StoreError> {
-        with_pool!(self, pool => {
-            let mut tx = pool.begin().await.map_err(|e| StoreError::from_db(e, None))?;
-            let mut keys = Vec::with_capacity(ops.len());
-            let mut rest = ops;
-            while !rest.is_empty() {
-                // A run of appends (most writes are moves) is one multi-row INSERT.
-                let run = rest
-                    .iter()
-                    .take_while(|op| matches!(op, WriteOp::Append { .. }))
-                    .count();
-                if run > 0 {
-                    let (appends, tail) = rest.split_at(run);
-                    let mut insert = sqlx::QueryBuilder::new(
-                        "INSERT INTO game_events (game, version, body) ",
-                    );
-                    insert.push_values(appends, |mut row, op| {
-                        if let WriteOp::Append { game, version, body, .. } = op {
-                            row.push_bind(*game).push_bind(*version).push_bind(body.as_str());
-                        }
-                    });
-                    let first_version = match &appends[0] {
-                        WriteOp::Append { version, .. } => Some(*version),
-                        _ => None,
-                    };
-                    insert
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(|e| StoreError::from_db(e, first_version))?;
-                    for op in appends {
-                        if let WriteOp::Append { game, status: Some(status), now_ms, .. } = op {
-                            sqlx::query(
-                                "UPDATE games SET status = $1, updated_ms = $2 WHERE seq = $3",
-                            )
-                            .bind(status.as_str())
-                            .bind(*now_ms)
-                            .bind(*game)
-                            .execute(&mut *tx)
-                            .await
-                            .map_err(|e| StoreError::from_db(e, None))?;
-                        }
-                        keys.push(0);
-                    }
-                    rest = tail;
-                } else {
-                    keys.push(execute_write!(tx, &rest[0])?);
-                    rest = &rest[1..];
-                }
-            }
-            tx.commit().await.map_err(|e| StoreError::from_db(e, None))?;
-            Ok(keys)
-        })
     }
 
     /// A stored game with its journal, or `None`.

@@ -8,6 +8,7 @@
 
 mod db;
 mod error;
+mod write;
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ pub use db::SqliteSync;
 pub use error::StoreError;
 
 use db::Db;
+use write::WriterConn;
 
 /// A game to insert.
 #[derive(Clone, Debug)]
@@ -173,9 +175,10 @@ pub struct GameSummary {
     pub updated_ms: i64,
 }
 
-/// A write waiting for the writer.
+/// A write waiting for the writer; `None` asks the writer to let its connection go once every
+/// earlier write is committed (the store is closing).
 struct Pending {
-    op: WriteOp,
+    op: Option<WriteOp>,
     done: oneshot::Sender<Result<i64, StoreError>>,
 }
 
@@ -216,7 +219,10 @@ impl Store {
         }
         let db = Db::open(url, sync).await?;
         let (writes, queue) = mpsc::channel(65_536);
-        tokio::spawn(run_writer(db.clone(), queue, max_batch.max(1)));
+        // SQLite with full sync: the writer commits without waiting for the disk and one
+        // task syncs the log for every batch committed meanwhile, before their answers go.
+        let wal = db.wal_path().filter(|_| sync == SqliteSync::Full);
+        tokio::spawn(run_writer(db.clone(), queue, max_batch.max(1), wal));
         Ok(Store {
             inner: Some(Arc::new(Inner { db, writes })),
         })
@@ -241,7 +247,7 @@ impl Store {
             let (done, answer) = oneshot::channel();
             inner
                 .writes
-                .send(Pending { op, done })
+                .send(Pending { op: Some(op), done })
                 .await
                 .map_err(|_| StoreError::Closed)?;
             answer.await.map_err(|_| StoreError::Closed)?
@@ -289,19 +295,10 @@ impl Store {
     /// Waits for queued writes to be committed, then closes the database.
     pub async fn close(&self) {
         if let Some(inner) = &self.inner {
-            // A write queued after every earlier one: its answer means the queue is drained.
+            // Queued after every earlier write: its answer means the queue is drained and the
+            // writer has let its connection go.
             let (done, answer) = oneshot::channel();
-            let barrier = WriteOp::Options {
-                game: -1,
-                options: String::new(),
-                now_ms: 0,
-            };
-            if inner
-                .writes
-                .send(Pending { op: barrier, done })
-                .await
-                .is_ok()
-            {
+            if inner.writes.send(Pending { op: None, done }).await.is_ok() {
                 let _ = answer.await;
             }
             inner.db.close().await;
@@ -309,28 +306,138 @@ impl Store {
     }
 }
 
-/// The writer: takes every write waiting (up to `max_batch`), commits them together, answers.
-async fn run_writer(db: Db, mut queue: mpsc::Receiver<Pending>, max_batch: usize) {
+/// Writes committed, each with its result, whose answers wait for the log to be synced.
+type Answers = Vec<(
+    oneshot::Sender<Result<i64, StoreError>>,
+    Result<i64, StoreError>,
+)>;
+
+/// The writer: takes every write waiting (up to `max_batch`), commits them together on its own
+/// connection, answers. With `wal` (SQLite, full sync), the answers go through [`sync_wal`].
+async fn run_writer(
+    db: Db,
+    mut queue: mpsc::Receiver<Pending>,
+    max_batch: usize,
+    wal: Option<std::path::PathBuf>,
+) {
+    let synced = wal.map(|path| {
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(sync_wal(path, rx));
+        tx
+    });
     let mut ops = Vec::with_capacity(max_batch);
     let mut dones = Vec::with_capacity(max_batch);
-    while let Some(first) = queue.recv().await {
-        ops.push(first.op);
-        dones.push(first.done);
-        while ops.len() < max_batch {
-            match queue.try_recv() {
-                Ok(p) => {
-                    ops.push(p.op);
-                    dones.push(p.done);
+    let mut conn: Option<WriterConn> = None;
+    while let Some(mut next) = queue.recv().await {
+        // Every write waiting, up to a closing request.
+        let closing = loop {
+            match next.op {
+                None => break Some(next.done),
+                Some(op) => {
+                    ops.push(op);
+                    dones.push(next.done);
                 }
-                Err(_) => break,
+            }
+            if ops.len() >= max_batch {
+                break None;
+            }
+            match queue.try_recv() {
+                Ok(p) => next = p,
+                Err(_) => break None,
+            }
+        };
+        let mut answers: Answers = Vec::new();
+        if !ops.is_empty() {
+            let results = write_batch(&db, &mut conn, &ops, synced.is_some()).await;
+            answers.extend(dones.drain(..).zip(results));
+            ops.clear();
+        }
+        if let Some(done) = closing {
+            conn = None;
+            answers.push((done, Ok(0)));
+        }
+        match &synced {
+            Some(syncer) => {
+                if let Err(mpsc::error::SendError(answers)) = syncer.send(answers) {
+                    for (done, _) in answers {
+                        let _ = done.send(Err(StoreError::Closed));
+                    }
+                }
+            }
+            None => {
+                for (done, result) in answers {
+                    let _ = done.send(result);
+                }
             }
         }
-        let results = db.write_batch(&ops).await;
-        crate::metrics::count_store_commit(ops.len());
-        for (done, result) in dones.drain(..).zip(results) {
+    }
+}
+
+/// Commits `ops` on the writer's connection (opened first if needed), giving each its result.
+async fn write_batch(
+    db: &Db,
+    conn: &mut Option<WriterConn>,
+    ops: &[WriteOp],
+    synced_apart: bool,
+) -> Vec<Result<i64, StoreError>> {
+    if conn.is_none() {
+        match WriterConn::open(db, synced_apart).await {
+            Ok(c) => *conn = Some(c),
+            Err(e) => {
+                tracing::error!(error = %e, "the store's writer has no connection");
+                return ops
+                    .iter()
+                    .map(|_| Err(StoreError::Database(e.to_string())))
+                    .collect();
+            }
+        }
+    }
+    let Some(writer) = conn.as_mut() else {
+        return Vec::new();
+    };
+    let results = writer.write_batch(ops).await;
+    crate::metrics::count_store_commit(ops.len());
+    // A connection that failed is replaced for the next batch.
+    if results
+        .iter()
+        .any(|r| matches!(r, Err(StoreError::Database(_))))
+    {
+        *conn = None;
+    }
+    results
+}
+
+/// Syncs the SQLite write-ahead log at `wal` to disk, then sends the answers of every batch
+/// committed before the sync began; batches committed meanwhile share the next sync (group
+/// commit of the disk writes, while the writer goes on committing). A commit in the log is
+/// durable once the log is synced, which is what `synchronous = FULL` does after each commit.
+async fn sync_wal(wal: std::path::PathBuf, mut batches: mpsc::UnboundedReceiver<Answers>) {
+    while let Some(first) = batches.recv().await {
+        let mut answers = first;
+        while let Ok(more) = batches.try_recv() {
+            answers.extend(more);
+        }
+        let path = wal.clone();
+        // The file is opened for each sync: SQLite deletes the log when its last connection
+        // closes, after copying it into the database file and syncing that.
+        let synced = tokio::task::spawn_blocking(move || match std::fs::File::open(&path) {
+            Ok(file) => file.sync_data(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        })
+        .await
+        .map_err(std::io::Error::other)
+        .and_then(|r| r);
+        if let Err(e) = &synced {
+            tracing::error!(error = %e, "the store's log could not be synced to disk");
+        }
+        for (done, result) in answers {
+            let result = match (&synced, result) {
+                (Err(e), Ok(_)) => Err(StoreError::Database(format!("sync of the log: {e}"))),
+                (_, result) => result,
+            };
             let _ = done.send(result);
         }
-        ops.clear();
     }
 }
 
