@@ -1,5 +1,6 @@
-//! `chessd loadtest [rest|ws|memory|all] [--seconds S] [--connections C] [--games N]
-//! [--players P] [--pace-ms MS] [--client-threads T] [--store URL] [--json]`
+//! `chessd loadtest [rest|ws|memory|stored|all] [--seconds S] [--connections C] [--games N]
+//! [--players P] [--pace-ms MS] [--stored N] [--live N] [--plies N] [--client-threads T]
+//! [--store URL] [--json]`
 //!
 //! A load benchmark over loopback. Each part starts the real server as a child process
 //! (`chessd serve --bind 127.0.0.1:0`, this same binary), drives it from client threads of this
@@ -9,7 +10,9 @@
 //!   own random games (the two alternate in one-second windows), their ratio, move latency;
 //! - `ws`: P connected players; latency from a move frame to its event on the opponent's
 //!   connection, flat out and at a stated pace;
-//! - `memory`: N idle games created as fast as possible, the server's RSS before and after.
+//! - `memory`: N idle games created as fast as possible, the server's RSS before and after;
+//! - `stored` (not part of `all`: filling takes minutes): a store filled with many games of
+//!   random moves, its bytes per game, and the server's RSS on it with some of them in memory.
 //!
 //! The server keeps its games in `--store` (by default a fresh SQLite file, as `chessd serve`
 //! does); with a store, the `rest` and `ws` parts run a second time on a server that keeps
@@ -22,6 +25,7 @@ mod client;
 mod memory;
 mod rest;
 mod stats;
+mod stored;
 mod ws;
 
 use std::{process::ExitCode, time::Duration};
@@ -40,7 +44,9 @@ pub enum Mode {
     Ws,
     /// Memory: RSS of many idle games.
     Memory,
-    /// All three.
+    /// Stored games: bytes per game in the store, RSS with some of them in memory.
+    Stored,
+    /// Rest, ws and memory.
     All,
 }
 
@@ -65,6 +71,15 @@ pub struct LoadtestArgs {
     /// Milliseconds between two moves of a game in the paced WebSocket part.
     #[arg(long, value_name = "MS", default_value_t = 500)]
     pub pace_ms: u64,
+    /// Games in the store for the stored part.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub stored: usize,
+    /// Stored games brought into memory in the stored part.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub live: usize,
+    /// Moves of each stored game.
+    #[arg(long, value_name = "N", default_value_t = 80)]
+    pub plies: usize,
     /// Client threads, each with its own actix System and HTTP client.
     #[arg(long, value_name = "T", default_value_t = 2)]
     pub client_threads: usize,
@@ -90,6 +105,12 @@ pub struct Settings {
     pub players: usize,
     /// Time between two moves of a game, paced part.
     pub pace: Duration,
+    /// Games in the store, stored part.
+    pub stored: usize,
+    /// Stored games brought into memory, stored part.
+    pub live: usize,
+    /// Moves of each stored game.
+    pub plies: usize,
     /// Client threads.
     pub client_threads: usize,
     /// The server's store: `None` for a fresh SQLite file, else a `store.url`.
@@ -135,6 +156,15 @@ impl Settings {
         if !(1..=60_000).contains(&args.pace_ms) {
             return Err("--pace-ms must be 1 to 60000".into());
         }
+        if !(1..=100_000_000).contains(&args.stored) {
+            return Err("--stored must be 1 to 100000000".into());
+        }
+        if !(1..=1_000_000).contains(&args.live) {
+            return Err("--live must be 1 to 1000000".into());
+        }
+        if !(1..=1000).contains(&args.plies) {
+            return Err("--plies must be 1 to 1000".into());
+        }
         if !(1..=64).contains(&args.client_threads) {
             return Err("--client-threads must be 1 to 64".into());
         }
@@ -144,6 +174,9 @@ impl Settings {
             games: args.games,
             players: args.players,
             pace: Duration::from_millis(args.pace_ms),
+            stored: args.stored,
+            live: args.live,
+            plies: args.plies,
             client_threads: args.client_threads,
             store: (args.store != "sqlite").then(|| args.store.clone()),
         })
@@ -170,6 +203,8 @@ struct Report {
     ws_memory: Option<ws::WsReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     memory: Option<memory::MemoryReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stored: Option<stored::StoredReport>,
 }
 
 /// Runs `chessd loadtest`.
@@ -189,6 +224,7 @@ pub fn run(args: &LoadtestArgs) -> ExitCode {
         ws: None,
         ws_memory: None,
         memory: None,
+        stored: None,
     };
     let result = (|| -> Result<(), String> {
         if wants(Mode::Rest) {
@@ -205,6 +241,9 @@ pub fn run(args: &LoadtestArgs) -> ExitCode {
         }
         if wants(Mode::Memory) {
             report.memory = Some(memory::run(&settings)?);
+        }
+        if args.mode == Mode::Stored {
+            report.stored = Some(stored::run(&settings)?);
         }
         Ok(())
     })();
@@ -361,6 +400,49 @@ fn human_output(r: &Report) -> String {
             ("memory cpu", cpu(&m.cpu)),
         ]);
     }
+    if let Some(st) = &r.stored {
+        let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0));
+        rows.extend([
+            (
+                "stored games",
+                format!(
+                    "{} of {} plies (filled in {:.1} s)",
+                    st.stored, st.plies, st.fill_seconds
+                ),
+            ),
+            ("stored size", mib(st.store_bytes.max(0) as u64)),
+            (
+                "stored per game",
+                format!(
+                    "{:.0} bytes (target <= 2048 at 80 plies)",
+                    st.bytes_per_game
+                ),
+            ),
+            ("stored rss at start", mib(st.rss_start_bytes)),
+            (
+                "stored brought back",
+                format!(
+                    "{} of {} asked, {} errors, {}",
+                    st.alive,
+                    st.live,
+                    st.errors,
+                    per_sec(st.load_per_sec)
+                ),
+            ),
+            (
+                "stored load p50 / p99",
+                format!(
+                    "{} / {}",
+                    ms(st.load_latency_ms.p50),
+                    ms(st.load_latency_ms.p99)
+                ),
+            ),
+            (
+                "stored rss with them",
+                format!("{} (target < 2048 MiB)", mib(st.rss_live_bytes)),
+            ),
+        ]);
+    }
     table::render(&rows)
 }
 
@@ -376,6 +458,9 @@ mod tests {
             games: 10,
             players: 4,
             pace_ms: 100,
+            stored: 10,
+            live: 5,
+            plies: 4,
             client_threads: 1,
             store: "sqlite".into(),
             json: true,
@@ -428,6 +513,7 @@ mod tests {
             ws: None,
             ws_memory: None,
             memory: None,
+            stored: None,
         };
         let text = human_output(&report);
         assert!(text.contains("client threads"), "{text}");

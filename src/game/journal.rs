@@ -145,13 +145,15 @@ pub struct StoredOptions {
     /// Abandon timeout in seconds (0: none).
     pub abandon_after_secs: u64,
     /// The terminate webhook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<String>,
     /// The time control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<TimeControl>,
     /// The draw policy.
     pub draw_policy: DrawPolicy,
     /// The engine opponent the game was created with.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opponent: Option<StoredOpponent>,
 }
 
@@ -192,6 +194,19 @@ pub fn setup_of(game: &Game, time_control: Option<TimeControl>) -> SavedState {
         black_ms: control.initial_ms,
     });
     SavedState::capture(game, clock, None)
+}
+
+/// The stored text of a game's setup: its saved state without the fields that are empty
+/// (`null`) or informational (the status, recomputed when the game is rebuilt), which saves
+/// about a hundred bytes per stored game. It reads back as the same [`SavedState`] without
+/// its status.
+pub fn setup_text(setup: &SavedState) -> String {
+    let mut value = serde_json::to_value(setup).unwrap_or_default();
+    if let Some(fields) = value.as_object_mut() {
+        fields.remove("status");
+        fields.retain(|_, v| !v.is_null());
+    }
+    value.to_string()
 }
 
 /// A game rebuilt from the store.
@@ -418,6 +433,47 @@ mod tests {
         assert_eq!(clock.running(), Some(Color::White));
         assert_eq!(clock.remaining(Color::Black, now), 51_000);
         assert_eq!(clock.remaining(Color::White, now), 60_000);
+    }
+
+    #[test]
+    fn a_stored_setup_reads_back_without_its_status() {
+        let control = TimeControl {
+            initial_ms: 60_000,
+            increment_ms: 2_000,
+        };
+        let mut game = Game::from_fen("7k/8/8/8/8/8/8/K5R1 w - - 0 1").unwrap();
+        game.play_uci("g1g2").unwrap();
+        for setup in [
+            setup_of(&Game::new(Position::default()), None),
+            setup_of(&game, Some(control)),
+        ] {
+            let text = setup_text(&setup);
+            assert!(!text.contains("null") && !text.contains("status"), "{text}");
+            let back: SavedState = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                back,
+                SavedState {
+                    status: None,
+                    ..setup
+                }
+            );
+        }
+        let options = StoredOptions::of(
+            &GameOptions {
+                idle_timeout: None,
+                abandon_after: Some(Duration::from_secs(600)),
+                webhook: None,
+                time_control: None,
+                draw_policy: DrawPolicy::default(),
+            },
+            None,
+        );
+        let text = serde_json::to_string(&options).unwrap();
+        assert!(!text.contains("null"), "{text}");
+        assert_eq!(
+            serde_json::from_str::<StoredOptions>(&text).unwrap(),
+            options
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::{
         engine_state::Opponent,
         engines::EngineFactory,
         hooks::Hooks,
-        journal::{setup_of, StoredOpponent, StoredOptions},
+        journal::{setup_of, setup_text, StoredOpponent, StoredOptions},
         registry::GameRegistry,
         GameError, GameHandle,
     },
@@ -150,7 +150,7 @@ impl Games {
                 id,
                 created_ms: crate::store::now_ms(),
                 secrets: digests.to_bytes(),
-                setup: json(&setup_of(&new.game, new.options.time_control))?,
+                setup: setup_text(&setup_of(&new.game, new.options.time_control)),
                 options: json(&StoredOptions::of(&new.options, stored_opponent.clone()))?,
                 status: new.game.status().result.name().to_string(),
             };

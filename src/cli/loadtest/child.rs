@@ -24,7 +24,7 @@ pub struct ChildServer {
 }
 
 /// A fresh SQLite file under the system's temporary directory.
-fn scratch_store() -> std::path::PathBuf {
+pub(super) fn scratch_store() -> std::path::PathBuf {
     std::env::temp_dir()
         .join("chessd-loadtest")
         .join(format!("{}.sqlite", uuid::Uuid::new_v4().simple()))
@@ -122,7 +122,7 @@ impl Drop for ChildServer {
 }
 
 /// Deletes an SQLite file with its WAL and shared-memory files.
-fn remove_sqlite(path: &std::path::Path) {
+pub(super) fn remove_sqlite(path: &std::path::Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut file = path.as_os_str().to_owned();
         file.push(suffix);

@@ -135,7 +135,7 @@ async fn create_task(
 }
 
 /// The `games` count of `GET /health`.
-fn games_alive(base: &str) -> Result<u64, String> {
+pub(super) fn games_alive(base: &str) -> Result<u64, String> {
     let url = format!("{base}/health");
     let answer = on_threads(1, |_| async {
         request(http_client().get(url.as_str()), None).await

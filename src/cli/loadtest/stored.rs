@@ -1,0 +1,279 @@
+//! Stored games: a store filled with many games of `plies` random moves each, its size per
+//! game, and the server's RSS on that store with `live` of those games brought into memory.
+//!
+//! A template game is created through the real server, so that its stored setup and options
+//! are exactly what the server writes; the other games are inserted in process through the
+//! store's own writer, with journals of random legal moves encoded as the server encodes them.
+//! Then the server starts on the filled store and `live` games, spread over it, are requested
+//! (each comes back from the store into memory) before its RSS is read.
+
+use std::time::{Duration, Instant};
+
+use chessd_core::{game::Game, Position};
+use futures_util::{future::join_all, StreamExt};
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::{
+    child::ChildServer,
+    client::{create_game, http_client, on_threads, request, share},
+    stats::{micros, round2, Latency, Rng},
+    Settings,
+};
+use chessd::{
+    game::journal::Entry,
+    store::{NewGameRow, SqliteSync, Store, StoredGame, WriteOp},
+};
+
+/// Distinct random games whose journals the stored games reuse (each under its own id).
+const DISTINCT_GAMES: usize = 1000;
+
+/// Games being inserted at once while the store is filled.
+const FILL_CONCURRENCY: usize = 256;
+
+/// Writes one commit of the filling takes at most.
+const FILL_BATCH: usize = 8192;
+
+/// Time the server gets to settle before its RSS is read.
+const SETTLE: Duration = Duration::from_millis(500);
+
+/// The stored-games figures.
+#[derive(Debug, Serialize)]
+pub struct StoredReport {
+    /// Games in the store.
+    pub stored: usize,
+    /// Moves in each stored game.
+    pub plies: usize,
+    /// Seconds the filling took.
+    pub fill_seconds: f64,
+    /// The store's size in bytes (pages in use).
+    pub store_bytes: i64,
+    /// `store_bytes / stored`.
+    pub bytes_per_game: f64,
+    /// Server RSS after starting on the filled store, in bytes.
+    pub rss_start_bytes: u64,
+    /// Games brought into memory.
+    pub live: usize,
+    /// Games the server reports in memory afterwards.
+    pub alive: u64,
+    /// Games brought back from the store per second.
+    pub load_per_sec: f64,
+    /// Latency of a request that brings a game back from the store.
+    pub load_latency_ms: Latency,
+    /// Server RSS with `live` games in memory, in bytes.
+    pub rss_live_bytes: u64,
+    /// Failed requests.
+    pub errors: u64,
+}
+
+/// Fills a store, starts the server on it, brings `settings.live` games into memory, measures.
+pub fn run(settings: &Settings) -> Result<StoredReport, String> {
+    let (url, scratch) = match &settings.store {
+        Some(url) if url != "memory" => (url.clone(), None),
+        Some(_) => return Err("the stored part needs a store, not memory".into()),
+        None => {
+            let path = super::child::scratch_store();
+            (format!("sqlite://{}", path.display()), Some(path))
+        }
+    };
+    let result = measure(settings, &url);
+    if let Some(path) = scratch {
+        super::child::remove_sqlite(&path);
+    }
+    result
+}
+
+fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
+    let env = vec![
+        ("CHESSD_STORE__URL", url.to_string()),
+        (
+            "CHESSD_LIMITS__MAX_GAMES",
+            (settings.live + 1000).to_string(),
+        ),
+    ];
+    let template = {
+        let server = ChildServer::start(&env)?;
+        let base = server.base.clone();
+        on_threads(1, |_| {
+            let base = base.clone();
+            async move { create_game(&http_client(), &base).await }
+        })
+        .pop()
+        .ok_or("no template game")??
+        .id
+    };
+    let template: Uuid = template
+        .parse()
+        .map_err(|e| format!("template id {template}: {e}"))?;
+    eprintln!(
+        "chessd loadtest: stored: filling the store with {} games of {} plies",
+        settings.stored, settings.plies
+    );
+    let start = Instant::now();
+    let (ids, store_bytes) = runtime()?.block_on(fill(url, template, settings))?;
+    let fill_seconds = start.elapsed().as_secs_f64();
+    let server = ChildServer::start(&env)?;
+    std::thread::sleep(SETTLE);
+    let rss_start = server.rss_bytes()?;
+    let live: Vec<Uuid> = spread(&ids, settings.live);
+    eprintln!(
+        "chessd loadtest: stored: bringing {} of them into memory",
+        live.len()
+    );
+    let base = server.base.as_str();
+    let start = Instant::now();
+    let per_thread = on_threads(settings.client_threads, |i| {
+        let mine: Vec<Uuid> = live
+            .iter()
+            .skip(i)
+            .step_by(settings.client_threads)
+            .copied()
+            .collect();
+        let tasks = share(settings.connections, settings.client_threads, i).max(1);
+        async move {
+            let client = http_client();
+            let chunk = mine.len().div_ceil(tasks).max(1);
+            join_all(mine.chunks(chunk).map(|ids| load(&client, base, ids))).await
+        }
+    });
+    let seconds = start.elapsed().as_secs_f64().max(1e-9);
+    let (mut latencies, mut errors) = (Vec::new(), 0);
+    for (l, e) in per_thread.into_iter().flatten() {
+        latencies.extend(l);
+        errors += e;
+    }
+    std::thread::sleep(SETTLE);
+    let rss_live = server.rss_bytes()?;
+    let alive = super::memory::games_alive(base)?;
+    Ok(StoredReport {
+        stored: ids.len(),
+        plies: settings.plies,
+        fill_seconds: round2(fill_seconds),
+        store_bytes,
+        bytes_per_game: (store_bytes as f64 / ids.len().max(1) as f64).round(),
+        rss_start_bytes: rss_start,
+        live: live.len(),
+        alive,
+        load_per_sec: (latencies.len() as f64 / seconds).round(),
+        load_latency_ms: Latency::of(latencies),
+        rss_live_bytes: rss_live,
+        errors,
+    })
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start a runtime: {e}"))
+}
+
+/// `n` ids spread evenly over `ids`.
+fn spread(ids: &[Uuid], n: usize) -> Vec<Uuid> {
+    let n = n.min(ids.len());
+    (0..n).map(|i| ids[i * ids.len() / n.max(1)]).collect()
+}
+
+/// Requests each game in turn (bringing it back from the store); latencies and errors.
+async fn load(client: &awc::Client, base: &str, ids: &[Uuid]) -> (Vec<u32>, u64) {
+    let (mut latencies, mut errors) = (Vec::with_capacity(ids.len()), 0);
+    for id in ids {
+        let sent = Instant::now();
+        match request(client.get(format!("{base}/v1/games/{id}")), None).await {
+            Ok((200, _)) => latencies.push(micros(sent.elapsed())),
+            _ => errors += 1,
+        }
+    }
+    (latencies, errors)
+}
+
+/// Inserts `settings.stored - 1` copies of the template game (new ids, journals of random
+/// moves); gives every stored game's id and the store's size.
+async fn fill(url: &str, template: Uuid, settings: &Settings) -> Result<(Vec<Uuid>, i64), String> {
+    let store = Store::open(url, SqliteSync::Normal, FILL_BATCH)
+        .await
+        .map_err(|e| format!("store: {e}"))?;
+    let template: StoredGame = store
+        .load_game(&template)
+        .await
+        .map_err(|e| format!("store: {e}"))?
+        .ok_or("the template game is not in the store")?;
+    let journals = random_journals(settings.plies);
+    let mut ids = vec![template.id];
+    ids.extend((1..settings.stored).map(|_| Uuid::new_v4()));
+    let inserts = ids[1..].iter().enumerate().map(|(i, id)| {
+        let row = NewGameRow {
+            id: *id,
+            created_ms: chessd::store::now_ms(),
+            secrets: template.secrets.clone(),
+            setup: template.setup.clone(),
+            options: template.options.clone(),
+            status: "ongoing".into(),
+        };
+        insert(&store, row, &journals[i % journals.len()])
+    });
+    let failed = futures_util::stream::iter(inserts)
+        .buffer_unordered(FILL_CONCURRENCY)
+        .filter(|r| std::future::ready(r.is_err()))
+        .count()
+        .await;
+    // The template's own journal, so that it is a game like the others.
+    let filled = insert_moves(&store, template.seq, &journals[0]).await;
+    let bytes = store
+        .size_bytes()
+        .await
+        .map_err(|e| format!("store: {e}"))?;
+    store.close().await;
+    if failed > 0 || filled.is_err() {
+        return Err(format!("{failed} games could not be stored"));
+    }
+    Ok((ids, bytes))
+}
+
+async fn insert(store: &Store, row: NewGameRow, moves: &[String]) -> Result<(), String> {
+    let seq = store
+        .write(WriteOp::Create(row))
+        .await
+        .map_err(|e| e.to_string())?;
+    insert_moves(store, seq, moves).await
+}
+
+async fn insert_moves(store: &Store, seq: i64, moves: &[String]) -> Result<(), String> {
+    let appends = moves.iter().enumerate().map(|(i, body)| {
+        store.write(WriteOp::Append {
+            game: seq,
+            version: i as i64 + 1,
+            body: body.clone(),
+            status: None,
+            now_ms: 0,
+        })
+    });
+    for result in join_all(appends).await {
+        result.map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// [`DISTINCT_GAMES`] journals of `plies` random legal moves, none ending the game, each move
+/// stored as the server stores an untimed move.
+fn random_journals(plies: usize) -> Vec<Vec<String>> {
+    let mut rng = Rng::new(7);
+    let mut journals = Vec::with_capacity(DISTINCT_GAMES);
+    while journals.len() < DISTINCT_GAMES {
+        let mut game = Game::new(Position::startpos());
+        let mut moves = Vec::with_capacity(plies);
+        while moves.len() < plies && !game.is_over() {
+            let legal = game.position().legal_moves();
+            let mv = legal[rng.below(legal.len())];
+            let uci = game.position().uci(mv);
+            if game.play(mv).is_err() {
+                break;
+            }
+            moves.push(Entry::Move { uci, clocks: None }.encode());
+        }
+        if moves.len() == plies && !game.is_over() {
+            journals.push(moves);
+        }
+    }
+    journals
+}
