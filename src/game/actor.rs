@@ -850,6 +850,9 @@ pub struct ActorStart {
     pub opponent: Option<(StartedEngine, Opponent)>,
     /// The opponent as stored.
     pub stored_opponent: Option<StoredOpponent>,
+    /// When the game was created (as stored, so that its PGN date is the same from memory and
+    /// from the store).
+    pub created: std::time::SystemTime,
 }
 
 /// Starts a game actor.
@@ -865,6 +868,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
     );
     actor.stored = start.stored;
     actor.stored_opponent = start.stored_opponent;
+    actor.created = start.created;
     // The games row holds the result the game was created with (a PGN may end it already).
     actor.stored_result = actor.game.status().result;
     actor.start()
