@@ -1,8 +1,9 @@
 //! Admission: what each client may spend, checked and counted before the cost is paid.
 //!
 //! A client is an API key when it sends one, else its address ([`ClientKey`]). Creating games is
-//! rate-limited per client (GCRA, `governor`); games, engine sessions and jobs are counted per
-//! client, and engine sessions also in total. Each count is taken by a [`Permit`] that gives it
+//! rate-limited per client (GCRA, `governor`); games, engine sessions, jobs, WebSocket
+//! connections and game exports are counted per client, and engine sessions, connections and
+//! exports also in total. Each count is taken by a [`Permit`] that gives it
 //! back when dropped, so a game that ends, an engine that is detached or a job that finishes
 //! frees its place whatever path it took. Every check-and-take is atomic: a per-client count is
 //! changed under its map entry's lock, a total with a compare-and-swap loop.
@@ -100,6 +101,12 @@ pub enum AdmissionError {
         /// The limit.
         limit: usize,
     },
+    /// The server streams its total of game exports.
+    #[error("the server streams its limit of {limit} game exports (limits.max_exports)")]
+    TooManyExports {
+        /// The limit.
+        limit: usize,
+    },
 }
 
 impl AdmissionError {
@@ -110,6 +117,7 @@ impl AdmissionError {
             AdmissionError::QuotaExceeded { .. } => "quota_exceeded",
             AdmissionError::TooManyEngines { .. } => "too_many_engines",
             AdmissionError::TooManyConnections { .. } => "too_many_connections",
+            AdmissionError::TooManyExports { .. } => "too_many_exports",
         }
     }
 
@@ -135,6 +143,8 @@ pub struct Usage {
     pub jobs: usize,
     /// WebSocket connections it holds open.
     pub sockets: usize,
+    /// Game exports it has streaming.
+    pub exports: usize,
 }
 
 /// What a permit counts.
@@ -144,6 +154,7 @@ enum Kind {
     Engine,
     Job,
     Socket,
+    Export,
 }
 
 impl Kind {
@@ -153,6 +164,7 @@ impl Kind {
             Kind::Engine => &mut usage.engines,
             Kind::Job => &mut usage.jobs,
             Kind::Socket => &mut usage.sockets,
+            Kind::Export => &mut usage.exports,
         }
     }
 }
@@ -163,9 +175,11 @@ struct Inner {
     api_keys: Vec<Arc<str>>,
     max_engines_total: usize,
     max_sockets_total: usize,
+    max_exports_total: usize,
     usage: DashMap<ClientKey, Usage>,
     engines_total: AtomicUsize,
     sockets_total: AtomicUsize,
+    exports_total: AtomicUsize,
     game_rate: Option<DefaultKeyedRateLimiter<ClientKey>>,
     rate_checks: std::sync::atomic::AtomicU64,
 }
@@ -175,7 +189,8 @@ struct Inner {
 pub struct Admission(Arc<Inner>);
 
 impl Admission {
-    /// Admission from the `[quotas]` and `[engines]` configuration.
+    /// Admission from the `[quotas]` configuration and the totals of `[engines]`,
+    /// `[websocket]` and `[limits]`.
     pub fn from_config(config: &Config) -> Admission {
         let game_rate = NonZeroU32::new(config.quotas.games_per_minute)
             .map(|n| DefaultKeyedRateLimiter::dashmap(Quota::per_minute(n)));
@@ -189,9 +204,11 @@ impl Admission {
                 .collect(),
             max_engines_total: config.engines.max_processes,
             max_sockets_total: config.websocket.max_connections,
+            max_exports_total: config.limits.max_exports,
             usage: DashMap::new(),
             engines_total: AtomicUsize::new(0),
             sockets_total: AtomicUsize::new(0),
+            exports_total: AtomicUsize::new(0),
             game_rate,
             rate_checks: std::sync::atomic::AtomicU64::new(0),
         }))
@@ -247,11 +264,18 @@ impl Admission {
         self.take_counted_in_total(client, Kind::Socket)
     }
 
-    /// The server-wide count and limit of a kind counted in total too (engines, sockets).
+    /// Takes one game export, for the client and in total.
+    pub fn acquire_export(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
+        self.take_counted_in_total(client, Kind::Export)
+    }
+
+    /// The server-wide count and limit of a kind counted in total too (engines, sockets,
+    /// exports).
     fn total(&self, kind: Kind) -> Option<(&AtomicUsize, usize)> {
         match kind {
             Kind::Engine => Some((&self.0.engines_total, self.0.max_engines_total)),
             Kind::Socket => Some((&self.0.sockets_total, self.0.max_sockets_total)),
+            Kind::Export => Some((&self.0.exports_total, self.0.max_exports_total)),
             Kind::Game | Kind::Job => None,
         }
     }
@@ -270,6 +294,7 @@ impl Admission {
                 })
                 .map_err(|_| match kind {
                     Kind::Socket => AdmissionError::TooManyConnections { limit: max },
+                    Kind::Export => AdmissionError::TooManyExports { limit: max },
                     _ => AdmissionError::TooManyEngines { limit: max },
                 })?;
         }
@@ -302,6 +327,7 @@ impl Admission {
             Kind::Engine => ("engine sessions", "max_engines", q.max_engines),
             Kind::Job => ("jobs", "max_jobs", q.max_jobs),
             Kind::Socket => ("WebSocket connections", "max_sockets", q.max_sockets),
+            Kind::Export => ("game exports", "max_exports", q.max_exports),
         };
         let mut usage = self.0.usage.entry(client.clone()).or_default();
         let count = kind.count(&mut usage);
@@ -329,7 +355,8 @@ impl Admission {
     }
 }
 
-/// One counted place (a game, an engine session or a job); given back when dropped.
+/// One counted place (a game, an engine session, a job, a connection or an export); given back
+/// when dropped.
 pub struct Permit {
     admission: Admission,
     client: ClientKey,
@@ -432,6 +459,31 @@ mod tests {
         drop(third);
         assert!(a.acquire_socket(&client(3)).is_ok());
         drop(held);
+    }
+
+    #[test]
+    fn exports_are_capped_per_client_and_in_total() {
+        let a = admission(|c| {
+            c.limits.max_exports = 3;
+            c.quotas.max_exports = 2;
+        });
+        let first = a.acquire_export(&client(1)).unwrap();
+        let _second = a.acquire_export(&client(1)).unwrap();
+        assert!(matches!(
+            a.acquire_export(&client(1)),
+            Err(AdmissionError::QuotaExceeded {
+                key: "max_exports",
+                ..
+            })
+        ));
+        let _third = a.acquire_export(&client(2)).unwrap();
+        assert_eq!(
+            a.acquire_export(&client(3)).unwrap_err(),
+            AdmissionError::TooManyExports { limit: 3 }
+        );
+        drop(first);
+        assert_eq!(a.usage(&client(1)).exports, 1);
+        assert!(a.acquire_export(&client(3)).is_ok());
     }
 
     #[test]

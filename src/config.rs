@@ -255,6 +255,10 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Most games alive at once.
     pub max_games: usize,
+    /// Game exports streaming at once in the whole server.
+    pub max_exports: usize,
+    /// Most games one export may send.
+    pub max_export_games: usize,
 }
 
 /// Where games are kept: the database and how it writes.
@@ -376,6 +380,8 @@ pub struct QuotasConfig {
     pub max_jobs: usize,
     /// WebSocket connections (games and jobs) a client may hold open at once.
     pub max_sockets: usize,
+    /// Game exports a client may have streaming at once.
+    pub max_exports: usize,
 }
 
 impl QuotasConfig {
@@ -387,6 +393,7 @@ impl QuotasConfig {
             max_engines: usize::MAX,
             max_jobs: usize::MAX,
             max_sockets: usize::MAX,
+            max_exports: usize::MAX,
         }
     }
 }

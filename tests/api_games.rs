@@ -78,6 +78,7 @@ async fn bad_input_catalogue_leaves_the_game_unchanged() {
         limits: chessd::config::Limits {
             max_body_bytes: 1024,
             max_games: 100,
+            ..Config::defaults().limits
         },
         ..Config::defaults()
     })
@@ -474,6 +475,7 @@ async fn errors_actix_answers_itself_are_json_too() {
         limits: chessd::config::Limits {
             max_body_bytes: 512,
             max_games: 100,
+            ..Config::defaults().limits
         },
         ..Config::defaults()
     })

@@ -169,6 +169,7 @@ fn error_statuses() -> BTreeMap<String, u16> {
             "FORBIDDEN" => 403,
             "NOT_FOUND" => 404,
             "METHOD_NOT_ALLOWED" => 405,
+            "NOT_ACCEPTABLE" => 406,
             "CONFLICT" => 409,
             "PAYLOAD_TOO_LARGE" => 413,
             "UNPROCESSABLE_ENTITY" => 422,
@@ -721,6 +722,7 @@ async fn real_answers_match_the_documented_schemas() {
     for (path, media) in [
         ("/v1/games/{id}/board", "text/plain"),
         ("/v1/games/{id}/pgn", "application/x-chess-pgn"),
+        ("/v1/games/export", "application/x-chess-pgn"),
         ("/metrics", "text/plain"),
     ] {
         let (status, content_type, _) = app
@@ -830,6 +832,37 @@ async fn real_answers_match_the_documented_schemas() {
         (StatusCode::NO_CONTENT, Value::String(String::new()))
     );
     assert!(doc["paths"]["/v1/games/{id}"]["delete"]["responses"]["204"].is_object());
+}
+
+#[actix_web::test]
+async fn every_line_of_an_ndjson_export_matches_its_documented_schema() {
+    let doc = document();
+    let app = app().await;
+    // A timed game under way, a finished one, a stopped one, a Chess960 one.
+    let timed = app
+        .create_game(json!({"time_control": {"initial_ms": 60000, "increment_ms": 1000}}))
+        .await;
+    app.play(&timed, &["e2e4", "e7e5"]).await;
+    let mate = app.create_game(json!({})).await;
+    app.play(&mate, &["f2f3", "e7e5", "g2g4", "d8h4"]).await;
+    let stopped = app.create_game(json!({})).await;
+    app.delete(&stopped.uri(""), Some(&stopped.admin)).await;
+    app.create_game(json!({"fen": "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1"}))
+        .await;
+    let media = "application/x-ndjson";
+    let answer = app
+        .send(request("get", "/v1/games/export", None, None).insert_header((header::ACCEPT, media)))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(answer.content_type().starts_with(media));
+    let schema =
+        &doc["paths"]["/v1/games/export"]["get"]["responses"]["200"]["content"][media]["schema"];
+    let text = answer.text();
+    assert_eq!(text.lines().count(), 4, "{text}");
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        validate(&doc, schema, &v, "line").unwrap_or_else(|e| panic!("{e}"));
+    }
 }
 
 #[actix_web::test]

@@ -49,7 +49,8 @@ fn invalid(message: &str) -> ApiError {
     ApiError::new(ErrorCode::InvalidRequest, message)
 }
 
-fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
+/// The games a `status` parameter selects (`all` when absent).
+pub fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
     Ok(match status.unwrap_or("all") {
         "all" => ResultFilter::All,
         "ongoing" => ResultFilter::Ongoing,

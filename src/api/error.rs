@@ -74,12 +74,17 @@ pub enum ErrorCode {
     TooManyJobs,
     /// The client went over a rate (`[quotas]`); the answer carries `Retry-After`.
     RateLimited,
-    /// The client holds its quota of games, engine sessions or jobs (`[quotas]`).
+    /// The client holds its quota of games, engine sessions, jobs, sockets or exports
+    /// (`[quotas]`).
     QuotaExceeded,
     /// The server runs `engines.max_processes` engine sessions already.
     TooManyEngines,
     /// The server holds `websocket.max_connections` WebSocket connections already.
     TooManyConnections,
+    /// The server streams `limits.max_exports` game exports already.
+    TooManyExports,
+    /// None of the media types the request's `Accept` header allows can be produced.
+    NotAcceptable,
     /// This server needs an API key (`X-API-Key`) for this request, or the key is unknown.
     ApiKeyRequired,
     /// The route needs the operator token and none is configured (`auth.operator_token`).
@@ -116,7 +121,8 @@ impl ErrorCode {
             LimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
             TooManyJobs => StatusCode::SERVICE_UNAVAILABLE,
             RateLimited | QuotaExceeded => StatusCode::TOO_MANY_REQUESTS,
-            TooManyEngines | TooManyConnections => StatusCode::SERVICE_UNAVAILABLE,
+            TooManyEngines | TooManyConnections | TooManyExports => StatusCode::SERVICE_UNAVAILABLE,
+            NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             ApiKeyRequired => StatusCode::UNAUTHORIZED,
             OperatorDisabled => StatusCode::FORBIDDEN,
             CommandRefused => StatusCode::UNPROCESSABLE_ENTITY,
@@ -162,6 +168,8 @@ impl ErrorCode {
             QuotaExceeded => "quota_exceeded",
             TooManyEngines => "too_many_engines",
             TooManyConnections => "too_many_connections",
+            TooManyExports => "too_many_exports",
+            NotAcceptable => "not_acceptable",
             ApiKeyRequired => "api_key_required",
             OperatorDisabled => "operator_disabled",
             CommandRefused => "command_refused",
@@ -258,6 +266,7 @@ impl From<AdmissionError> for ApiError {
             AdmissionError::QuotaExceeded { .. } => ErrorCode::QuotaExceeded,
             AdmissionError::TooManyEngines { .. } => ErrorCode::TooManyEngines,
             AdmissionError::TooManyConnections { .. } => ErrorCode::TooManyConnections,
+            AdmissionError::TooManyExports { .. } => ErrorCode::TooManyExports,
         };
         ApiError {
             retry_after_secs: e.retry_after_secs(),

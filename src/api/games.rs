@@ -19,6 +19,7 @@ use crate::{
     },
     game::{
         actor::GameOptions,
+        archive::GameRecord,
         clock::{ClockView, TimeControl},
         command::{Action, ActionReply, GameSnapshot, MoveInput, OpponentSpec, OptionsPatch},
         engine_state::Opponent,
@@ -40,6 +41,9 @@ pub struct OpponentBody {
     /// Its search limits (default: the clocks when timed, else `movetime 500`).
     pub go: Option<GoLimits>,
 }
+
+/// The media type of PGN answers.
+pub const PGN_CONTENT_TYPE: &str = "application/x-chess-pgn; charset=utf-8";
 
 /// `POST /v1/games` body.
 #[derive(Debug, Default, Deserialize)]
@@ -568,59 +572,16 @@ pub async fn load_pgn(
         .map(view_reply)
 }
 
-/// `GET /v1/games/{id}/pgn` (application/x-chess-pgn)
+/// `GET /v1/games/{id}/pgn` (application/x-chess-pgn), with the tags the export writes too
+/// ([`GameRecord::pgn_tags`]).
 pub async fn export_pgn(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
-    let text = pgn::PgnGame::from_game(&snap.game, pgn_tags(&snap)).to_pgn();
     Ok(HttpResponse::Ok()
-        .content_type("application/x-chess-pgn; charset=utf-8")
-        .body(text))
-}
-
-/// The PGN tags the server knows of a game: its creation date, the players (an engine seat by
-/// its configured name, a person as `Anonymous`: seats carry no names), the time control and
-/// how the game ended.
-pub fn pgn_tags(snap: &GameSnapshot) -> Vec<(String, String)> {
-    let date = time::OffsetDateTime::from(snap.created);
-    let player = |color: Color| match &snap.engine_seat {
-        Some((side, name)) if *side == color => name.clone(),
-        _ => "Anonymous".to_string(),
-    };
-    let status = snap.game.status();
-    let termination = match status.reason {
-        _ if !status.is_over() => "unterminated",
-        Some(chessd_core::game::Reason::Timeout) => "time forfeit",
-        Some(chessd_core::game::Reason::Manual) => "adjudication",
-        _ => "normal",
-    };
-    let time_control = match snap.time_control {
-        Some(tc) => format!("{}+{}", tc.initial_ms / 1000, tc.increment_ms / 1000),
-        None => "-".to_string(),
-    };
-    [
-        ("Event", "chessd game".to_string()),
-        ("Site", format!("chessd {}", snap.id)),
-        (
-            "Date",
-            format!(
-                "{:04}.{:02}.{:02}",
-                date.year(),
-                u8::from(date.month()),
-                date.day()
-            ),
-        ),
-        ("Round", "-".to_string()),
-        ("White", player(Color::White)),
-        ("Black", player(Color::Black)),
-        ("TimeControl", time_control),
-        ("Termination", termination.to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
+        .content_type(PGN_CONTENT_TYPE)
+        .body(GameRecord::from_snapshot(&snap).to_pgn()))
 }
 
 /// `{"fen": "..."}`

@@ -6,6 +6,7 @@ pub mod archive;
 pub mod client;
 pub mod engines;
 pub mod error;
+pub mod export;
 pub mod games;
 pub mod jobs;
 pub mod jobs_wire;

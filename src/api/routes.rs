@@ -6,7 +6,7 @@ use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
 };
 
-use super::{archive, engines, games, jobs, position, system, ws};
+use super::{archive, engines, export, games, jobs, position, system, ws};
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
 /// handler that answers it.
@@ -57,6 +57,8 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(POST, "/v1/position/move", position::apply_move),
         R::new(GET, "/v1/games", archive::list),
         R::new(POST, "/v1/games", games::create),
+        // Before `/v1/games/{id}`, which would take `export` for an id.
+        R::new(GET, "/v1/games/export", export::export),
         R::new(GET, "/v1/engines", engines::list),
         // Jobs.
         R::new(GET, "/v1/jobs", jobs::list),

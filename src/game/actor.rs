@@ -850,6 +850,9 @@ pub struct ActorStart {
     pub opponent: Option<(StartedEngine, Opponent)>,
     /// The opponent as stored.
     pub stored_opponent: Option<StoredOpponent>,
+    /// When the game was created (as stored, so that its PGN date is the same from memory and
+    /// from the store).
+    pub created: std::time::SystemTime,
 }
 
 /// Starts a game actor.
@@ -865,6 +868,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
     );
     actor.stored = start.stored;
     actor.stored_opponent = start.stored_opponent;
+    actor.created = start.created;
     // The games row holds the result the game was created with (a PGN may end it already).
     actor.stored_result = actor.game.status().result;
     actor.start()
@@ -883,21 +887,9 @@ pub fn resume_game(
     };
     let secrets = SecretDigests::from_bytes(&stored.secrets)
         .ok_or_else(|| corrupt("secrets", &"not 96 bytes"))?;
-    let setup: SavedState =
-        serde_json::from_str(&stored.setup).map_err(|e| corrupt("setup", &e))?;
-    let entries = stored
-        .entries
-        .iter()
-        .map(|e| {
-            Entry::decode(&e.body)
-                .map(|entry| (e.version as u64, entry))
-                .map_err(|err| corrupt(&format!("version {}", e.version), &err))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let replayed = crate::game::journal::replay(
-        &setup,
+    let replayed = crate::game::journal::replay_stored(
+        &stored,
         options.draw_policy,
-        &entries,
         env.event_history,
         std::time::Instant::now(),
     )?;
@@ -920,7 +912,7 @@ pub fn resume_game(
     actor.clock = replayed.clock;
     actor.draw_offer = replayed.draw_offer;
     actor.log = replayed.log;
-    actor.moved = actor.moved || !entries.is_empty();
+    actor.moved = actor.moved || !stored.entries.is_empty();
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
     actor.stored = Some(stored.seq);
     actor.stored_result = actor.game.status().result;

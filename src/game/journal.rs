@@ -21,6 +21,7 @@ use crate::{
         state::{SavedClock, SavedState},
         GameError,
     },
+    store::StoredGame,
     uci::protocol::GoLimits,
 };
 
@@ -220,6 +221,30 @@ pub struct Replayed {
     pub draw_offer: Option<Color>,
     /// The events, as clients saw them, for those that catch up.
     pub log: EventLog,
+}
+
+/// Rebuilds a stored game: its setup and journal decoded, then [`replay`]ed under `policy`.
+pub fn replay_stored(
+    stored: &StoredGame,
+    policy: DrawPolicy,
+    history: usize,
+    now: Instant,
+) -> Result<Replayed, GameError> {
+    let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+        GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
+    };
+    let setup: SavedState =
+        serde_json::from_str(&stored.setup).map_err(|e| corrupt("setup", &e))?;
+    let entries = stored
+        .entries
+        .iter()
+        .map(|e| {
+            Entry::decode(&e.body)
+                .map(|entry| (e.version as u64, entry))
+                .map_err(|err| corrupt(&format!("version {}", e.version), &err))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    replay(&setup, policy, &entries, history, now)
 }
 
 fn corrupt(version: u64, message: impl std::fmt::Display) -> GameError {

@@ -7,6 +7,7 @@
 //! together. The game layer speaks no HTTP: its errors are [`GameError`].
 
 pub mod actor;
+pub mod archive;
 pub mod clock;
 pub mod command;
 pub mod engine_state;

@@ -142,13 +142,16 @@ impl Games {
             None => None,
         };
         let id = Uuid::new_v4();
+        let created = std::time::SystemTime::now();
         let secrets = Secrets::generate();
         let digests = secrets.digests();
         // The game exists once it is stored: its creation is acknowledged after the commit.
         let stored = if self.env.store.is_durable() {
             let row = NewGameRow {
                 id,
-                created_ms: crate::store::now_ms(),
+                created_ms: created
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as i64),
                 secrets: digests.to_bytes(),
                 setup: setup_text(&setup_of(&new.game, new.options.time_control)),
                 options: json(&StoredOptions::of(&new.options, stored_opponent.clone()))?,
@@ -175,6 +178,7 @@ impl Games {
                 permit: Some(permit),
                 opponent,
                 stored_opponent,
+                created,
             },
         );
         let handle = GameHandle::new(id, addr);

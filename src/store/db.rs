@@ -46,6 +46,26 @@ pub enum SqliteSync {
     Normal,
 }
 
+/// Adds `filter`'s condition on the games' status to a query whose `WHERE` is open.
+fn push_filter<'a, DB>(query: &mut sqlx::QueryBuilder<'a, DB>, filter: ResultFilter)
+where
+    DB: sqlx::Database,
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    match filter {
+        ResultFilter::All => {}
+        ResultFilter::Ongoing => {
+            query.push(" AND status = 'ongoing'");
+        }
+        ResultFilter::Finished => {
+            query.push(" AND status <> 'ongoing'");
+        }
+        ResultFilter::Result(result) => {
+            query.push(" AND status = ").push_bind(result);
+        }
+    }
+}
+
 impl Db {
     /// Opens `url` (`sqlite://PATH` or `postgres://…`) and applies the migrations.
     pub(crate) async fn open(url: &str, sync: SqliteSync) -> Result<Db, StoreError> {
@@ -156,6 +176,78 @@ impl Db {
         })
     }
 
+    /// A page of stored games with their journals, newest first (see
+    /// [`super::Store::games_page`]): two queries whatever the page's size, one for the games
+    /// and one for all their journal entries.
+    pub(crate) async fn games_page(
+        &self,
+        filter: ResultFilter,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<StoredGame>, StoreError> {
+        let db_err = |e| StoreError::from_db(e, None);
+        with_pool!(self, pool => {
+            let mut query = sqlx::QueryBuilder::new(
+                "SELECT seq, id, created_ms, secrets, setup, options, live, status FROM games \
+                 WHERE seq < ",
+            );
+            query.push_bind(before.unwrap_or(i64::MAX));
+            push_filter(&mut query, filter);
+            query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
+            let mut games = query
+                .build()
+                .fetch_all(pool)
+                .await
+                .map_err(db_err)?
+                .into_iter()
+                .map(|row| {
+                    let id: Vec<u8> = row.try_get("id").map_err(db_err)?;
+                    Ok(StoredGame {
+                        seq: row.try_get("seq").map_err(db_err)?,
+                        id: Uuid::from_slice(&id)
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        created_ms: row.try_get("created_ms").map_err(db_err)?,
+                        secrets: row.try_get("secrets").map_err(db_err)?,
+                        setup: row.try_get("setup").map_err(db_err)?,
+                        options: row.try_get("options").map_err(db_err)?,
+                        live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
+                        result: row.try_get("status").map_err(db_err)?,
+                        entries: Vec::new(),
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            if games.is_empty() {
+                return Ok(games);
+            }
+            let mut events = sqlx::QueryBuilder::new(
+                "SELECT game, version, body FROM game_events WHERE game IN (",
+            );
+            let mut keys = events.separated(", ");
+            for game in &games {
+                keys.push_bind(game.seq);
+            }
+            events.push(") ORDER BY game DESC, version");
+            // Both lists are by game key, descending: one walk hands each game its entries.
+            let mut at = 0;
+            for row in events.build().fetch_all(pool).await.map_err(db_err)? {
+                let game: i64 = row.try_get("game").map_err(db_err)?;
+                while games.get(at).is_some_and(|g| g.seq > game) {
+                    at += 1;
+                }
+                let Some(owner) = games.get_mut(at).filter(|g| g.seq == game) else {
+                    return Err(StoreError::Corrupt(format!(
+                        "journal entries of game {game} out of order"
+                    )));
+                };
+                owner.entries.push(StoredEntry {
+                    version: row.try_get("version").map_err(db_err)?,
+                    body: row.try_get("body").map_err(db_err)?,
+                });
+            }
+            Ok(games)
+        })
+    }
+
     /// Stored games, newest first (see [`super::Store::list_games`]).
     pub(crate) async fn list_games(
         &self,
@@ -169,18 +261,7 @@ impl Db {
                 "SELECT seq, id, status, live, created_ms, updated_ms FROM games WHERE seq < ",
             );
             query.push_bind(before.unwrap_or(i64::MAX));
-            match filter {
-                ResultFilter::All => {}
-                ResultFilter::Ongoing => {
-                    query.push(" AND status = 'ongoing'");
-                }
-                ResultFilter::Finished => {
-                    query.push(" AND status <> 'ongoing'");
-                }
-                ResultFilter::Result(result) => {
-                    query.push(" AND status = ").push_bind(result);
-                }
-            }
+            push_filter(&mut query, filter);
             query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
             query
                 .build()

@@ -262,6 +262,21 @@ impl Store {
         }
     }
 
+    /// Stored games with their journals, as [`Store::list_games`] lists them: `filter`,
+    /// newest first, older than the row key `before`, at most `limit` (nothing in memory).
+    /// Read in two queries whatever `limit` is.
+    pub async fn games_page(
+        &self,
+        filter: ResultFilter,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<StoredGame>, StoreError> {
+        match &self.inner {
+            None => Ok(Vec::new()),
+            Some(inner) => inner.db.games_page(filter, before, limit).await,
+        }
+    }
+
     /// Stored games with `filter`, newest first, older than the row key `before` (the
     /// previous page's last), at most `limit` (nothing in memory).
     pub async fn list_games(

@@ -64,9 +64,32 @@ impl Answer {
 /// be named, so it hides behind this closure and `TestApp` needs no type parameters.)
 type Service = Box<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Answer>>;
 
+/// An answer read as the body's chunks, as the server produced them.
+pub struct Chunked {
+    /// The status.
+    pub status: StatusCode,
+    /// The headers.
+    pub headers: header::HeaderMap,
+    /// Whether the body was a stream of unknown length (sent chunked on the wire).
+    pub streamed: bool,
+    /// The body's chunks, in order.
+    pub chunks: Vec<Vec<u8>>,
+}
+
+impl Chunked {
+    /// The whole body as text; panics when it is not UTF-8.
+    pub fn text(&self) -> String {
+        String::from_utf8(self.chunks.concat()).expect("a UTF-8 body")
+    }
+}
+
+/// Sends one request and reads the answer's body chunk by chunk.
+type ChunkService = Box<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Chunked>>;
+
 /// The app in process, with request helpers.
 pub struct TestApp {
     service: Service,
+    chunked: ChunkService,
     /// The SQLite file made for this app, deleted on drop.
     scratch: Option<std::path::PathBuf>,
 }
@@ -129,6 +152,30 @@ impl TestApp {
     pub async fn with_state(state: AppState) -> TestApp {
         let state = web::Data::new(state);
         let inner = Rc::new(test::init_service(App::new().configure(configure_app(state))).await);
+        let by_chunk = inner.clone();
+        let chunked: ChunkService = Box::new(move |req| {
+            let service = by_chunk.clone();
+            Box::pin(async move {
+                use actix_web::body::{BodySize, MessageBody};
+                let resp = test::call_service(&*service, req).await;
+                let status = resp.status();
+                let headers = resp.headers().clone();
+                let mut body = Box::pin(resp.into_body());
+                let streamed = matches!(body.size(), BodySize::Stream);
+                let mut chunks = Vec::new();
+                while let Some(chunk) = std::future::poll_fn(|cx| body.as_mut().poll_next(cx)).await
+                {
+                    let chunk = chunk.expect("a body chunk");
+                    chunks.push(chunk.to_vec());
+                }
+                Chunked {
+                    status,
+                    headers,
+                    streamed,
+                    chunks,
+                }
+            })
+        });
         let service: Service = Box::new(move |req| {
             let service = inner.clone();
             Box::pin(async move {
@@ -145,6 +192,7 @@ impl TestApp {
         });
         TestApp {
             service,
+            chunked,
             scratch: None,
         }
     }
@@ -152,6 +200,11 @@ impl TestApp {
     /// Sends a request; returns the whole answer.
     pub async fn send(&self, req: TestRequest) -> Answer {
         (self.service)(req.to_request()).await
+    }
+
+    /// Sends a request; returns the answer with its body as the chunks the server produced.
+    pub async fn send_chunked(&self, req: TestRequest) -> Chunked {
+        (self.chunked)(req.to_request()).await
     }
 
     /// Sends a request; returns the status and the JSON body (`Null` when empty or not JSON).

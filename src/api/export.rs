@@ -1,0 +1,302 @@
+//! `GET /v1/games/export`: many stored games at once, newest first, as PGN or as NDJSON (one
+//! JSON object a line) as the `Accept` header asks, streamed game after game.
+//!
+//! The store is read a page at a time (two queries a page, games and journals); each game is
+//! replayed through the rules, rendered and sent before the next is rendered, so memory stays
+//! one page whatever the number of games. A client may ask for at most
+//! `limits.max_export_games` games, and have `quotas.max_exports` exports streaming at once,
+//! within `limits.max_exports` in the whole server.
+
+use std::collections::VecDeque;
+
+use actix_web::{
+    http::header::{self, Header},
+    web, HttpRequest, HttpResponse,
+};
+use chessd_core::{game::Status, Color};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{
+    admission::Permit,
+    api::{
+        archive::filter,
+        client::client_key,
+        error::{ApiError, ErrorCode},
+        games::PGN_CONTENT_TYPE,
+        wire::{history, MoveView},
+    },
+    game::{archive::GameRecord, clock::TimeControl},
+    store::{ResultFilter, Store, StoreError, StoredGame},
+    AppState,
+};
+
+/// Games read from the store at once.
+pub const PAGE: usize = 32;
+
+/// The media type of NDJSON answers.
+pub const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
+
+/// The query of `GET /v1/games/export`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportQuery {
+    /// `all` (default), `ongoing`, `finished`, `white_wins`, `black_wins` or `draw`.
+    pub status: Option<String>,
+    /// Most games to send (default and upper bound: `limits.max_export_games`).
+    pub max: Option<u64>,
+}
+
+/// What an export is written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// PGN, games separated by a blank line (`application/x-chess-pgn`).
+    Pgn,
+    /// One JSON object a line (`application/x-ndjson`).
+    Ndjson,
+}
+
+impl Format {
+    /// The format an `Accept` header asks for: the acceptable type of highest quality among
+    /// `application/x-chess-pgn` and `application/x-ndjson`, PGN for `*/*` and `application/*`
+    /// (and without the header), `None` when it allows neither.
+    pub fn negotiate(req: &HttpRequest) -> Option<Format> {
+        if !req.headers().contains_key(header::ACCEPT) {
+            return Some(Format::Pgn);
+        }
+        let mut ranked = header::Accept::parse(req).ok()?.0;
+        // Highest quality first; a stable sort keeps the client's order among equals.
+        ranked.sort_by_key(|q| std::cmp::Reverse(q.quality));
+        ranked
+            .iter()
+            .filter(|q| q.quality > header::Quality::ZERO)
+            .find_map(
+                |q| match (q.item.type_().as_str(), q.item.subtype().as_str()) {
+                    ("application", "x-chess-pgn") => Some(Format::Pgn),
+                    ("application", "x-ndjson") => Some(Format::Ndjson),
+                    ("*", "*") | ("application", "*") => Some(Format::Pgn),
+                    _ => None,
+                },
+            )
+    }
+
+    /// The answer's `Content-Type`.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Pgn => PGN_CONTENT_TYPE,
+            Format::Ndjson => NDJSON_CONTENT_TYPE,
+        }
+    }
+
+    /// One game as written in the export: its PGN and a blank line, or its JSON object and a
+    /// newline.
+    pub fn render(self, record: &GameRecord) -> Vec<u8> {
+        match self {
+            Format::Pgn => {
+                let mut text = record.to_pgn();
+                text.push('\n');
+                text.into_bytes()
+            }
+            Format::Ndjson => {
+                let mut line = serde_json::to_vec(&ExportedGame::of(record)).unwrap_or_default();
+                line.push(b'\n');
+                line
+            }
+        }
+    }
+}
+
+/// A seat in an NDJSON game.
+#[derive(Debug, Serialize)]
+pub struct PlayerView<'a> {
+    /// The name the PGN gives it: the engine's, else `?`.
+    pub name: &'a str,
+    /// The configured engine that plays it, if one does.
+    pub engine: Option<&'a str>,
+}
+
+/// Both seats.
+#[derive(Debug, Serialize)]
+pub struct PlayersView<'a> {
+    /// White.
+    pub white: PlayerView<'a>,
+    /// Black.
+    pub black: PlayerView<'a>,
+}
+
+/// A game as one NDJSON line.
+#[derive(Debug, Serialize)]
+pub struct ExportedGame<'a> {
+    /// Its id.
+    pub id: Uuid,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// Whether it can still be played (an unfinished game that was stopped cannot).
+    pub live: bool,
+    /// Its status: result, reason, note.
+    pub status: &'a Status,
+    /// The result as PGN writes it: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: &'static str,
+    /// PGN's `Termination`: `normal`, `time forfeit`, `adjudication`, `abandoned` or
+    /// `unterminated`.
+    pub termination: &'static str,
+    /// Who played.
+    pub players: PlayersView<'a>,
+    /// The clocks, when timed.
+    pub time_control: Option<TimeControl>,
+    /// `standard` or `chess960`.
+    pub variant: &'static str,
+    /// The starting position.
+    pub initial_fen: String,
+    /// The moves, in UCI and SAN.
+    pub moves: Vec<MoveView>,
+    /// The position after the last move.
+    pub fen: String,
+}
+
+impl<'a> ExportedGame<'a> {
+    /// The line of `record`.
+    pub fn of(record: &'a GameRecord) -> ExportedGame<'a> {
+        let seat = |color: Color| PlayerView {
+            name: record.player(color),
+            engine: match &record.engine_seat {
+                Some((side, name)) if *side == color => Some(name.as_str()),
+                _ => None,
+            },
+        };
+        let start = record.game.start_position();
+        ExportedGame {
+            id: record.id,
+            created_ms: record.created_ms,
+            live: record.live,
+            status: record.game.status(),
+            result: record.game.status().result.pgn(),
+            termination: record.termination().pgn(),
+            players: PlayersView {
+                white: seat(Color::White),
+                black: seat(Color::Black),
+            },
+            time_control: record.time_control,
+            variant: if start.is_chess960() {
+                "chess960"
+            } else {
+                "standard"
+            },
+            initial_fen: start.fen(),
+            moves: history(&record.game),
+            fen: record.game.position().fen(),
+        }
+    }
+}
+
+/// An export under way: where it stands in the store and what it still may send. It holds the
+/// client's export permit until it ends or the client goes away (the stream is dropped).
+struct Export {
+    store: Store,
+    filter: ResultFilter,
+    format: Format,
+    /// The row key of the last game read (the next page is older).
+    before: Option<i64>,
+    /// Games still to send.
+    left: usize,
+    /// The page read and not yet sent.
+    page: VecDeque<StoredGame>,
+    /// Whether the store has no older game.
+    exhausted: bool,
+    _permit: Permit,
+}
+
+impl Export {
+    /// Reads the next page (at most the games still to send).
+    async fn read_page(&mut self) -> Result<(), StoreError> {
+        let want = self.left.min(PAGE);
+        let page = self
+            .store
+            .games_page(self.filter, self.before, want as i64)
+            .await?;
+        self.exhausted = page.len() < want;
+        self.before = page.last().map(|g| g.seq).or(self.before);
+        self.page = page.into();
+        Ok(())
+    }
+
+    /// The next game's bytes, reading a page when the last is sent; `None` at the end.
+    async fn next_chunk(&mut self) -> Option<Result<web::Bytes, StoreError>> {
+        loop {
+            while let Some(stored) = self.page.pop_front() {
+                match GameRecord::from_stored(&stored) {
+                    Ok(record) => {
+                        self.left -= 1;
+                        return Some(Ok(self.format.render(&record).into()));
+                    }
+                    // One game that does not replay does not end everyone's export.
+                    Err(e) => {
+                        tracing::error!(game = %stored.id, error = %e, "export: a stored game does not replay; skipped");
+                    }
+                }
+            }
+            if self.left == 0 || self.exhausted {
+                return None;
+            }
+            if let Err(e) = self.read_page().await {
+                // The answer has begun: ending it with an error breaks the connection, so the
+                // client sees a truncated transfer rather than a short export.
+                tracing::error!(error = %e, "export: the store failed mid-export");
+                self.left = 0;
+                return Some(Err(e));
+            }
+        }
+    }
+}
+
+/// `GET /v1/games/export?status=&max=` (`Accept: application/x-chess-pgn` or
+/// `application/x-ndjson`).
+pub async fn export(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    query: web::Query<ExportQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = filter(query.status.as_deref())?;
+    let format = Format::negotiate(&req).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotAcceptable,
+            format!("Accept allows neither {PGN_CONTENT_TYPE} nor {NDJSON_CONTENT_TYPE}"),
+        )
+    })?;
+    let limit = state.config.limits.max_export_games;
+    let max = match query.max {
+        None => limit,
+        Some(0) => return Err(ApiError::invalid_request("max must be at least 1")),
+        Some(n) if n > limit as u64 => {
+            return Err(ApiError::new(
+                ErrorCode::LimitExceeded,
+                format!("max {n} is over limits.max_export_games ({limit})"),
+            ))
+        }
+        Some(n) => n as usize,
+    };
+    let client = client_key(&req, &state.config.auth, false)?;
+    let permit = state.admission.acquire_export(&client)?;
+    let mut export = Export {
+        store: state.games.store().clone(),
+        filter,
+        format,
+        before: None,
+        left: max,
+        page: VecDeque::new(),
+        exhausted: false,
+        _permit: permit,
+    };
+    // The first page is read before answering, so a store that is down gets a JSON error.
+    export
+        .read_page()
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
+    let body = futures_util::stream::unfold(export, |mut export| async move {
+        export.next_chunk().await.map(|chunk| (chunk, export))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type(format.content_type())
+        .insert_header((header::VARY, "Accept"))
+        .streaming(body))
+}
