@@ -50,6 +50,7 @@ pub struct Perft<'a> {
     cancel: Option<&'a AtomicBool>,
     bulk_table: Option<&'a BulkHash>,
     stats_table: Option<&'a StatsHash>,
+    resume: &'a [(usize, PerftStats)],
 }
 
 /// Where a running perft stands, as handed to the progress callback.
@@ -166,6 +167,7 @@ impl<'a> Perft<'a> {
             cancel: None,
             bulk_table: None,
             stats_table: None,
+            resume: &[],
         }
     }
 
@@ -226,6 +228,15 @@ impl<'a> Perft<'a> {
         self
     }
 
+    /// Tasks a previous run already counted, each as `(index, tally of one occurrence)` the way
+    /// [`Perft::run_tasks`] reported it: they are added in, not counted again. Only meaningful
+    /// for the same position, depth and [`Perft::split_plies`] (which fix the task list);
+    /// indices past the task list and repeated indices are ignored.
+    pub fn resume(mut self, done: &'a [(usize, PerftStats)]) -> Self {
+        self.resume = done;
+        self
+    }
+
     fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Relaxed))
     }
@@ -240,6 +251,20 @@ impl<'a> Perft<'a> {
     /// Runs the perft. `progress` is called on the calling thread about every 50 ms while
     /// tasks run, and once more when all are done. Returns [`Cancelled`] if the flag was set.
     pub fn run(&self, progress: impl FnMut(&PerftProgress)) -> Result<PerftResult, Cancelled> {
+        self.run_tasks(progress, |_, _| {})
+    }
+
+    /// [`Perft::run`], also calling `on_task(index, tally)` on the calling thread for every
+    /// task this run counts (not the resumed ones), with the tally of **one** occurrence of its
+    /// position (only `nodes` without statistics): what [`Perft::resume`] takes back. The task
+    /// list is fixed by the position, depth, split depth and divide; without divide it is the
+    /// one [`super::split`] gives for the split depth. (Divide at depth 1 has no tasks: it
+    /// reports none and resumes none.)
+    pub fn run_tasks(
+        &self,
+        progress: impl FnMut(&PerftProgress),
+        on_task: impl FnMut(usize, &PerftStats),
+    ) -> Result<PerftResult, Cancelled> {
         let threads = self.thread_count();
         if self.stats {
             let owned;
@@ -251,7 +276,7 @@ impl<'a> Perft<'a> {
                     Some(&owned)
                 }
             };
-            self.run_with::<PerftStats>(table, progress)
+            self.run_with::<PerftStats>(table, progress, on_task)
         } else {
             let owned;
             let table = match (self.bulk_table, self.hash_mb) {
@@ -262,7 +287,7 @@ impl<'a> Perft<'a> {
                     Some(&owned)
                 }
             };
-            self.run_with::<u64>(table, progress)
+            self.run_with::<u64>(table, progress, on_task)
         }
     }
 
@@ -333,6 +358,7 @@ impl<'a> Perft<'a> {
         &self,
         table: Option<&PerftHash<T>>,
         mut progress: impl FnMut(&PerftProgress),
+        mut on_task: impl FnMut(usize, &PerftStats),
     ) -> Result<PerftResult, Cancelled> {
         let start = Instant::now();
         if self.divide && self.depth == 1 {
@@ -358,6 +384,22 @@ impl<'a> Perft<'a> {
         let mut total = T::default();
         let mut per_root: Vec<T> = plan.roots.iter().map(|_| T::default()).collect();
         let mut done = 0;
+        // Resumed tasks are added in now and skipped by the workers.
+        let mut skip = vec![false; n];
+        for (i, stats) in self.resume {
+            let Some(task) = plan.tasks.get(*i) else {
+                continue;
+            };
+            if std::mem::replace(&mut skip[*i], true) {
+                continue;
+            }
+            let value = T::from_stats(stats).times(task.count);
+            if let Some(r) = per_root.get_mut(task.root) {
+                *r += value;
+            }
+            total += value;
+            done += 1;
+        }
 
         std::thread::scope(|scope| {
             // Workers send their results in batches, about twice per progress interval: a
@@ -366,13 +408,16 @@ impl<'a> Perft<'a> {
             let (tx, rx) = mpsc::channel::<Vec<(usize, T)>>();
             for _ in 0..threads {
                 let tx = tx.clone();
-                let (tasks, counter, next) = (&plan.tasks, &counter, &next);
+                let (tasks, counter, next, skip) = (&plan.tasks, &counter, &next, &skip);
                 scope.spawn(move || {
                     let mut batch = Vec::new();
                     let mut last_send = Instant::now();
                     loop {
                         let i = next.fetch_add(1, Relaxed);
                         let Some(task) = tasks.get(i) else { break };
+                        if skip[i] {
+                            continue;
+                        }
                         let value = counter.count(&task.pos, task_depth);
                         if counter.cancelled() {
                             return;
@@ -396,6 +441,7 @@ impl<'a> Perft<'a> {
                     Ok(batch) => {
                         for (i, value) in batch {
                             let task = &plan.tasks[i];
+                            on_task(i, &value.into_stats());
                             let value = value.times(task.count);
                             if let Some(r) = per_root.get_mut(task.root) {
                                 *r += value;
@@ -532,6 +578,62 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    #[test]
+    fn a_resumed_run_counts_only_the_tasks_left_and_ends_with_the_same_totals() {
+        let pos = Position::from_fen(KIWIPETE, FenMode::Strict).unwrap();
+        let perft = |resume: &[(usize, PerftStats)]| {
+            let mut tasks = Vec::new();
+            let result = Perft::new(pos)
+                .depth(4)
+                .threads(2)
+                .stats(true)
+                .split_plies(2)
+                .resume(resume)
+                .run_tasks(|_| {}, |i, s| tasks.push((i, *s)))
+                .unwrap();
+            (result, tasks)
+        };
+        let (full, tasks) = perft(&[]);
+        assert_eq!(full.nodes(), 4_085_603);
+        assert_eq!(tasks.len(), full.tasks);
+        // Every task once, each with the tally of one occurrence of its position.
+        let split = crate::perft::split(&pos, 2);
+        let mut seen: Vec<usize> = tasks.iter().map(|(i, _)| *i).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..split.len()).collect::<Vec<_>>());
+        for (i, s) in &tasks {
+            assert_eq!(*s, crate::perft::perft_stats(&split[*i].0, 2), "task {i}");
+        }
+        // Resume from every third task (one given twice, one out of range): the others only.
+        let mut kept: Vec<(usize, PerftStats)> =
+            tasks.iter().filter(|(i, _)| i % 3 == 0).copied().collect();
+        kept.push(kept[0]);
+        kept.push((split.len() + 5, PerftStats::ONE_NODE));
+        let (resumed, rest) = perft(&kept);
+        assert_eq!(resumed.stats, full.stats);
+        assert_eq!(resumed.tasks, full.tasks);
+        assert!(rest.iter().all(|(i, _)| i % 3 != 0));
+        assert_eq!(rest.len() + kept.len() - 2, full.tasks);
+        // Bulk counting resumes from statistics too (their nodes).
+        let bulk = Perft::new(pos)
+            .depth(4)
+            .split_plies(2)
+            .resume(&kept)
+            .run(|_| {})
+            .unwrap();
+        assert_eq!(bulk.nodes(), 4_085_603);
+        // Everything resumed: nothing is counted.
+        let mut counted = 0;
+        let all = Perft::new(pos)
+            .depth(4)
+            .stats(true)
+            .split_plies(2)
+            .resume(&tasks)
+            .run_tasks(|_| {}, |_, _| counted += 1)
+            .unwrap();
+        assert_eq!((all.stats, counted), (full.stats, 0));
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub(crate) trait Tally: HashValue + Default + AddAssign + Send + Sync + 'static 
     fn times(self, count: u64) -> Self;
     /// As statistics (bulk counts fill only `nodes`).
     fn into_stats(self) -> PerftStats;
+    /// From statistics (bulk counts keep only `nodes`).
+    fn from_stats(stats: &PerftStats) -> Self;
 }
 
 impl Tally for u64 {
@@ -45,6 +47,10 @@ impl Tally for u64 {
     #[inline]
     fn into_stats(self) -> PerftStats {
         PerftStats::from_nodes(self)
+    }
+    #[inline]
+    fn from_stats(stats: &PerftStats) -> u64 {
+        stats.nodes
     }
 }
 
@@ -69,6 +75,10 @@ impl Tally for PerftStats {
     #[inline]
     fn into_stats(self) -> PerftStats {
         self
+    }
+    #[inline]
+    fn from_stats(stats: &PerftStats) -> PerftStats {
+        *stats
     }
 }
 
