@@ -230,6 +230,68 @@ impl<'a> IntoIterator for &'a MoveList {
     }
 }
 
+/// A move is written as its squares and its kind, with no position needed: `"e2e4"`,
+/// `"e7e8q"` (a promotion), `"e1h1(castle)"` (king takes rook), `"e5d6(ep)"` — its `Debug`
+/// form.
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use std::fmt;
+
+    use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Move;
+    use crate::{Role, Square};
+
+    impl Serialize for Move {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_str(&format_args!("{self:?}"))
+        }
+    }
+
+    /// Reads the form [`Move`]'s `Serialize` writes.
+    fn parse(s: &str) -> Option<Move> {
+        let from: Square = s.get(0..2)?.parse().ok()?;
+        let to: Square = s.get(2..4)?.parse().ok()?;
+        match s.get(4..)? {
+            "" => Some(Move::normal(from, to)),
+            "(castle)" => Some(Move::castle(from, to)),
+            "(ep)" => Some(Move::en_passant(from, to)),
+            role => {
+                let mut chars = role.chars();
+                match (chars.next().and_then(Role::from_char), chars.next()) {
+                    (Some(r @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen)), None)
+                        if role.starts_with(r.char()) =>
+                    {
+                        Some(Move::promotion(from, to, r))
+                    }
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// Reads a move.
+    struct MoveVisitor;
+
+    impl de::Visitor<'_> for MoveVisitor {
+        type Value = Move;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a move: two squares, then a promotion letter, (castle) or (ep)")
+        }
+
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Move, E> {
+            parse(s).ok_or_else(|| E::invalid_value(de::Unexpected::Str(s), &self))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Move {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Move, D::Error> {
+            deserializer.deserialize_str(MoveVisitor)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,8 @@
 use chessd_core::{
     game::{DrawPolicy, GameResult, Reason, Status},
     perft::PerftStats,
-    Color, IllegalReason, Role, Square,
+    solver::Solver,
+    Color, FenMode, IllegalReason, Move, Position, Role, Square,
 };
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -174,4 +175,44 @@ fn illegal_reasons_match_their_names() {
         assert_eq!(reason.name(), name);
         assert_json(reason, &format!("\"{name}\""));
     }
+}
+
+#[test]
+fn moves_are_their_squares_and_kind() {
+    assert_json(Move::normal(Square::E2, Square::E4), r#""e2e4""#);
+    assert_json(
+        Move::promotion(Square::E7, Square::E8, Role::Queen),
+        r#""e7e8q""#,
+    );
+    assert_json(
+        Move::promotion(Square::B2, Square::A1, Role::Knight),
+        r#""b2a1n""#,
+    );
+    assert_json(Move::castle(Square::E1, Square::H1), r#""e1h1(castle)""#);
+    assert_json(Move::en_passant(Square::E5, Square::D6), r#""e5d6(ep)""#);
+    for bad in [
+        r#""e2""#,
+        r#""e2e9""#,
+        r#""e7e8k""#,
+        r#""e7e8p""#,
+        r#""e7e8Q""#,
+        r#""e7e8qq""#,
+        r#""e1h1(castles)""#,
+        "4",
+    ] {
+        assert!(serde_json::from_str::<Move>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn a_solution_reads_back_unchanged() {
+    // A mate in two (the API documentation's example): the tree has defences and replies.
+    let fen = "3R4/ppk5/2r5/5Q2/4p3/P7/5PPP/6K1 b - - 0 35";
+    let pos = Position::from_fen(fen, FenMode::Strict).unwrap();
+    let solution = Solver::new(pos).mate_in(2).solve().unwrap();
+    assert_eq!(solution.mate, Some(2));
+    assert!(!solution.trees[0].defences.is_empty());
+    let json = serde_json::to_string(&solution).unwrap();
+    let back: chessd_core::solver::Solution = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, solution, "{json}");
 }

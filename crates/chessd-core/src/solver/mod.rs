@@ -75,8 +75,10 @@ pub struct Solver<'a> {
     tree_limit: usize,
 }
 
-/// What the solver found.
+/// What the solver found. (Its serde form, with the `serde` feature, is its fields, moves in
+/// their position-free form: a record to keep and read back, not a display form.)
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Solution {
     /// The shortest mate (attacker moves), at most N; `None`: no mate in N.
     pub mate: Option<u32>,

@@ -6,6 +6,7 @@ use crate::{Move, Position};
 
 /// An attacker move and, when it does not mate at once, every legal defence against it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MateTree {
     /// The attacker's move.
     pub mv: Move,
@@ -23,6 +24,7 @@ pub struct MateTree {
 
 /// A defence and the attacker's answer to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Defence {
     /// The defender's move.
     pub mv: Move,
