@@ -312,7 +312,7 @@ impl Db {
         })
     }
 
-    /// Bytes the database holds (SQLite: the file's pages; PostgreSQL: the two tables).
+    /// Bytes the database holds (SQLite: the file's pages; PostgreSQL: the games' and jobs' tables).
     pub(crate) async fn size_bytes(&self) -> Result<i64, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
         match self {
@@ -328,7 +328,8 @@ impl Db {
                 Ok(pages * size)
             }
             Db::Postgres(pool) => sqlx::query_scalar(
-                "SELECT (pg_total_relation_size('games') + pg_total_relation_size('game_events'))::BIGINT",
+                "SELECT (pg_total_relation_size('games') + pg_total_relation_size('game_events') \
+                 + pg_total_relation_size('jobs') + pg_total_relation_size('job_tasks'))::BIGINT",
             )
             .fetch_one(pool)
             .await

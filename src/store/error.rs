@@ -24,6 +24,9 @@ pub enum StoreError {
     /// A stored row does not decode.
     #[error("a stored game does not decode: {0}")]
     Corrupt(String),
+    /// The store's write queue is full (a write that may not wait was refused).
+    #[error("the store's write queue is full")]
+    Busy,
     /// The store's writer has stopped (server shutdown).
     #[error("the store is closed")]
     Closed,

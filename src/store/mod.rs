@@ -1,5 +1,6 @@
 //! The durable store: every game (how it was created, its options, its journal of versioned
-//! events) in a real database, SQLite by default or PostgreSQL, chosen by `store.url`.
+//! events) and every perft and puzzle job (its request, its finished tasks, its result; see
+//! [`jobs`]) in a real database, SQLite by default or PostgreSQL, chosen by `store.url`.
 //!
 //! Writes go through one writer task that commits whatever is waiting in one transaction
 //! (group commit): a game's write is acknowledged once it is committed, and many games share a
@@ -8,6 +9,7 @@
 
 mod db;
 mod error;
+pub mod jobs;
 mod write;
 
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use uuid::Uuid;
 
 pub use db::SqliteSync;
 pub use error::StoreError;
+pub use jobs::{Committed, JobWrite, NewJobRow, StoredJob, StoredTask};
 
 use db::Db;
 use write::WriterConn;
@@ -94,6 +97,8 @@ pub enum WriteOp {
         /// The game's row key.
         game: i64,
     },
+    /// A write of a perft or puzzle job.
+    Job(JobWrite),
 }
 
 /// A webhook in the outbox.

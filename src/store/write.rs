@@ -9,7 +9,11 @@
 
 use sqlx::{pool::PoolConnection, Postgres, Sqlite};
 
-use super::{db::Db, StoreError, WriteOp};
+use super::{
+    db::Db,
+    jobs::{execute_job_write, JobWrite},
+    StoreError, WriteOp,
+};
 
 /// Inserts a run of appends, SQLite: the rows as one JSON array `[[game, version, body], …]`.
 const SQLITE_APPEND: &str = "INSERT INTO game_events (game, version, body) \
@@ -202,6 +206,7 @@ macro_rules! execute_write {
                         .map_err(|e| StoreError::from_db(e, None)),
                 }
             }
+            WriteOp::Job(op) => execute_job_write!($tx, op),
         }
     };
 }
