@@ -48,7 +48,8 @@ pub struct AppState {
 impl AppState {
     /// State for a configuration, with an optional in-process terminate callback (for programs
     /// that embed chessd as a library): opens the store `config.store` names (applying its
-    /// migrations) on the current runtime, which must outlive the state.
+    /// migrations) on the current runtime, which must outlive the state, and takes back the
+    /// jobs it holds (unfinished ones start again).
     pub async fn open(
         config: Config,
         callback: Option<TerminateCallback>,
@@ -59,10 +60,16 @@ impl AppState {
             config.store.max_batch,
         )
         .await?;
-        Ok(AppState::with_store(config, callback, store))
+        let state = AppState::with_store(config, callback, store);
+        let resumed = state.jobs.restore().await?;
+        if resumed > 0 {
+            tracing::info!(resumed, "unfinished jobs started again");
+        }
+        Ok(state)
     }
 
-    /// State for a configuration over a store already open.
+    /// State for a configuration over a store already open (its jobs are not taken back: see
+    /// [`jobs::supervisor::JobSupervisor::restore`]).
     pub fn with_store(
         config: Config,
         callback: Option<TerminateCallback>,
@@ -70,6 +77,7 @@ impl AppState {
     ) -> AppState {
         let hooks = Hooks::new(&config.webhooks, store.clone(), callback);
         let admission = admission::Admission::from_config(&config);
+        let jobs = jobs::supervisor::JobSupervisor::from_config(&config, store.clone());
         let games = Games::new(
             config.limits.max_games,
             Arc::new(hooks),
@@ -79,7 +87,6 @@ impl AppState {
             store,
             config.store.evict_after(),
         );
-        let jobs = jobs::supervisor::JobSupervisor::from_config(&config);
         AppState {
             jobs,
             admission,

@@ -1,6 +1,7 @@
-//! Running the HTTP server, with graceful shutdown on SIGINT/SIGTERM: stop accepting, cancel
-//! every job, take every game out of memory (reason `shutdown`: a stored game comes back at the
-//! next start; in memory, its terminate hooks run), wait for the hooks, close the store, exit.
+//! Running the HTTP server, with graceful shutdown on SIGINT/SIGTERM: stop accepting, stop
+//! every job (it stays unfinished in the store, to start again), take every game out of memory
+//! (reason `shutdown`: a stored game comes back at the next start; in memory, its terminate
+//! hooks run), wait for the hooks, close the store, exit.
 
 use std::time::{Duration, Instant};
 
@@ -69,12 +70,13 @@ async fn wait_for_signal() {
     }
 }
 
-/// Stops accepting, cancels every perft and puzzle job, stops every game (reason `shutdown`),
-/// waits for their hooks, stops the server.
+/// Stops accepting, stops every perft and puzzle job (the store keeps them unfinished, so that
+/// the next start resumes them), stops every game (reason `shutdown`), waits for their hooks,
+/// stops the server.
 pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
     tracing::info!("shutting down");
     handle.pause().await;
-    state.jobs.cancel_all();
+    state.jobs.interrupt_all();
     let grace = Duration::from_secs(state.config.games.shutdown_grace_secs);
     let deadline = Instant::now() + grace;
     state.games.shut_down();

@@ -352,6 +352,7 @@ impl From<JobError> for ApiError {
             JobError::InvalidPosition(_) => ErrorCode::InvalidFen,
             JobError::LimitExceeded(_) => ErrorCode::LimitExceeded,
             JobError::TooManyJobs(_) => ErrorCode::TooManyJobs,
+            JobError::Store(_) => ErrorCode::StoreUnavailable,
         };
         ApiError::new(code, e.to_string())
     }

@@ -7,6 +7,9 @@
 //! "failed", "job": <view>}` as soon as it ends, then closes (normal closure). A client that
 //! connects after the end gets the final message at once. Client frames are not needed; pings
 //! are answered, and the server pings every `websocket.heartbeat_secs`.
+//!
+//! A job is kept in the store: a request whose identical request already finished is answered
+//! at once with a new job, done, `cached: true`; a job no longer held is read from the store.
 
 use std::time::{Duration, Instant};
 
@@ -20,7 +23,10 @@ use crate::{
         jobs_wire::{JobEvent, JobList, JobView, PerftRequest, PuzzleRequest},
         ws_limits,
     },
-    jobs::{state::JobKind, supervisor::Job},
+    jobs::{
+        state::JobKind,
+        supervisor::{Job, Work},
+    },
     AppState,
 };
 
@@ -37,9 +43,8 @@ pub async fn create_perft(
     body: web::Json<PerftRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
-    let permit = state.admission.acquire_job(&client)?;
-    let job = state.jobs.submit_perft(&body.params()?, Some(permit))?;
-    created(&job)
+    let work = state.jobs.perft_work(&body.params()?)?;
+    submit(&state, &client, work).await
 }
 
 /// `POST /v1/puzzles`
@@ -49,16 +54,30 @@ pub async fn create_puzzle(
     body: web::Json<PuzzleRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
-    let permit = state.admission.acquire_job(&client)?;
-    let job = state.jobs.submit_puzzle(&body.params()?, Some(permit))?;
+    let work = state.jobs.puzzle_work(&body.params()?)?;
+    submit(&state, &client, work).await
+}
+
+/// Answers checked work from the store when its request is done already (costing the client
+/// nothing), else starts it (a place among the client's jobs, held until it ends).
+async fn submit(
+    state: &AppState,
+    client: &crate::admission::ClientKey,
+    work: Work,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(job) = state.jobs.from_cache(&work).await? {
+        return created(&job);
+    }
+    let permit = state.admission.acquire_job(client)?;
+    let job = state.jobs.start(work, Some(permit)).await?;
     created(&job)
 }
 
 /// `202` with the job's view and, for its creator only, the secret that cancels it.
 fn created(job: &Job) -> Result<HttpResponse, ApiError> {
     let mut body = serde_json::to_value(JobView::of(job)).map_err(ApiError::internal)?;
-    if let Some(fields) = body.as_object_mut() {
-        fields.insert("secret".into(), job.secret().into());
+    if let (Some(fields), Some(secret)) = (body.as_object_mut(), job.secret()) {
+        fields.insert("secret".into(), secret.into());
     }
     Ok(HttpResponse::Accepted().json(body))
 }
@@ -68,7 +87,7 @@ pub async fn perft_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    view(&state, &id, JobKind::Perft)
+    view(&state, &id, JobKind::Perft).await
 }
 
 /// `GET /v1/puzzles/{id}`
@@ -76,11 +95,11 @@ pub async fn puzzle_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    view(&state, &id, JobKind::Puzzle)
+    view(&state, &id, JobKind::Puzzle).await
 }
 
-fn view(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse, ApiError> {
-    let job = state.jobs.get(id, kind)?;
+async fn view(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse, ApiError> {
+    let job = state.jobs.find(id, kind).await?;
     Ok(HttpResponse::Ok().json(JobView::of(&job)))
 }
 
@@ -102,8 +121,9 @@ pub async fn cancel_puzzle(
     cancel(&state, &req, &id, JobKind::Puzzle).await
 }
 
-/// Cancels and waits (up to [`CANCEL_WAIT`]) for the job to stop: `200` with the final view,
-/// or `202` with the view of a job still stopping. A finished job is answered unchanged.
+/// Cancels and waits (up to [`CANCEL_WAIT`]) for the job to stop and its end to be stored:
+/// `200` with the final view, or `202` with the view of a job still stopping. A finished job is
+/// answered unchanged.
 async fn cancel(
     state: &AppState,
     req: &HttpRequest,
@@ -111,8 +131,9 @@ async fn cancel(
     kind: JobKind,
 ) -> Result<HttpResponse, ApiError> {
     let token = crate::api::bearer(req);
-    let job = state.jobs.cancel(id, kind, token.as_deref())?;
+    let job = state.jobs.cancel_any(id, kind, token.as_deref()).await?;
     if job.wait_finished(CANCEL_WAIT).await {
+        job.end_committed().await;
         Ok(HttpResponse::Ok().json(JobView::of(&job)))
     } else {
         Ok(HttpResponse::Accepted().json(JobView::of(&job)))
@@ -151,7 +172,7 @@ async fn events(
     kind: JobKind,
     body: web::Payload,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let job = state.jobs.get(id, kind).map_err(ApiError::from)?;
+    let job = state.jobs.find(id, kind).await.map_err(ApiError::from)?;
     let client = client_key(req, &state.config.auth, false)?;
     let permit = state
         .admission

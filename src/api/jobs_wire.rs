@@ -130,13 +130,17 @@ impl From<&JobError> for ErrorView {
     }
 }
 
-/// Tasks finished out of all tasks.
+/// Tasks finished out of all tasks, and where the finished ones come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ProgressView {
     /// Tasks finished.
     pub done: usize,
     /// Tasks in all (0 until the root is split).
     pub total: usize,
+    /// Tasks finished before a restart, taken back from the store (not counted again).
+    pub resumed: usize,
+    /// Tasks counted since the job last started.
+    pub computed: usize,
 }
 
 /// A perft job as JSON.
@@ -148,6 +152,8 @@ pub struct PerftView {
     pub kind: JobKind,
     /// Where the job is.
     pub state: JobState,
+    /// Answered with the result of an earlier identical request, without computing.
+    pub cached: bool,
     /// The position (its full FEN).
     pub fen: String,
     /// The depth in plies.
@@ -185,6 +191,8 @@ pub struct PuzzleView {
     pub kind: JobKind,
     /// Where the job is.
     pub state: JobState,
+    /// Answered with the result of an earlier identical request, without computing.
+    pub cached: bool,
     /// The position (its full FEN; from a diagram: no castling, no en passant, clocks 0 1).
     pub fen: String,
     /// Mate in at most this many moves.
@@ -228,6 +236,7 @@ impl JobView {
                     id: job.id(),
                     kind: JobKind::Perft,
                     state: snap.state,
+                    cached: job.cached(),
                     fen: spec.pos.fen(),
                     depth: spec.depth,
                     stats: spec.stats,
@@ -237,6 +246,8 @@ impl JobView {
                     progress: ProgressView {
                         done: snap.progress.done,
                         total: snap.progress.total,
+                        resumed: snap.resumed,
+                        computed: snap.computed,
                     },
                     nodes,
                     nps: nps(nodes, snap.elapsed.as_secs_f64()),
@@ -258,6 +269,7 @@ impl JobView {
                 id: job.id(),
                 kind: JobKind::Puzzle,
                 state: snap.state,
+                cached: job.cached(),
                 fen: spec.pos.fen(),
                 mate_in: spec.mate_in,
                 find_all_keys: spec.find_all_keys,

@@ -34,6 +34,9 @@ pub enum JobError {
     /// Something failed inside the server (e.g. the Grand Chess Tree workers).
     #[error("{0}")]
     Internal(String),
+    /// The store could not keep the job, so it was not started.
+    #[error("{0}")]
+    Store(String),
 }
 
 impl JobError {
@@ -48,7 +51,14 @@ impl JobError {
             JobError::TooManyJobs(_) => "too_many_jobs",
             JobError::Admission(e) => e.code(),
             JobError::Internal(_) => "internal",
+            JobError::Store(_) => "store_unavailable",
         }
+    }
+}
+
+impl From<crate::store::StoreError> for JobError {
+    fn from(e: crate::store::StoreError) -> JobError {
+        JobError::Store(e.to_string())
     }
 }
 

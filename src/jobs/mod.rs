@@ -1,6 +1,9 @@
 //! Long computations run as jobs: perft and mate-in-N puzzles, owned by a supervisor, run on a
 //! pool off the HTTP threads, and Grand Chess Tree workers they can hand perft tasks to.
 //!
+//! Jobs and their results are kept in the store (see [`supervisor`] and [`record`]): a result
+//! is answered again for the same request, and a restart resumes unfinished jobs.
+//!
 //! The layer takes domain parameters ([`perft_job::PerftParams`], [`puzzle_job::PuzzleParams`])
 //! and answers with the core's own values ([`state::JobSnapshot`]); the JSON bodies and views
 //! of jobs are the API's (`api/jobs_wire.rs`).
@@ -10,6 +13,7 @@ pub mod gct;
 pub mod limits;
 pub mod perft_job;
 pub mod puzzle_job;
+pub mod record;
 pub mod state;
 pub mod supervisor;
 pub mod workers;

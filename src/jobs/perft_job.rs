@@ -3,6 +3,10 @@
 //! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
 //! unique positions a few plies down, counts them and multiplies back), or on Grand Chess Tree
 //! workers through a [`TaskRunner`].
+//!
+//! Either way the tasks are those of [`perft::split`] at the job's split depth, chosen once
+//! when the job is checked and kept with it: a job interrupted by a restart goes on with the
+//! very same task list, from the tasks it had finished (on threads or workers alike).
 
 use std::{
     collections::BTreeMap,
@@ -170,7 +174,13 @@ pub struct PerftSpec {
     pub hash_mb: usize,
     /// The workers that compute, if any.
     pub workers: Option<Arc<dyn TaskRunner>>,
+    /// Plies below the root where the tasks are taken (fixes the task list).
+    pub split_plies: u32,
 }
+
+/// A finished task: its index in the split and the statistics of one occurrence of its
+/// position (only `nodes` without statistics).
+pub type TaskDone = (usize, PerftStats);
 
 impl std::fmt::Debug for PerftSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -181,6 +191,7 @@ impl std::fmt::Debug for PerftSpec {
             .field("threads", &self.threads)
             .field("hash_mb", &self.hash_mb)
             .field("workers", &self.worker_names())
+            .field("split_plies", &self.split_plies)
             .finish()
     }
 }
@@ -227,6 +238,10 @@ impl PerftSpec {
             (Some(false), _) | (_, None) => None,
             (_, Some(w)) => Some(Arc::clone(w)),
         };
+        let split_plies = match &workers {
+            Some(w) => worker_split_plies(&req.pos, req.depth, w.names().len().max(1)),
+            None => local_split_plies(&req.pos, req.depth, threads),
+        };
         Ok(PerftSpec {
             pos: req.pos,
             depth: req.depth,
@@ -234,6 +249,7 @@ impl PerftSpec {
             threads: if workers.is_some() { 0 } else { threads },
             hash_mb,
             workers,
+            split_plies,
         })
     }
 
@@ -242,56 +258,57 @@ impl PerftSpec {
         self.workers.as_ref().map(|w| w.names()).unwrap_or_default()
     }
 
-    /// Runs the perft, reporting progress (about every 50 ms) through `report`.
+    /// Runs the perft, going on from the tasks `resume` holds (finished before a restart),
+    /// reporting progress (about every 50 ms) through `report` and each task it counts through
+    /// `on_task`.
     pub fn run(
         &self,
         cancel: &Arc<AtomicBool>,
+        resume: &[TaskDone],
         report: &mut dyn FnMut(PerftProgress),
+        on_task: &mut dyn FnMut(usize, &PerftStats),
     ) -> Result<PerftResult, JobEnd> {
         match &self.workers {
             Some(workers) if self.depth > 0 => {
-                self.run_on_workers(workers.as_ref(), cancel, report)
+                self.run_on_workers(workers.as_ref(), cancel, resume, report, on_task)
             }
-            _ => self.run_local(cancel, report),
+            _ => self.run_local(cancel, resume, report, on_task),
         }
     }
 
     fn run_local(
         &self,
         cancel: &AtomicBool,
+        resume: &[TaskDone],
         report: &mut dyn FnMut(PerftProgress),
+        on_task: &mut dyn FnMut(usize, &PerftStats),
     ) -> Result<PerftResult, JobEnd> {
         Perft::new(self.pos)
             .depth(self.depth)
             .threads(self.threads.max(1))
             .hash_mb(self.hash_mb)
             .stats(self.stats)
+            .split_plies(self.split_plies)
+            .resume(resume)
             .cancel(cancel)
-            .run(|p| report(*p))
+            .run_tasks(|p| report(*p), |i, s| on_task(i, s))
             .map_err(|_| JobEnd::Cancelled)
     }
 
-    /// Splits the root into unique positions, hands them to the workers and multiplies each
-    /// result by its occurrence count.
+    /// Splits the root into unique positions, hands those not finished yet to the workers and
+    /// multiplies each result by its occurrence count.
     fn run_on_workers(
         &self,
         workers: &dyn TaskRunner,
         cancel: &Arc<AtomicBool>,
+        resume: &[TaskDone],
         report: &mut dyn FnMut(PerftProgress),
+        on_task: &mut dyn FnMut(usize, &PerftStats),
     ) -> Result<PerftResult, JobEnd> {
         let start = Instant::now();
-        let n_workers = workers.names().len().max(1);
-        let plies = worker_split_plies(&self.pos, self.depth, n_workers);
+        let plies = self.split_plies.min(self.depth.saturating_sub(1));
         let split = perft::split(&self.pos, plies);
-        let tasks: Vec<PerftTask> = split
-            .iter()
-            .map(|(pos, count)| PerftTask {
-                fen: pos.fen(),
-                depth: self.depth - plies,
-                occurrences: *count,
-            })
-            .collect();
-        let total = tasks.len();
+        let total = split.len();
         let mut seen = vec![false; total];
         let mut update = PerftProgress {
             done: 0,
@@ -299,28 +316,47 @@ impl PerftSpec {
             stats: PerftStats::default(),
             elapsed: Duration::ZERO,
         };
+        for (i, stats) in resume {
+            if let Some((_, count)) = split.get(*i) {
+                if !std::mem::replace(&mut seen[*i], true) {
+                    update.stats += self.tally(*stats) * *count;
+                    update.done += 1;
+                }
+            }
+        }
+        // The tasks left, and the index in the split of each.
+        let left: Vec<usize> = (0..total).filter(|i| !seen[*i]).collect();
+        let tasks: Vec<PerftTask> = left
+            .iter()
+            .map(|&i| PerftTask {
+                fen: split[i].0.fen(),
+                depth: self.depth - plies,
+                occurrences: split[i].1,
+            })
+            .collect();
         report(update);
         let mut last_report = Instant::now();
-        let outcome = workers.run(tasks, Arc::clone(cancel), &mut |i, stats| {
-            let Some((_, count)) = split.get(i) else {
-                return;
-            };
-            if std::mem::replace(&mut seen[i], true) {
-                return; // a requeued task reported twice: count it once
-            }
-            let stats = if self.stats {
-                stats
-            } else {
-                PerftStats::from_nodes(stats.nodes)
-            };
-            update.stats += stats * *count;
-            update.done += 1;
-            if last_report.elapsed() >= Duration::from_millis(50) {
-                last_report = Instant::now();
-                update.elapsed = start.elapsed();
-                report(update);
-            }
-        });
+        let outcome = if tasks.is_empty() {
+            Ok(())
+        } else {
+            workers.run(tasks, Arc::clone(cancel), &mut |j, stats| {
+                let Some(&i) = left.get(j) else {
+                    return;
+                };
+                if std::mem::replace(&mut seen[i], true) {
+                    return; // a requeued task reported twice: count it once
+                }
+                let stats = self.tally(stats);
+                on_task(i, &stats);
+                update.stats += stats * split[i].1;
+                update.done += 1;
+                if last_report.elapsed() >= Duration::from_millis(50) {
+                    last_report = Instant::now();
+                    update.elapsed = start.elapsed();
+                    report(update);
+                }
+            })
+        };
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(JobEnd::Cancelled);
         }
@@ -348,6 +384,35 @@ impl PerftSpec {
             elapsed,
         })
     }
+}
+
+impl PerftSpec {
+    /// What the job counts of a task's statistics: all of them, or only the nodes.
+    fn tally(&self, stats: PerftStats) -> PerftStats {
+        if self.stats {
+            stats
+        } else {
+            PerftStats::from_nodes(stats.nodes)
+        }
+    }
+}
+
+/// How far below the root the pool's tasks are taken, as the core would choose: about 64 tasks
+/// per thread and at least 1024 (counting move sequences, which bounds the unique positions
+/// from above), at most `depth - 3` plies (5 at most) from depth 5 on, `depth - 2` at depths 3
+/// and 4, none below.
+fn local_split_plies(pos: &Position, depth: u32, threads: usize) -> u32 {
+    let deepest = match depth {
+        0..=2 => 0,
+        3 | 4 => depth - 2,
+        _ => (depth - 3).min(5),
+    };
+    let target = (64 * threads as u64).max(1024);
+    let mut plies = 0;
+    while plies < deepest && perft::perft(pos, plies) < target {
+        plies += 1;
+    }
+    plies
 }
 
 /// How far below the root worker tasks are taken: at least 16 tasks per worker, at most 3
@@ -431,13 +496,39 @@ mod tests {
         assert_eq!(spec.worker_names(), ["a", "b"]);
         let cancel = Arc::new(AtomicBool::new(false));
         let mut updates = Vec::new();
-        let out = spec.run(&cancel, &mut |u| updates.push(u)).unwrap();
+        let mut tasks = Vec::new();
+        let out = spec
+            .run(&cancel, &[], &mut |u| updates.push(u), &mut |i, s| {
+                tasks.push((i, *s))
+            })
+            .unwrap();
         let expected = perft::perft_stats(&spec.pos, 4);
         assert_eq!(out.stats.nodes, 4_085_603);
         assert_eq!(out.stats, expected);
         let last = updates.last().unwrap();
         assert_eq!((last.done, last.total), (out.tasks, out.tasks));
         assert!(out.tasks >= 32, "{} tasks", out.tasks);
+        // Each task once (the one reported twice is counted once).
+        assert_eq!(tasks.len(), out.tasks);
+        // Resumed from half of them, on workers or on threads: the same totals, the other half
+        // counted.
+        let half: Vec<TaskDone> = tasks.iter().filter(|(i, _)| i % 2 == 0).copied().collect();
+        let mut again = Vec::new();
+        let resumed = spec
+            .run(&cancel, &half, &mut |_| {}, &mut |i, _| again.push(i))
+            .unwrap();
+        assert_eq!(resumed.stats, expected);
+        assert_eq!(again.len() + half.len(), out.tasks);
+        assert!(again.iter().all(|i| i % 2 == 1));
+        let mut local = spec.clone();
+        local.workers = None;
+        local.threads = 2;
+        let mut counted = 0;
+        let resumed = local
+            .run(&cancel, &half, &mut |_| {}, &mut |_, _| counted += 1)
+            .unwrap();
+        assert_eq!((resumed.stats, resumed.tasks), (expected, out.tasks));
+        assert_eq!(counted + half.len(), out.tasks);
     }
 
     #[test]
@@ -480,6 +571,17 @@ mod tests {
             "{}",
             err.to_string()
         );
+    }
+
+    #[test]
+    fn split_depth_for_the_pool() {
+        let start = Position::startpos();
+        assert_eq!(local_split_plies(&start, 2, 2), 0);
+        assert_eq!(local_split_plies(&start, 4, 2), 2);
+        // 400 sequences after two plies are too few: three (8902).
+        assert_eq!(local_split_plies(&start, 6, 2), 3);
+        assert_eq!(local_split_plies(&start, 9, 64), 3);
+        assert_eq!(local_split_plies(&start, 9, 200), 4);
     }
 
     #[test]

@@ -59,6 +59,16 @@ pub enum JobKind {
     Puzzle,
 }
 
+impl JobKind {
+    /// The kind's snake_case name (as serialized, and as the store keeps it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Perft => "perft",
+            JobKind::Puzzle => "puzzle",
+        }
+    }
+}
+
 /// A job at one moment, copied under its lock.
 #[derive(Clone, Debug)]
 pub struct JobSnapshot {
@@ -71,6 +81,11 @@ pub struct JobSnapshot {
     pub progress: PerftProgress,
     /// Perft jobs: the result, once done.
     pub perft: Option<PerftResult>,
+    /// Perft jobs: tasks finished before a restart, taken back from the store.
+    pub resumed: usize,
+    /// Perft jobs: tasks counted since the job started (last started: after a restart, the
+    /// tasks left).
+    pub computed: usize,
     /// Puzzle jobs: positions searched (known when the search ends).
     pub nodes: u64,
     /// Puzzle jobs: the solution, once done.

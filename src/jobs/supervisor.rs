@@ -16,6 +16,14 @@
 //! and admission (limits, scheduling, cancel) is one critical section under one mutex, as
 //! atomic as an actor's message handling. State changes are published on a
 //! [`tokio::sync::watch`] channel per job, which WebSocket sessions and `DELETE` wait on.
+//!
+//! Every job is kept in the store (`durable.rs`): created before its creation is answered,
+//! its perft tasks as they finish, its end before the end is published. A request whose
+//! identical request already finished is answered from the store at once; at start, jobs the
+//! server was running are started again (a perft from its finished tasks), and recently
+//! finished ones are held again. A job not held any more is read from the store.
+
+mod durable;
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -28,27 +36,30 @@ use std::{
 };
 
 use chessd_core::{
-    perft::{PerftProgress, PerftResult},
+    perft::{PerftProgress, PerftResult, PerftStats},
     solver::Solution,
 };
+use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
-    perft_job::{GctWorkers, PerftParams, PerftSpec, TaskRunner},
+    perft_job::{GctWorkers, PerftParams, PerftSpec, TaskDone, TaskRunner},
     puzzle_job::{PuzzleParams, PuzzleSpec},
+    record,
     state::{no_progress, JobKind, JobSnapshot, JobState},
     workers::WorkerStatus,
 };
 use crate::{
     admission::Permit,
     config::{Config, JobsConfig},
+    store::{now_ms, Committed, JobWrite, Store, WriteOp},
 };
 
 /// What a job computes.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Work {
     /// A perft.
     Perft(PerftSpec),
@@ -74,6 +85,8 @@ struct Status {
     nodes: u64,
     solution: Option<Arc<Solution>>,
     error: Option<JobError>,
+    /// Perft tasks counted since the job started.
+    computed: usize,
 }
 
 impl Status {
@@ -103,8 +116,12 @@ pub struct JobListing {
 #[derive(Debug)]
 pub struct Job {
     id: Uuid,
-    /// Handed to the creator only; needed to cancel.
-    secret: String,
+    /// Handed to the creator only (held only for jobs this process created); needed to cancel.
+    secret: Option<String>,
+    /// SHA-256 of the secret: all that is kept of it.
+    digest: [u8; 32],
+    /// Answered with the result of an earlier job of the same request.
+    cached: bool,
     work: Work,
     /// Pool threads it holds while running.
     threads: usize,
@@ -115,22 +132,74 @@ pub struct Job {
     cancel: Arc<AtomicBool>,
     status: Mutex<Status>,
     state_tx: watch::Sender<JobState>,
+    /// Perft: the tasks finished before a restart.
+    resume: Vec<TaskDone>,
+    /// Where the job is kept.
+    store: Store,
+    /// Set when the server stops it: its end is not stored, so that it starts again.
+    interrupted: AtomicBool,
+    /// The commit of an end recorded off the job's thread (a queued job cancelled).
+    end_commit: Mutex<Option<Committed>>,
+}
+
+/// SHA-256 of a secret.
+fn digest(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
+}
+
+/// Whether a job's end is waited for (committed) before it is published: on the job's own
+/// thread, yes; in a critical section of the supervisor, which must not block, no.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    Commit,
+    No,
 }
 
 impl Job {
-    /// The secret that lets its creator cancel it (given out once, in the creation answer).
-    pub fn secret(&self) -> &str {
-        &self.secret
+    /// The secret that lets its creator cancel it (given out once, in the creation answer;
+    /// `None` for a job this process did not create).
+    pub fn secret(&self) -> Option<&str> {
+        self.secret.as_deref()
     }
 
-    fn new(work: Work, permit: Option<Permit>) -> Job {
+    /// Whether `token` is the job's secret.
+    pub fn is_secret(&self, token: Option<&str>) -> bool {
+        token.is_some_and(|t| constant_time_eq::constant_time_eq(&digest(t), &self.digest))
+    }
+
+    /// Whether the job was answered with an earlier job's result, without computing.
+    pub fn cached(&self) -> bool {
+        self.cached
+    }
+
+    /// A new job with a fresh id and secret.
+    fn new(work: Work, permit: Option<Permit>, store: Store) -> Job {
+        let secret = Uuid::new_v4().simple().to_string();
+        let digest = digest(&secret);
+        Job::build(Uuid::new_v4(), Some(secret), digest, work, permit, store)
+    }
+
+    fn build(
+        id: Uuid,
+        secret: Option<String>,
+        digest: [u8; 32],
+        work: Work,
+        permit: Option<Permit>,
+        store: Store,
+    ) -> Job {
         let (threads, hash_mb) = match &work {
             Work::Perft(spec) => (spec.threads, spec.hash_mb),
             Work::Puzzle(spec) => (spec.threads, spec.table_mb),
         };
         Job {
-            id: Uuid::new_v4(),
-            secret: Uuid::new_v4().simple().to_string(),
+            id,
+            secret,
+            digest,
+            cached: false,
+            resume: Vec::new(),
+            store,
+            interrupted: AtomicBool::new(false),
+            end_commit: Mutex::new(None),
             work,
             threads,
             hash_mb,
@@ -145,6 +214,7 @@ impl Job {
                 nodes: 0,
                 solution: None,
                 error: None,
+                computed: 0,
             }),
             state_tx: watch::Sender::new(JobState::Queued),
         }
@@ -205,6 +275,8 @@ impl Job {
             elapsed: status.elapsed(),
             progress: status.progress,
             perft: status.perft.clone(),
+            resumed: self.resume.len(),
+            computed: status.computed,
             nodes: status.nodes,
             solution: status.solution.clone(),
             error: status.error.clone(),
@@ -222,8 +294,26 @@ impl Job {
         self.state_tx.send_replace(state);
     }
 
-    /// Records the end of the job.
-    fn finish(&self, ending: Result<Outcome, JobEnd>) {
+    /// Ends the job: keeps its end in the store (unless the server stopped it), then
+    /// publishes it.
+    fn finish(&self, ending: Result<Outcome, JobEnd>, wait: Wait) {
+        if let Some(commit) = self.record_end(&ending, wait) {
+            match wait {
+                Wait::Commit => {
+                    if let Err(e) = commit.wait_blocking() {
+                        tracing::warn!(job = %self.id, error = %e, "a job's end was not stored");
+                    }
+                }
+                Wait::No => {
+                    *self.end_commit.lock().unwrap_or_else(|e| e.into_inner()) = Some(commit)
+                }
+            }
+        }
+        self.publish_end(ending);
+    }
+
+    /// Records the end in memory and publishes it.
+    fn publish_end(&self, ending: Result<Outcome, JobEnd>) {
         let mut status = self.status();
         let state = match ending {
             Ok(Outcome::Perft(result)) => {
@@ -256,13 +346,103 @@ impl Job {
     fn compute(&self) -> Result<Outcome, JobEnd> {
         match &self.work {
             Work::Perft(spec) => spec
-                .run(&self.cancel, &mut |update| self.status().progress = update)
+                .run(
+                    &self.cancel,
+                    &self.resume,
+                    &mut |update| self.status().progress = update,
+                    &mut |task, stats| {
+                        self.status().computed += 1;
+                        self.record_task(task, stats);
+                    },
+                )
                 .map(Outcome::Perft),
             Work::Puzzle(spec) => {
                 let mut nodes = 0;
                 let result = spec.run(&self.cancel, &mut nodes);
                 self.status().nodes = nodes;
                 result.map(Outcome::Puzzle)
+            }
+        }
+    }
+
+    /// Keeps a finished perft task. A write the store cannot take now is dropped: the task is
+    /// counted again if the job has to resume.
+    fn record_task(&self, task: usize, stats: &PerftStats) {
+        if !self.store.is_durable() {
+            return;
+        }
+        let op = WriteOp::Job(JobWrite::Task {
+            id: self.id,
+            task: task as i64,
+            result: record::task(stats),
+            now_ms: now_ms(),
+        });
+        if let Err(e) = self.store.queue(op) {
+            tracing::debug!(job = %self.id, task, error = %e, "a perft task was not stored");
+        }
+    }
+
+    /// Keeps the start of a run.
+    fn record_start(&self) {
+        if !self.store.is_durable() {
+            return;
+        }
+        let op = WriteOp::Job(JobWrite::Start {
+            id: self.id,
+            now_ms: now_ms(),
+        });
+        if let Err(e) = self.store.queue(op) {
+            tracing::warn!(job = %self.id, error = %e, "a job's start was not stored");
+        }
+    }
+
+    /// Queues the end for the store, unless the server stopped the job. On the job's thread
+    /// (`Wait::Commit`) a full queue is waited out.
+    fn record_end(&self, ending: &Result<Outcome, JobEnd>, wait: Wait) -> Option<Committed> {
+        if !self.store.is_durable() || self.interrupted.load(Relaxed) {
+            return None;
+        }
+        let (state, result, error) = match ending {
+            Ok(Outcome::Perft(r)) => ("done", Some(record::perft_result(r)), None),
+            Ok(Outcome::Puzzle(s)) => ("done", Some(record::solution(s)), None),
+            Err(JobEnd::Cancelled) => ("cancelled", None, None),
+            Err(JobEnd::Failed(e)) => ("failed", None, Some(record::error(e))),
+        };
+        let op = WriteOp::Job(JobWrite::End {
+            id: self.id,
+            state,
+            result,
+            error,
+            now_ms: now_ms(),
+        });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match self.store.queue(op.clone()) {
+                Ok(commit) => return Some(commit),
+                Err(crate::store::StoreError::Busy)
+                    if wait == Wait::Commit && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => {
+                    tracing::warn!(job = %self.id, error = %e, "a job's end was not stored");
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Waits until an end recorded off the job's thread is committed (a queued job
+    /// cancelled); at once otherwise.
+    pub async fn end_committed(&self) {
+        let commit = self
+            .end_commit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(commit) = commit {
+            if let Err(e) = commit.wait().await {
+                tracing::warn!(job = %self.id, error = %e, "a job's end was not stored");
             }
         }
     }
@@ -287,14 +467,19 @@ struct Inner {
     limits: JobLimits,
     workers: Option<Arc<dyn TaskRunner>>,
     table: Mutex<Table>,
+    store: Store,
 }
 
 impl Drop for Inner {
-    /// The server is going away: every job still running stops.
+    /// The server is going away: every job still running stops, and stays unfinished in the
+    /// store.
     fn drop(&mut self) {
         let table = self.table.get_mut().unwrap_or_else(|e| e.into_inner());
+        for (_, job) in table.jobs.values() {
+            job.interrupted.store(true, Relaxed);
+        }
         for job in table.queue.drain(..) {
-            job.finish(Err(JobEnd::Cancelled));
+            job.finish(Err(JobEnd::Cancelled), Wait::No);
         }
         for (_, job) in table.jobs.values() {
             job.cancel.store(true, Relaxed);
@@ -308,20 +493,33 @@ pub struct JobSupervisor {
 }
 
 impl JobSupervisor {
-    /// The supervisor of a configuration: its `[jobs]` limits and its `[gct_workers]`.
-    pub fn from_config(config: &Config) -> JobSupervisor {
+    /// The supervisor of a configuration (its `[jobs]` limits and its `[gct_workers]`),
+    /// keeping its jobs in `store`. Call [`JobSupervisor::restore`] to take back the jobs the
+    /// store holds.
+    pub fn from_config(config: &Config, store: Store) -> JobSupervisor {
         let workers = GctWorkers::from_config(&config.gct_workers)
             .map(|w| Arc::new(w) as Arc<dyn TaskRunner>);
-        JobSupervisor::new(config.jobs.clone(), workers)
+        JobSupervisor::with_store(config.jobs.clone(), workers, store)
     }
 
-    /// A supervisor with the `[jobs]` limits; `workers` compute perft tasks when configured.
+    /// A supervisor with the `[jobs]` limits, keeping nothing; `workers` compute perft tasks
+    /// when configured.
     pub fn new(config: JobsConfig, workers: Option<Arc<dyn TaskRunner>>) -> JobSupervisor {
+        JobSupervisor::with_store(config, workers, Store::memory())
+    }
+
+    /// A supervisor with the `[jobs]` limits, keeping its jobs in `store`.
+    pub fn with_store(
+        config: JobsConfig,
+        workers: Option<Arc<dyn TaskRunner>>,
+        store: Store,
+    ) -> JobSupervisor {
         JobSupervisor {
             inner: Arc::new(Inner {
                 limits: JobLimits::new(config),
                 workers,
                 table: Mutex::new(Table::default()),
+                store,
             }),
         }
     }
@@ -343,8 +541,7 @@ impl JobSupervisor {
         req: &PerftParams,
         permit: Option<Permit>,
     ) -> Result<Arc<Job>, JobError> {
-        let spec = PerftSpec::from_params(req, &self.inner.limits, self.inner.workers.as_ref())?;
-        self.submit(Work::Perft(spec), permit)
+        self.submit(self.perft_work(req)?, permit)
     }
 
     /// Checks and queues a puzzle job (it starts at once when the pool has room). `permit`, its
@@ -354,12 +551,21 @@ impl JobSupervisor {
         req: &PuzzleParams,
         permit: Option<Permit>,
     ) -> Result<Arc<Job>, JobError> {
-        let spec = PuzzleSpec::from_params(req, &self.inner.limits)?;
-        self.submit(Work::Puzzle(spec), permit)
+        self.submit(self.puzzle_work(req)?, permit)
     }
 
-    /// Queues checked work.
+    /// Queues checked work (its creation is kept in the store without waiting; see
+    /// [`JobSupervisor::start`], which waits).
     pub fn submit(&self, work: Work, permit: Option<Permit>) -> Result<Arc<Job>, JobError> {
+        self.submit_queued(work, permit).map(|(job, _)| job)
+    }
+
+    /// Queues checked work; the creation's commit comes with the job.
+    fn submit_queued(
+        &self,
+        work: Work,
+        permit: Option<Permit>,
+    ) -> Result<(Arc<Job>, Committed), JobError> {
         let inner = &self.inner;
         let mut table = inner.lock();
         inner.sweep(&mut table);
@@ -374,7 +580,7 @@ impl JobSupervisor {
                 "the server already holds {unfinished} unfinished jobs (jobs.max_jobs = {max})"
             )));
         }
-        let job = Arc::new(Job::new(work, permit));
+        let job = Arc::new(Job::new(work, permit, inner.store.clone()));
         let hash_total = inner.limits.config.max_hash_total_mb;
         if job.hash_mb > hash_total {
             // Never dispatched, it would block the queue behind it.
@@ -391,12 +597,12 @@ impl JobSupervisor {
                 job.threads, inner.limits.pool_threads
             )));
         }
-        table.created += 1;
-        let order = table.created;
-        table.jobs.insert(job.id, (order, Arc::clone(&job)));
-        table.queue.push_back(Arc::clone(&job));
+        // Queued for the store before the job can start: its creation is written before
+        // anything the job writes.
+        let commit = inner.store.queue(durable::creation(&job))?;
+        inner.hold(&mut table, &job, true);
         inner.dispatch(&mut table, &self.inner);
-        Ok(job)
+        Ok((job, commit))
     }
 
     /// The job with this id (text from a URL) and kind.
@@ -418,22 +624,10 @@ impl JobSupervisor {
         let mut table = self.inner.lock();
         self.inner.sweep(&mut table);
         let job = Inner::find(&table, id, kind)?;
-        if !token.is_some_and(|t| {
-            constant_time_eq::constant_time_eq(t.as_bytes(), job.secret.as_bytes())
-        }) {
-            return Err(JobError::Forbidden(
-                "cancelling a job needs the secret its creation answer carried".into(),
-            ));
+        if !job.is_secret(token) {
+            return Err(forbidden());
         }
-        if let Some(i) = table.queue.iter().position(|j| j.id == job.id) {
-            table.queue.remove(i);
-            job.cancel.store(true, Relaxed);
-            job.finish(Err(JobEnd::Cancelled));
-            // A smaller job behind it may fit now.
-            self.inner.dispatch(&mut table, &self.inner);
-        } else if !job.state().is_finished() {
-            job.cancel.store(true, Relaxed);
-        }
+        self.inner.stop(&mut table, &job);
         Ok(job)
     }
 
@@ -461,12 +655,16 @@ impl JobSupervisor {
         self.inner.lock().busy
     }
 
-    /// Tells every unfinished job to stop (server shutdown).
-    pub fn cancel_all(&self) {
+    /// Tells every unfinished job to stop (server shutdown). They stay unfinished in the
+    /// store, so that the next start takes them up again.
+    pub fn interrupt_all(&self) {
         let mut table = self.inner.lock();
+        for (_, job) in table.jobs.values() {
+            job.interrupted.store(true, Relaxed);
+        }
         for job in std::mem::take(&mut table.queue) {
             job.cancel.store(true, Relaxed);
-            job.finish(Err(JobEnd::Cancelled));
+            job.finish(Err(JobEnd::Cancelled), Wait::No);
         }
         for (_, job) in table.jobs.values() {
             job.cancel.store(true, Relaxed);
@@ -474,10 +672,29 @@ impl JobSupervisor {
     }
 }
 
+/// The error of a cancel without the job's secret.
+fn forbidden() -> JobError {
+    JobError::Forbidden("cancelling a job needs the secret its creation answer carried".into())
+}
+
 impl Inner {
     fn lock(&self) -> MutexGuard<'_, Table> {
         // Every critical section leaves the table consistent before anything that could panic.
         self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops a job: a queued one ends at once, a running one is told to stop, a finished one
+    /// is left as it is.
+    fn stop(self: &Arc<Inner>, table: &mut Table, job: &Arc<Job>) {
+        if let Some(i) = table.queue.iter().position(|j| j.id == job.id) {
+            table.queue.remove(i);
+            job.cancel.store(true, Relaxed);
+            job.finish(Err(JobEnd::Cancelled), Wait::No);
+            // A smaller job behind it may fit now.
+            self.dispatch(table, self);
+        } else if !job.state().is_finished() {
+            job.cancel.store(true, Relaxed);
+        }
     }
 
     fn find(table: &Table, id: &str, kind: JobKind) -> Result<Arc<Job>, JobError> {
@@ -538,6 +755,7 @@ impl Inner {
                 let mut status = job.status();
                 job.set_state(&mut status, JobState::Running);
             }
+            job.record_start();
             let weak = Arc::downgrade(this);
             let runner = Arc::clone(&job);
             let spawned = std::thread::Builder::new()
@@ -546,9 +764,12 @@ impl Inner {
             if let Err(e) = spawned {
                 table.busy -= job.threads;
                 table.hash_busy -= job.hash_mb;
-                job.finish(Err(JobEnd::Failed(JobError::Internal(format!(
-                    "cannot start a job thread: {e}"
-                )))));
+                job.finish(
+                    Err(JobEnd::Failed(JobError::Internal(format!(
+                        "cannot start a job thread: {e}"
+                    )))),
+                    Wait::No,
+                );
             }
         }
     }
@@ -575,7 +796,7 @@ fn run_job(supervisor: Weak<Inner>, job: Arc<Job>) {
     if let Some(inner) = supervisor.upgrade() {
         inner.release(job.threads, job.hash_mb);
     }
-    job.finish(ending);
+    job.finish(ending, Wait::Commit);
 }
 
 #[cfg(test)]
@@ -621,7 +842,7 @@ mod tests {
         assert_eq!(small.state(), JobState::Queued);
         assert_eq!(sup.busy_threads(), 2);
         let id = big.id().to_string();
-        sup.cancel(&id, JobKind::Perft, Some(big.secret())).unwrap();
+        sup.cancel(&id, JobKind::Perft, big.secret()).unwrap();
         assert_eq!(wait(&big), JobState::Cancelled);
         assert_eq!(wait(&small), JobState::Done);
         assert_eq!(small.snapshot().perft.unwrap().stats.nodes, 8902);
@@ -644,10 +865,10 @@ mod tests {
             err.to_string()
         );
         // The queued one ends at once.
-        sup.cancel(&b.id().to_string(), JobKind::Perft, Some(b.secret()))
+        sup.cancel(&b.id().to_string(), JobKind::Perft, b.secret())
             .unwrap();
         assert_eq!(b.state(), JobState::Cancelled);
-        sup.cancel(&a.id().to_string(), JobKind::Perft, Some(a.secret()))
+        sup.cancel(&a.id().to_string(), JobKind::Perft, a.secret())
             .unwrap();
         assert_eq!(wait(&a), JobState::Cancelled);
         // A slot is free again.

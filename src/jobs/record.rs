@@ -1,0 +1,343 @@
+//! How jobs are written in the store and read back: the checked request (JSON), the canonical
+//! request key under which a finished result is found again, the result, the error and the
+//! finished perft tasks. These are stored records of domain values (the core's serde forms),
+//! not the API's views: the API writes the JSON clients see from the values read back.
+//!
+//! The request key holds what decides the result and nothing else, so that every spelling of
+//! the same request has the same key:
+//! - the position as the four FEN fields move generation depends on: placement, side to move,
+//!   castling rights and an en-passant square only when a capture there is legal (the clocks
+//!   change neither a perft count nor a mate search, which ignores the fifty-move rule);
+//! - perft: the depth and whether statistics are counted (threads, hash and workers change how
+//!   it is computed, not what);
+//! - puzzle: the mate length and whether every key is searched (threads only change the time;
+//!   a time limit only decides whether a result is found, and only found results are kept).
+
+use chessd_core::{
+    perft::{PerftResult, PerftStats},
+    solver::Solution,
+    FenMode, Position,
+};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    error::JobError,
+    limits::JobLimits,
+    perft_job::{PerftSpec, TaskRunner},
+    puzzle_job::PuzzleSpec,
+};
+
+/// A perft request as stored.
+#[derive(Debug, Serialize, Deserialize)]
+struct PerftRequest {
+    fen: String,
+    depth: u32,
+    stats: bool,
+    threads: usize,
+    hash_mb: usize,
+    workers: bool,
+    split_plies: u32,
+}
+
+/// A puzzle request as stored.
+#[derive(Debug, Serialize, Deserialize)]
+struct PuzzleRequest {
+    fen: String,
+    mate_in: u32,
+    time_limit_ms: u64,
+    find_all_keys: bool,
+    threads: usize,
+}
+
+/// A perft result as stored (its depth is the request's).
+#[derive(Debug, Serialize, Deserialize)]
+struct PerftOutcome {
+    stats: PerftStats,
+    split_plies: u32,
+    tasks: usize,
+    threads: usize,
+    elapsed_ms: u64,
+}
+
+/// A failure as stored.
+#[derive(Debug, Serialize, Deserialize)]
+struct Failure {
+    code: String,
+    message: String,
+}
+
+/// The position as its request key writes it: the four fields move generation depends on.
+fn position_key(pos: &Position) -> String {
+    let fen = pos.fen();
+    let mut fields = fen.split(' ');
+    let (placement, turn, castling) = (
+        fields.next().unwrap_or_default(),
+        fields.next().unwrap_or_default(),
+        fields.next().unwrap_or_default(),
+    );
+    let ep = pos
+        .ep_square()
+        .map_or_else(|| "-".to_string(), |s| s.to_string());
+    format!("{placement} {turn} {castling} {ep}")
+}
+
+/// The request key of a perft.
+pub fn perft_key(spec: &PerftSpec) -> String {
+    let mode = if spec.stats { "stats" } else { "nodes" };
+    format!(
+        "perft {} depth {} {mode}",
+        position_key(&spec.pos),
+        spec.depth
+    )
+}
+
+/// The request key of a puzzle.
+pub fn puzzle_key(spec: &PuzzleSpec) -> String {
+    let keys = if spec.find_all_keys { "all" } else { "first" };
+    format!(
+        "puzzle {} mate {} keys {keys}",
+        position_key(&spec.pos),
+        spec.mate_in
+    )
+}
+
+fn json<T: Serialize>(value: &T) -> String {
+    // Plain structs of numbers, strings and the core's values: nothing that fails to serialize.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+fn read<'a, T: Deserialize<'a>>(text: &'a str, what: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| format!("a stored {what} does not read: {e}"))
+}
+
+/// A perft request as stored.
+pub fn perft_request(spec: &PerftSpec) -> String {
+    json(&PerftRequest {
+        fen: spec.pos.fen(),
+        depth: spec.depth,
+        stats: spec.stats,
+        threads: spec.threads,
+        hash_mb: spec.hash_mb,
+        workers: spec.workers.is_some(),
+        split_plies: spec.split_plies,
+    })
+}
+
+/// A stored perft request, fitted to the limits in force now: the pool's threads (local
+/// threads when workers were used but none are configured any more) and the hash budget. The
+/// split is kept, so that the tasks are the same.
+pub fn read_perft_request(
+    text: &str,
+    limits: &JobLimits,
+    workers: Option<&std::sync::Arc<dyn TaskRunner>>,
+) -> Result<PerftSpec, String> {
+    let r: PerftRequest = read(text, "perft request")?;
+    let pos = Position::from_fen(&r.fen, FenMode::Lenient).map_err(|e| e.to_string())?;
+    let workers = workers.filter(|_| r.workers).cloned();
+    let threads = match (&workers, r.threads) {
+        (Some(_), _) => 0,
+        (None, 0) => limits.max_threads(),
+        (None, n) => n.min(limits.max_threads()),
+    };
+    Ok(PerftSpec {
+        pos,
+        depth: r.depth,
+        stats: r.stats,
+        threads,
+        hash_mb: r.hash_mb.min(limits.config.max_hash_total_mb),
+        workers,
+        split_plies: r.split_plies,
+    })
+}
+
+/// A puzzle request as stored.
+pub fn puzzle_request(spec: &PuzzleSpec) -> String {
+    json(&PuzzleRequest {
+        fen: spec.pos.fen(),
+        mate_in: spec.mate_in,
+        time_limit_ms: spec.time_limit_ms,
+        find_all_keys: spec.find_all_keys,
+        threads: spec.threads,
+    })
+}
+
+/// A stored puzzle request, its threads fitted to the pool and its table to the configuration.
+pub fn read_puzzle_request(text: &str, limits: &JobLimits) -> Result<PuzzleSpec, String> {
+    let r: PuzzleRequest = read(text, "puzzle request")?;
+    let pos = Position::from_fen(&r.fen, FenMode::Lenient).map_err(|e| e.to_string())?;
+    Ok(PuzzleSpec {
+        pos,
+        mate_in: r.mate_in,
+        time_limit_ms: r.time_limit_ms,
+        find_all_keys: r.find_all_keys,
+        threads: r.threads.clamp(1, limits.max_threads()),
+        table_mb: limits.config.solver_table_mb,
+    })
+}
+
+/// A perft result as stored.
+pub fn perft_result(result: &PerftResult) -> String {
+    json(&PerftOutcome {
+        stats: result.stats,
+        split_plies: result.split_plies,
+        tasks: result.tasks,
+        threads: result.threads,
+        elapsed_ms: result.elapsed.as_millis() as u64,
+    })
+}
+
+/// A stored perft result of a perft of `depth`.
+pub fn read_perft_result(text: &str, depth: u32) -> Result<PerftResult, String> {
+    let r: PerftOutcome = read(text, "perft result")?;
+    Ok(PerftResult {
+        depth,
+        stats: r.stats,
+        divide: Vec::new(),
+        split_plies: r.split_plies,
+        tasks: r.tasks,
+        threads: r.threads,
+        elapsed: std::time::Duration::from_millis(r.elapsed_ms),
+    })
+}
+
+/// A puzzle's solution as stored (the core's serde form).
+pub fn solution(solution: &Solution) -> String {
+    json(solution)
+}
+
+/// A stored solution.
+pub fn read_solution(text: &str) -> Result<Solution, String> {
+    read(text, "solution")
+}
+
+/// A failure as stored: its code and message.
+pub fn error(e: &JobError) -> String {
+    json(&Failure {
+        code: e.code().to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// A stored failure, as the error with the same code and message.
+pub fn read_error(text: &str) -> JobError {
+    let Ok(f) = read::<Failure>(text, "error") else {
+        return JobError::Internal(format!("a stored error does not read: {text}"));
+    };
+    let m = f.message;
+    match f.code.as_str() {
+        "job_not_found" => JobError::NotFound(m),
+        "forbidden" => JobError::Forbidden(m),
+        "invalid_request" => JobError::InvalidRequest(m),
+        "invalid_fen" => JobError::InvalidPosition(m),
+        "limit_exceeded" => JobError::LimitExceeded(m),
+        "too_many_jobs" => JobError::TooManyJobs(m),
+        "store_unavailable" => JobError::Store(m),
+        _ => JobError::Internal(m),
+    }
+}
+
+/// A finished perft task's statistics as stored.
+pub fn task(stats: &PerftStats) -> String {
+    json(stats)
+}
+
+/// A stored task's statistics.
+pub fn read_task(text: &str) -> Result<PerftStats, String> {
+    read(text, "perft task")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{config::Config, jobs::perft_job::PerftParams};
+
+    fn limits() -> JobLimits {
+        JobLimits::new(Config::defaults().jobs)
+    }
+
+    fn perft(fen: &str, depth: u32, threads: usize) -> PerftSpec {
+        let req = PerftParams {
+            pos: Position::from_fen(fen, FenMode::Lenient).unwrap(),
+            depth,
+            stats: true,
+            threads: Some(threads),
+            hash_mb: Some(0),
+            workers: None,
+        };
+        PerftSpec::from_params(&req, &limits(), None).unwrap()
+    }
+
+    #[test]
+    fn every_spelling_of_a_position_has_one_key() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let key = perft_key(&perft(start, 3, 1));
+        assert_eq!(
+            key,
+            "perft rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - depth 3 stats"
+        );
+        // Other clocks, no clocks, other spacing, other threads: the same request.
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 7 40",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+            "  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR   w KQkq -  0 1 ",
+        ] {
+            assert_eq!(perft_key(&perft(fen, 3, 2)), key, "{fen}");
+        }
+        // An en-passant square no pawn can take on is no en-passant square.
+        let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
+        let no_ep = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        assert_eq!(
+            perft_key(&perft(after_e4, 2, 1)),
+            perft_key(&perft(no_ep, 2, 1))
+        );
+        // A real one stays.
+        let ep = "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3";
+        assert!(perft_key(&perft(ep, 2, 1)).contains(" b KQkq e3 "));
+        // Another depth or mode is another request.
+        assert_ne!(perft_key(&perft(start, 4, 1)), key);
+        let mut nodes = perft(start, 3, 1);
+        nodes.stats = false;
+        assert_ne!(perft_key(&nodes), key);
+    }
+
+    #[test]
+    fn stored_requests_read_back_fitted_to_the_limits() {
+        let spec = perft(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            5,
+            2,
+        );
+        let text = perft_request(&spec);
+        let back = read_perft_request(&text, &limits(), None).unwrap();
+        assert_eq!(back.pos, spec.pos);
+        assert_eq!(
+            (back.depth, back.stats, back.threads, back.split_plies),
+            (5, true, 2, spec.split_plies)
+        );
+        let mut small = Config::defaults().jobs;
+        small.pool_threads = 1;
+        let back = read_perft_request(&text, &JobLimits::new(small), None).unwrap();
+        assert_eq!((back.threads, back.split_plies), (1, spec.split_plies));
+        assert!(read_perft_request("{}", &limits(), None).is_err());
+    }
+
+    #[test]
+    fn results_and_errors_read_back() {
+        let spec = perft("8/8/8/8/8/8/8/K1k5 w - - 0 1", 2, 1);
+        let result = chessd_core::perft::Perft::new(spec.pos)
+            .depth(2)
+            .stats(true)
+            .run(|_| {})
+            .unwrap();
+        let mut back = read_perft_result(&perft_result(&result), 2).unwrap();
+        assert_eq!(back.elapsed.as_millis(), result.elapsed.as_millis());
+        back.elapsed = result.elapsed;
+        assert_eq!(back, result);
+        let e = JobError::LimitExceeded("the time limit of 5 ms was reached".into());
+        let read = read_error(&error(&e));
+        assert_eq!((read.code(), read.to_string()), (e.code(), e.to_string()));
+        assert_eq!(read_error("nonsense").code(), "internal");
+        let stats = chessd_core::perft::perft_stats(&spec.pos, 2);
+        assert_eq!(read_task(&task(&stats)).unwrap(), stats);
+    }
+}

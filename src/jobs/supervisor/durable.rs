@@ -1,0 +1,359 @@
+//! The supervisor and the store: answering a request from an earlier identical result,
+//! starting a job once its creation is committed, finding a job the supervisor no longer
+//! holds, and taking the store's jobs back at start.
+//!
+//! Decisions (see `docs/api.md`, Jobs):
+//! - A request answered from the store is a **new job** (a new id and secret), created done
+//!   with the stored result and `cached: true`, and kept like any job: its creator can read it
+//!   by its own id (also after a restart) and `DELETE` it with its secret (a finished job is
+//!   answered unchanged), exactly as for a computed job. The earlier job is left as it is.
+//! - Only jobs that ended `done` are answered again; cancelled and failed ones never are.
+//! - At start, queued and running perft jobs resume from their finished tasks; puzzles start
+//!   again from scratch (a mate search cannot resume, and its time limit bounds the work
+//!   redone), at most [`MAX_PUZZLE_RUNS`] times. Cancelled jobs stay cancelled.
+//! - The store keeps every job and result (answering repeats and `GET` by id forever);
+//!   `jobs.keep_finished_secs` and `jobs.keep_finished_max` bound what is held in memory and
+//!   listed, and at start the jobs that ended within that window are held again.
+
+use std::{
+    sync::{atomic::Ordering::Relaxed, Arc},
+    time::{Duration, Instant},
+};
+
+use uuid::Uuid;
+
+use super::{forbidden, Inner, Job, JobSupervisor, Outcome, Table, Wait, Work};
+use crate::{
+    admission::Permit,
+    jobs::{
+        error::{JobEnd, JobError},
+        perft_job::{PerftParams, PerftSpec, TaskDone},
+        puzzle_job::{PuzzleParams, PuzzleSpec},
+        record,
+        state::JobKind,
+    },
+    store::{now_ms, JobWrite, NewJobRow, StoreError, StoredJob, WriteOp},
+};
+
+/// Starts of a puzzle after which a restart no longer starts it: a puzzle that brought the
+/// server down must not do so at every start.
+pub const MAX_PUZZLE_RUNS: i64 = 3;
+
+/// The kind, request key and stored request of work.
+fn request_of(work: &Work) -> (&'static str, String, String) {
+    match work {
+        Work::Perft(spec) => (
+            "perft",
+            record::perft_key(spec),
+            record::perft_request(spec),
+        ),
+        Work::Puzzle(spec) => (
+            "puzzle",
+            record::puzzle_key(spec),
+            record::puzzle_request(spec),
+        ),
+    }
+}
+
+/// The store's write creating `job`, queued.
+pub(super) fn creation(job: &Job) -> WriteOp {
+    let (kind, request_key, request) = request_of(&job.work);
+    WriteOp::Job(JobWrite::Create(NewJobRow {
+        id: job.id,
+        kind,
+        request_key,
+        request,
+        state: "queued",
+        result: None,
+        secret: job.digest.to_vec(),
+        cached: false,
+        created_ms: now_ms(),
+    }))
+}
+
+/// The result of `work` read from its stored form.
+fn read_outcome(work: &Work, text: &str) -> Result<Outcome, String> {
+    match work {
+        Work::Perft(spec) => record::read_perft_result(text, spec.depth).map(Outcome::Perft),
+        Work::Puzzle(_) => record::read_solution(text).map(Outcome::Puzzle),
+    }
+}
+
+impl JobSupervisor {
+    /// A perft request checked against the limits.
+    pub fn perft_work(&self, req: &PerftParams) -> Result<Work, JobError> {
+        PerftSpec::from_params(req, &self.inner.limits, self.inner.workers.as_ref())
+            .map(Work::Perft)
+    }
+
+    /// A puzzle request checked against the limits.
+    pub fn puzzle_work(&self, req: &PuzzleParams) -> Result<Work, JobError> {
+        PuzzleSpec::from_params(req, &self.inner.limits).map(Work::Puzzle)
+    }
+
+    /// When a job of the same request (by its request key) is done in the store: a new job,
+    /// done with its result and marked cached, committed before it is returned. Nothing is
+    /// computed and no pool thread is taken. `None` otherwise (and always in memory).
+    pub async fn from_cache(&self, work: &Work) -> Result<Option<Arc<Job>>, JobError> {
+        let inner = &self.inner;
+        if !inner.store.is_durable() {
+            return Ok(None);
+        }
+        let (kind, request_key, request) = request_of(work);
+        let Some(done) = inner.store.done_job(&request_key).await? else {
+            return Ok(None);
+        };
+        let Some(result) = done.result else {
+            return Ok(None);
+        };
+        let outcome = match read_outcome(work, &result) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                tracing::warn!(job = %done.id, error = %e, "a stored result does not read");
+                return Ok(None);
+            }
+        };
+        let mut job = Job::new(work.clone(), None, inner.store.clone());
+        job.cached = true;
+        job.publish_end(Ok(outcome));
+        let row = NewJobRow {
+            id: job.id,
+            kind,
+            request_key,
+            request,
+            state: "done",
+            result: Some(result),
+            secret: job.digest.to_vec(),
+            cached: true,
+            created_ms: now_ms(),
+        };
+        inner
+            .store
+            .queue(WriteOp::Job(JobWrite::Create(row)))?
+            .wait()
+            .await?;
+        let job = Arc::new(job);
+        let mut table = inner.lock();
+        inner.sweep(&mut table);
+        inner.hold(&mut table, &job, false);
+        Ok(Some(job))
+    }
+
+    /// Queues checked work and returns once its creation is committed. When the store fails,
+    /// the job is stopped (it was not kept) and the error returned.
+    pub async fn start(&self, work: Work, permit: Option<Permit>) -> Result<Arc<Job>, JobError> {
+        let (job, commit) = self.submit_queued(work, permit)?;
+        if let Err(e) = commit.wait().await {
+            job.interrupted.store(true, Relaxed);
+            let mut table = self.inner.lock();
+            self.inner.stop(&mut table, &job);
+            return Err(e.into());
+        }
+        Ok(job)
+    }
+
+    /// The job with this id (text from a URL) and kind: held, or else read from the store.
+    pub async fn find(&self, id: &str, kind: JobKind) -> Result<Arc<Job>, JobError> {
+        match self.get(id, kind) {
+            Err(JobError::NotFound(message)) => self
+                .stored(id, kind)
+                .await?
+                .ok_or(JobError::NotFound(message)),
+            held => held,
+        }
+    }
+
+    /// [`JobSupervisor::cancel`], for a job read from the store too (one no longer held has
+    /// ended: it is answered as it is, to its creator only).
+    pub async fn cancel_any(
+        &self,
+        id: &str,
+        kind: JobKind,
+        token: Option<&str>,
+    ) -> Result<Arc<Job>, JobError> {
+        match self.cancel(id, kind, token) {
+            Err(JobError::NotFound(message)) => {
+                let job = self
+                    .stored(id, kind)
+                    .await?
+                    .ok_or(JobError::NotFound(message))?;
+                if !job.is_secret(token) {
+                    return Err(forbidden());
+                }
+                Ok(job)
+            }
+            other => other,
+        }
+    }
+
+    /// A job read from the store, as it was stored.
+    async fn stored(&self, id: &str, kind: JobKind) -> Result<Option<Arc<Job>>, JobError> {
+        let Ok(uuid) = Uuid::parse_str(id) else {
+            return Ok(None);
+        };
+        let Some(row) = self.inner.store.load_job(&uuid).await? else {
+            return Ok(None);
+        };
+        if row.kind != kind.as_str() {
+            return Ok(None);
+        }
+        self.inner
+            .job_from_row(&row, Vec::new())
+            .map(|job| Some(Arc::new(job)))
+            .map_err(JobError::Internal)
+    }
+
+    /// Takes back the store's jobs at start: those queued or running start again (a perft
+    /// from its finished tasks), in their order; those that ended within
+    /// `jobs.keep_finished_secs` (at most `jobs.keep_finished_max`) are held again. Returns
+    /// how many jobs start again.
+    pub async fn restore(&self) -> Result<usize, StoreError> {
+        let inner = &self.inner;
+        if !inner.store.is_durable() {
+            return Ok(0);
+        }
+        let config = &inner.limits.config;
+        let keep_ms = i64::try_from(config.keep_finished_secs)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(1000);
+        let max = i64::try_from(config.keep_finished_max).unwrap_or(i64::MAX);
+        let mut held: Vec<(i64, Arc<Job>, bool)> = Vec::new();
+        for row in inner
+            .store
+            .jobs_ended_since(now_ms().saturating_sub(keep_ms), max)
+            .await?
+        {
+            match inner.job_from_row(&row, Vec::new()) {
+                Ok(job) => held.push((row.seq, Arc::new(job), false)),
+                Err(e) => tracing::warn!(job = %row.id, error = %e, "a stored job does not read"),
+            }
+        }
+        let mut resumed = 0;
+        for row in inner.store.unfinished_jobs().await? {
+            let resume = self.finished_tasks(&row).await?;
+            let job = match inner.job_from_row(&row, resume) {
+                Ok(job) => Arc::new(job),
+                Err(e) => {
+                    tracing::warn!(job = %row.id, error = %e, "a stored job cannot start again");
+                    inner.fail_row(&row, &e);
+                    continue;
+                }
+            };
+            if row.kind == "puzzle" && row.runs >= MAX_PUZZLE_RUNS {
+                let e = JobError::Internal(format!(
+                    "the server stopped {} times while this puzzle was solved: it is not \
+                     started again",
+                    row.runs
+                ));
+                job.finish(Err(JobEnd::Failed(e)), Wait::No);
+                held.push((row.seq, job, false));
+                continue;
+            }
+            tracing::info!(job = %row.id, kind = %row.kind, tasks = job.resume.len(), "job resumed");
+            held.push((row.seq, job, true));
+            resumed += 1;
+        }
+        held.sort_by_key(|(seq, ..)| *seq);
+        let mut table = inner.lock();
+        for (_, job, queue) in &held {
+            inner.hold(&mut table, job, *queue);
+        }
+        inner.dispatch(&mut table, inner);
+        Ok(resumed)
+    }
+
+    /// The finished tasks of a stored perft job (none for a puzzle). A task that does not
+    /// read is left out: it is counted again.
+    async fn finished_tasks(&self, row: &StoredJob) -> Result<Vec<TaskDone>, StoreError> {
+        if row.kind != "perft" {
+            return Ok(Vec::new());
+        }
+        let mut done = Vec::new();
+        for task in self.inner.store.job_tasks(&row.id).await? {
+            match (usize::try_from(task.task), record::read_task(&task.result)) {
+                (Ok(index), Ok(stats)) => done.push((index, stats)),
+                (_, Err(e)) => tracing::warn!(job = %row.id, error = %e, "a stored task"),
+                (Err(_), _) => tracing::warn!(job = %row.id, task = task.task, "a stored task"),
+            }
+        }
+        Ok(done)
+    }
+}
+
+impl Inner {
+    /// Holds a job, after those held already; queued for the pool when `queue`.
+    pub(super) fn hold(&self, table: &mut Table, job: &Arc<Job>, queue: bool) {
+        table.created += 1;
+        let order = table.created;
+        table.jobs.insert(job.id, (order, Arc::clone(job)));
+        if queue {
+            table.queue.push_back(Arc::clone(job));
+        }
+    }
+
+    /// A job as stored, holding `resume`: ended as it ended (at the time it ended, having run
+    /// for its result's time), or queued when it had not ended.
+    fn job_from_row(&self, row: &StoredJob, resume: Vec<TaskDone>) -> Result<Job, String> {
+        let work = match row.kind.as_str() {
+            "perft" => Work::Perft(record::read_perft_request(
+                &row.request,
+                &self.limits,
+                self.workers.as_ref(),
+            )?),
+            "puzzle" => Work::Puzzle(record::read_puzzle_request(&row.request, &self.limits)?),
+            other => return Err(format!("a stored job of an unknown kind: {other}")),
+        };
+        let digest: [u8; 32] = row
+            .secret
+            .as_slice()
+            .try_into()
+            .map_err(|_| "a stored secret digest is not 32 bytes".to_string())?;
+        let mut job = Job::build(row.id, None, digest, work, None, self.store.clone());
+        job.cached = row.cached;
+        job.resume = resume;
+        let ending = match row.state.as_str() {
+            "queued" | "running" => return Ok(job),
+            "done" => Ok(read_outcome(
+                &job.work,
+                row.result.as_deref().unwrap_or_default(),
+            )?),
+            "cancelled" => Err(JobEnd::Cancelled),
+            "failed" => Err(JobEnd::Failed(row.error.as_deref().map_or_else(
+                || JobError::Internal("failed".into()),
+                record::read_error,
+            ))),
+            other => return Err(format!("a stored job in an unknown state: {other}")),
+        };
+        let ran = match &ending {
+            Ok(Outcome::Perft(r)) if !row.cached => r.elapsed,
+            Ok(Outcome::Puzzle(s)) if !row.cached => s.elapsed,
+            _ => Duration::ZERO,
+        };
+        job.publish_end(ending);
+        let age = Duration::from_millis(u64::try_from(now_ms() - row.updated_ms).unwrap_or(0));
+        let mut status = job.status();
+        if let Some(ended) = Instant::now().checked_sub(age) {
+            status.ended = Some(ended);
+            status.started = (ran > Duration::ZERO)
+                .then(|| ended.checked_sub(ran))
+                .flatten();
+        }
+        drop(status);
+        Ok(job)
+    }
+
+    /// Ends a stored job that cannot be read back as failed, in the store.
+    fn fail_row(&self, row: &StoredJob, why: &str) {
+        let e = JobError::Internal(format!("the job could not start again: {why}"));
+        let op = WriteOp::Job(JobWrite::End {
+            id: row.id,
+            state: "failed",
+            result: None,
+            error: Some(record::error(&e)),
+            now_ms: now_ms(),
+        });
+        if let Err(e) = self.store.queue(op) {
+            tracing::warn!(job = %row.id, error = %e, "a job's end was not stored");
+        }
+    }
+}
