@@ -10,6 +10,7 @@
 mod db;
 mod error;
 pub mod jobs;
+mod jobs_db;
 mod write;
 
 use std::sync::Arc;
