@@ -866,6 +866,42 @@ async fn every_line_of_an_ndjson_export_matches_its_documented_schema() {
 }
 
 #[actix_web::test]
+async fn job_answers_match_the_documented_schemas_computed_or_cached() {
+    let doc = document();
+    let app = app().await;
+    let jobs = [
+        (
+            "/v1/perft",
+            json!({"depth": 2, "stats": true, "threads": 1}),
+        ),
+        (
+            "/v1/puzzles",
+            json!({"fen": "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "mate_in": 1}),
+        ),
+    ];
+    for (path, body) in jobs {
+        let item = format!("{path}/{{id}}");
+        // The first answer computes, the second comes from the store.
+        for cached in [false, true] {
+            let (status, answer) = app.post(path, None, body.clone()).await;
+            assert_eq!(status, StatusCode::ACCEPTED, "{answer}");
+            assert_documented(&doc, path, "post", status, &answer);
+            assert_eq!(answer["cached"], cached, "{answer}");
+            let uri = format!("{path}/{}", answer["id"].as_str().unwrap());
+            let view = loop {
+                let (status, view) = app.get(&uri).await;
+                assert_documented(&doc, &item, "get", status, &view);
+                if view["state"] == "done" {
+                    break view;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            };
+            assert_eq!(view["cached"], cached, "{view}");
+        }
+    }
+}
+
+#[actix_web::test]
 async fn the_served_document_is_the_file() {
     let app = app().await;
     let (status, content_type, v) = app
