@@ -48,8 +48,9 @@ pub struct AppState {
 impl AppState {
     /// State for a configuration, with an optional in-process terminate callback (for programs
     /// that embed chessd as a library): opens the store `config.store` names (applying its
-    /// migrations) on the current runtime, which must outlive the state, and takes back the
-    /// jobs it holds (unfinished ones start again).
+    /// migrations) on the current runtime, which must outlive the state. (The jobs the store
+    /// holds are taken back by [`jobs::supervisor::JobSupervisor::restore`], which `serve`
+    /// calls.)
     pub async fn open(
         config: Config,
         callback: Option<TerminateCallback>,
@@ -60,16 +61,10 @@ impl AppState {
             config.store.max_batch,
         )
         .await?;
-        let state = AppState::with_store(config, callback, store);
-        let resumed = state.jobs.restore().await?;
-        if resumed > 0 {
-            tracing::info!(resumed, "unfinished jobs started again");
-        }
-        Ok(state)
+        Ok(AppState::with_store(config, callback, store))
     }
 
-    /// State for a configuration over a store already open (its jobs are not taken back: see
-    /// [`jobs::supervisor::JobSupervisor::restore`]).
+    /// State for a configuration over a store already open.
     pub fn with_store(
         config: Config,
         callback: Option<TerminateCallback>,

@@ -23,6 +23,15 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
         .resume_outbox()
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
+    // Jobs an earlier run did not finish start again (a perft from its finished tasks).
+    let resumed = state
+        .jobs
+        .restore()
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    if resumed > 0 {
+        tracing::info!(resumed, "unfinished jobs started again");
+    }
     let state = web::Data::new(state);
     let app_state = state.clone();
     let mut server =

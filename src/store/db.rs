@@ -312,7 +312,8 @@ impl Db {
         })
     }
 
-    /// Bytes the database holds (SQLite: the file's pages; PostgreSQL: the games' and jobs' tables).
+    /// Bytes the database holds (SQLite: the file's pages; PostgreSQL: the games' and jobs'
+    /// tables).
     pub(crate) async fn size_bytes(&self) -> Result<i64, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
         match self {
