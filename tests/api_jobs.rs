@@ -466,6 +466,22 @@ async fn cancel_stops_a_deep_job_within_100_ms_and_frees_its_threads() {
     let c = common::client();
     let (s, _) = common::get_json(&c, &format!("{}/v1/jobs", srv.base)).await;
     assert_eq!(s, 200);
+    // Jobs are kept in the store, whose threads (a pooled connection, the log's sync) start
+    // with the first job: start them with a small job before counting.
+    let (s, warm) = common::post_json(
+        &c,
+        &format!("{}/v1/perft", srv.base),
+        None,
+        &json!({"depth": 1, "threads": 1}),
+    )
+    .await;
+    assert_eq!(s, 202, "{warm}");
+    let warm = wait_end(
+        &c,
+        &format!("{}/v1/perft/{}", srv.base, warm["id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!(warm["state"], "done", "{warm}");
     let idle = thread_count(pid);
     assert!(idle > 0);
     let (s, job) = common::post_json(
