@@ -357,3 +357,181 @@ impl Inner {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use chessd_core::perft::perft_stats;
+
+    use super::*;
+    use crate::{
+        config::Config,
+        jobs::state::JobState,
+        store::{SqliteSync, Store},
+    };
+
+    /// A supervisor over a fresh SQLite file (deleted by the caller with [`remove`]).
+    async fn supervisor() -> (JobSupervisor, Store, String) {
+        let path = std::env::temp_dir().join(format!("chessd-jobs-{}.sqlite", Uuid::new_v4()));
+        let path = path.display().to_string();
+        let store = Store::open(&format!("sqlite://{path}"), SqliteSync::Normal, 64)
+            .await
+            .unwrap();
+        let mut config = Config::defaults().jobs;
+        config.pool_threads = 1;
+        (
+            JobSupervisor::with_store(config, None, store.clone()),
+            store,
+            path,
+        )
+    }
+
+    fn remove(path: &str) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{path}{suffix}"));
+        }
+    }
+
+    fn creation_row(job: &Job) -> JobWrite {
+        match creation(job) {
+            WriteOp::Job(op) => op,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    async fn write(store: &Store, op: JobWrite) {
+        store.queue(WriteOp::Job(op)).unwrap().wait().await.unwrap();
+    }
+
+    async fn ended(job: &Job) -> JobState {
+        assert!(
+            job.wait_finished(Duration::from_secs(30)).await,
+            "the job did not end"
+        );
+        job.state()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_restart_resumes_a_perft_from_its_tasks_and_gives_up_a_puzzle_stopped_three_times() {
+        let (sup, store, path) = supervisor().await;
+        // A perft stored as running, with its first 100 tasks finished.
+        let params = PerftParams {
+            pos: chessd_core::Position::startpos(),
+            depth: 4,
+            stats: true,
+            threads: Some(1),
+            hash_mb: None,
+            workers: None,
+        };
+        let Work::Perft(spec) = sup.perft_work(&params).unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(spec.split_plies, 2);
+        let perft = Job::new(Work::Perft(spec.clone()), None, store.clone());
+        write(&store, creation_row(&perft)).await;
+        write(
+            &store,
+            JobWrite::Start {
+                id: perft.id,
+                now_ms: now_ms(),
+            },
+        )
+        .await;
+        let split = chessd_core::perft::split(&spec.pos, 2);
+        for (i, (pos, _)) in split.iter().enumerate().take(100) {
+            let result = record::task(&perft_stats(pos, 2));
+            write(
+                &store,
+                JobWrite::Task {
+                    id: perft.id,
+                    task: i as i64,
+                    result: result.clone(),
+                    now_ms: 0,
+                },
+            )
+            .await;
+            // A result written twice is kept once.
+            write(
+                &store,
+                JobWrite::Task {
+                    id: perft.id,
+                    task: i as i64,
+                    result,
+                    now_ms: 0,
+                },
+            )
+            .await;
+        }
+        // A puzzle started three times already.
+        let puzzle = Job::new(
+            sup.puzzle_work(&PuzzleParams {
+                pos: chessd_core::Position::startpos(),
+                mate_in: 2,
+                time_limit_ms: None,
+                find_all_keys: None,
+                threads: None,
+            })
+            .unwrap(),
+            None,
+            store.clone(),
+        );
+        write(&store, creation_row(&puzzle)).await;
+        for _ in 0..MAX_PUZZLE_RUNS {
+            write(
+                &store,
+                JobWrite::Start {
+                    id: puzzle.id,
+                    now_ms: now_ms(),
+                },
+            )
+            .await;
+        }
+
+        assert_eq!(sup.restore().await.unwrap(), 1);
+        let resumed = sup
+            .find(&perft.id.to_string(), JobKind::Perft)
+            .await
+            .unwrap();
+        assert_eq!(ended(&resumed).await, JobState::Done);
+        let snap = resumed.snapshot();
+        // The start position at depth 4 (tests/data/perft/perft_gct_stats.csv).
+        let result = snap.perft.unwrap();
+        assert_eq!((result.stats.nodes, result.stats.captures), (197_281, 1576));
+        assert_eq!((snap.resumed, snap.computed), (100, split.len() - 100));
+        let given_up = sup
+            .find(&puzzle.id.to_string(), JobKind::Puzzle)
+            .await
+            .unwrap();
+        assert_eq!(given_up.state(), JobState::Failed);
+        assert_eq!(given_up.snapshot().error.unwrap().code(), "internal");
+        // Both ends are stored: the perft without its tasks.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let p = store.load_job(&perft.id).await.unwrap().unwrap();
+            let z = store.load_job(&puzzle.id).await.unwrap().unwrap();
+            if p.state == "done" && z.state == "failed" {
+                assert_eq!((p.runs, z.runs), (2, MAX_PUZZLE_RUNS));
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{p:?} {z:?}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(store.job_tasks(&perft.id).await.unwrap().is_empty());
+        // Read back from the store alone, the perft is the same, and the same request is
+        // answered from it.
+        let other = JobSupervisor::with_store(Config::defaults().jobs, None, store.clone());
+        let stored = other
+            .find(&perft.id.to_string(), JobKind::Perft)
+            .await
+            .unwrap();
+        assert_eq!(stored.snapshot().perft, resumed.snapshot().perft);
+        let cached = other.from_cache(&Work::Perft(spec)).await.unwrap().unwrap();
+        assert!(cached.cached());
+        assert_eq!(cached.snapshot().perft, resumed.snapshot().perft);
+        assert_ne!(cached.id(), perft.id);
+        drop((sup, other));
+        store.close().await;
+        remove(&path);
+    }
+}
