@@ -47,9 +47,12 @@ SEED_ARGS=()
 
 rm -f "$REPORT_DIR"/junit-*.xml
 status=0
+# One worker: with two, Python 3.11's ast module (parsing sources for hypothesis's lambda
+# descriptions in both threads at once) fails now and then with "AST constructor recursion depth
+# mismatch", an error of the tool, not of chessd.
 "$ST" --config-file tests/schemathesis/schemathesis.toml run "$BASE/openapi.json" \
   --max-time "$MAX_TIME" \
-  --workers 2 \
+  --workers 1 \
   --report junit --report-dir "$REPORT_DIR" \
   "${SEED_ARGS[@]}" || status=$?
 
