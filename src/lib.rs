@@ -86,7 +86,7 @@ impl AppState {
             jobs,
             admission,
             config: Arc::new(config),
-            games: Arc::new(games),
+            games,
         }
     }
 }

@@ -6,6 +6,7 @@
 use std::{sync::Arc, time::Duration};
 
 use actix::Addr;
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -25,17 +26,42 @@ use crate::{
     uci::protocol::GoLimits,
 };
 
+/// Brings a stored game back into memory (the game layer's [`Games::get`](super::Games::get)),
+/// for a request that found the game's actor gone: it left memory (idle eviction) between the
+/// lookup and the request.
+pub(crate) type Reload =
+    Arc<dyn Fn(Uuid) -> BoxFuture<'static, Result<GameHandle, GameError>> + Send + Sync>;
+
 /// A handle on one live game.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GameHandle {
     id: Uuid,
     addr: Addr<GameActor>,
+    reload: Option<Reload>,
+}
+
+impl std::fmt::Debug for GameHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameHandle")
+            .field("id", &self.id)
+            .field("reloads", &self.reload.is_some())
+            .finish()
+    }
+}
+
+/// What one request to an actor came to.
+enum Asked<T> {
+    /// The actor answered.
+    Answer(Result<T, GameError>),
+    /// The actor had stopped (or stopped before answering): the request was not done.
+    Gone,
 }
 
 impl GameHandle {
-    /// A handle on the actor `addr` of game `id`.
-    pub(crate) fn new(id: Uuid, addr: Addr<GameActor>) -> GameHandle {
-        GameHandle { id, addr }
+    /// A handle on the actor `addr` of game `id`; `reload` brings the game back from the store
+    /// when its actor turns out to have left memory.
+    pub(crate) fn new(id: Uuid, addr: Addr<GameActor>, reload: Option<Reload>) -> GameHandle {
+        GameHandle { id, addr, reload }
     }
 
     /// The game's id.
@@ -43,22 +69,47 @@ impl GameHandle {
         self.id
     }
 
-    /// Sends one request and waits for its answer.
+    /// Sends one request and waits for its answer. A stored game whose actor left memory just
+    /// before (a stopped actor does nothing more, so the request was not done) is brought back
+    /// and asked once more; a game that stopped for good is `game_not_found`.
     async fn ask<T>(
         &self,
         token: Option<String>,
-        request: impl FnOnce(Reply<T>) -> Request,
+        request: impl Fn(Reply<T>) -> Request,
     ) -> Result<T, GameError> {
-        let (reply, answer) = oneshot::channel();
         let gone = || GameError::NotFound(self.id.to_string());
-        self.addr
-            .send(Envelope {
-                token,
-                request: request(reply),
-            })
-            .await
-            .map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())?
+        match self.ask_once(token.clone(), &request).await {
+            Asked::Answer(answer) => answer,
+            Asked::Gone => {
+                let Some(reload) = &self.reload else {
+                    return Err(gone());
+                };
+                let fresh = reload(self.id).await?;
+                match fresh.ask_once(token, &request).await {
+                    Asked::Answer(answer) => answer,
+                    Asked::Gone => Err(gone()),
+                }
+            }
+        }
+    }
+
+    async fn ask_once<T>(
+        &self,
+        token: Option<String>,
+        request: &impl Fn(Reply<T>) -> Request,
+    ) -> Asked<T> {
+        let (reply, answer) = oneshot::channel();
+        let envelope = Envelope {
+            token,
+            request: request(reply),
+        };
+        if self.addr.send(envelope).await.is_err() {
+            return Asked::Gone;
+        }
+        match answer.await {
+            Ok(result) => Asked::Answer(result),
+            Err(_) => Asked::Gone,
+        }
     }
 
     /// Checks that `token` meets `need` (nothing else is done).
@@ -83,7 +134,8 @@ impl GameHandle {
         token: Option<String>,
         action: Action,
     ) -> Result<ActionReply, GameError> {
-        self.ask(token, |reply| Request::Act(action, reply)).await
+        self.ask(token, |reply| Request::Act(action.clone(), reply))
+            .await
     }
 
     /// Subscribes to the game's events (after version `since` first, when given), as the
@@ -96,7 +148,7 @@ impl GameHandle {
     ) -> Result<Subscription, GameError> {
         self.ask(token, |reply| Request::Subscribe {
             since,
-            events,
+            events: events.clone(),
             reply,
         })
         .await
@@ -123,7 +175,7 @@ impl GameHandle {
         token: Option<String>,
         action: EngineAction,
     ) -> Result<EngineReply, GameError> {
-        self.ask(token, |reply| Request::Engine(action, reply))
+        self.ask(token, |reply| Request::Engine(action.clone(), reply))
             .await
     }
 

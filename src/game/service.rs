@@ -2,7 +2,7 @@
 //! before anything is built: the server's, the client's rate and quota, the opponent engine's
 //! session) and finds them by id.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use chessd_core::game::Game;
 use dashmap::DashMap;
@@ -15,6 +15,7 @@ use crate::{
         command::OpponentSpec,
         engine_state::Opponent,
         engines::EngineFactory,
+        handle::Reload,
         hooks::Hooks,
         journal::{setup_of, setup_text, StoredOpponent, StoredOptions},
         registry::GameRegistry,
@@ -30,6 +31,8 @@ pub struct Games {
     admission: Admission,
     /// Games being brought back from the store, so that two requests load a game once.
     loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
+    /// This very value, for handles that bring their game back (see [`GameHandle`]).
+    me: Weak<Games>,
 }
 
 /// A game to create.
@@ -53,7 +56,7 @@ impl Games {
         admission: Admission,
         store: Store,
         evict_after: Option<std::time::Duration>,
-    ) -> Games {
+    ) -> Arc<Games> {
         let registry = Arc::new(GameRegistry::new(max_games));
         let forget = Arc::clone(&registry);
         let env = GameEnv {
@@ -64,12 +67,32 @@ impl Games {
             store,
             evict_after,
         };
-        Games {
+        Arc::new_cyclic(|me| Games {
             registry,
             env: Arc::new(env),
             admission,
             loading: DashMap::new(),
-        }
+            me: me.clone(),
+        })
+    }
+
+    /// A handle on the actor `addr` of game `id`; a stored game's handle brings the game back
+    /// when its actor has left memory.
+    fn handle(&self, id: Uuid, addr: actix::Addr<crate::game::actor::GameActor>) -> GameHandle {
+        let reload: Option<Reload> = self.env.store.is_durable().then(|| {
+            let me = self.me.clone();
+            let reload: Reload = Arc::new(move |id: Uuid| {
+                let me = me.clone();
+                Box::pin(async move {
+                    match me.upgrade() {
+                        Some(games) => games.get(&id.to_string()).await,
+                        None => Err(GameError::ShuttingDown),
+                    }
+                })
+            });
+            reload
+        });
+        GameHandle::new(id, addr, reload)
     }
 
     /// The game with this id (text from a URL): in memory, or brought back from the store.
@@ -110,7 +133,7 @@ impl Games {
             _ => None,
         };
         let addr = resume_game(Arc::clone(&self.env), stored, options, opponent)?;
-        let handle = GameHandle::new(id, addr);
+        let handle = self.handle(id, addr);
         self.registry.insert(reservation, handle.clone());
         tracing::info!(game = %id, "game brought back from the store");
         Ok(handle)
@@ -181,7 +204,7 @@ impl Games {
                 created,
             },
         );
-        let handle = GameHandle::new(id, addr);
+        let handle = self.handle(id, addr);
         self.registry.insert(reservation, handle.clone());
         Ok((handle, secrets))
     }

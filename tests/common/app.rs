@@ -143,6 +143,14 @@ impl TestApp {
         callback: Option<chessd::TerminateCallback>,
     ) -> TestApp {
         let (state, scratch) = scratch_state(config, callback).await;
+        TestApp::with_scratch_state(state, scratch).await
+    }
+
+    /// The app over a state from [`scratch_state`], deleting its scratch file on drop.
+    pub async fn with_scratch_state(
+        state: AppState,
+        scratch: Option<std::path::PathBuf>,
+    ) -> TestApp {
         let mut app = TestApp::with_state(state).await;
         app.scratch = scratch;
         app
