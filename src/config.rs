@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 12] = [
+const SECTIONS: [&str; 13] = [
     "bind",
     "workers",
     "auth",
@@ -30,6 +30,7 @@ const SECTIONS: [&str; 12] = [
     "engines",
     "jobs",
     "gct_workers",
+    "cluster",
 ];
 
 /// The whole configuration.
@@ -62,6 +63,39 @@ pub struct Config {
     /// Grand Chess Tree workers perft jobs may hand tasks to, by name (none: local threads only).
     #[serde(default)]
     pub gct_workers: BTreeMap<String, EndpointConfig>,
+    /// Several nodes on one PostgreSQL (off unless `advertise_url` is set).
+    pub cluster: ClusterConfig,
+}
+
+/// Several chessd nodes sharing one PostgreSQL store: membership and shard leases.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// This node's address as the other nodes reach it (`http://HOST:PORT`); empty = not in a
+    /// cluster. Needs a `postgres://` store.
+    pub advertise_url: String,
+    /// Shards games are grouped in (the same on every node).
+    pub shards: u32,
+    /// Milliseconds between two heartbeats (lease renewals) of this node.
+    pub heartbeat_ms: u64,
+    /// Milliseconds a lease (a node's, a shard's) lasts without renewal; a dead node's games are
+    /// served again by another node about this long after its last heartbeat.
+    pub lease_ms: u64,
+    /// Milliseconds a request for a game whose shard has no owner (during a failover) waits
+    /// for one before it is answered `game_unavailable`.
+    pub placement_wait_ms: u64,
+}
+
+impl ClusterConfig {
+    /// How long a request waits for its game's shard to have a reachable owner.
+    pub fn placement_wait(&self) -> Duration {
+        Duration::from_millis(self.placement_wait_ms)
+    }
+
+    /// Whether this node is a cluster member.
+    pub fn enabled(&self) -> bool {
+        !self.advertise_url.is_empty()
+    }
 }
 
 /// Where a line-protocol peer (a UCI engine or a Grand Chess Tree worker) lives: exactly one of

@@ -12,6 +12,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod cluster;
 pub mod config;
 pub mod game;
 pub mod jobs;
@@ -43,6 +44,8 @@ pub struct AppState {
     pub jobs: jobs::supervisor::JobSupervisor,
     /// What each client may spend: rates, quotas, the engine-session total.
     pub admission: admission::Admission,
+    /// This node's part in a cluster (`None`: a single node).
+    pub cluster: Option<cluster::Cluster>,
 }
 
 impl AppState {
@@ -61,7 +64,19 @@ impl AppState {
             config.store.max_batch,
         )
         .await?;
-        Ok(AppState::with_store(config, callback, store))
+        if !config.cluster.enabled() {
+            return Ok(AppState::with_store(config, callback, store));
+        }
+        let db = store.cluster_db().ok_or_else(|| {
+            store::StoreError::Url(
+                "cluster.advertise_url is set: a cluster needs a postgres:// store".into(),
+            )
+        })?;
+        let cluster = cluster::Cluster::join(&config.cluster, db).await?;
+        let state = AppState::build(config, callback, store, Some(cluster.clone()));
+        cluster.attach(&state.games);
+        tokio::spawn(cluster.run());
+        Ok(state)
     }
 
     /// State for a configuration over a store already open.
@@ -70,23 +85,38 @@ impl AppState {
         callback: Option<TerminateCallback>,
         store: store::Store,
     ) -> AppState {
+        AppState::build(config, callback, store, None)
+    }
+
+    fn build(
+        config: Config,
+        callback: Option<TerminateCallback>,
+        store: store::Store,
+        cluster: Option<cluster::Cluster>,
+    ) -> AppState {
+        let ownership: Arc<dyn game::ownership::Ownership> = match &cluster {
+            Some(c) => Arc::new(c.clone()),
+            None => Arc::new(game::ownership::SingleNode),
+        };
         let hooks = Hooks::new(&config.webhooks, store.clone(), callback);
         let admission = admission::Admission::from_config(&config);
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config, store.clone());
-        let games = Games::new(
-            config.limits.max_games,
-            Arc::new(hooks),
-            config.games.event_history,
-            EngineFactory::new(config.engines.clone(), admission.clone()),
-            admission.clone(),
+        let games = Games::new(game::service::GamesParts {
+            max_games: config.limits.max_games,
+            hooks: Arc::new(hooks),
+            event_history: config.games.event_history,
+            engines: EngineFactory::new(config.engines.clone(), admission.clone()),
+            admission: admission.clone(),
             store,
-            config.store.evict_after(),
-        );
+            evict_after: config.store.evict_after(),
+            ownership,
+        });
         AppState {
             jobs,
             admission,
             config: Arc::new(config),
             games,
+            cluster,
         }
     }
 }

@@ -17,6 +17,9 @@ struct Metrics {
     store_commits: IntCounter,
     store_writes: IntCounter,
     webhooks: IntCounterVec,
+    cluster_shards: IntGauge,
+    cluster_nodes: IntGauge,
+    forwarded: IntCounter,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -57,6 +60,22 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         &["outcome"],
     )
     .unwrap_or_else(|e| panic!("metric: {e}"));
+    let gauge = |name: &str, help: &str| {
+        IntGauge::new(name, help).unwrap_or_else(|e| panic!("metric: {e}"))
+    };
+    let cluster_shards = gauge(
+        "chessd_cluster_shards_owned",
+        "Shards this node owns (0 outside a cluster)",
+    );
+    let cluster_nodes = gauge(
+        "chessd_cluster_nodes_live",
+        "Cluster nodes whose lease holds, as this node last saw them",
+    );
+    let forwarded = IntCounter::new(
+        "chessd_forwarded_requests_total",
+        "Requests (and WebSocket connections) forwarded to the node owning their game",
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
     for m in [
         Box::new(games_alive.clone()) as Box<dyn prometheus::core::Collector>,
         Box::new(moves.clone()),
@@ -66,6 +85,9 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         Box::new(store_commits.clone()),
         Box::new(store_writes.clone()),
         Box::new(webhooks.clone()),
+        Box::new(cluster_shards.clone()),
+        Box::new(cluster_nodes.clone()),
+        Box::new(forwarded.clone()),
     ] {
         registry
             .register(m)
@@ -81,8 +103,22 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         store_commits,
         store_writes,
         webhooks,
+        cluster_shards,
+        cluster_nodes,
+        forwarded,
     }
 });
+
+/// Sets this node's cluster figures: shards owned and live nodes.
+pub fn set_cluster(shards_owned: usize, nodes_live: usize) {
+    METRICS.cluster_shards.set(shards_owned as i64);
+    METRICS.cluster_nodes.set(nodes_live as i64);
+}
+
+/// Counts a request forwarded to another node.
+pub fn count_forwarded() {
+    METRICS.forwarded.inc();
+}
 
 /// Counts a webhook attempt (`delivered`, `failed`) or a webhook given up (`expired`).
 pub fn count_webhook(outcome: &str) {

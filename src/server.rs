@@ -97,6 +97,11 @@ pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
         .hooks()
         .wait_idle(deadline.saturating_duration_since(Instant::now()))
         .await;
+    // The games are out of memory: their shards go to the other nodes at once (not after the
+    // lease); a write still queued is fenced if another node has taken its shard meanwhile.
+    if let Some(cluster) = &state.cluster {
+        cluster.leave().await;
+    }
     // Every acknowledged write is committed already; this drains what is still queued.
     state.games.store().close().await;
     handle.stop(true).await;

@@ -50,6 +50,8 @@ pub enum ErrorCode {
     ShuttingDown,
     /// The store could not keep a change, so it was not made.
     StoreUnavailable,
+    /// The game's shard is moving between cluster nodes (a failover or a node joining).
+    GameUnavailable,
     /// No engine of that name in the configuration.
     EngineNotFound,
     /// The game has no engine attached.
@@ -108,6 +110,7 @@ impl ErrorCode {
             GameNotFound | NotFound => StatusCode::NOT_FOUND,
             Forbidden => StatusCode::FORBIDDEN,
             TooManyGames | ShuttingDown | StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            GameUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             EngineNotFound => StatusCode::NOT_FOUND,
             NoEngine => StatusCode::CONFLICT,
@@ -153,6 +156,7 @@ impl ErrorCode {
             MethodNotAllowed => "method_not_allowed",
             ShuttingDown => "shutting_down",
             StoreUnavailable => "store_unavailable",
+            GameUnavailable => "game_unavailable",
             EngineNotFound => "engine_not_found",
             NoEngine => "no_engine",
             EngineBusy => "engine_busy",
@@ -332,6 +336,12 @@ impl From<GameError> for ApiError {
             GameError::TooManyGames(_) => ErrorCode::TooManyGames,
             GameError::ShuttingDown => ErrorCode::ShuttingDown,
             GameError::Store(_) => ErrorCode::StoreUnavailable,
+            GameError::Unavailable(_) => {
+                return ApiError {
+                    retry_after_secs: Some(1),
+                    ..ApiError::new(ErrorCode::GameUnavailable, e.to_string())
+                }
+            }
             GameError::WebhookNotAllowed(_) => ErrorCode::WebhookNotAllowed,
             GameError::NoEngine => ErrorCode::NoEngine,
             GameError::EngineBusy(_) => ErrorCode::EngineBusy,

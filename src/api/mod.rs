@@ -4,9 +4,11 @@
 
 pub mod archive;
 pub mod client;
+pub mod cluster;
 pub mod engines;
 pub mod error;
 pub mod export;
+pub mod forward;
 pub mod games;
 pub mod jobs;
 pub mod jobs_wire;
@@ -50,6 +52,8 @@ fn api_scope() -> actix_web::Scope<
     >,
 > {
     web::scope("")
+        // Innermost: a request for a game another cluster node owns goes there.
+        .wrap(actix_web::middleware::from_fn(forward::route_elsewhere))
         .wrap(actix_web::middleware::from_fn(record_latency))
         .wrap(
             actix_web::middleware::ErrorHandlers::new()

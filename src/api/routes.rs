@@ -6,7 +6,7 @@ use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
 };
 
-use super::{archive, engines, export, games, jobs, position, system, ws};
+use super::{archive, cluster, engines, export, games, jobs, position, system, ws};
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
 /// handler that answers it.
@@ -60,6 +60,7 @@ pub fn route_table() -> Vec<ApiRoute> {
         // Before `/v1/games/{id}`, which would take `export` for an id.
         R::new(GET, "/v1/games/export", export::export),
         R::new(GET, "/v1/engines", engines::list),
+        R::new(GET, "/v1/cluster", cluster::status),
         // Jobs.
         R::new(GET, "/v1/jobs", jobs::list),
         R::new(POST, "/v1/perft", jobs::create_perft),

@@ -36,7 +36,7 @@ use crate::{
         state::{SavedClock, SavedState},
         GameError,
     },
-    store::{Store, WriteOp},
+    store::{Fence, Store, WriteOp},
 };
 
 pub use crate::game::{options::GameOptions, secrets::Secrets};
@@ -90,6 +90,8 @@ pub struct GameActor {
     created: std::time::SystemTime,
     /// The game's row in the store, when the store keeps games.
     stored: Option<i64>,
+    /// The shard lease its writes are made under (in a cluster).
+    fence: Option<Fence>,
     /// The engine opponent the game was created with, as stored (kept in its options).
     stored_opponent: Option<StoredOpponent>,
     /// The result last written to the store (the games row's `status`).
@@ -150,6 +152,7 @@ impl GameActor {
             moved,
             created: std::time::SystemTime::now(),
             stored: None,
+            fence: None,
             stored_opponent: None,
             stored_result: chessd_core::game::GameResult::Ongoing,
             in_flight: 0,
@@ -184,7 +187,7 @@ impl GameActor {
     /// (timers and engine output go on).
     fn write(&mut self, op: WriteOp, ctx: &mut Context<Self>) {
         self.in_flight += 1;
-        let committed = self.env.store.write(op);
+        let committed = self.env.store.write_fenced(op, self.fence);
         ctx.spawn(
             committed
                 .into_actor(self)
@@ -739,7 +742,7 @@ impl Handler<Envelope> for GameActor {
             self.backlog.push_back(msg);
             return;
         }
-        if !matches!(msg.request, Request::Shutdown | Request::Unsubscribe(_)) {
+        if !matches!(msg.request, Request::Leave(_) | Request::Unsubscribe(_)) {
             self.touch(ctx);
         }
         let caller = self.caller(msg.token.as_deref());
@@ -782,8 +785,8 @@ impl Handler<Envelope> for GameActor {
                 self.touch(ctx);
                 self.subscribers.retain(|(sid, _)| *sid != id);
             }
-            Request::Shutdown => {
-                self.end_actor(StopReason::Shutdown, ctx);
+            Request::Leave(reason) => {
+                self.end_actor(reason, ctx);
             }
             Request::Engine(action, reply) => self.handle_engine(caller, action, reply, ctx),
             Request::Authorize(_, reply) => {
@@ -802,7 +805,7 @@ fn refuse(request: Request, error: GameError) {
         Request::Subscribe { reply, .. } => drop(reply.send(Err(error))),
         Request::Engine(_, r) => drop(r.send(Err(error))),
         Request::Authorize(_, r) => drop(r.send(Err(error))),
-        Request::Unsubscribe(_) | Request::Shutdown => {}
+        Request::Unsubscribe(_) | Request::Leave(_) => {}
     }
 }
 
@@ -844,6 +847,8 @@ pub struct ActorStart {
     pub secrets: SecretDigests,
     /// Its row in the store (`None` in memory).
     pub stored: Option<i64>,
+    /// The shard lease its writes are made under (in a cluster).
+    pub fence: Option<Fence>,
     /// Its place among its creator's unfinished games.
     pub permit: Option<Permit>,
     /// An engine already started, to become the game's opponent.
@@ -867,6 +872,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
         start.opponent,
     );
     actor.stored = start.stored;
+    actor.fence = start.fence;
     actor.stored_opponent = start.stored_opponent;
     actor.created = start.created;
     // The games row holds the result the game was created with (a PGN may end it already).
@@ -881,6 +887,7 @@ pub fn resume_game(
     stored: crate::store::StoredGame,
     options: StoredOptions,
     opponent: Option<(StartedEngine, Opponent)>,
+    fence: Option<Fence>,
 ) -> Result<actix::Addr<GameActor>, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
         GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
@@ -915,6 +922,7 @@ pub fn resume_game(
     actor.moved = actor.moved || !stored.entries.is_empty();
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
     actor.stored = Some(stored.seq);
+    actor.fence = fence;
     actor.stored_result = actor.game.status().result;
     Ok(actor.start())
 }

@@ -312,8 +312,9 @@ pub enum Request {
     },
     /// Stop receiving events.
     Unsubscribe(u64),
-    /// Stop because the server shuts down.
-    Shutdown,
+    /// Leave memory for this reason (the server shuts down, the game moved to another node);
+    /// a stored game stays in the store.
+    Leave(crate::game::hooks::StopReason),
     /// Engine work.
     Engine(EngineAction, Reply<EngineReply>),
     /// Only check that the secret meets a need (before a route reports a malformed body, so

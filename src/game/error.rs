@@ -67,6 +67,9 @@ pub enum GameError {
     /// store at the next request).
     #[error("the change could not be stored, so it was not made: {0}")]
     Store(String),
+    /// This node does not own the game (in a cluster, while its shard moves between nodes).
+    #[error("{0}")]
+    Unavailable(String),
     /// Something went wrong inside the server.
     #[error("{0}")]
     Internal(String),

@@ -20,6 +20,7 @@ use crate::{
         },
         engine_state::{AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, PlayReply},
         events::EventFrame,
+        hooks::StopReason,
         state::SavedState,
         GameError,
     },
@@ -166,7 +167,16 @@ impl GameHandle {
     pub fn shutdown(&self) {
         self.addr.do_send(Envelope {
             token: None,
-            request: Request::Shutdown,
+            request: Request::Leave(StopReason::Shutdown),
+        });
+    }
+
+    /// Takes the game out of this node's memory because another node owns it now (without
+    /// waiting); it stays in the store.
+    pub fn leave_node(&self) {
+        self.addr.do_send(Envelope {
+            token: None,
+            request: Request::Leave(StopReason::Moved),
         });
     }
 

@@ -40,6 +40,9 @@ pub enum StopReason {
     /// The game was untouched for `store.evict_after_secs`: it leaves memory and comes back
     /// from the store at its next request.
     Evicted,
+    /// The node gave up the game's shard (another node of the cluster owns it now): the game
+    /// leaves this node's memory and is served by the new owner from the store.
+    Moved,
 }
 
 impl StopReason {
@@ -52,6 +55,7 @@ impl StopReason {
             StopReason::Abandoned => "abandoned",
             StopReason::StoreFailed => "store_failed",
             StopReason::Evicted => "evicted",
+            StopReason::Moved => "moved",
         }
     }
 
@@ -60,7 +64,10 @@ impl StopReason {
     pub fn ends_the_game(self) -> bool {
         !matches!(
             self,
-            StopReason::Shutdown | StopReason::StoreFailed | StopReason::Evicted
+            StopReason::Shutdown
+                | StopReason::StoreFailed
+                | StopReason::Evicted
+                | StopReason::Moved
         )
     }
 }

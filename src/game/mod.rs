@@ -19,6 +19,7 @@ pub mod hooks;
 pub mod journal;
 pub mod options;
 pub mod outbox;
+pub mod ownership;
 pub mod registry;
 pub mod secrets;
 pub mod service;

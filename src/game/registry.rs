@@ -84,6 +84,15 @@ impl GameRegistry {
         crate::metrics::set_games_alive(self.games.len());
     }
 
+    /// The handles of the live games whose id `pick` picks.
+    pub fn handles_where(&self, pick: impl Fn(&Uuid) -> bool) -> Vec<GameHandle> {
+        self.games
+            .iter()
+            .filter(|e| pick(e.key()))
+            .map(|e| e.value().clone())
+            .collect()
+    }
+
     /// How many games are alive.
     pub fn len(&self) -> usize {
         self.games.len()

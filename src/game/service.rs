@@ -18,6 +18,7 @@ use crate::{
         handle::Reload,
         hooks::Hooks,
         journal::{setup_of, setup_text, StoredOpponent, StoredOptions},
+        ownership::Ownership,
         registry::GameRegistry,
         GameError, GameHandle,
     },
@@ -33,6 +34,8 @@ pub struct Games {
     loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
     /// This very value, for handles that bring their game back (see [`GameHandle`]).
     me: Weak<Games>,
+    /// Which games this node may hold (all of them, unless in a cluster).
+    ownership: Arc<dyn Ownership>,
 }
 
 /// A game to create.
@@ -45,18 +48,40 @@ pub struct NewGame {
     pub opponent: Option<OpponentSpec>,
 }
 
+/// What [`Games`] is built from.
+pub struct GamesParts {
+    /// Most games in memory at once.
+    pub max_games: usize,
+    /// Terminate hooks.
+    pub hooks: Arc<Hooks>,
+    /// Events kept per game for reconnecting clients.
+    pub event_history: usize,
+    /// Starts the engines games attach.
+    pub engines: EngineFactory,
+    /// What each client may spend.
+    pub admission: Admission,
+    /// Where games are kept.
+    pub store: Store,
+    /// A stored game untouched this long leaves memory.
+    pub evict_after: Option<std::time::Duration>,
+    /// Which games this node may hold.
+    pub ownership: Arc<dyn Ownership>,
+}
+
 impl Games {
     /// No games in memory yet; at most `max_games` at once. Games are kept in `store`, and
     /// leave memory when untouched for `evict_after`.
-    pub fn new(
-        max_games: usize,
-        hooks: Arc<Hooks>,
-        event_history: usize,
-        engines: EngineFactory,
-        admission: Admission,
-        store: Store,
-        evict_after: Option<std::time::Duration>,
-    ) -> Arc<Games> {
+    pub fn new(parts: GamesParts) -> Arc<Games> {
+        let GamesParts {
+            max_games,
+            hooks,
+            event_history,
+            engines,
+            admission,
+            store,
+            evict_after,
+            ownership,
+        } = parts;
         let registry = Arc::new(GameRegistry::new(max_games));
         let forget = Arc::clone(&registry);
         let env = GameEnv {
@@ -73,6 +98,7 @@ impl Games {
             admission,
             loading: DashMap::new(),
             me: me.clone(),
+            ownership,
         })
     }
 
@@ -117,6 +143,7 @@ impl Games {
 
     /// Brings a stored game back into memory.
     async fn load(&self, id: Uuid) -> Result<GameHandle, GameError> {
+        let fence = self.ownership.fence(&id)?;
         let reservation = self.registry.reserve()?;
         let stored = self
             .env
@@ -132,7 +159,7 @@ impl Games {
             (Some(record), "ongoing") => self.restart_opponent(id, record).await,
             _ => None,
         };
-        let addr = resume_game(Arc::clone(&self.env), stored, options, opponent)?;
+        let addr = resume_game(Arc::clone(&self.env), stored, options, opponent, fence)?;
         let handle = self.handle(id, addr);
         self.registry.insert(reservation, handle.clone());
         tracing::info!(game = %id, "game brought back from the store");
@@ -148,6 +175,8 @@ impl Games {
         client: &ClientKey,
         new: NewGame,
     ) -> Result<(GameHandle, Secrets), GameError> {
+        let id = self.ownership.new_id()?;
+        let fence = self.ownership.fence(&id)?;
         let reservation = self.registry.reserve()?;
         self.admission.check_game_rate(client)?;
         let permit = self.admission.acquire_game(client)?;
@@ -164,7 +193,6 @@ impl Games {
             )),
             None => None,
         };
-        let id = Uuid::new_v4();
         let created = std::time::SystemTime::now();
         let secrets = Secrets::generate();
         let digests = secrets.digests();
@@ -183,7 +211,7 @@ impl Games {
             let seq = self
                 .env
                 .store
-                .write(WriteOp::Create(row))
+                .write_fenced(WriteOp::Create(row), fence)
                 .await
                 .map_err(|e| GameError::Store(e.to_string()))?;
             Some(seq)
@@ -198,6 +226,7 @@ impl Games {
                 options: new.options,
                 secrets: digests,
                 stored,
+                fence,
                 permit: Some(permit),
                 opponent,
                 stored_opponent,
@@ -273,6 +302,21 @@ impl Games {
     /// Whether no game is alive.
     pub fn is_empty(&self) -> bool {
         self.registry.is_empty()
+    }
+
+    /// Takes out of memory every game `moved` picks (their shard moved to another node); they
+    /// stay in the store. Gives how many were told to leave.
+    pub fn leave_node(&self, moved: impl Fn(&Uuid) -> bool) -> usize {
+        let leaving = self.registry.handles_where(moved);
+        for game in &leaving {
+            game.leave_node();
+        }
+        leaving.len()
+    }
+
+    /// How many games `pick` picks are in memory.
+    pub fn count_where(&self, pick: impl Fn(&Uuid) -> bool) -> usize {
+        self.registry.handles_where(pick).len()
     }
 
     /// Refuses new games and tells every live game to stop (server shutdown).

@@ -18,6 +18,13 @@ pub enum StoreError {
         /// The version both wrote.
         version: i64,
     },
+    /// The writer no longer holds the lease of the game's shard (another node owns it now):
+    /// nothing was written.
+    #[error("this node no longer owns shard {shard}: the write was refused")]
+    Fenced {
+        /// The game's shard.
+        shard: i32,
+    },
     /// The database refused or failed a query.
     #[error("store: {0}")]
     Database(String),

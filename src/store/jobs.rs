@@ -146,7 +146,11 @@ impl Store {
         let (done, answer) = oneshot::channel();
         inner
             .writes
-            .try_send(Pending { op: Some(op), done })
+            .try_send(Pending {
+                op: Some(op),
+                fence: None,
+                done,
+            })
             .map_err(|e| match e {
                 tokio::sync::mpsc::error::TrySendError::Full(_) => StoreError::Busy,
                 tokio::sync::mpsc::error::TrySendError::Closed(_) => StoreError::Closed,

@@ -7,6 +7,7 @@
 //! commit. Reads go to the database directly. `store.url = "memory"` keeps nothing (for
 //! measuring the store's cost beside it).
 
+pub mod cluster;
 mod db;
 mod error;
 pub mod jobs;
@@ -181,10 +182,22 @@ pub struct GameSummary {
     pub updated_ms: i64,
 }
 
+/// The lease a write is made under: the game's shard and the fencing token its owner held
+/// when the game was loaded. The write is committed only while the shard still has that
+/// token (checked in the write's own transaction), so a node that lost the shard cannot write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fence {
+    /// The shard.
+    pub shard: i32,
+    /// The token.
+    pub token: i64,
+}
+
 /// A write waiting for the writer; `None` asks the writer to let its connection go once every
 /// earlier write is committed (the store is closing).
 struct Pending {
     op: Option<WriteOp>,
+    fence: Option<Fence>,
     done: oneshot::Sender<Result<i64, StoreError>>,
 }
 
@@ -245,6 +258,16 @@ impl Store {
         &self,
         op: WriteOp,
     ) -> impl std::future::Future<Output = Result<i64, StoreError>> + 'static {
+        self.write_fenced(op, None)
+    }
+
+    /// [`Store::write`] under a shard's lease: refused with [`StoreError::Fenced`] when the
+    /// shard's token is no longer `fence`'s.
+    pub fn write_fenced(
+        &self,
+        op: WriteOp,
+        fence: Option<Fence>,
+    ) -> impl std::future::Future<Output = Result<i64, StoreError>> + 'static {
         let inner = self.inner.clone();
         async move {
             let Some(inner) = inner else {
@@ -253,7 +276,11 @@ impl Store {
             let (done, answer) = oneshot::channel();
             inner
                 .writes
-                .send(Pending { op: Some(op), done })
+                .send(Pending {
+                    op: Some(op),
+                    fence,
+                    done,
+                })
                 .await
                 .map_err(|_| StoreError::Closed)?;
             answer.await.map_err(|_| StoreError::Closed)?
@@ -305,6 +332,17 @@ impl Store {
         }
     }
 
+    /// The cluster's tables, on PostgreSQL (`None` for any other store).
+    pub fn cluster_db(&self) -> Option<cluster::ClusterDb> {
+        match &self.inner {
+            Some(inner) => match &inner.db {
+                Db::Postgres(pool) => Some(cluster::ClusterDb::new(pool.clone())),
+                Db::Sqlite(_) => None,
+            },
+            None => None,
+        }
+    }
+
     /// Bytes the database holds (0 in memory).
     pub async fn size_bytes(&self) -> Result<i64, StoreError> {
         match &self.inner {
@@ -319,7 +357,12 @@ impl Store {
             // Queued after every earlier write: its answer means the queue is drained and the
             // writer has let its connection go.
             let (done, answer) = oneshot::channel();
-            if inner.writes.send(Pending { op: None, done }).await.is_ok() {
+            let closing = Pending {
+                op: None,
+                fence: None,
+                done,
+            };
+            if inner.writes.send(closing).await.is_ok() {
                 let _ = answer.await;
             }
             inner.db.close().await;
@@ -347,6 +390,7 @@ async fn run_writer(
         tx
     });
     let mut ops = Vec::with_capacity(max_batch);
+    let mut fences = Vec::with_capacity(max_batch);
     let mut dones = Vec::with_capacity(max_batch);
     let mut conn: Option<WriterConn> = None;
     while let Some(mut next) = queue.recv().await {
@@ -356,6 +400,7 @@ async fn run_writer(
                 None => break Some(next.done),
                 Some(op) => {
                     ops.push(op);
+                    fences.push(next.fence);
                     dones.push(next.done);
                 }
             }
@@ -369,9 +414,10 @@ async fn run_writer(
         };
         let mut answers: Answers = Vec::new();
         if !ops.is_empty() {
-            let results = write_batch(&db, &mut conn, &ops, synced.is_some()).await;
+            let results = write_batch(&db, &mut conn, &ops, &fences, synced.is_some()).await;
             answers.extend(dones.drain(..).zip(results));
             ops.clear();
+            fences.clear();
         }
         if let Some(done) = closing {
             conn = None;
@@ -399,6 +445,7 @@ async fn write_batch(
     db: &Db,
     conn: &mut Option<WriterConn>,
     ops: &[WriteOp],
+    fences: &[Option<Fence>],
     synced_apart: bool,
 ) -> Vec<Result<i64, StoreError>> {
     if conn.is_none() {
@@ -416,7 +463,7 @@ async fn write_batch(
     let Some(writer) = conn.as_mut() else {
         return Vec::new();
     };
-    let results = writer.write_batch(ops).await;
+    let results = writer.write_batch(ops, fences).await;
     crate::metrics::count_store_commit(ops.len());
     // A connection that failed is replaced for the next batch.
     if results

@@ -12,7 +12,7 @@ use sqlx::{pool::PoolConnection, Postgres, Sqlite};
 use super::{
     db::Db,
     jobs::{execute_job_write, JobWrite},
-    StoreError, WriteOp,
+    Fence, StoreError, WriteOp,
 };
 
 /// Inserts a run of appends, SQLite: the rows as one JSON array `[[game, version, body], …]`.
@@ -82,6 +82,27 @@ impl AppendRun for Postgres {
             .bind(versions)
             .bind(bodies)
     }
+}
+
+/// The query that reads (and locks) the shards `fences` name, with the fences to find in its
+/// rows; `None` when no write is fenced. The shard numbers are ours, so they are written
+/// into the query (one statement text for both databases, whatever their number).
+fn fence_check(fences: &[Option<Fence>]) -> Option<(String, Vec<Fence>)> {
+    let mut wanted: Vec<Fence> = fences.iter().flatten().copied().collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    wanted.sort_by_key(|f| (f.shard, f.token));
+    wanted.dedup();
+    let mut shards: Vec<String> = wanted.iter().map(|f| f.shard.to_string()).collect();
+    shards.dedup();
+    Some((
+        format!(
+            "SELECT shard, token FROM cluster_shards WHERE shard IN ({}) FOR SHARE",
+            shards.join(", ")
+        ),
+        wanted,
+    ))
 }
 
 /// The version of the first append of a run (a conflict on it is reported with it).
@@ -232,17 +253,21 @@ impl WriterConn {
         })
     }
 
-    /// Writes `ops` together (group commit) and gives each its result. When that fails, each
-    /// write is tried again alone, so that one bad write (a stale writer's version) fails
-    /// alone.
-    pub(crate) async fn write_batch(&mut self, ops: &[WriteOp]) -> Vec<Result<i64, StoreError>> {
-        match self.write_together(ops).await {
+    /// Writes `ops` together (group commit), each under its fence, and gives each its result.
+    /// When that fails, each write is tried again alone, so that one bad write (a stale
+    /// writer's version, a lost lease) fails alone.
+    pub(crate) async fn write_batch(
+        &mut self,
+        ops: &[WriteOp],
+        fences: &[Option<Fence>],
+    ) -> Vec<Result<i64, StoreError>> {
+        match self.write_together(ops, fences).await {
             Ok(keys) => keys.into_iter().map(Ok).collect(),
             Err(_) if ops.len() > 1 => {
                 let mut results = Vec::with_capacity(ops.len());
-                for op in ops {
+                for (op, fence) in ops.iter().zip(fences) {
                     results.push(
-                        self.write_together(std::slice::from_ref(op))
+                        self.write_together(std::slice::from_ref(op), std::slice::from_ref(fence))
                             .await
                             .map(|keys| keys[0]),
                     );
@@ -253,12 +278,17 @@ impl WriterConn {
         }
     }
 
-    async fn write_together(&mut self, ops: &[WriteOp]) -> Result<Vec<i64>, StoreError> {
+    async fn write_together(
+        &mut self,
+        ops: &[WriteOp],
+        fences: &[Option<Fence>],
+    ) -> Result<Vec<i64>, StoreError> {
         let only_moves = ops
             .iter()
             .all(|op| matches!(op, WriteOp::Append { status: None, .. }));
+        let fence_check = fence_check(fences);
         with_conn!(self, conn, DB => {
-            if only_moves {
+            if only_moves && fence_check.is_none() {
                 // One statement is its own transaction.
                 DB::append_run(ops)
                     .execute(&mut **conn)
@@ -269,6 +299,17 @@ impl WriterConn {
             let mut tx = sqlx::Connection::begin(&mut **conn)
                 .await
                 .map_err(|e| StoreError::from_db(e, None))?;
+            if let Some((query, wanted)) = &fence_check {
+                // FOR SHARE: a node taking one of these shards (an UPDATE of its row) waits
+                // for this commit, so nothing is written under a token once it has changed.
+                let held: Vec<(i32, i64)> = sqlx::query_as(query)
+                    .fetch_all(&mut *tx)
+                    .await
+                    .map_err(|e| StoreError::from_db(e, None))?;
+                if let Some(lost) = wanted.iter().find(|f| !held.contains(&(f.shard, f.token))) {
+                    return Err(StoreError::Fenced { shard: lost.shard });
+                }
+            }
             let mut keys = Vec::with_capacity(ops.len());
             let mut rest = ops;
             while !rest.is_empty() {

@@ -22,6 +22,14 @@ pub struct Server {
     scratch: Option<std::path::PathBuf>,
 }
 
+/// A loopback port free right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
 /// A fresh SQLite file under the tests' scratch directory (`target/tmp/stores`).
 pub fn scratch_store() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -52,8 +60,18 @@ impl Server {
         Server::spawn(cmd, env)
     }
 
-    fn spawn(mut cmd: Command, env: &[(&str, &str)]) -> Server {
-        cmd.args(["serve", "--bind", "127.0.0.1:0"])
+    /// [`Server::start`] on a given address (`127.0.0.1:PORT`), for servers that must know
+    /// their address before they start (a cluster node's `advertise_url`).
+    pub fn start_on(bind: &str, env: &[(&str, &str)]) -> Server {
+        Server::spawn_on(Command::new(env!("CARGO_BIN_EXE_chessd")), bind, env)
+    }
+
+    fn spawn(cmd: Command, env: &[(&str, &str)]) -> Server {
+        Server::spawn_on(cmd, "127.0.0.1:0", env)
+    }
+
+    fn spawn_on(mut cmd: Command, bind: &str, env: &[(&str, &str)]) -> Server {
+        cmd.args(["serve", "--bind", bind])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());

@@ -1,0 +1,334 @@
+//! Forwarding in a cluster: a request (or a WebSocket connection) for a game that another
+//! node owns is passed to that node's advertised address as it came, and its answer passed
+//! back, so that clients and load balancers need no knowledge of placement. Only the public
+//! HTTP API crosses between nodes: no protocol of our own.
+//!
+//! A forwarded request carries `x-chessd-forwarded` (it is never forwarded twice: a node that
+//! no longer owns the game answers `game_unavailable`) and the client's address appended to
+//! `X-Forwarded-For` (list the nodes in `auth.trusted_proxies` so that quotas count the real
+//! client).
+
+use std::time::Duration;
+
+use actix_web::{
+    body::{BoxBody, MessageBody},
+    dev::{ServiceRequest, ServiceResponse},
+    http::{header, StatusCode},
+    middleware::Next,
+    web, FromRequest, HttpRequest, HttpResponse, ResponseError,
+};
+use futures_util::{SinkExt, StreamExt};
+use uuid::Uuid;
+
+use crate::{
+    api::error::{ApiError, ErrorCode},
+    cluster::Placement,
+    AppState,
+};
+
+/// The header a forwarded request carries (the forwarding node's id).
+pub const FORWARDED: &str = "x-chessd-forwarded";
+
+/// How long a forwarded request may take (engine searches included).
+const FORWARD_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Headers that belong to one connection and are not passed on.
+const HOP_BY_HOP: [&str; 9] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+];
+
+/// The game id of a request path `/v1/games/{id}…`, if it names one.
+fn game_id(path: &str) -> Option<Uuid> {
+    let rest = path.strip_prefix("/v1/games/")?;
+    let id = rest.split('/').next()?;
+    Uuid::parse_str(id).ok()
+}
+
+/// Whether a request is for a game this node does not serve.
+fn elsewhere(req: &ServiceRequest) -> bool {
+    let Some(state) = req.app_data::<web::Data<AppState>>() else {
+        return false;
+    };
+    let Some(cluster) = &state.cluster else {
+        return false;
+    };
+    if req.headers().contains_key(FORWARDED) {
+        return false;
+    }
+    game_id(req.path()).is_some_and(|id| cluster.placement(&id) != Placement::Local)
+}
+
+/// Middleware: a request for a game this node does not serve goes to the node that does;
+/// every other request goes on to the routes.
+pub async fn route_elsewhere(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if !elsewhere(&req) {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    }
+    let (http, mut payload) = req.into_parts();
+    let answer = match (
+        http.app_data::<web::Data<AppState>>().cloned(),
+        web::Payload::from_request(&http, &mut payload).await,
+    ) {
+        (Some(state), Ok(payload)) => forward(http.clone(), payload, state)
+            .await
+            .unwrap_or_else(|e| e.error_response()),
+        _ => ApiError::internal("forwarding without the app state").error_response(),
+    };
+    Ok(ServiceResponse::new(http, answer))
+}
+
+/// Passes a request for a game owned by another node to that node.
+async fn forward(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let (Some(cluster), Some(id)) = (&state.cluster, game_id(req.path())) else {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such route"));
+    };
+    let target = match cluster.placement_settled(&id).await {
+        Placement::Remote(url) => url,
+        // It came back here meanwhile: this node's own address serves it.
+        Placement::Local => state.config.cluster.advertise_url.clone(),
+        Placement::Unowned => {
+            return Err(ApiError {
+                retry_after_secs: Some(1),
+                ..ApiError::new(
+                    ErrorCode::GameUnavailable,
+                    format!("no node serves game {id} right now (a failover is under way)"),
+                )
+            })
+        }
+    };
+    crate::metrics::count_forwarded();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or(req.path(), |p| p.as_str());
+    let is_ws = req
+        .headers()
+        .get(header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    if is_ws {
+        let url = format!("{}{path}", target.trim_end_matches('/'));
+        return forward_ws(&req, payload, &url, cluster.node()).await;
+    }
+    let limit = state.config.limits.max_body_bytes;
+    let body = read_body(payload, limit).await?;
+    let client = awc::Client::builder()
+        .timeout(FORWARD_TIMEOUT)
+        .disable_redirects()
+        .finish();
+    // An owner that cannot be reached (it died and its lease has not ended yet) got nothing:
+    // ask again wherever the game is placed next, until cluster.placement_wait_ms.
+    let deadline = std::time::Instant::now() + state.config.cluster.placement_wait();
+    let mut target = target;
+    let answer = loop {
+        let url = format!("{}{path}", target.trim_end_matches('/'));
+        let mut out = client.request(req.method().clone(), &url);
+        for (name, value) in req.headers() {
+            if !HOP_BY_HOP.contains(&name.as_str()) && name.as_str() != "x-forwarded-for" {
+                out = out.append_header((name.clone(), value.clone()));
+            }
+        }
+        out = out
+            .insert_header((FORWARDED, cluster.node().to_string()))
+            .insert_header(("x-forwarded-for", forwarded_for(&req)));
+        match out.send_body(body.clone()).await {
+            Ok(answer) => break answer,
+            Err(awc::error::SendRequestError::Connect(e))
+                if std::time::Instant::now() < deadline =>
+            {
+                tracing::debug!(%target, error = %e, "the game's node cannot be reached");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                target = match cluster.placement(&id) {
+                    Placement::Remote(url) => url,
+                    Placement::Local => state.config.cluster.advertise_url.clone(),
+                    Placement::Unowned => target,
+                };
+            }
+            Err(e) => return Err(unreachable_owner(&target, e)),
+        }
+    };
+    let mut back = HttpResponse::build(answer.status());
+    for (name, value) in answer.headers() {
+        if !HOP_BY_HOP.contains(&name.as_str()) && name != header::CONTENT_LENGTH {
+            back.append_header((name.clone(), value.clone()));
+        }
+    }
+    Ok(back.streaming(answer))
+}
+
+/// The request's `X-Forwarded-For` with the peer's address appended.
+fn forwarded_for(req: &HttpRequest) -> String {
+    let peer = req
+        .peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default();
+    let earlier: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if earlier.is_empty() {
+        peer
+    } else {
+        format!("{}, {peer}", earlier.join(", "))
+    }
+}
+
+async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes, ApiError> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| ApiError::invalid_request(e.to_string()))?;
+        if body.len() + chunk.len() > limit {
+            return Err(ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the body is larger than limits.max_body_bytes ({limit})"),
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+fn unreachable_owner(target: &str, e: impl std::fmt::Display) -> ApiError {
+    tracing::warn!(%target, error = %e, "the game's node did not answer");
+    ApiError {
+        retry_after_secs: Some(1),
+        ..ApiError::new(
+            ErrorCode::GameUnavailable,
+            "the node serving this game did not answer (a failover may be under way)",
+        )
+    }
+}
+
+/// Connects to the owner's WebSocket first (so that its refusal, a wrong secret or an unknown
+/// game, reaches the client as an HTTP error), then accepts the client's and passes frames
+/// both ways until either side closes.
+async fn forward_ws(
+    req: &HttpRequest,
+    payload: web::Payload,
+    url: &str,
+    node: &str,
+) -> Result<HttpResponse, ApiError> {
+    let ws_url = url.replacen("http://", "ws://", 1);
+    let mut out = awc::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .finish()
+        .ws(ws_url.as_str())
+        .max_frame_size(16 * 1024 * 1024)
+        .set_header(FORWARDED, node.to_string())
+        .set_header("x-forwarded-for", forwarded_for(req));
+    if let Some(auth) = req.headers().get(header::AUTHORIZATION) {
+        out = out.set_header(header::AUTHORIZATION, auth.clone());
+    }
+    let (_, upstream) = match out.connect().await {
+        Ok(connected) => connected,
+        Err(awc::error::WsClientError::InvalidResponseStatus(status)) => {
+            return Err(refused_upgrade(status));
+        }
+        Err(e) => return Err(unreachable_owner(url, e)),
+    };
+    let (response, mut session, mut client) = actix_ws::handle(req, payload)
+        .map_err(|e| ApiError::invalid_request(format!("WebSocket handshake: {e}")))?;
+    let (mut up_tx, mut up_rx) = upstream.split();
+    actix_web::rt::spawn(async move {
+        use actix_ws::Message as In;
+        use awc::ws::{Frame, Message as Out};
+        loop {
+            tokio::select! {
+                from_client = client.next() => {
+                    let out = match from_client {
+                        Some(Ok(In::Text(t))) => Out::Text(t),
+                        Some(Ok(In::Binary(b))) => Out::Binary(b),
+                        Some(Ok(In::Ping(b))) => Out::Ping(b),
+                        Some(Ok(In::Pong(b))) => Out::Pong(b),
+                        Some(Ok(In::Close(reason))) => {
+                            let _ = up_tx.send(Out::Close(reason)).await;
+                            break;
+                        }
+                        Some(Ok(_)) => continue,
+                        Some(Err(_)) | None => {
+                            let _ = up_tx.send(Out::Close(None)).await;
+                            break;
+                        }
+                    };
+                    if up_tx.send(out).await.is_err() {
+                        let _ = session.close(None).await;
+                        break;
+                    }
+                }
+                from_owner = up_rx.next() => {
+                    let sent = match from_owner {
+                        Some(Ok(Frame::Text(t))) => match String::from_utf8(t.to_vec()) {
+                            Ok(text) => session.text(text).await,
+                            Err(_) => continue,
+                        },
+                        Some(Ok(Frame::Binary(b))) => session.binary(b).await,
+                        Some(Ok(Frame::Ping(b))) => session.ping(&b).await,
+                        Some(Ok(Frame::Pong(b))) => session.pong(&b).await,
+                        Some(Ok(Frame::Close(reason))) => {
+                            let _ = session.close(reason).await;
+                            break;
+                        }
+                        Some(Ok(Frame::Continuation(_))) => continue,
+                        Some(Err(_)) | None => {
+                            // The owner went away: the client reconnects (to any node) and
+                            // catches up with `since`.
+                            let _ = session.close(Some(actix_ws::CloseCode::Away.into())).await;
+                            break;
+                        }
+                    };
+                    if sent.is_err() {
+                        let _ = up_tx.send(Out::Close(None)).await;
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    Ok(response)
+}
+
+/// The error for an owner that refused the WebSocket upgrade with `status`.
+fn refused_upgrade(status: StatusCode) -> ApiError {
+    let code = match status {
+        StatusCode::NOT_FOUND => ErrorCode::GameNotFound,
+        StatusCode::FORBIDDEN => ErrorCode::Forbidden,
+        StatusCode::TOO_MANY_REQUESTS => ErrorCode::QuotaExceeded,
+        StatusCode::BAD_REQUEST => ErrorCode::InvalidRequest,
+        _ => ErrorCode::GameUnavailable,
+    };
+    ApiError::new(
+        code,
+        format!("the node serving this game refused the WebSocket connection ({status})"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_game_paths_name_a_game() {
+        let id = Uuid::new_v4();
+        assert_eq!(game_id(&format!("/v1/games/{id}")), Some(id));
+        assert_eq!(game_id(&format!("/v1/games/{id}/moves")), Some(id));
+        assert_eq!(game_id("/v1/games/export"), None);
+        assert_eq!(game_id("/v1/games"), None);
+        assert_eq!(game_id(&format!("/v1/perft/{id}")), None);
+    }
+}

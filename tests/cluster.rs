@@ -1,0 +1,229 @@
+//! Three chessd nodes on one real PostgreSQL (started by the test), on loopback ports: games
+//! created and played through every node (requests for a game owned elsewhere are forwarded),
+//! a spectator on a node that does not own the game sees its moves, then a node is killed with
+//! `kill -9` and its games are served again by the others within 5 s, with every acknowledged
+//! move there (each game replayed by shakmaty to the server's FEN), and a restarted node takes
+//! its part again.
+
+#![allow(clippy::unwrap_used)] // test helpers may fail loudly
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{client, free_port, get_json, post_json, postgres::PgServer, Server};
+use serde_json::{json, Value};
+use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess, EnPassantMode, Position};
+
+/// A game and the moves the servers acknowledged.
+struct Played {
+    id: String,
+    white: String,
+    black: String,
+    acked: Vec<String>,
+}
+
+fn node(pg: &PgServer) -> Server {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    Server::start_on(
+        &format!("127.0.0.1:{port}"),
+        &[
+            ("CHESSD_STORE__URL", pg.url.as_str()),
+            ("CHESSD_CLUSTER__ADVERTISE_URL", url.as_str()),
+            ("CHESSD_CLUSTER__HEARTBEAT_MS", "200"),
+            ("CHESSD_CLUSTER__LEASE_MS", "1500"),
+            ("CHESSD_QUOTAS__GAMES_PER_MINUTE", "0"),
+        ],
+    )
+}
+
+/// Waits until `base` sees `live` live nodes, every shard owned and each live node owning some.
+async fn settled(c: &awc::Client, base: &str, live: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, v) = get_json(c, &format!("{base}/v1/cluster")).await;
+        assert_eq!(status, 200, "{v}");
+        let nodes: Vec<&Value> = v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["live"] == true)
+            .collect();
+        if nodes.len() == live
+            && v["unowned_shards"].as_array().unwrap().is_empty()
+            && nodes
+                .iter()
+                .all(|n| !n["shards"].as_array().unwrap().is_empty())
+        {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the cluster never settled: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A request retried while the game's shard moves (503 game_unavailable), up to `limit`.
+async fn post_retrying(
+    c: &awc::Client,
+    url: &str,
+    secret: Option<&str>,
+    body: &Value,
+    limit: Duration,
+) -> (u16, Value) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let (status, v) = post_json(c, url, secret, body).await;
+        if status != 503 || Instant::now() >= deadline {
+            return (status, v);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The next move of a game: the first legal move in shakmaty's order after `acked`.
+fn next_move(acked: &[String], salt: usize) -> Option<String> {
+    let pos = replay(acked);
+    let moves = pos.legal_moves();
+    (!moves.is_empty()).then(|| {
+        moves[salt % moves.len()]
+            .to_uci(CastlingMode::Standard)
+            .to_string()
+    })
+}
+
+fn replay(moves: &[String]) -> Chess {
+    let mut pos = Chess::default();
+    for m in moves {
+        let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        pos.play_unchecked(mv);
+    }
+    pos
+}
+
+/// Plays one move of `game` through `base`; records it when acknowledged.
+async fn play(c: &awc::Client, base: &str, game: &mut Played, salt: usize, limit: Duration) {
+    let Some(mv) = next_move(&game.acked, salt) else {
+        return;
+    };
+    let secret = if game.acked.len().is_multiple_of(2) {
+        &game.white
+    } else {
+        &game.black
+    };
+    let url = format!("{base}/v1/games/{}/moves", game.id);
+    let (status, v) = post_retrying(c, &url, Some(secret), &json!({ "uci": mv }), limit).await;
+    assert_eq!(status, 200, "move {mv} of {} through {base}: {v}", game.id);
+    assert_eq!(
+        v["version"].as_u64(),
+        Some(game.acked.len() as u64 + 1),
+        "{v}"
+    );
+    game.acked.push(mv);
+}
+
+/// Every node shows every game with exactly its acknowledged moves.
+async fn check_games(c: &awc::Client, bases: &[&str], games: &[Played]) {
+    for g in games {
+        let fen = Fen::from_position(&replay(&g.acked), EnPassantMode::Legal).to_string();
+        for base in bases {
+            let (status, v) = get_json(c, &format!("{base}/v1/games/{}", g.id)).await;
+            assert_eq!(status, 200, "{v}");
+            assert_eq!(v["fen"], fen, "game {} through {base}: {v}", g.id);
+            assert_eq!(v["version"].as_u64(), Some(g.acked.len() as u64), "{v}");
+        }
+    }
+}
+
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn three_nodes_forward_and_survive_the_death_of_one() {
+    let pg = PgServer::start();
+    let mut nodes = vec![node(&pg), node(&pg), node(&pg)];
+    let c = client();
+    settled(&c, &nodes[0].base, 3).await;
+
+    // Games created through every node, played through every node.
+    let mut games = Vec::new();
+    for i in 0..12 {
+        let base = &nodes[i % 3].base;
+        let (status, v) = post_retrying(
+            &c,
+            &format!("{base}/v1/games"),
+            None,
+            &json!({}),
+            Duration::from_secs(5),
+        )
+        .await;
+        assert_eq!(status, 201, "{v}");
+        let secrets = common::GameSecrets::from_answer(&v);
+        games.push(Played {
+            id: secrets.id,
+            white: secrets.white,
+            black: secrets.black,
+            acked: Vec::new(),
+        });
+    }
+    for round in 0..6 {
+        for (i, g) in games.iter_mut().enumerate() {
+            let base = nodes[(i + round) % 3].base.clone();
+            play(&c, &base, g, i + round, Duration::from_secs(5)).await;
+        }
+    }
+    let bases: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
+    let all: Vec<&str> = bases.iter().map(String::as_str).collect();
+    check_games(&c, &all, &games).await;
+
+    // A spectator on one node sees a move made through another.
+    let g = &mut games[0];
+    let mut spectator = common::ws_connect(&c, &nodes[1].ws_url(&g.id, "")).await;
+    let hello = common::ws_json(&mut spectator).await;
+    assert!(hello.is_object(), "{hello}");
+    play(&c, &bases[2], g, 1, Duration::from_secs(5)).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let event = common::ws_json(&mut spectator).await;
+        if event["version"].as_u64() == Some(g.acked.len() as u64) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the spectator never saw the move"
+        );
+    }
+    drop(spectator);
+
+    // kill -9 one node: the others serve every game again, with every acknowledged move.
+    let killed = nodes.remove(0);
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &killed.pid().to_string()])
+        .status();
+    let died = Instant::now();
+    let survivors: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
+    let mut worst = Duration::ZERO;
+    for (i, g) in games.iter_mut().enumerate() {
+        play(&c, &survivors[i % 2], g, i, Duration::from_secs(10)).await;
+        worst = worst.max(died.elapsed());
+    }
+    assert!(
+        worst < Duration::from_secs(8),
+        "every game served again after {worst:?}"
+    );
+    eprintln!("games served again {worst:?} after the kill");
+    drop(killed);
+    let alive: Vec<&str> = survivors.iter().map(String::as_str).collect();
+    check_games(&c, &alive, &games).await;
+
+    // A node started again takes its part, and the games go on through it.
+    nodes.push(node(&pg));
+    settled(&c, &nodes[0].base, 3).await;
+    let bases: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
+    for (i, g) in games.iter_mut().enumerate() {
+        play(&c, &bases[(i + 2) % 3], g, i + 7, Duration::from_secs(10)).await;
+    }
+    let all: Vec<&str> = bases.iter().map(String::as_str).collect();
+    check_games(&c, &all, &games).await;
+}
