@@ -120,3 +120,102 @@ async fn writes_commit_together_and_a_stale_version_fails_alone_on_postgresql() 
     let pg = common::postgres::PgServer::start();
     writes_and_fencing(&pg.url).await;
 }
+
+/// Shard leases on a real PostgreSQL: a write under a token that is no longer the shard's
+/// (another node took the shard after the lease ended) is refused, alone in its batch, and a
+/// node that still holds its lease keeps it.
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+#[tokio::test]
+async fn a_write_under_a_lost_shard_lease_is_refused() {
+    use chessd::store::Fence;
+    let pg = common::postgres::PgServer::start();
+    let store = Store::open(&pg.url, SqliteSync::Full, 512).await.unwrap();
+    let db = store
+        .cluster_db()
+        .expect("PostgreSQL has the cluster tables");
+    db.init_shards(4).await.unwrap();
+    assert!(
+        db.init_shards(8).await.is_err(),
+        "another shard count is refused"
+    );
+
+    // Node a takes shards 0 and 1 with a short lease.
+    let a0 = db.acquire(0, "a", 50).await.unwrap().unwrap();
+    let a1 = db.acquire(1, "a", 60_000).await.unwrap().unwrap();
+    assert_eq!(
+        db.acquire(1, "b", 60_000).await.unwrap(),
+        None,
+        "a holds shard 1"
+    );
+    let row = new_game();
+    let game = store
+        .write_fenced(
+            WriteOp::Create(row.clone()),
+            Some(Fence {
+                shard: 0,
+                token: a0,
+            }),
+        )
+        .await
+        .unwrap();
+    // a's lease of shard 0 ends; b takes it with the next token.
+    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+    let b0 = db.acquire(0, "b", 60_000).await.unwrap().unwrap();
+    assert_eq!(b0, a0 + 1);
+    assert!(db
+        .renew("a", 60_000)
+        .await
+        .unwrap()
+        .iter()
+        .all(|(s, _)| *s != 0));
+
+    // In one batch: a's stale write to shard 0 fails alone; b's and a's shard-1 writes commit.
+    let (stale, fresh, other) = tokio::join!(
+        store.write_fenced(
+            append(game, 1, "stale", None),
+            Some(Fence {
+                shard: 0,
+                token: a0
+            })
+        ),
+        store.write_fenced(
+            append(game, 1, "fresh", None),
+            Some(Fence {
+                shard: 0,
+                token: b0
+            })
+        ),
+        store.write_fenced(
+            WriteOp::Options {
+                game,
+                options: "{}".into(),
+                now_ms: 5
+            },
+            Some(Fence {
+                shard: 1,
+                token: a1
+            })
+        ),
+    );
+    assert!(
+        matches!(stale, Err(StoreError::Fenced { shard: 0 })),
+        "{stale:?}"
+    );
+    fresh.unwrap();
+    other.unwrap();
+    let stored = store.load_game(&row.id).await.unwrap().unwrap();
+    assert_eq!(stored.entries.len(), 1);
+    assert_eq!(stored.entries[0].body, "fresh");
+
+    // A node leaving gives its shards up at once.
+    db.leave("a").await.unwrap();
+    let shards = db.shards().await.unwrap();
+    assert!(
+        shards.iter().all(|s| s.owner.as_deref() != Some("a")),
+        "{shards:?}"
+    );
+    store.close().await;
+}

@@ -73,7 +73,10 @@ pub async fn route_elsewhere(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     if !elsewhere(&req) {
-        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
     }
     let (http, mut payload) = req.into_parts();
     let answer = match (

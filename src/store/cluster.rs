@@ -55,6 +55,16 @@ impl ClusterDb {
     /// Creates the rows of shards `0..shards` that do not exist yet; fails when the table
     /// holds another number of shards (every node of a cluster must use the same).
     pub async fn init_shards(&self, shards: u32) -> Result<(), StoreError> {
+        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM cluster_shards")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_err)?;
+        if count != 0 && count != i64::from(shards) {
+            return Err(StoreError::Database(format!(
+                "the cluster has {count} shards and this node is configured with {shards}: \
+                 every node must use the same cluster.shards"
+            )));
+        }
         sqlx::query(
             "INSERT INTO cluster_shards (shard) SELECT generate_series(0, $1 - 1) \
              ON CONFLICT (shard) DO NOTHING",
@@ -63,16 +73,6 @@ impl ClusterDb {
         .execute(&self.pool)
         .await
         .map_err(db_err)?;
-        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM cluster_shards")
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db_err)?;
-        if count != i64::from(shards) {
-            return Err(StoreError::Database(format!(
-                "the cluster has {count} shards and this node is configured with {shards}: \
-                 every node must use the same cluster.shards"
-            )));
-        }
         Ok(())
     }
 
