@@ -149,7 +149,22 @@ async fn forward(
         out = out
             .insert_header((FORWARDED, cluster.node().to_string()))
             .insert_header(("x-forwarded-for", forwarded_for(&req)));
-        match out.send_body(body.clone()).await {
+        // Sent to `target` while the game is placed there: an owner that stops answering (a
+        // paused process) loses its lease, and then the request is answered from here.
+        let placed = cluster.placement(&id);
+        let moved = async {
+            loop {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if cluster.placement(&id) != placed {
+                    return;
+                }
+            }
+        };
+        let sent = tokio::select! {
+            sent = out.send_body(body.clone()) => sent,
+            () = moved => return Err(moved_meanwhile(&id)),
+        };
+        match sent {
             Ok(answer) => break answer,
             Err(awc::error::SendRequestError::Connect(e))
                 if std::time::Instant::now() < deadline =>
@@ -205,6 +220,20 @@ async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes
         body.extend_from_slice(&chunk);
     }
     Ok(body.freeze())
+}
+
+fn moved_meanwhile(id: &Uuid) -> ApiError {
+    ApiError {
+        retry_after_secs: Some(1),
+        ..ApiError::new(
+            ErrorCode::GameUnavailable,
+            format!(
+                "game {id} moved to another node while the request was under way (its node \
+                 stopped answering): read the game to see whether the change was made, then \
+                 try again"
+            ),
+        )
+    }
 }
 
 fn unreachable_owner(target: &str, e: impl std::fmt::Display) -> ApiError {

@@ -1,0 +1,328 @@
+//! A history check of the cluster (in the manner of Jepsen): three nodes on a real PostgreSQL
+//! (started by the test), clients playing games through every node while nodes are killed
+//! with `kill -9` and started again, or paused with `SIGSTOP` past their lease and resumed.
+//! Every acknowledged move is recorded with its version; a request whose outcome is unknown
+//! (a node died or paused under it, a 503 during a failover) is settled by reading the game.
+//! At the end every game is read back from the store itself: versions 1..n with no gap and no
+//! duplicate, the acknowledged moves a prefix of the stored ones (0 lost acknowledgements), the
+//! stored moves legal when replayed by shakmaty (0 forks), and every node showing the same.
+
+#![allow(clippy::unwrap_used)] // test helpers may fail loudly
+
+mod common;
+
+use std::{
+    cell::RefCell,
+    rc::Rc,
+    time::{Duration, Instant},
+};
+
+use chessd::store::{SqliteSync, Store};
+use common::{free_port, get_json, postgres::PgServer, Server};
+use serde_json::{json, Value};
+use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess, EnPassantMode, Position};
+
+/// A game as the clients know it.
+struct Tracked {
+    id: String,
+    white: String,
+    black: String,
+    /// Moves acknowledged (or found stored after an unknown outcome), in order.
+    acked: Vec<String>,
+    /// Moves answered 200: each must be stored.
+    confirmed: usize,
+    /// Requests whose outcome was unknown (settled by reading the game).
+    unknown: usize,
+}
+
+/// The nodes: their addresses (`None` while down or paused) and processes.
+struct Nodes {
+    bases: Vec<Option<String>>,
+}
+
+fn node_env(pg: &PgServer, port: u16) -> Vec<(String, String)> {
+    vec![
+        ("CHESSD_STORE__URL".into(), pg.url.clone()),
+        (
+            "CHESSD_CLUSTER__ADVERTISE_URL".into(),
+            format!("http://127.0.0.1:{port}"),
+        ),
+        ("CHESSD_CLUSTER__HEARTBEAT_MS".into(), "200".into()),
+        ("CHESSD_CLUSTER__LEASE_MS".into(), "1500".into()),
+        ("CHESSD_CLUSTER__PLACEMENT_WAIT_MS".into(), "4000".into()),
+        ("CHESSD_QUOTAS__GAMES_PER_MINUTE".into(), "0".into()),
+    ]
+}
+
+fn start_node(pg: &PgServer, port: u16) -> Server {
+    let env = node_env(pg, port);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    Server::start_on(&format!("127.0.0.1:{port}"), &env)
+}
+
+fn replay(moves: &[String]) -> Chess {
+    let mut pos = Chess::default();
+    for m in moves {
+        let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        pos.play_unchecked(mv);
+    }
+    pos
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// The stored moves of a game, read through any node that answers.
+async fn read_moves(c: &awc::Client, nodes: &Rc<RefCell<Nodes>>, id: &str) -> Option<Vec<String>> {
+    let bases: Vec<String> = nodes.borrow().bases.iter().flatten().cloned().collect();
+    for base in bases {
+        let url = format!("{base}/v1/games/{id}");
+        let Ok(Ok(mut resp)) =
+            tokio::time::timeout(Duration::from_secs(3), c.get(&url).send()).await
+        else {
+            continue;
+        };
+        if resp.status() != 200 {
+            continue;
+        }
+        let Ok(v) = resp.json::<Value>().limit(1 << 20).await else {
+            continue;
+        };
+        return Some(
+            v["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["uci"].as_str().unwrap().to_string())
+                .collect(),
+        );
+    }
+    None
+}
+
+/// Plays random legal moves through random live nodes until `stop`.
+async fn player(
+    c: awc::Client,
+    nodes: Rc<RefCell<Nodes>>,
+    game: Rc<RefCell<Tracked>>,
+    stop: Rc<RefCell<bool>>,
+    seed: u64,
+) {
+    let mut rng = Rng(seed | 1);
+    while !*stop.borrow() {
+        let live: Vec<String> = nodes.borrow().bases.iter().flatten().cloned().collect();
+        if live.is_empty() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        }
+        let base = live[rng.below(live.len())].clone();
+        let (url, secret, mv) = {
+            let g = game.borrow();
+            let pos = replay(&g.acked);
+            let moves = pos.legal_moves();
+            if moves.is_empty() || g.acked.len() >= 1000 {
+                return;
+            }
+            let mv = moves[rng.below(moves.len())]
+                .to_uci(CastlingMode::Standard)
+                .to_string();
+            let secret = if g.acked.len().is_multiple_of(2) {
+                g.white.clone()
+            } else {
+                g.black.clone()
+            };
+            (format!("{base}/v1/games/{}/moves", g.id), secret, mv)
+        };
+        let sent = tokio::time::timeout(
+            Duration::from_secs(8),
+            c.post(&url)
+                .bearer_auth(&secret)
+                .send_json(&json!({ "uci": mv })),
+        )
+        .await;
+        let answer = match sent {
+            Ok(Ok(mut resp)) => {
+                let status = resp.status().as_u16();
+                let body: Value = resp.json().limit(1 << 20).await.unwrap_or(Value::Null);
+                Some((status, body))
+            }
+            _ => None,
+        };
+        match answer {
+            Some((200, v)) => {
+                let mut g = game.borrow_mut();
+                g.acked.push(mv);
+                g.confirmed = g.acked.len();
+                assert_eq!(
+                    v["version"].as_u64(),
+                    Some(g.acked.len() as u64),
+                    "game {}: {v}",
+                    g.id
+                );
+            }
+            // A draw the rules end by themselves (insufficient material, the 75-move rule).
+            Some((409, v)) if v["error"]["code"] == "game_over" => return,
+            Some((status, v)) if status != 502 && status != 503 => {
+                panic!("move {mv} through {base}: {status} {v}")
+            }
+            // Unknown outcome: the game as stored says whether the move was made.
+            _ => {
+                game.borrow_mut().unknown += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let id = game.borrow().id.clone();
+                if let Some(stored) = read_moves(&c, &nodes, &id).await {
+                    let mut g = game.borrow_mut();
+                    assert!(
+                        stored.starts_with(&g.acked),
+                        "game {id}: acknowledged {:?}, stored {stored:?}",
+                        g.acked
+                    );
+                    assert!(stored.len() <= g.acked.len() + 1, "game {id}: {stored:?}");
+                    g.acked = stored;
+                }
+            }
+        }
+    }
+}
+
+async fn settled(c: &awc::Client, base: &str, live: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, v) = get_json(c, &format!("{base}/v1/cluster")).await;
+        let nodes = v["nodes"].as_array().cloned().unwrap_or_default();
+        let up: Vec<&Value> = nodes.iter().filter(|n| n["live"] == true).collect();
+        if status == 200
+            && up.len() == live
+            && v["unowned_shards"].as_array().is_some_and(Vec::is_empty)
+        {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the cluster never settled: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn signal(server: &Server, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([sig, &server.pid().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig}");
+}
+
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
+    let pg = PgServer::start();
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let mut servers: Vec<Server> = ports.iter().map(|&p| start_node(&pg, p)).collect();
+    let c = common::client();
+    let nodes = Rc::new(RefCell::new(Nodes {
+        bases: servers.iter().map(|s| Some(s.base.clone())).collect(),
+    }));
+    settled(&c, &servers[0].base, 3).await;
+
+    let mut games = Vec::new();
+    for i in 0..9 {
+        let base = &servers[i % 3].base;
+        let (status, v) =
+            common::post_json(&c, &format!("{base}/v1/games"), None, &json!({})).await;
+        assert_eq!(status, 201, "{v}");
+        let s = common::GameSecrets::from_answer(&v);
+        games.push(Rc::new(RefCell::new(Tracked {
+            id: s.id,
+            white: s.white,
+            black: s.black,
+            acked: Vec::new(),
+            confirmed: 0,
+            unknown: 0,
+        })));
+    }
+    let stop = Rc::new(RefCell::new(false));
+    let players: Vec<_> = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            actix_web::rt::spawn(player(
+                c.clone(),
+                nodes.clone(),
+                g.clone(),
+                stop.clone(),
+                0x9e37_79b9 + i as u64,
+            ))
+        })
+        .collect();
+
+    // Ten events, each on a node in turn: a kill -9 and a start again, or a pause past the
+    // lease and a resume.
+    for round in 0..10 {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let victim = round % 3;
+        nodes.borrow_mut().bases[victim] = None;
+        if round % 2 == 0 {
+            signal(&servers[victim], "-9");
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            servers[victim] = start_node(&pg, ports[victim]);
+        } else {
+            signal(&servers[victim], "-STOP");
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            signal(&servers[victim], "-CONT");
+        }
+        nodes.borrow_mut().bases[victim] = Some(servers[victim].base.clone());
+        settled(&c, &servers[(victim + 1) % 3].base, 3).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    *stop.borrow_mut() = true;
+    for p in players {
+        p.await.unwrap();
+    }
+
+    // The history, checked against the store itself and every node.
+    let store = Store::open(&pg.url, SqliteSync::Full, 64).await.unwrap();
+    let mut moves_total = 0;
+    let unknown: usize = games.iter().map(|g| g.borrow().unknown).sum();
+    assert!(unknown > 0, "no request ever met a dead or paused node");
+    for game in &games {
+        let g = game.borrow();
+        let id = uuid::Uuid::parse_str(&g.id).unwrap();
+        let stored = store.load_game(&id).await.unwrap().unwrap();
+        let versions: Vec<i64> = stored.entries.iter().map(|e| e.version).collect();
+        let expected: Vec<i64> = (1..=versions.len() as i64).collect();
+        assert_eq!(versions, expected, "game {}: gaps or duplicates", g.id);
+        let shown = read_moves(&c, &nodes, &g.id).await.unwrap();
+        assert_eq!(shown.len(), stored.entries.len(), "game {}", g.id);
+        assert!(
+            shown.len() >= g.confirmed && shown[..g.confirmed] == g.acked[..g.confirmed],
+            "game {}: an acknowledged move is lost: acknowledged {:?}, stored {shown:?}",
+            g.id,
+            &g.acked[..g.confirmed]
+        );
+        // Legal from the start: no fork.
+        let fen = Fen::from_position(&replay(&shown), EnPassantMode::Legal).to_string();
+        for base in nodes.borrow().bases.iter().flatten() {
+            let (status, v) = get_json(&c, &format!("{base}/v1/games/{}", g.id)).await;
+            assert_eq!(status, 200, "{v}");
+            assert_eq!(v["fen"], fen, "game {} through {base}", g.id);
+        }
+        moves_total += g.confirmed;
+    }
+    assert!(moves_total >= 90, "the clients played {moves_total} moves");
+    eprintln!(
+        "{moves_total} acknowledged moves, {unknown} unknown outcomes settled, over 10 kills \
+         and pauses: 0 lost, 0 forks"
+    );
+    store.close().await;
+}
