@@ -5,7 +5,7 @@
 use std::path::Path;
 
 /// Each program the tests use: its cfg name, where Debian installs it, and the package.
-const PROGRAMS: [(&str, &[&str], &str); 5] = [
+const PROGRAMS: [(&str, &[&str], &str); 6] = [
     (
         "has_socat",
         &["/usr/bin/socat", "/usr/local/bin/socat"],
@@ -38,6 +38,7 @@ const PROGRAMS: [(&str, &[&str], &str); 5] = [
         ],
         "postgresql",
     ),
+    ("has_nginx", &["/usr/sbin/nginx"], "nginx-light"),
 ];
 
 fn main() {
@@ -48,6 +49,7 @@ fn main() {
         "/usr/bin",
         "/usr/games",
         "/usr/local/bin",
+        "/usr/sbin",
         "/usr/lib/postgresql",
     ] {
         if Path::new(dir).is_dir() {

@@ -296,7 +296,14 @@ async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
     let unknown: usize = games.iter().map(|g| g.borrow().unknown).sum();
     assert!(unknown > 0, "no request ever met a dead or paused node");
     for game in &games {
-        let g = game.borrow();
+        let g = Tracked {
+            id: game.borrow().id.clone(),
+            white: String::new(),
+            black: String::new(),
+            acked: game.borrow().acked.clone(),
+            confirmed: game.borrow().confirmed,
+            unknown: 0,
+        };
         let id = uuid::Uuid::parse_str(&g.id).unwrap();
         let stored = store.load_game(&id).await.unwrap().unwrap();
         let versions: Vec<i64> = stored.entries.iter().map(|e| e.version).collect();
@@ -312,7 +319,8 @@ async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
         );
         // Legal from the start: no fork.
         let fen = Fen::from_position(&replay(&shown), EnPassantMode::Legal).to_string();
-        for base in nodes.borrow().bases.iter().flatten() {
+        let bases: Vec<String> = nodes.borrow().bases.iter().flatten().cloned().collect();
+        for base in &bases {
             let (status, v) = get_json(&c, &format!("{base}/v1/games/{}", g.id)).await;
             assert_eq!(status, 200, "{v}");
             assert_eq!(v["fen"], fen, "game {} through {base}", g.id);
