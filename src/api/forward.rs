@@ -32,6 +32,16 @@ pub const FORWARDED: &str = "x-chessd-forwarded";
 /// How long a forwarded request may take (engine searches included).
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(600);
 
+thread_local! {
+    /// The HTTP client forwarded requests go through: one per worker thread, so that the
+    /// connections to the other nodes are kept alive and reused.
+    static CLIENT: awc::Client = awc::Client::builder()
+        .timeout(FORWARD_TIMEOUT)
+        .disable_redirects()
+        .connector(awc::Connector::new().limit(0))
+        .finish();
+}
+
 /// Headers that belong to one connection and are not passed on.
 const HOP_BY_HOP: [&str; 9] = [
     "connection",
@@ -130,10 +140,7 @@ async fn forward(
     }
     let limit = state.config.limits.max_body_bytes;
     let body = read_body(payload, limit).await?;
-    let client = awc::Client::builder()
-        .timeout(FORWARD_TIMEOUT)
-        .disable_redirects()
-        .finish();
+    let client = CLIENT.with(Clone::clone);
     // An owner that cannot be reached (it died and its lease has not ended yet) got nothing:
     // ask again wherever the game is placed next, until cluster.placement_wait_ms.
     let deadline = std::time::Instant::now() + state.config.cluster.placement_wait();

@@ -22,6 +22,7 @@
 
 mod child;
 mod client;
+mod cluster;
 mod memory;
 mod rest;
 mod stats;
@@ -46,6 +47,9 @@ pub enum Mode {
     Memory,
     /// Stored games: bytes per game in the store, RSS with some of them in memory.
     Stored,
+    /// A cluster of three nodes on `--store postgres://…`: moves/s through one node and over
+    /// three, forwarding overhead, failover time over `--kills` kills.
+    Cluster,
     /// Rest, ws and memory.
     All,
 }
@@ -87,6 +91,9 @@ pub struct LoadtestArgs {
     /// store URL (`postgres://…`, `sqlite://PATH`).
     #[arg(long, value_name = "URL", default_value = "sqlite")]
     pub store: String,
+    /// Owners killed with `kill -9` in the cluster part (failover time).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub kills: usize,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -205,6 +212,8 @@ struct Report {
     memory: Option<memory::MemoryReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stored: Option<stored::StoredReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<cluster::ClusterReport>,
 }
 
 /// Runs `chessd loadtest`.
@@ -225,6 +234,7 @@ pub fn run(args: &LoadtestArgs) -> ExitCode {
         ws_memory: None,
         memory: None,
         stored: None,
+        cluster: None,
     };
     let result = (|| -> Result<(), String> {
         if wants(Mode::Rest) {
@@ -244,6 +254,9 @@ pub fn run(args: &LoadtestArgs) -> ExitCode {
         }
         if args.mode == Mode::Stored {
             report.stored = Some(stored::run(&settings)?);
+        }
+        if args.mode == Mode::Cluster {
+            report.cluster = Some(cluster::run(&settings, args.kills)?);
         }
         Ok(())
     })();
@@ -443,6 +456,47 @@ fn human_output(r: &Report) -> String {
             ),
         ]);
     }
+    if let Some(c) = &r.cluster {
+        let lat = |l: &stats::Latency| format!("p50 {} / p99 {}", ms(l.p50), ms(l.p99));
+        rows.extend([
+            (
+                "cluster moves, one node",
+                format!(
+                    "{} ({})",
+                    per_sec(c.one_node_moves_per_sec),
+                    lat(&c.one_node_latency_ms)
+                ),
+            ),
+            (
+                "cluster moves, 3 nodes",
+                format!(
+                    "{} ({})",
+                    per_sec(c.three_nodes_moves_per_sec),
+                    lat(&c.three_nodes_latency_ms)
+                ),
+            ),
+            (
+                "cluster moves, round robin",
+                format!(
+                    "{} ({})",
+                    per_sec(c.round_robin_moves_per_sec),
+                    lat(&c.round_robin_latency_ms)
+                ),
+            ),
+            ("cluster move, direct", lat(&c.direct_move_ms)),
+            ("cluster move, forwarded", lat(&c.forwarded_move_ms)),
+            (
+                "cluster failover",
+                format!(
+                    "median {} / worst {} over {} kills (target < 5000 ms)",
+                    ms(c.failover_ms.p50),
+                    ms(c.failover_ms.max),
+                    c.kills
+                ),
+            ),
+            ("cluster errors", c.errors.to_string()),
+        ]);
+    }
     table::render(&rows)
 }
 
@@ -463,6 +517,7 @@ mod tests {
             plies: 4,
             client_threads: 1,
             store: "sqlite".into(),
+            kills: 1,
             json: true,
         }
     }
@@ -514,10 +569,12 @@ mod tests {
             ws_memory: None,
             memory: None,
             stored: None,
+            cluster: None,
         };
         let text = human_output(&report);
         assert!(text.contains("client threads"), "{text}");
         assert!(text.contains("store"), "{text}");
         assert!(!text.contains("rest"), "{text}");
+        assert!(!text.contains("cluster"), "{text}");
     }
 }

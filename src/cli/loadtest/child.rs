@@ -33,9 +33,14 @@ pub(super) fn scratch_store() -> std::path::PathBuf {
 impl ChildServer {
     /// Starts the server with extra `CHESSD_…` environment variables and waits for its address.
     pub fn start(env: &[(&str, String)]) -> Result<ChildServer, String> {
+        ChildServer::start_on("127.0.0.1:0", env)
+    }
+
+    /// [`ChildServer::start`] on a given address (a cluster node must know its own).
+    pub fn start_on(bind: &str, env: &[(&str, String)]) -> Result<ChildServer, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find chessd itself: {e}"))?;
         let mut cmd = Command::new(exe);
-        cmd.args(["serve", "--bind", "127.0.0.1:0"])
+        cmd.args(["serve", "--bind", bind])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -176,7 +176,52 @@ impl MoveCounts {
 
 /// One window of moves, every connection playing its own games.
 fn moves(settings: &Settings, server: &ChildServer, window: Duration) -> MoveCounts {
-    let base = server.base.as_str();
+    moves_through(settings, &[server.base.as_str()], Route::Sticky, window)
+}
+
+/// Which node a connection's requests go to, when there are several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Route {
+    /// Connection `t` sends everything to node `t % n` (its games are created there, so they
+    /// are that node's own).
+    Sticky,
+    /// Each request goes to the next node in turn (most requests are forwarded).
+    RoundRobin,
+}
+
+/// The moves played per second and their latency, over `window`.
+pub(super) struct MoveFigures {
+    /// Moves per second (game creation excluded).
+    pub per_sec: f64,
+    /// Latency of one move request.
+    pub latency: Latency,
+    /// Failed requests.
+    pub errors: u64,
+}
+
+/// A window of moves through `bases` (every connection playing its own games), as figures.
+pub(super) fn move_figures(
+    settings: &Settings,
+    bases: &[&str],
+    route: Route,
+    window: Duration,
+) -> MoveFigures {
+    let counts = moves_through(settings, bases, route, window);
+    let creation_share = counts.creating.as_secs_f64() / settings.connections as f64;
+    let seconds = (counts.wall.as_secs_f64() - creation_share).max(1e-9);
+    MoveFigures {
+        per_sec: (counts.moves as f64 / seconds).round(),
+        latency: Latency::of(counts.latencies),
+        errors: counts.errors,
+    }
+}
+
+fn moves_through(
+    settings: &Settings,
+    bases: &[&str],
+    route: Route,
+    window: Duration,
+) -> MoveCounts {
     let start = Instant::now();
     let deadline = start + window;
     let per_thread = on_threads(settings.client_threads, |i| {
@@ -185,7 +230,8 @@ fn moves(settings: &Settings, server: &ChildServer, window: Duration) -> MoveCou
             let client = http_client();
             join_all((0..tasks).map(|t| {
                 let rng = Rng::new((i * 100_003 + t) as u64);
-                move_task(&client, base, deadline, rng)
+                let first = (i * 7 + t) % bases.len();
+                move_task(&client, bases, first, route, deadline, rng)
             }))
             .await
         }
@@ -201,11 +247,21 @@ fn moves(settings: &Settings, server: &ChildServer, window: Duration) -> MoveCou
 /// Plays random games until the deadline, one request in flight.
 async fn move_task(
     client: &awc::Client,
-    base: &str,
+    bases: &[&str],
+    first: usize,
+    route: Route,
     deadline: Instant,
     mut rng: Rng,
 ) -> MoveCounts {
     let mut counts = MoveCounts::default();
+    let mut turn = first;
+    let mut next_base = || {
+        let base = bases[turn % bases.len()];
+        if route == Route::RoundRobin {
+            turn += 1;
+        }
+        base
+    };
     let mut current: Option<(NewGame, Position)> = None;
     for _ in 0..MAX_REQUESTS_PER_TASK {
         if Instant::now() >= deadline {
@@ -213,7 +269,7 @@ async fn move_task(
         }
         let Some((game, pos)) = current.as_mut() else {
             let t = Instant::now();
-            let created = create_game(client, base).await;
+            let created = create_game(client, next_base()).await;
             counts.creating += t.elapsed();
             match created {
                 Ok(game) => {
@@ -234,6 +290,7 @@ async fn move_task(
         }
         let mv = legal[rng.below(legal.len())];
         let body = format!("{{\"uci\":\"{}\"}}", pos.uci(mv));
+        let base = next_base();
         let req = client
             .post(format!("{base}/v1/games/{}/moves", game.id))
             .bearer_auth(game.seat(pos.turn()));
