@@ -75,6 +75,7 @@ impl AppState {
         let cluster = cluster::Cluster::join(&config.cluster, db).await?;
         let state = AppState::build(config, callback, store, Some(cluster.clone()));
         cluster.attach(&state.games);
+        cluster.attach_jobs(&state.jobs);
         tokio::spawn(cluster.run());
         Ok(state)
     }

@@ -23,12 +23,17 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
         .resume_outbox()
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
-    // Jobs an earlier run did not finish start again (a perft from its finished tasks).
-    let resumed = state
-        .jobs
-        .restore()
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    // Jobs an earlier run did not finish start again (a perft from its finished tasks); in a
+    // cluster, the lease loop takes over the jobs of nodes that are gone instead.
+    let resumed = if state.cluster.is_some() {
+        0
+    } else {
+        state
+            .jobs
+            .restore()
+            .await
+            .map_err(|e| std::io::Error::other(e.to_string()))?
+    };
     if resumed > 0 {
         tracing::info!(resumed, "unfinished jobs started again");
     }

@@ -3,11 +3,13 @@
 //! a spectator on a node that does not own the game sees its moves, then a node is killed with
 //! `kill -9` and its games are served again by the others within 5 s, with every acknowledged
 //! move there (each game replayed by shakmaty to the server's FEN), and a restarted node takes
-//! its part again.
+//! its part again. A perft job survives the death of the node that started it: another node
+//! takes it over and ends it from the tasks it had finished, with the reference statistics.
 
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
 mod common;
+mod gct_support;
 
 use std::time::{Duration, Instant};
 
@@ -226,4 +228,94 @@ async fn three_nodes_forward_and_survive_the_death_of_one() {
     }
     let all: Vec<&str> = bases.iter().map(String::as_str).collect();
     check_games(&c, &all, &games).await;
+}
+
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn a_perft_job_survives_the_death_of_its_node() {
+    let pg = PgServer::start();
+    let (a, b) = (node(&pg), node(&pg));
+    let c = client();
+    settled(&c, &a.base, 2).await;
+    let (status, job) = post_json(
+        &c,
+        &format!("{}/v1/perft", a.base),
+        None,
+        &json!({"depth": 7, "stats": true, "threads": 1}),
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    // A job's requests reach the node running it: a second job, started on a, is cancelled
+    // through b with its secret.
+    let (status, other) = post_json(
+        &c,
+        &format!("{}/v1/perft", a.base),
+        None,
+        &json!({"depth": 8, "threads": 1}),
+    )
+    .await;
+    assert_eq!(status, 202, "{other}");
+    let other_on_b = format!("{}/v1/perft/{}", b.base, other["id"].as_str().unwrap());
+    let cancel = format!("{other_on_b}?token={}", other["secret"].as_str().unwrap());
+    let (status, v) = common::delete_json(&c, &cancel).await;
+    assert_eq!((status, &v["state"]), (200, &json!("cancelled")), "{v}");
+    let (_, v) = get_json(
+        &c,
+        &format!("{}/v1/perft/{}", a.base, other["id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!(v["state"], "cancelled", "{v}");
+    // A quarter of its tasks done on node a, then a dies.
+    let on_a = format!("{}/v1/perft/{id}", a.base);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let total = loop {
+        let (_, v) = get_json(&c, &on_a).await;
+        let (done, total) = (
+            v["progress"]["done"].as_u64().unwrap_or(0),
+            v["progress"]["total"].as_u64().unwrap_or(0),
+        );
+        if total > 0 && done >= total / 4 {
+            assert!(done < total, "the job ended before the kill: {v}");
+            break total;
+        }
+        assert!(Instant::now() < deadline, "the job is stuck: {v}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &a.pid().to_string()])
+        .status();
+    drop(a);
+    // Node b claims it once a's lease has ended and ends it from the tasks a had finished.
+    let on_b = format!("{}/v1/perft/{id}", b.base);
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let view = loop {
+        let (status, v) = get_json(&c, &on_b).await;
+        assert_eq!(status, 200, "{v}");
+        if v["state"] == "done" {
+            break v;
+        }
+        assert!(
+            ["queued", "running"].contains(&v["state"].as_str().unwrap()),
+            "{v}"
+        );
+        assert!(Instant::now() < deadline, "not ended on node b: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let resumed = view["progress"]["resumed"].as_u64().unwrap();
+    assert!(
+        0 < resumed && resumed < total,
+        "{resumed} of {total}: {view}"
+    );
+    let row = gct_support::gct_row("start", 7);
+    for (i, column) in gct_support::STATS_COLUMNS[..5].iter().enumerate() {
+        assert_eq!(
+            view["result"][*column].as_u64(),
+            Some(row.stats[i]),
+            "{column}: {view}"
+        );
+    }
 }

@@ -62,6 +62,29 @@ fn game_id(path: &str) -> Option<Uuid> {
     Uuid::parse_str(id).ok()
 }
 
+/// The job id of a request path `/v1/perft/{id}…` or `/v1/puzzles/{id}…`, if it names one.
+fn job_id(path: &str) -> Option<Uuid> {
+    let rest = path
+        .strip_prefix("/v1/perft/")
+        .or_else(|| path.strip_prefix("/v1/puzzles/"))?;
+    Uuid::parse_str(rest.split('/').next()?).ok()
+}
+
+/// The address of the node running the job a request names, when that is another live node
+/// and this one does not hold the job.
+async fn job_elsewhere(req: &ServiceRequest) -> Option<String> {
+    let state = req.app_data::<web::Data<AppState>>()?;
+    let cluster = state.cluster.as_ref()?;
+    if req.headers().contains_key(FORWARDED) {
+        return None;
+    }
+    let id = job_id(req.path())?;
+    if state.jobs.holds(&id) {
+        return None;
+    }
+    cluster.job_elsewhere(&id).await
+}
+
 /// Whether a request is for a game this node does not serve.
 fn elsewhere(req: &ServiceRequest) -> bool {
     let Some(state) = req.app_data::<web::Data<AppState>>() else {
@@ -82,23 +105,176 @@ pub async fn route_elsewhere(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    if !elsewhere(&req) {
+    let target = if elsewhere(&req) {
+        Target::Game
+    } else if let Some(url) = job_elsewhere(&req).await {
+        Target::Job(url)
+    } else {
         return next
             .call(req)
             .await
             .map(ServiceResponse::map_into_boxed_body);
-    }
-    let (http, mut payload) = req.into_parts();
-    let answer = match (
-        http.app_data::<web::Data<AppState>>().cloned(),
-        web::Payload::from_request(&http, &mut payload).await,
-    ) {
-        (Some(state), Ok(payload)) => forward(http.clone(), payload, state)
-            .await
-            .unwrap_or_else(|e| e.error_response()),
-        _ => ApiError::internal("forwarding without the app state").error_response(),
     };
+    let (http, mut payload) = req.into_parts();
+    let Some(state) = http.app_data::<web::Data<AppState>>().cloned() else {
+        let answer = ApiError::internal("forwarding without the app state").error_response();
+        return Ok(ServiceResponse::new(http, answer));
+    };
+    let answer = match target {
+        Target::Game => match web::Payload::from_request(&http, &mut payload).await {
+            Ok(payload) => forward(http.clone(), payload, state).await,
+            Err(e) => Err(ApiError::invalid_request(e.to_string())),
+        },
+        Target::Job(url) if is_websocket(&http) => {
+            match web::Payload::from_request(&http, &mut payload).await {
+                Ok(payload) => {
+                    crate::metrics::count_forwarded();
+                    let path = http
+                        .uri()
+                        .path_and_query()
+                        .map_or(http.path(), |p| p.as_str());
+                    let node = state.cluster.as_ref().map_or("", |c| c.node());
+                    let url = format!("{}{path}", url.trim_end_matches('/'));
+                    forward_ws(&http, payload, &url, node).await
+                }
+                Err(e) => Err(ApiError::invalid_request(e.to_string())),
+            }
+        }
+        Target::Job(url) => {
+            let id = job_id(http.path());
+            let body = match read_body(
+                web::Payload::from_request(&http, &mut payload)
+                    .await
+                    .map_err(|e| ApiError::invalid_request(e.to_string()))?,
+                state.config.limits.max_body_bytes,
+            )
+            .await
+            {
+                Ok(body) => body,
+                Err(e) => return Ok(ServiceResponse::new(http, e.error_response())),
+            };
+            match forward_job(&http, body.clone(), &state, url, id).await {
+                Some(answer) => answer,
+                // The job's node is gone: this node answers from the store (or, once it has
+                // taken the job over, from memory).
+                None => {
+                    let local =
+                        ServiceRequest::from_parts(http, actix_web::dev::Payload::from(body));
+                    return next
+                        .call(local)
+                        .await
+                        .map(ServiceResponse::map_into_boxed_body);
+                }
+            }
+        }
+    }
+    .unwrap_or_else(|e| e.error_response());
     Ok(ServiceResponse::new(http, answer))
+}
+
+/// Passes a job's request to the node running it, asking again (wherever the job then runs)
+/// while that node cannot be reached, until `cluster.placement_wait_ms`; `None` when no other
+/// live node runs the job any more.
+async fn forward_job(
+    req: &HttpRequest,
+    body: web::Bytes,
+    state: &AppState,
+    mut target: String,
+    id: Option<Uuid>,
+) -> Option<Result<HttpResponse, ApiError>> {
+    let (Some(cluster), Some(id)) = (&state.cluster, id) else {
+        return None;
+    };
+    let deadline = std::time::Instant::now() + state.config.cluster.placement_wait();
+    loop {
+        match forward_to(req, body.clone(), state, &target).await {
+            Err(Unreached::Connect(e)) if std::time::Instant::now() < deadline => {
+                tracing::debug!(%target, error = %e, "the job's node cannot be reached");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                target = cluster.job_elsewhere(&id).await?;
+            }
+            Err(Unreached::Connect(e)) => return Some(Err(unreachable_owner(&target, e))),
+            Err(Unreached::Other(e)) => return Some(Err(e)),
+            Ok(answer) => return Some(Ok(answer)),
+        }
+    }
+}
+
+/// Why a request was not passed on.
+enum Unreached {
+    /// The node could not be connected to: the request was not sent.
+    Connect(awc::error::ConnectError),
+    /// Anything else (the answer is this error).
+    Other(ApiError),
+}
+
+/// Where a forwarded request goes.
+enum Target {
+    /// The node owning the game the path names.
+    Game,
+    /// The node running the job the path names, at this address.
+    Job(String),
+}
+
+/// Passes a request for a job to the node running it at `target`.
+async fn forward_to(
+    req: &HttpRequest,
+    body: web::Bytes,
+    state: &AppState,
+    target: &str,
+) -> Result<HttpResponse, Unreached> {
+    let Some(cluster) = &state.cluster else {
+        return Err(Unreached::Other(ApiError::new(
+            ErrorCode::NotFound,
+            "no such route",
+        )));
+    };
+    crate::metrics::count_forwarded();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or(req.path(), |p| p.as_str());
+    let url = format!("{}{path}", target.trim_end_matches('/'));
+    match outgoing(req, &url, cluster.node()).send_body(body).await {
+        Ok(answer) => Ok(passed_back(answer)),
+        Err(awc::error::SendRequestError::Connect(e)) => Err(Unreached::Connect(e)),
+        Err(e) => Err(Unreached::Other(unreachable_owner(target, e))),
+    }
+}
+
+/// Whether a request asks for a WebSocket.
+fn is_websocket(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
+}
+
+/// The request as it is passed on to `url`: its method and end-to-end headers, marked as
+/// forwarded by `node`, with the client's address appended to `X-Forwarded-For`.
+fn outgoing(req: &HttpRequest, url: &str, node: &str) -> awc::ClientRequest {
+    let mut out = CLIENT.with(Clone::clone).request(req.method().clone(), url);
+    for (name, value) in req.headers() {
+        if !HOP_BY_HOP.contains(&name.as_str()) && name.as_str() != "x-forwarded-for" {
+            out = out.append_header((name.clone(), value.clone()));
+        }
+    }
+    out.insert_header((FORWARDED, node.to_string()))
+        .insert_header(("x-forwarded-for", forwarded_for(req)))
+}
+
+/// The owner's answer, passed back as it came (its end-to-end headers, its body streamed).
+fn passed_back<S>(answer: awc::ClientResponse<S>) -> HttpResponse
+where
+    S: futures_util::Stream<Item = Result<web::Bytes, awc::error::PayloadError>> + Unpin + 'static,
+{
+    let mut back = HttpResponse::build(answer.status());
+    for (name, value) in answer.headers() {
+        if !HOP_BY_HOP.contains(&name.as_str()) && name != header::CONTENT_LENGTH {
+            back.append_header((name.clone(), value.clone()));
+        }
+    }
+    back.streaming(answer)
 }
 
 /// Passes a request for a game owned by another node to that node.
@@ -129,33 +305,19 @@ async fn forward(
         .uri()
         .path_and_query()
         .map_or(req.path(), |p| p.as_str());
-    let is_ws = req
-        .headers()
-        .get(header::UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    if is_ws {
+    if is_websocket(&req) {
         let url = format!("{}{path}", target.trim_end_matches('/'));
         return forward_ws(&req, payload, &url, cluster.node()).await;
     }
     let limit = state.config.limits.max_body_bytes;
     let body = read_body(payload, limit).await?;
-    let client = CLIENT.with(Clone::clone);
     // An owner that cannot be reached (it died and its lease has not ended yet) got nothing:
     // ask again wherever the game is placed next, until cluster.placement_wait_ms.
     let deadline = std::time::Instant::now() + state.config.cluster.placement_wait();
     let mut target = target;
     let answer = loop {
         let url = format!("{}{path}", target.trim_end_matches('/'));
-        let mut out = client.request(req.method().clone(), &url);
-        for (name, value) in req.headers() {
-            if !HOP_BY_HOP.contains(&name.as_str()) && name.as_str() != "x-forwarded-for" {
-                out = out.append_header((name.clone(), value.clone()));
-            }
-        }
-        out = out
-            .insert_header((FORWARDED, cluster.node().to_string()))
-            .insert_header(("x-forwarded-for", forwarded_for(&req)));
+        let out = outgoing(&req, &url, cluster.node());
         // Sent to `target` while the game is placed there: an owner that stops answering (a
         // paused process) loses its lease, and then the request is answered from here.
         let placed = cluster.placement(&id);
@@ -187,13 +349,7 @@ async fn forward(
             Err(e) => return Err(unreachable_owner(&target, e)),
         }
     };
-    let mut back = HttpResponse::build(answer.status());
-    for (name, value) in answer.headers() {
-        if !HOP_BY_HOP.contains(&name.as_str()) && name != header::CONTENT_LENGTH {
-            back.append_header((name.clone(), value.clone()));
-        }
-    }
-    Ok(back.streaming(answer))
+    Ok(passed_back(answer))
 }
 
 /// The request's `X-Forwarded-For` with the peer's address appended.
@@ -243,8 +399,8 @@ fn moved_meanwhile(id: &Uuid) -> ApiError {
     }
 }
 
-fn unreachable_owner(target: &str, e: impl std::fmt::Display) -> ApiError {
-    tracing::warn!(%target, error = %e, "the game's node did not answer");
+fn unreachable_owner(target: &str, e: impl std::fmt::Debug) -> ApiError {
+    tracing::warn!(%target, error = ?e, "the game's node did not answer");
     ApiError {
         retry_after_secs: Some(1),
         ..ApiError::new(
@@ -369,5 +525,8 @@ mod tests {
         assert_eq!(game_id("/v1/games/export"), None);
         assert_eq!(game_id("/v1/games"), None);
         assert_eq!(game_id(&format!("/v1/perft/{id}")), None);
+        assert_eq!(job_id(&format!("/v1/perft/{id}/events")), Some(id));
+        assert_eq!(job_id(&format!("/v1/puzzles/{id}")), Some(id));
+        assert_eq!(job_id("/v1/perft"), None);
     }
 }

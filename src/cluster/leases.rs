@@ -126,6 +126,19 @@ async fn tick(c: &Cluster) -> Result<(), StoreError> {
         v.now_ms = now_ms;
     });
     i.db.forget_nodes(FORGET_NODES_AFTER_MS).await?;
+    // Unfinished jobs of nodes that are gone (or of a single node before): one node claims
+    // each and resumes it from its finished tasks.
+    if let Some(jobs) = i.jobs.get() {
+        let claimed = i.db.claim_orphan_jobs(&i.node).await?;
+        if !claimed.is_empty() {
+            let resumed = jobs.adopt(&claimed).await?;
+            tracing::info!(
+                claimed = claimed.len(),
+                resumed,
+                "jobs of a node that is gone taken over"
+            );
+        }
+    }
     Ok(())
 }
 

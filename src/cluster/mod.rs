@@ -22,6 +22,7 @@ use uuid::Uuid;
 use crate::{
     config::ClusterConfig,
     game::{ownership::Ownership, GameError, Games},
+    jobs::supervisor::JobSupervisor,
     store::{
         cluster::{ClusterDb, NodeRow},
         Fence, StoreError,
@@ -56,6 +57,7 @@ struct Inner {
     db: ClusterDb,
     view: RwLock<View>,
     games: OnceLock<Weak<Games>>,
+    jobs: OnceLock<JobSupervisor>,
     /// Set when the node leaves: the lease loop ends.
     leaving: std::sync::atomic::AtomicBool,
 }
@@ -141,6 +143,7 @@ impl Cluster {
                 db,
                 view: RwLock::new(View::default()),
                 games: OnceLock::new(),
+                jobs: OnceLock::new(),
                 leaving: std::sync::atomic::AtomicBool::new(false),
             }),
         };
@@ -152,6 +155,13 @@ impl Cluster {
     /// The games this node holds (told to leave when their shard moves away).
     pub fn attach(&self, games: &Arc<Games>) {
         let _ = self.inner.games.set(Arc::downgrade(games));
+    }
+
+    /// The jobs this node runs: they are stored with this node's id, and the jobs of a node
+    /// that died are claimed and resumed by the lease loop.
+    pub fn attach_jobs(&self, jobs: &JobSupervisor) {
+        jobs.set_node(&self.inner.node);
+        let _ = self.inner.jobs.set(jobs.clone());
     }
 
     /// Runs the lease loop until the process ends: a heartbeat, lease renewals, shards taken
@@ -216,6 +226,20 @@ impl Cluster {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// The address of the live node running job `id`, when it is another node than this one
+    /// (`None`: this node, no node, or a node that is gone).
+    pub async fn job_elsewhere(&self, id: &Uuid) -> Option<String> {
+        let node = self.inner.db.job_node(id).await.ok().flatten()?;
+        if node == self.inner.node {
+            return None;
+        }
+        let view = self.read_view();
+        view.nodes
+            .iter()
+            .find(|n| n.node == node && n.expires_ms > view.now_ms)
+            .map(|n| n.url.clone())
     }
 
     /// The cluster as last seen.

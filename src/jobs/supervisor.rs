@@ -468,6 +468,8 @@ struct Inner {
     workers: Option<Arc<dyn TaskRunner>>,
     table: Mutex<Table>,
     store: Store,
+    /// The cluster node this supervisor runs on (its jobs are stored with it).
+    node: std::sync::OnceLock<String>,
 }
 
 impl Drop for Inner {
@@ -487,7 +489,8 @@ impl Drop for Inner {
     }
 }
 
-/// Owns the perft and puzzle jobs of a server.
+/// Owns the perft and puzzle jobs of a server (a cheap handle: clones share the jobs).
+#[derive(Clone)]
 pub struct JobSupervisor {
     inner: Arc<Inner>,
 }
@@ -500,6 +503,12 @@ impl JobSupervisor {
         let workers = GctWorkers::from_config(&config.gct_workers)
             .map(|w| Arc::new(w) as Arc<dyn TaskRunner>);
         JobSupervisor::with_store(config.jobs.clone(), workers, store)
+    }
+
+    /// Marks this supervisor as running on cluster node `node`: the jobs it creates are stored
+    /// with it, so that another node takes them over if this one dies.
+    pub fn set_node(&self, node: &str) {
+        let _ = self.inner.node.set(node.to_string());
     }
 
     /// A supervisor with the `[jobs]` limits, keeping nothing; `workers` compute perft tasks
@@ -520,6 +529,7 @@ impl JobSupervisor {
                 workers,
                 table: Mutex::new(Table::default()),
                 store,
+                node: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -599,7 +609,10 @@ impl JobSupervisor {
         }
         // Queued for the store before the job can start: its creation is written before
         // anything the job writes.
-        let commit = inner.store.queue(durable::creation(&job))?;
+        let commit = inner.store.queue(durable::creation(
+            &job,
+            inner.node.get().map(String::as_str),
+        ))?;
         inner.hold(&mut table, &job, true);
         inner.dispatch(&mut table, &self.inner);
         Ok((job, commit))
@@ -629,6 +642,11 @@ impl JobSupervisor {
         }
         self.inner.stop(&mut table, &job);
         Ok(job)
+    }
+
+    /// Whether this supervisor holds the job `id` (running, queued or recently ended).
+    pub fn holds(&self, id: &Uuid) -> bool {
+        self.inner.lock().jobs.contains_key(id)
     }
 
     /// Every job held, oldest first, and the pool's use.

@@ -204,6 +204,36 @@ impl ClusterDb {
         Ok(())
     }
 
+    /// Claims for `node` every unfinished job whose node is not live (it died, or the job was
+    /// made by a single node): one UPDATE, so that each job goes to one node. Gives their ids.
+    pub async fn claim_orphan_jobs(&self, node: &str) -> Result<Vec<uuid::Uuid>, StoreError> {
+        let ids: Vec<Vec<u8>> = sqlx::query_scalar(&format!(
+            "UPDATE jobs SET node = $1 WHERE state IN ('queued', 'running') \
+             AND (node IS NULL OR node NOT IN \
+               (SELECT node FROM cluster_nodes WHERE expires_ms > {NOW_MS})) \
+             RETURNING id"
+        ))
+        .bind(node)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        Ok(ids
+            .iter()
+            .filter_map(|id| uuid::Uuid::from_slice(id).ok())
+            .collect())
+    }
+
+    /// The node running job `id` (`None`: no such job, or none named).
+    pub async fn job_node(&self, id: &uuid::Uuid) -> Result<Option<String>, StoreError> {
+        let node: Option<Option<String>> =
+            sqlx::query_scalar("SELECT node FROM jobs WHERE id = $1")
+                .bind(id.as_bytes().as_slice())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_err)?;
+        Ok(node.flatten())
+    }
+
     /// Ends `node`'s lease and gives up its shards (a clean shutdown), so that the others
     /// take them at once instead of after the lease.
     pub async fn leave(&self, node: &str) -> Result<(), StoreError> {

@@ -33,6 +33,8 @@ pub struct NewJobRow {
     pub cached: bool,
     /// When it was created (Unix ms).
     pub created_ms: i64,
+    /// The cluster node running it (`None` on a single node).
+    pub node: Option<String>,
 }
 
 /// One write of a job.
@@ -210,7 +212,7 @@ macro_rules! execute_job_write {
         match $op {
             JobWrite::Create(j) => sqlx::query(
                 "INSERT INTO jobs (id, kind, request_key, request, state, result, secret, cached, \
-                 created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+                 created_ms, updated_ms, node) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)",
             )
             .bind(j.id.as_bytes().as_slice())
             .bind(j.kind)
@@ -221,6 +223,7 @@ macro_rules! execute_job_write {
             .bind(j.secret.as_slice())
             .bind(i64::from(j.cached))
             .bind(j.created_ms)
+            .bind(j.node.as_deref())
             .execute(&mut *$tx)
             .await
             .map(|_| 0)

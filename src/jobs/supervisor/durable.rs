@@ -56,7 +56,7 @@ fn request_of(work: &Work) -> (&'static str, String, String) {
 }
 
 /// The store's write creating `job`, queued.
-pub(super) fn creation(job: &Job) -> WriteOp {
+pub(super) fn creation(job: &Job, node: Option<&str>) -> WriteOp {
     let (kind, request_key, request) = request_of(&job.work);
     WriteOp::Job(JobWrite::Create(NewJobRow {
         id: job.id,
@@ -68,6 +68,7 @@ pub(super) fn creation(job: &Job) -> WriteOp {
         secret: job.digest.to_vec(),
         cached: false,
         created_ms: now_ms(),
+        node: node.map(str::to_string),
     }))
 }
 
@@ -126,6 +127,7 @@ impl JobSupervisor {
             secret: job.digest.to_vec(),
             cached: true,
             created_ms: now_ms(),
+            node: None,
         };
         inner
             .store
@@ -228,8 +230,48 @@ impl JobSupervisor {
                 Err(e) => tracing::warn!(job = %row.id, error = %e, "a stored job does not read"),
             }
         }
+        let rows = inner.store.unfinished_jobs().await?;
+        let resumed = self.resume_rows(rows, &mut held).await?;
+        held.sort_by_key(|(seq, ..)| *seq);
+        let mut table = inner.lock();
+        for (_, job, queue) in &held {
+            inner.hold(&mut table, job, *queue);
+        }
+        inner.dispatch(&mut table, inner);
+        Ok(resumed)
+    }
+
+    /// Takes over jobs this node claimed in a cluster (their node died): each starts again
+    /// from its finished tasks. Returns how many start again.
+    pub async fn adopt(&self, ids: &[uuid::Uuid]) -> Result<usize, StoreError> {
+        let mut rows = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(row) = self.inner.store.load_job(id).await? {
+                rows.push(row);
+            }
+        }
+        let mut held = Vec::new();
+        let resumed = self.resume_rows(rows, &mut held).await?;
+        held.sort_by_key(|(seq, ..)| *seq);
+        let inner = &self.inner;
+        let mut table = inner.lock();
+        for (_, job, queue) in &held {
+            inner.hold(&mut table, job, *queue);
+        }
+        inner.dispatch(&mut table, inner);
+        Ok(resumed)
+    }
+
+    /// Unfinished stored jobs made ready to start again (into `held`, queued); a puzzle that
+    /// started too often is failed instead. Returns how many start again.
+    async fn resume_rows(
+        &self,
+        rows: Vec<StoredJob>,
+        held: &mut Vec<(i64, Arc<Job>, bool)>,
+    ) -> Result<usize, StoreError> {
+        let inner = &self.inner;
         let mut resumed = 0;
-        for row in inner.store.unfinished_jobs().await? {
+        for row in rows {
             let resume = self.finished_tasks(&row).await?;
             let job = match inner.job_from_row(&row, resume) {
                 Ok(job) => Arc::new(job),
@@ -253,12 +295,6 @@ impl JobSupervisor {
             held.push((row.seq, job, true));
             resumed += 1;
         }
-        held.sort_by_key(|(seq, ..)| *seq);
-        let mut table = inner.lock();
-        for (_, job, queue) in &held {
-            inner.hold(&mut table, job, *queue);
-        }
-        inner.dispatch(&mut table, inner);
         Ok(resumed)
     }
 
@@ -394,7 +430,7 @@ mod tests {
     }
 
     fn creation_row(job: &Job) -> JobWrite {
-        match creation(job) {
+        match creation(job, None) {
             WriteOp::Job(op) => op,
             other => panic!("{other:?}"),
         }
