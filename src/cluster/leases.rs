@@ -90,6 +90,7 @@ async fn tick(c: &Cluster) -> Result<(), StoreError> {
             *slot = Some((owner.clone(), url_of(owner)));
         }
     }
+    let mut handover = Vec::new();
     for row in &rows {
         let desired = desired_owner(row.shard, &live);
         let token = c.read_view().owned.get(&row.shard).copied();
@@ -107,18 +108,28 @@ async fn tick(c: &Cluster) -> Result<(), StoreError> {
                 }
             }
             Some(token) if desired.is_some_and(|d| d != i.node) => {
-                // Hand over: stop serving it, let its games go, then release the lease.
-                c.write_view(|v| v.owned.remove(&row.shard));
+                handover.push((row.shard, token));
                 if let Some(o) = owners.get_mut(slot) {
                     *o = None;
                 }
-                c.write_view(|v| v.owners.clone_from(&owners));
-                leave(c, &[row.shard]).await;
-                i.db.release(row.shard, &i.node, token).await?;
-                tracing::info!(shard = row.shard, to = ?desired, "shard handed over");
             }
             _ => {}
         }
+    }
+    if !handover.is_empty() {
+        // Hand over, all together: stop serving them, let their games go, release the leases.
+        let shards: Vec<i32> = handover.iter().map(|(shard, _)| *shard).collect();
+        c.write_view(|v| {
+            for shard in &shards {
+                v.owned.remove(shard);
+            }
+            v.owners.clone_from(&owners);
+        });
+        leave(c, &shards).await;
+        for (shard, token) in &handover {
+            i.db.release(*shard, &i.node, *token).await?;
+        }
+        tracing::info!(shards = ?shards, "shards handed over to other nodes");
     }
     c.write_view(|v| {
         v.owners = owners;
