@@ -5,8 +5,8 @@
 //! games, so no game forks. Requests for a game owned elsewhere are forwarded by the API to
 //! the owner's advertised address (`api::forward`).
 //!
-//! [`Cluster`] is the node's view (who owns what, refreshed at every heartbeat by [`leases`])
-//! and the game layer's [`Ownership`].
+//! [`Cluster`] is the node's view (who owns what, refreshed at every heartbeat by the lease
+//! loop in `leases`) and the game layer's [`Ownership`].
 
 mod leases;
 pub mod placement;
