@@ -13,9 +13,15 @@ mod gct_support;
 
 use std::time::{Duration, Instant};
 
-use common::{client, free_port, get_json, post_json, postgres::PgServer, Server};
+use common::{
+    client,
+    cluster::{replay, settled},
+    free_port, get_json, post_json,
+    postgres::PgServer,
+    Server,
+};
 use serde_json::{json, Value};
-use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{fen::Fen, CastlingMode, EnPassantMode, Position};
 
 /// A game and the moves the servers acknowledged.
 struct Played {
@@ -38,31 +44,6 @@ fn node(pg: &PgServer) -> Server {
             ("CHESSD_QUOTAS__GAMES_PER_MINUTE", "0"),
         ],
     )
-}
-
-/// Waits until `base` sees `live` live nodes, every shard owned and each live node owning some.
-async fn settled(c: &awc::Client, base: &str, live: usize) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (status, v) = get_json(c, &format!("{base}/v1/cluster")).await;
-        assert_eq!(status, 200, "{v}");
-        let nodes: Vec<&Value> = v["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|n| n["live"] == true)
-            .collect();
-        if nodes.len() == live
-            && v["unowned_shards"].as_array().unwrap().is_empty()
-            && nodes
-                .iter()
-                .all(|n| !n["shards"].as_array().unwrap().is_empty())
-        {
-            return;
-        }
-        assert!(Instant::now() < deadline, "the cluster never settled: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// A request retried while the game's shard moves (503 game_unavailable), up to `limit`.
@@ -92,15 +73,6 @@ fn next_move(acked: &[String], salt: usize) -> Option<String> {
             .to_uci(CastlingMode::Standard)
             .to_string()
     })
-}
-
-fn replay(moves: &[String]) -> Chess {
-    let mut pos = Chess::default();
-    for m in moves {
-        let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-        pos.play_unchecked(mv);
-    }
-    pos
 }
 
 /// Plays one move of `game` through `base`; records it when acknowledged.

@@ -11,16 +11,17 @@
 
 mod common;
 
-use std::{
-    cell::RefCell,
-    rc::Rc,
-    time::{Duration, Instant},
-};
+use std::{cell::RefCell, rc::Rc, time::Duration};
 
 use chessd::store::{SqliteSync, Store};
-use common::{free_port, get_json, postgres::PgServer, Server};
+use common::{
+    cluster::{replay, settled},
+    free_port, get_json,
+    postgres::PgServer,
+    Server,
+};
 use serde_json::{json, Value};
-use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{fen::Fen, CastlingMode, EnPassantMode, Position};
 
 /// A game as the clients know it.
 struct Tracked {
@@ -58,15 +59,6 @@ fn start_node(pg: &PgServer, port: u16) -> Server {
     let env = node_env(pg, port);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     Server::start_on(&format!("127.0.0.1:{port}"), &env)
-}
-
-fn replay(moves: &[String]) -> Chess {
-    let mut pos = Chess::default();
-    for m in moves {
-        let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-        pos.play_unchecked(mv);
-    }
-    pos
 }
 
 /// A small deterministic generator (xorshift).
@@ -191,23 +183,6 @@ async fn player(
                 }
             }
         }
-    }
-}
-
-async fn settled(c: &awc::Client, base: &str, live: usize) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (status, v) = get_json(c, &format!("{base}/v1/cluster")).await;
-        let nodes = v["nodes"].as_array().cloned().unwrap_or_default();
-        let up: Vec<&Value> = nodes.iter().filter(|n| n["live"] == true).collect();
-        if status == 200
-            && up.len() == live
-            && v["unowned_shards"].as_array().is_some_and(Vec::is_empty)
-        {
-            return;
-        }
-        assert!(Instant::now() < deadline, "the cluster never settled: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

@@ -19,9 +19,14 @@ use std::{
     time::{Duration, Instant},
 };
 
-use common::{client, free_port, get_json, post_json, postgres::PgServer};
+use common::{
+    client,
+    cluster::{replay, settled},
+    free_port, get_json, post_json,
+    postgres::PgServer,
+};
 use serde_json::{json, Value};
-use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{fen::Fen, CastlingMode, EnPassantMode, Position};
 
 /// Where Debian's nginx (nginx-light) installs it.
 const NGINX: &str = "/usr/sbin/nginx";
@@ -198,41 +203,6 @@ struct Played {
     white: String,
     black: String,
     acked: Vec<String>,
-}
-
-/// Waits until `base` sees `live` live nodes, every shard owned and each live node owning some;
-/// returns that view of the cluster.
-async fn settled(c: &awc::Client, base: &str, live: usize) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (status, v) = get_json(c, &format!("{base}/v1/cluster")).await;
-        assert_eq!(status, 200, "{v}");
-        let nodes: Vec<&Value> = v["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|n| n["live"] == true)
-            .collect();
-        if nodes.len() == live
-            && v["unowned_shards"].as_array().unwrap().is_empty()
-            && nodes
-                .iter()
-                .all(|n| !n["shards"].as_array().unwrap().is_empty())
-        {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "the cluster never settled: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-fn replay(moves: &[String]) -> Chess {
-    let mut pos = Chess::default();
-    for m in moves {
-        let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-        pos.play_unchecked(mv);
-    }
-    pos
 }
 
 fn fen_after(moves: &[String]) -> String {

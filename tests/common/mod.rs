@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod app;
+pub mod cluster;
 pub mod postgres;
 
 use std::{
