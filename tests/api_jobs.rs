@@ -660,27 +660,6 @@ async fn wait_end(c: &awc::Client, url: &str) -> Value {
     }
 }
 
-/// Every counter of a result against a row of the GCT statistics.
-fn assert_gct_row(result: &Value, row: &gct_support::GctRow) {
-    let at = format!("{} d{}", row.position, row.depth);
-    for (i, column) in gct_support::STATS_COLUMNS.iter().enumerate() {
-        let got = if i < 5 {
-            &result[*column]
-        } else {
-            &result["classes"][*column]
-        };
-        assert_eq!(got.as_u64(), Some(row.stats[i]), "{at} {column}: {result}");
-    }
-    for (name, value) in row.protocol_counts() {
-        let name = if name == "check_mates" {
-            "checkmates"
-        } else {
-            name
-        };
-        assert_eq!(result[name].as_u64(), Some(value), "{at} {name}: {result}");
-    }
-}
-
 #[actix_web::test]
 #[cfg_attr(
     not(has_socat),
@@ -713,7 +692,7 @@ async fn perft_jobs_on_workers_with_a_tcp_worker_survive_a_worker_death() {
     let url = format!("{perft}/{}", job["id"].as_str().unwrap());
     let view = wait_end(&c, &url).await;
     assert_eq!(view["state"], "done", "{view}");
-    assert_gct_row(&view["result"], &row);
+    gct_support::assert_gct_row(&view["result"], &row);
     let (_, list) = common::get_json(&c, &format!("{}/v1/jobs", srv.base)).await;
     let workers = list["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 2, "{list}");
@@ -747,7 +726,7 @@ async fn perft_jobs_on_workers_with_a_tcp_worker_survive_a_worker_death() {
         "the worker died during the job"
     );
     assert_eq!(view["state"], "done", "{view}");
-    assert_gct_row(&view["result"], &row);
+    gct_support::assert_gct_row(&view["result"], &row);
     let (_, list) = common::get_json(&c, &format!("{}/v1/jobs", srv.base)).await;
     let local = &list["workers"][0];
     assert!(local["failures"].as_u64().unwrap() >= 1, "{list}");

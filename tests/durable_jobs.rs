@@ -39,27 +39,6 @@ const PUZZLE_BOARD: &str = "8 . . . R . . . .\n7 p p k . . . . .\n6 . . r . . . 
 /// A quiet middlegame: no mate within 8 moves, and proving it takes long.
 const NO_QUICK_MATE: &str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8";
 
-/// Every counter of a perft result against a row of the Grand Chess Tree statistics.
-fn assert_reference(result: &Value, row: &gct_support::GctRow) {
-    let at = format!("{} d{}", row.position, row.depth);
-    for (i, column) in gct_support::STATS_COLUMNS.iter().enumerate() {
-        let got = if i < 5 {
-            &result[*column]
-        } else {
-            &result["classes"][*column]
-        };
-        assert_eq!(got.as_u64(), Some(row.stats[i]), "{at} {column}: {result}");
-    }
-    for (name, value) in row.protocol_counts() {
-        let name = if name == "check_mates" {
-            "checkmates"
-        } else {
-            name
-        };
-        assert_eq!(result[name].as_u64(), Some(value), "{at} {name}: {result}");
-    }
-}
-
 // ----- The same request again, in process -----
 
 /// Polls a job until it ends (60 s at most).
@@ -118,7 +97,7 @@ async fn the_same_request_is_answered_from_the_store_at_once() {
     let job = post(&app, "/v1/perft", body.clone(), false).await;
     let first = wait_for(&app, &format!("/v1/perft/{}", job["id"].as_str().unwrap())).await;
     assert_eq!(first["state"], "done", "{first}");
-    assert_reference(&first["result"], &row);
+    gct_support::assert_gct_row(&first["result"], &row);
     // Again, and spelled otherwise (clocks, none, other spacing, the default position, other
     // threads and hash): answered at once, done, with the very same result.
     for body in [
@@ -147,7 +126,7 @@ async fn the_same_request_is_answered_from_the_store_at_once() {
         let reference = if stats { &row4 } else { &row };
         assert_eq!(view["result"]["nodes"].as_u64(), Some(reference.stats[0]));
         if stats {
-            assert_reference(&view["result"], reference);
+            gct_support::assert_gct_row(&view["result"], reference);
         } else {
             assert_eq!(view["result"]["captures"], Value::Null, "{view}");
         }
@@ -399,7 +378,7 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
     let perft_url = url(&base, "/v1/perft", &perft, false);
     let done = wait_end(&c, &perft_url).await;
     assert_eq!(done["state"], "done", "{done}");
-    assert_reference(&done["result"], &row);
+    gct_support::assert_gct_row(&done["result"], &row);
     let progress = &done["progress"];
     assert_eq!(progress["resumed"].as_u64(), Some(kept as u64), "{done}");
     assert_eq!(

@@ -129,13 +129,8 @@ pub async fn route_elsewhere(
             match web::Payload::from_request(&http, &mut payload).await {
                 Ok(payload) => {
                     crate::metrics::count_forwarded();
-                    let path = http
-                        .uri()
-                        .path_and_query()
-                        .map_or(http.path(), |p| p.as_str());
                     let node = state.cluster.as_ref().map_or("", |c| c.node());
-                    let url = format!("{}{path}", url.trim_end_matches('/'));
-                    forward_ws(&http, payload, &url, node).await
+                    forward_ws(&http, payload, &at(&url, &http), node).await
                 }
                 Err(e) => Err(ApiError::invalid_request(e.to_string())),
             }
@@ -230,16 +225,23 @@ async fn forward_to(
         )));
     };
     crate::metrics::count_forwarded();
-    let path = req
-        .uri()
-        .path_and_query()
-        .map_or(req.path(), |p| p.as_str());
-    let url = format!("{}{path}", target.trim_end_matches('/'));
-    match outgoing(req, &url, cluster.node()).send_body(body).await {
+    match outgoing(req, &at(target, req), cluster.node())
+        .send_body(body)
+        .await
+    {
         Ok(answer) => Ok(passed_back(answer)),
         Err(awc::error::SendRequestError::Connect(e)) => Err(Unreached::Connect(e)),
         Err(e) => Err(Unreached::Other(unreachable_owner(target, e))),
     }
+}
+
+/// The URL of `req`'s path and query on the node at `base`.
+fn at(base: &str, req: &HttpRequest) -> String {
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or(req.path(), |p| p.as_str());
+    format!("{}{path}", base.trim_end_matches('/'))
 }
 
 /// Whether a request asks for a WebSocket.
@@ -301,13 +303,8 @@ async fn forward(
         }
     };
     crate::metrics::count_forwarded();
-    let path = req
-        .uri()
-        .path_and_query()
-        .map_or(req.path(), |p| p.as_str());
     if is_websocket(&req) {
-        let url = format!("{}{path}", target.trim_end_matches('/'));
-        return forward_ws(&req, payload, &url, cluster.node()).await;
+        return forward_ws(&req, payload, &at(&target, &req), cluster.node()).await;
     }
     let limit = state.config.limits.max_body_bytes;
     let body = read_body(payload, limit).await?;
@@ -316,8 +313,7 @@ async fn forward(
     let deadline = std::time::Instant::now() + state.config.cluster.placement_wait();
     let mut target = target;
     let answer = loop {
-        let url = format!("{}{path}", target.trim_end_matches('/'));
-        let out = outgoing(&req, &url, cluster.node());
+        let out = outgoing(&req, &at(&target, &req), cluster.node());
         // Sent to `target` while the game is placed there: an owner that stops answering (a
         // paused process) loses its lease, and then the request is answered from here.
         let placed = cluster.placement(&id);

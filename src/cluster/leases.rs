@@ -36,10 +36,7 @@ pub(super) async fn run(cluster: Cluster) {
             }
             Err(_) => {}
         }
-        crate::metrics::set_cluster(
-            cluster.owned_shards(),
-            cluster.status().nodes.iter().filter(|n| n.live).count(),
-        );
+        crate::metrics::set_cluster(cluster.owned_shards(), cluster.live_nodes());
     }
 }
 

@@ -279,6 +279,15 @@ impl Cluster {
         }
     }
 
+    /// Nodes whose lease held at the last heartbeat.
+    pub fn live_nodes(&self) -> usize {
+        let view = self.read_view();
+        view.nodes
+            .iter()
+            .filter(|n| n.expires_ms > view.now_ms)
+            .count()
+    }
+
     /// Shards this node owns now.
     pub fn owned_shards(&self) -> usize {
         self.read_view().owned.len()

@@ -233,3 +233,25 @@ pub fn kill9(pid: u32) {
         .stderr(Stdio::null())
         .status();
 }
+
+/// Asserts every counter of a perft result (chessd's JSON) against a reference row: the
+/// thirteen statistics columns and the counts of the worker protocol.
+pub fn assert_gct_row(result: &serde_json::Value, row: &GctRow) {
+    let at = format!("{} d{}", row.position, row.depth);
+    for (i, column) in STATS_COLUMNS.iter().enumerate() {
+        let got = if i < 5 {
+            &result[*column]
+        } else {
+            &result["classes"][*column]
+        };
+        assert_eq!(got.as_u64(), Some(row.stats[i]), "{at} {column}: {result}");
+    }
+    for (name, value) in row.protocol_counts() {
+        let name = if name == "check_mates" {
+            "checkmates"
+        } else {
+            name
+        };
+        assert_eq!(result[name].as_u64(), Some(value), "{at} {name}: {result}");
+    }
+}
