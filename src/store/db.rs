@@ -35,6 +35,7 @@ macro_rules! with_pool {
         }
     };
 }
+pub(crate) use with_pool;
 
 /// How the SQLite file is synchronised to disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]

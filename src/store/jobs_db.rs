@@ -5,7 +5,7 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    db::Db,
+    db::{with_pool, Db},
     jobs::{StoredJob, StoredTask},
     StoreError,
 };
@@ -42,28 +42,16 @@ macro_rules! decode_job {
 /// reads every row as a job.
 macro_rules! fetch_jobs {
     ($db:expr, $sql:expr, |$q:ident| $bind:expr) => {
-        match $db {
-            Db::Sqlite(pool) => {
-                let $q = sqlx::query($sql);
-                let rows = $bind
-                    .fetch_all(pool)
-                    .await
-                    .map_err(|e| StoreError::from_db(e, None))?;
-                rows.into_iter()
-                    .map(|r| decode_job!(r))
-                    .collect::<Result<Vec<_>, _>>()
-            }
-            Db::Postgres(pool) => {
-                let $q = sqlx::query($sql);
-                let rows = $bind
-                    .fetch_all(pool)
-                    .await
-                    .map_err(|e| StoreError::from_db(e, None))?;
-                rows.into_iter()
-                    .map(|r| decode_job!(r))
-                    .collect::<Result<Vec<_>, _>>()
-            }
-        }
+        with_pool!($db, pool => {
+            let $q = sqlx::query($sql);
+            let rows = $bind
+                .fetch_all(pool)
+                .await
+                .map_err(|e| StoreError::from_db(e, None))?;
+            rows.into_iter()
+                .map(|r| decode_job!(r))
+                .collect::<Result<Vec<_>, _>>()
+        })
     };
 }
 
