@@ -84,6 +84,17 @@ pub struct ClusterConfig {
     /// Milliseconds a request for a game whose shard has no owner (during a failover) waits
     /// for one before it is answered `game_unavailable`.
     pub placement_wait_ms: u64,
+    /// Plies each task of the shared perft queue counts: a perft job deeper than this is split
+    /// into tasks that every node and remote worker takes (0: jobs run where they start).
+    pub perft_task_depth: u32,
+    /// Threads this node gives to the shared perft queue (0: one per core).
+    pub task_threads: usize,
+    /// Milliseconds a shared task's lease lasts without renewal; a task whose taker died is
+    /// leased again about this long after its last renewal.
+    pub task_lease_ms: u64,
+    /// MiB of hash table for this node's shared tasks (each of two tables: with and without
+    /// statistics; 0: none).
+    pub task_hash_mb: usize,
 }
 
 impl ClusterConfig {
@@ -387,6 +398,9 @@ pub struct AuthConfig {
     /// API keys (`X-API-Key` header). A request with a key is counted against that key's
     /// quotas; an unknown key is refused.
     pub api_keys: Vec<String>,
+    /// Tokens of remote perft workers (`chessd worker --server`): a bearer of one may lease a
+    /// cluster's shared perft tasks and submit their results. Empty: no remote workers.
+    pub worker_tokens: Vec<String>,
     /// Whether creating games and jobs needs an API key.
     pub require_api_key: bool,
     /// Addresses of reverse proxies whose `X-Forwarded-For` header names the client.

@@ -46,6 +46,10 @@ pub struct AppState {
     pub admission: admission::Admission,
     /// This node's part in a cluster (`None`: a single node).
     pub cluster: Option<cluster::Cluster>,
+    /// The cluster's shared perft task queue, for the work API (`None`: a single node).
+    pub tasks: Option<store::perft_tasks::TaskQueue>,
+    /// This node's takers of shared perft tasks (stopped when the state goes).
+    pub takers: Option<jobs::task_taker::NodeTakers>,
 }
 
 impl AppState {
@@ -72,12 +76,43 @@ impl AppState {
                 "cluster.advertise_url is set: a cluster needs a postgres:// store".into(),
             )
         })?;
+        let tasks = store.task_queue();
         let cluster = cluster::Cluster::join(&config.cluster, db).await?;
-        let state = AppState::build(config, callback, store, Some(cluster.clone()));
+        let mut state = AppState::build(config, callback, store, Some(cluster.clone()));
         cluster.attach(&state.games);
         cluster.attach_jobs(&state.jobs);
+        if let Some(queue) = tasks {
+            state.share_perft_tasks(&cluster, queue);
+        }
         tokio::spawn(cluster.run());
         Ok(state)
+    }
+
+    /// Sends deep perft jobs' tasks to the cluster's shared queue and starts this node's takers.
+    fn share_perft_tasks(
+        &mut self,
+        cluster: &cluster::Cluster,
+        queue: store::perft_tasks::TaskQueue,
+    ) {
+        let c = &self.config.cluster;
+        let runner = jobs::shared_tasks::SharedTasks::new(
+            queue.clone(),
+            cluster.node(),
+            tokio::runtime::Handle::current(),
+        );
+        self.jobs.share_tasks(Arc::new(runner), c.perft_task_depth);
+        let threads = match c.task_threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        };
+        let source =
+            jobs::task_taker::QueueSource::new(queue.clone(), cluster.node(), c.task_lease_ms);
+        self.takers = Some(jobs::task_taker::NodeTakers::start(
+            source,
+            threads,
+            c.task_hash_mb,
+        ));
+        self.tasks = Some(queue);
     }
 
     /// State for a configuration over a store already open.
@@ -118,6 +153,8 @@ impl AppState {
             config: Arc::new(config),
             games,
             cluster,
+            tasks: None,
+            takers: None,
         }
     }
 }

@@ -20,6 +20,7 @@ struct Metrics {
     cluster_shards: IntGauge,
     cluster_nodes: IntGauge,
     forwarded: IntCounter,
+    perft_tasks: IntCounterVec,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -76,6 +77,15 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "Requests (and WebSocket connections) forwarded to the node owning their game",
     )
     .unwrap_or_else(|e| panic!("metric: {e}"));
+    let perft_tasks = IntCounterVec::new(
+        Opts::new(
+            "chessd_perft_tasks_total",
+            "Shared perft tasks this node's threads counted, by what became of the result \
+             (counted, duplicate: another taker's came first, gone: the job had ended)",
+        ),
+        &["outcome"],
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
     for m in [
         Box::new(games_alive.clone()) as Box<dyn prometheus::core::Collector>,
         Box::new(moves.clone()),
@@ -88,6 +98,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         Box::new(cluster_shards.clone()),
         Box::new(cluster_nodes.clone()),
         Box::new(forwarded.clone()),
+        Box::new(perft_tasks.clone()),
     ] {
         registry
             .register(m)
@@ -106,6 +117,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         cluster_shards,
         cluster_nodes,
         forwarded,
+        perft_tasks,
     }
 });
 
@@ -118,6 +130,11 @@ pub fn set_cluster(shards_owned: usize, nodes_live: usize) {
 /// Counts a request forwarded to another node.
 pub fn count_forwarded() {
     METRICS.forwarded.inc();
+}
+
+/// Counts a shared perft task this node's threads counted (`counted`, `duplicate`, `gone`).
+pub fn count_perft_task(outcome: &str) {
+    METRICS.perft_tasks.with_label_values(&[outcome]).inc();
 }
 
 /// Counts a webhook attempt (`delivered`, `failed`) or a webhook given up (`expired`).

@@ -91,6 +91,11 @@ pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
     tracing::info!("shutting down");
     handle.pause().await;
     state.jobs.interrupt_all();
+    // Shared perft tasks being counted here are dropped: their leases run out and another
+    // node or worker counts them.
+    if let Some(takers) = &state.takers {
+        takers.stop();
+    }
     let grace = Duration::from_secs(state.config.games.shutdown_grace_secs);
     let deadline = Instant::now() + grace;
     state.games.shut_down();

@@ -93,6 +93,10 @@ pub enum ErrorCode {
     OperatorDisabled,
     /// A raw UCI line outside the allow-list, or with values outside the engine's options.
     CommandRefused,
+    /// The work API needs a cluster node and configured worker tokens (`auth.worker_tokens`).
+    WorkDisabled,
+    /// A shared perft task is not open any more (done, or its job ended, or leased again).
+    TaskGone,
     /// Something went wrong inside the server.
     Internal,
 }
@@ -129,6 +133,8 @@ impl ErrorCode {
             ApiKeyRequired => StatusCode::UNAUTHORIZED,
             OperatorDisabled => StatusCode::FORBIDDEN,
             CommandRefused => StatusCode::UNPROCESSABLE_ENTITY,
+            WorkDisabled => StatusCode::FORBIDDEN,
+            TaskGone => StatusCode::CONFLICT,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -177,6 +183,8 @@ impl ErrorCode {
             ApiKeyRequired => "api_key_required",
             OperatorDisabled => "operator_disabled",
             CommandRefused => "command_refused",
+            WorkDisabled => "work_disabled",
+            TaskGone => "task_gone",
             Internal => "internal",
         }
     }

@@ -19,6 +19,7 @@ pub mod solution_json;
 pub mod system;
 pub mod webapp;
 pub mod wire;
+pub mod work;
 pub mod ws;
 pub mod ws_limits;
 

@@ -6,7 +6,7 @@ use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
 };
 
-use super::{archive, cluster, engines, export, games, jobs, position, system, ws};
+use super::{archive, cluster, engines, export, games, jobs, position, system, work, ws};
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
 /// handler that answers it.
@@ -71,6 +71,10 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(GET, "/v1/puzzles/{id}", jobs::puzzle_view),
         R::new(DELETE, "/v1/puzzles/{id}", jobs::cancel_puzzle),
         R::new(GET, "/v1/puzzles/{id}/events", jobs::puzzle_events),
+        // The shared perft queue's work API (remote workers).
+        R::new(POST, "/v1/work/lease", work::lease),
+        R::new(POST, "/v1/work/{job}/{task}/renew", work::renew),
+        R::new(POST, "/v1/work/{job}/{task}/result", work::submit),
         // A game.
         R::new(GET, "/v1/games/{id}", games::state_view),
         R::new(DELETE, "/v1/games/{id}", games::stop),

@@ -8,6 +8,7 @@ pub mod progress;
 pub mod serve;
 pub mod solve;
 pub mod table;
+pub mod work_client;
 pub mod worker;
 
 use std::process::ExitCode;

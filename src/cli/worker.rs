@@ -7,6 +7,9 @@
 //! changes nothing. Commands are read while a task runs, so `reset` and `quit` act at once.
 //!
 //! Over TCP: `socat TCP-LISTEN:9020,reuseaddr,fork EXEC:"chessd worker"`.
+//!
+//! With `--server URL` it is instead a remote worker of a cluster's shared perft queue
+//! (`work_client.rs`): it takes tasks from the node's work API until interrupted.
 
 use std::{
     io::{BufRead, Write},
@@ -34,6 +37,24 @@ pub struct WorkerArgs {
     /// Hash table size in MiB (0: no hashing), kept from task to task until `reset`.
     #[arg(long, value_name = "MiB", default_value_t = 64)]
     pub hash: usize,
+    /// Take tasks from a cluster's shared perft queue through this node's work API
+    /// (`http://HOST:PORT`) instead of speaking the protocol on stdin and stdout.
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// The worker token the server knows (`auth.worker_tokens`), with `--server`.
+    #[arg(
+        long,
+        env = "CHESSD_WORKER_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<String>,
+    /// This worker's name, as results record it, with `--server` (default: worker-<pid>).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Tasks counted at once, one thread each, with `--server`.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub tasks: usize,
 }
 
 /// What the main loop waits for.
@@ -64,6 +85,21 @@ impl Running {
 
 /// Runs `chessd worker`.
 pub fn run(args: &WorkerArgs) -> ExitCode {
+    if let Some(server) = &args.server {
+        let Some(token) = args.token.clone() else {
+            return super::usage_error("worker", "--server needs --token (or CHESSD_WORKER_TOKEN)");
+        };
+        return super::work_client::run(super::work_client::ServerWorker {
+            server: server.clone(),
+            token,
+            name: args
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("worker-{}", std::process::id())),
+            tasks: args.tasks,
+            hash_mb: args.hash,
+        });
+    }
     let (events, inbox) = mpsc::channel();
     let input = events.clone();
     std::thread::spawn(move || read_input(&input));

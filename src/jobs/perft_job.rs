@@ -1,8 +1,9 @@
 //! Perft jobs: the parameters asked for, their checks against the configured limits, and the
 //! computation —
 //! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
-//! unique positions a few plies down, counts them and multiplies back), or on Grand Chess Tree
-//! workers through a [`TaskRunner`].
+//! unique positions a few plies down, counts them and multiplies back), or through a
+//! [`TaskRunner`]: the configured Grand Chess Tree workers, or a cluster's shared task queue
+//! (`super::shared_tasks`), which every node and remote worker takes tasks from.
 //!
 //! Either way the tasks are those of [`perft::split`] at the job's split depth, chosen once
 //! when the job is checked and kept with it: a job interrupted by a restart goes on with the
@@ -18,6 +19,7 @@ use chessd_core::{
     perft::{self, Perft, PerftProgress, PerftResult, PerftStats},
     Position,
 };
+use uuid::Uuid;
 
 use super::{
     error::{JobEnd, JobError},
@@ -49,6 +51,8 @@ pub struct PerftParams {
 /// sequences reach it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PerftTask {
+    /// Its index in the job's split (the same whenever the job runs).
+    pub index: usize,
     /// The position as FEN.
     pub fen: String,
     /// Plies to count below it.
@@ -57,7 +61,23 @@ pub struct PerftTask {
     pub occurrences: u64,
 }
 
-/// Something that computes perft tasks away from the job pool (the Grand Chess Tree workers).
+/// The tasks of one run of a job, for a [`TaskRunner`].
+pub struct TaskBatch<'a> {
+    /// The job.
+    pub job: Uuid,
+    /// The tasks left to count.
+    pub tasks: Vec<PerftTask>,
+    /// Whether the leaf statistics are counted (else the nodes only).
+    pub stats: bool,
+    /// Set when the job is cancelled.
+    pub cancel: Arc<AtomicBool>,
+    /// Set by the runner when the job is no longer this node's to run (another node took it
+    /// over): it then stops without an end of its own.
+    pub interrupted: &'a AtomicBool,
+}
+
+/// Something that computes perft tasks away from the job pool (the Grand Chess Tree workers,
+/// a cluster's shared queue).
 pub trait TaskRunner: Send + Sync {
     /// The names of the workers, for the job view.
     fn names(&self) -> Vec<String>;
@@ -67,15 +87,31 @@ pub trait TaskRunner: Send + Sync {
         Vec::new()
     }
 
-    /// Computes every task, calling `on_done(index, stats)` once per task with the statistics
-    /// of **one** occurrence of its position; returns when all are done, when `cancel` is set
-    /// (soon after), or with an error when the tasks cannot be completed.
+    /// Whether this is a cluster's shared task queue: its takers store each task's result
+    /// themselves, so the job does not store it again.
+    fn shared(&self) -> bool {
+        false
+    }
+
+    /// Computes every task, calling `on_done(i, stats)` once per task (`i` its place in
+    /// `batch.tasks`) with the statistics of **one** occurrence of its position; returns when
+    /// all are done, when `batch.cancel` is set (soon after), or with an error when the tasks
+    /// cannot be completed.
     fn run(
         &self,
-        tasks: Vec<PerftTask>,
-        cancel: Arc<AtomicBool>,
+        batch: TaskBatch<'_>,
         on_done: &mut dyn FnMut(usize, PerftStats),
     ) -> Result<(), String>;
+}
+
+/// What may compute a perft job's tasks besides the job's own threads.
+#[derive(Clone, Default)]
+pub struct Runners {
+    /// The configured Grand Chess Tree workers.
+    pub workers: Option<Arc<dyn TaskRunner>>,
+    /// A cluster's shared task queue, and the plies each of its tasks counts: jobs deeper than
+    /// that go there (unless they ask for the workers or decline them).
+    pub shared: Option<(Arc<dyn TaskRunner>, u32)>,
 }
 
 /// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: the pool
@@ -137,14 +173,15 @@ impl TaskRunner for GctWorkers {
 
     fn run(
         &self,
-        tasks: Vec<PerftTask>,
-        cancel: Arc<AtomicBool>,
+        batch: TaskBatch<'_>,
         on_done: &mut dyn FnMut(usize, PerftStats),
     ) -> Result<(), String> {
         let Some(runtime) = &self.runtime else {
             return Err("the workers' runtime has stopped".into());
         };
-        let tasks = tasks
+        let cancel = batch.cancel;
+        let tasks = batch
+            .tasks
             .into_iter()
             .map(|t| WorkerTask {
                 fen: t.fen,
@@ -182,6 +219,16 @@ pub struct PerftSpec {
 /// position (only `nodes` without statistics).
 pub type TaskDone = (usize, PerftStats);
 
+/// The job a perft runs as.
+pub struct JobRun<'a> {
+    /// The job's id (the shared queue's tasks are its).
+    pub id: Uuid,
+    /// The job's cancel flag.
+    pub cancel: &'a Arc<AtomicBool>,
+    /// Set when another node took the job over: it ends here without an end of its own.
+    pub interrupted: &'a AtomicBool,
+}
+
 impl std::fmt::Debug for PerftSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PerftSpec")
@@ -197,11 +244,12 @@ impl std::fmt::Debug for PerftSpec {
 }
 
 impl PerftSpec {
-    /// Checks parameters against the limits; `workers` are the configured workers, if any.
+    /// Checks parameters against the limits; `runners` are what may compute the tasks besides
+    /// the job's own threads.
     pub fn from_params(
         req: &PerftParams,
         limits: &JobLimits,
-        workers: Option<&Arc<dyn TaskRunner>>,
+        runners: &Runners,
     ) -> Result<PerftSpec, JobError> {
         let jobs = &limits.config;
         if req.depth > jobs.max_perft_depth {
@@ -229,18 +277,27 @@ impl PerftSpec {
                 jobs.max_hash_mb
             )));
         }
-        let workers = match (req.workers, workers) {
-            (Some(true), None) => {
+        let shared = runners
+            .shared
+            .as_ref()
+            .filter(|(_, task_depth)| *task_depth > 0 && req.depth > *task_depth);
+        let (workers, split_plies) = match (req.workers, &runners.workers, shared) {
+            (Some(true), None, _) => {
                 return Err(JobError::InvalidRequest(
                     "no Grand Chess Tree workers are configured (gct_workers)".into(),
                 ))
             }
-            (Some(false), _) | (_, None) => None,
-            (_, Some(w)) => Some(Arc::clone(w)),
-        };
-        let split_plies = match &workers {
-            Some(w) => worker_split_plies(&req.pos, req.depth, w.names().len().max(1)),
-            None => local_split_plies(&req.pos, req.depth, threads),
+            (None, _, Some((queue, task_depth))) => (
+                Some(Arc::clone(queue)),
+                shared_split_plies(&req.pos, req.depth, *task_depth),
+            ),
+            (Some(false), ..) | (None, None, _) => {
+                (None, local_split_plies(&req.pos, req.depth, threads))
+            }
+            (_, Some(w), _) => (
+                Some(Arc::clone(w)),
+                worker_split_plies(&req.pos, req.depth, w.names().len().max(1)),
+            ),
         };
         Ok(PerftSpec {
             pos: req.pos,
@@ -268,11 +325,28 @@ impl PerftSpec {
         report: &mut dyn FnMut(PerftProgress),
         on_task: &mut dyn FnMut(usize, &PerftStats),
     ) -> Result<PerftResult, JobEnd> {
+        let interrupted = AtomicBool::new(false);
+        let job = JobRun {
+            id: Uuid::nil(),
+            cancel,
+            interrupted: &interrupted,
+        };
+        self.run_job(&job, resume, report, on_task)
+    }
+
+    /// [`PerftSpec::run`] as job `job.id`, which a runner may mark `job.interrupted`.
+    pub fn run_job(
+        &self,
+        job: &JobRun<'_>,
+        resume: &[TaskDone],
+        report: &mut dyn FnMut(PerftProgress),
+        on_task: &mut dyn FnMut(usize, &PerftStats),
+    ) -> Result<PerftResult, JobEnd> {
         match &self.workers {
             Some(workers) if self.depth > 0 => {
-                self.run_on_workers(workers.as_ref(), cancel, resume, report, on_task)
+                self.run_on_workers(workers.as_ref(), job, resume, report, on_task)
             }
-            _ => self.run_local(cancel, resume, report, on_task),
+            _ => self.run_local(job.cancel, resume, report, on_task),
         }
     }
 
@@ -300,11 +374,12 @@ impl PerftSpec {
     fn run_on_workers(
         &self,
         workers: &dyn TaskRunner,
-        cancel: &Arc<AtomicBool>,
+        job: &JobRun<'_>,
         resume: &[TaskDone],
         report: &mut dyn FnMut(PerftProgress),
         on_task: &mut dyn FnMut(usize, &PerftStats),
     ) -> Result<PerftResult, JobEnd> {
+        let cancel = job.cancel;
         let start = Instant::now();
         let plies = self.split_plies.min(self.depth.saturating_sub(1));
         let split = perft::split(&self.pos, plies);
@@ -329,6 +404,7 @@ impl PerftSpec {
         let tasks: Vec<PerftTask> = left
             .iter()
             .map(|&i| PerftTask {
+                index: i,
                 fen: split[i].0.fen(),
                 depth: self.depth - plies,
                 occurrences: split[i].1,
@@ -339,7 +415,14 @@ impl PerftSpec {
         let outcome = if tasks.is_empty() {
             Ok(())
         } else {
-            workers.run(tasks, Arc::clone(cancel), &mut |j, stats| {
+            let batch = TaskBatch {
+                job: job.id,
+                tasks,
+                stats: self.stats,
+                cancel: Arc::clone(cancel),
+                interrupted: job.interrupted,
+            };
+            workers.run(batch, &mut |j, stats| {
                 let Some(&i) = left.get(j) else {
                     return;
                 };
@@ -357,7 +440,9 @@ impl PerftSpec {
                 }
             })
         };
-        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed)
+            || job.interrupted.load(std::sync::atomic::Ordering::Relaxed)
+        {
             return Err(JobEnd::Cancelled);
         }
         if let Err(e) = outcome {
@@ -426,6 +511,18 @@ fn worker_split_plies(pos: &Position, depth: u32, workers: usize) -> u32 {
     plies
 }
 
+/// How far below the root a cluster's shared tasks are taken: each task counts `task_depth`
+/// plies when the job is deep enough for that, and the split goes no further once it has 1024
+/// tasks (counting move sequences), so that the queue stays a few thousand rows at most.
+fn shared_split_plies(pos: &Position, depth: u32, task_depth: u32) -> u32 {
+    let deepest = depth.saturating_sub(task_depth.max(1));
+    let mut plies = 0;
+    while plies < deepest && perft::perft(pos, plies) < 1024 {
+        plies += 1;
+    }
+    plies
+}
+
 fn limit(message: String) -> JobError {
     JobError::LimitExceeded(message)
 }
@@ -450,12 +547,11 @@ mod tests {
 
         fn run(
             &self,
-            tasks: Vec<PerftTask>,
-            cancel: Arc<AtomicBool>,
+            batch: TaskBatch<'_>,
             on_done: &mut dyn FnMut(usize, PerftStats),
         ) -> Result<(), String> {
-            for (i, t) in tasks.iter().enumerate().rev() {
-                if cancel.load(Relaxed) {
+            for (i, t) in batch.tasks.iter().enumerate().rev() {
+                if batch.cancel.load(Relaxed) {
                     return Ok(());
                 }
                 let pos =
@@ -472,6 +568,13 @@ mod tests {
 
     fn limits() -> JobLimits {
         JobLimits::new(Config::defaults().jobs)
+    }
+
+    fn workers(runner: &Arc<dyn TaskRunner>) -> Runners {
+        Runners {
+            workers: Some(Arc::clone(runner)),
+            shared: None,
+        }
     }
 
     fn request(depth: u32) -> PerftParams {
@@ -491,7 +594,7 @@ mod tests {
         let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
         let mut req = request(4);
         req.pos = Position::from_fen(kiwipete, FenMode::Lenient).unwrap();
-        let spec = PerftSpec::from_params(&req, &limits(), Some(&runner)).unwrap();
+        let spec = PerftSpec::from_params(&req, &limits(), &workers(&runner)).unwrap();
         assert_eq!(spec.threads, 0);
         assert_eq!(spec.worker_names(), ["a", "b"]);
         let cancel = Arc::new(AtomicBool::new(false));
@@ -531,16 +634,84 @@ mod tests {
         assert_eq!(counted + half.len(), out.tasks);
     }
 
+    /// A cluster's shared queue, as far as choosing it goes.
+    struct Queue;
+
+    impl TaskRunner for Queue {
+        fn names(&self) -> Vec<String> {
+            vec!["cluster".into()]
+        }
+
+        fn shared(&self) -> bool {
+            true
+        }
+
+        fn run(
+            &self,
+            _: TaskBatch<'_>,
+            _: &mut dyn FnMut(usize, PerftStats),
+        ) -> Result<(), String> {
+            Err("not here".into())
+        }
+    }
+
+    #[test]
+    fn jobs_deeper_than_a_shared_task_go_to_the_shared_queue_unless_they_choose() {
+        let gct: Arc<dyn TaskRunner> = Arc::new(LocalRunner);
+        let runners = Runners {
+            workers: Some(Arc::clone(&gct)),
+            shared: Some((Arc::new(Queue), 4)),
+        };
+        let shared = |spec: &PerftSpec| spec.workers.as_ref().is_some_and(|w| w.shared());
+        // Deeper than a task: shared, each task `task_depth` plies deep.
+        let spec = PerftSpec::from_params(&request(5), &limits(), &runners).unwrap();
+        assert!(shared(&spec));
+        assert_eq!((spec.split_plies, spec.threads), (1, 0));
+        // Deep jobs stop splitting once there are 1024 move sequences: 8902 at 3 plies.
+        let spec = PerftSpec::from_params(&request(9), &limits(), &runners).unwrap();
+        assert_eq!(spec.split_plies, 3);
+        // Not deeper than a task: where it would run without a cluster (the workers here).
+        let spec = PerftSpec::from_params(&request(4), &limits(), &runners).unwrap();
+        assert_eq!(spec.worker_names(), ["a", "b"]);
+        // Asking for the workers, or declining them, chooses.
+        let mut req = request(6);
+        req.workers = Some(true);
+        let spec = PerftSpec::from_params(&req, &limits(), &runners).unwrap();
+        assert!(!shared(&spec) && spec.workers.is_some());
+        req.workers = Some(false);
+        let spec = PerftSpec::from_params(&req, &limits(), &runners).unwrap();
+        assert!(spec.workers.is_none());
+        assert_eq!(spec.threads, 1);
+        // A depth of 0 shares nothing.
+        let none = Runners {
+            workers: None,
+            shared: Some((Arc::new(Queue), 0)),
+        };
+        let spec = PerftSpec::from_params(&request(7), &limits(), &none).unwrap();
+        assert!(spec.workers.is_none());
+        // A shared job read back: shared again where there is a queue, threads where not.
+        let spec = PerftSpec::from_params(&request(6), &limits(), &runners).unwrap();
+        let text = super::super::record::perft_request(&spec);
+        let back = super::super::record::read_perft_request(&text, &limits(), &runners).unwrap();
+        assert!(shared(&back));
+        assert_eq!(back.split_plies, spec.split_plies);
+        let back = super::super::record::read_perft_request(&text, &limits(), &Runners::default())
+            .unwrap();
+        assert!(back.workers.is_none());
+        assert_eq!(back.threads, limits().max_threads());
+        assert_eq!(back.split_plies, spec.split_plies);
+    }
+
     #[test]
     fn workers_can_be_declined_and_are_required_when_asked_for() {
         let runner: Arc<dyn TaskRunner> = Arc::new(LocalRunner);
         let mut req = request(3);
         req.workers = Some(false);
-        let spec = PerftSpec::from_params(&req, &limits(), Some(&runner)).unwrap();
+        let spec = PerftSpec::from_params(&req, &limits(), &workers(&runner)).unwrap();
         assert!(spec.workers.is_none());
         assert_eq!(spec.threads, 1);
         req.workers = Some(true);
-        let err = PerftSpec::from_params(&req, &limits(), None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &limits(), &Runners::default()).unwrap_err();
         assert_eq!(err.code(), "invalid_request");
     }
 
@@ -548,7 +719,7 @@ mod tests {
     fn limits_name_the_setting() {
         let l = limits();
         let mut req = request(l.config.max_perft_depth + 1);
-        let err = PerftSpec::from_params(&req, &l, None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &l, &Runners::default()).unwrap_err();
         assert_eq!(err.code(), "limit_exceeded");
         assert!(
             err.to_string().contains("jobs.max_perft_depth"),
@@ -557,7 +728,7 @@ mod tests {
         );
         req.depth = 1;
         req.threads = Some(l.max_threads() + 1);
-        let err = PerftSpec::from_params(&req, &l, None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &l, &Runners::default()).unwrap_err();
         assert!(
             err.to_string().contains("jobs.max_threads"),
             "{}",
@@ -565,7 +736,7 @@ mod tests {
         );
         req.threads = None;
         req.hash_mb = Some(l.config.max_hash_mb + 1);
-        let err = PerftSpec::from_params(&req, &l, None).unwrap_err();
+        let err = PerftSpec::from_params(&req, &l, &Runners::default()).unwrap_err();
         assert!(
             err.to_string().contains("jobs.max_hash_mb"),
             "{}",

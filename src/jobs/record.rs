@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     error::JobError,
     limits::JobLimits,
-    perft_job::{PerftSpec, TaskRunner},
+    perft_job::{PerftSpec, Runners},
     puzzle_job::PuzzleSpec,
 };
 
@@ -36,6 +36,10 @@ struct PerftRequest {
     threads: usize,
     hash_mb: usize,
     workers: bool,
+    /// Its tasks went to a cluster's shared queue (absent in requests stored before there was
+    /// one).
+    #[serde(default)]
+    shared: bool,
     split_plies: u32,
 }
 
@@ -118,22 +122,27 @@ pub fn perft_request(spec: &PerftSpec) -> String {
         stats: spec.stats,
         threads: spec.threads,
         hash_mb: spec.hash_mb,
-        workers: spec.workers.is_some(),
+        workers: spec.workers.as_ref().is_some_and(|w| !w.shared()),
+        shared: spec.workers.as_ref().is_some_and(|w| w.shared()),
         split_plies: spec.split_plies,
     })
 }
 
-/// A stored perft request, fitted to the limits in force now: the pool's threads (local
-/// threads when workers were used but none are configured any more) and the hash budget. The
-/// split is kept, so that the tasks are the same.
+/// A stored perft request, fitted to the runners and limits in force now: the workers or the
+/// shared queue it used when they are still there (else the pool's threads), and the hash
+/// budget. The split is kept, so that the tasks are the same.
 pub fn read_perft_request(
     text: &str,
     limits: &JobLimits,
-    workers: Option<&std::sync::Arc<dyn TaskRunner>>,
+    runners: &Runners,
 ) -> Result<PerftSpec, String> {
     let r: PerftRequest = read(text, "perft request")?;
     let pos = Position::from_fen(&r.fen, FenMode::Lenient).map_err(|e| e.to_string())?;
-    let workers = workers.filter(|_| r.workers).cloned();
+    let workers = if r.shared {
+        runners.shared.as_ref().map(|(queue, _)| queue.clone())
+    } else {
+        runners.workers.clone().filter(|_| r.workers)
+    };
     let threads = match (&workers, r.threads) {
         (Some(_), _) => 0,
         (None, 0) => limits.max_threads(),
@@ -264,7 +273,7 @@ mod tests {
             hash_mb: Some(0),
             workers: None,
         };
-        PerftSpec::from_params(&req, &limits(), None).unwrap()
+        PerftSpec::from_params(&req, &limits(), &Runners::default()).unwrap()
     }
 
     #[test]
@@ -308,7 +317,7 @@ mod tests {
             2,
         );
         let text = perft_request(&spec);
-        let back = read_perft_request(&text, &limits(), None).unwrap();
+        let back = read_perft_request(&text, &limits(), &Runners::default()).unwrap();
         assert_eq!(back.pos, spec.pos);
         assert_eq!(
             (back.depth, back.stats, back.threads, back.split_plies),
@@ -316,9 +325,9 @@ mod tests {
         );
         let mut small = Config::defaults().jobs;
         small.pool_threads = 1;
-        let back = read_perft_request(&text, &JobLimits::new(small), None).unwrap();
+        let back = read_perft_request(&text, &JobLimits::new(small), &Runners::default()).unwrap();
         assert_eq!((back.threads, back.split_plies), (1, spec.split_plies));
-        assert!(read_perft_request("{}", &limits(), None).is_err());
+        assert!(read_perft_request("{}", &limits(), &Runners::default()).is_err());
     }
 
     #[test]

@@ -46,7 +46,7 @@ use uuid::Uuid;
 use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
-    perft_job::{GctWorkers, PerftParams, PerftSpec, TaskDone, TaskRunner},
+    perft_job::{GctWorkers, JobRun, PerftParams, PerftSpec, Runners, TaskDone, TaskRunner},
     puzzle_job::{PuzzleParams, PuzzleSpec},
     record,
     state::{no_progress, JobKind, JobSnapshot, JobState},
@@ -345,17 +345,27 @@ impl Job {
     /// Computes the job on this thread.
     fn compute(&self) -> Result<Outcome, JobEnd> {
         match &self.work {
-            Work::Perft(spec) => spec
-                .run(
-                    &self.cancel,
+            Work::Perft(spec) => {
+                let run = JobRun {
+                    id: self.id,
+                    cancel: &self.cancel,
+                    interrupted: &self.interrupted,
+                };
+                // A shared queue's takers store each result themselves.
+                let stored = spec.workers.as_ref().is_some_and(|w| w.shared());
+                spec.run_job(
+                    &run,
                     &self.resume,
                     &mut |update| self.status().progress = update,
                     &mut |task, stats| {
                         self.status().computed += 1;
-                        self.record_task(task, stats);
+                        if !stored {
+                            self.record_task(task, stats);
+                        }
                     },
                 )
-                .map(Outcome::Perft),
+                .map(Outcome::Perft)
+            }
             Work::Puzzle(spec) => {
                 let mut nodes = 0;
                 let result = spec.run(&self.cancel, &mut nodes);
@@ -466,6 +476,8 @@ struct Table {
 struct Inner {
     limits: JobLimits,
     workers: Option<Arc<dyn TaskRunner>>,
+    /// A cluster's shared task queue and the plies of its tasks (set when the node joins).
+    shared: std::sync::OnceLock<(Arc<dyn TaskRunner>, u32)>,
     table: Mutex<Table>,
     store: Store,
     /// The cluster node this supervisor runs on (its jobs are stored with it).
@@ -527,11 +539,18 @@ impl JobSupervisor {
             inner: Arc::new(Inner {
                 limits: JobLimits::new(config),
                 workers,
+                shared: std::sync::OnceLock::new(),
                 table: Mutex::new(Table::default()),
                 store,
                 node: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Sends the tasks of perft jobs deeper than `task_depth` plies to a cluster's shared queue
+    /// (`queue`), which every node takes tasks from.
+    pub fn share_tasks(&self, queue: Arc<dyn TaskRunner>, task_depth: u32) {
+        let _ = self.inner.shared.set((queue, task_depth));
     }
 
     /// The limits in force.
@@ -696,6 +715,14 @@ fn forbidden() -> JobError {
 }
 
 impl Inner {
+    /// What may compute perft tasks besides a job's own threads.
+    fn runners(&self) -> Runners {
+        Runners {
+            workers: self.workers.clone(),
+            shared: self.shared.get().cloned(),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Table> {
         // Every critical section leaves the table consistent before anything that could panic.
         self.table.lock().unwrap_or_else(|e| e.into_inner())
@@ -952,7 +979,7 @@ mod tests {
     fn work_wider_than_the_pool_is_refused() {
         let sup = JobSupervisor::new(config(1, 8, 3600), None);
         let mut req = perft(2, 1);
-        let mut spec = PerftSpec::from_params(&req, sup.limits(), None).unwrap();
+        let mut spec = PerftSpec::from_params(&req, sup.limits(), &Runners::default()).unwrap();
         spec.threads = 2;
         let err = sup.submit(Work::Perft(spec), None).unwrap_err();
         assert_eq!(err.code(), "limit_exceeded");

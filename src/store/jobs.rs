@@ -60,8 +60,8 @@ pub enum JobWrite {
         /// Now (Unix ms).
         now_ms: i64,
     },
-    /// The job ended (`done`, `cancelled` or `failed`): its tasks are dropped. A job that has
-    /// ended already keeps its first end.
+    /// The job ended (`done`, `cancelled` or `failed`): its tasks, finished and open, are
+    /// dropped. A job that has ended already keeps its first end.
     End {
         /// The job.
         id: Uuid,
@@ -275,9 +275,18 @@ macro_rules! execute_job_write {
                 .bind(id.as_bytes().as_slice())
                 .execute(&mut *$tx)
                 .await;
-                match ended {
+                let finished = match ended {
                     Err(e) => Err(db_err(e)),
                     Ok(_) => sqlx::query("DELETE FROM job_tasks WHERE job = $1")
+                        .bind(id.as_bytes().as_slice())
+                        .execute(&mut *$tx)
+                        .await
+                        .map_err(db_err),
+                };
+                // Its tasks still open in the shared queue (a cluster's) go with it.
+                match finished {
+                    Err(e) => Err(e),
+                    Ok(_) => sqlx::query("DELETE FROM perft_tasks WHERE job = $1")
                         .bind(id.as_bytes().as_slice())
                         .execute(&mut *$tx)
                         .await

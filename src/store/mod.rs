@@ -12,6 +12,7 @@ mod db;
 mod error;
 pub mod jobs;
 mod jobs_db;
+pub mod perft_tasks;
 mod write;
 
 use std::sync::Arc;
@@ -329,6 +330,17 @@ impl Store {
         match &self.inner {
             None => Ok(Vec::new()),
             Some(inner) => inner.db.pending_webhooks().await,
+        }
+    }
+
+    /// The shared perft task queue, on PostgreSQL (`None` for any other store).
+    pub fn task_queue(&self) -> Option<perft_tasks::TaskQueue> {
+        match &self.inner {
+            Some(inner) => match &inner.db {
+                Db::Postgres(pool) => Some(perft_tasks::TaskQueue::new(pool.clone())),
+                Db::Sqlite(_) => None,
+            },
+            None => None,
         }
     }
 

@@ -83,8 +83,7 @@ fn read_outcome(work: &Work, text: &str) -> Result<Outcome, String> {
 impl JobSupervisor {
     /// A perft request checked against the limits.
     pub fn perft_work(&self, req: &PerftParams) -> Result<Work, JobError> {
-        PerftSpec::from_params(req, &self.inner.limits, self.inner.workers.as_ref())
-            .map(Work::Perft)
+        PerftSpec::from_params(req, &self.inner.limits, &self.inner.runners()).map(Work::Perft)
     }
 
     /// A puzzle request checked against the limits.
@@ -334,7 +333,7 @@ impl Inner {
             "perft" => Work::Perft(record::read_perft_request(
                 &row.request,
                 &self.limits,
-                self.workers.as_ref(),
+                &self.runners(),
             )?),
             "puzzle" => Work::Puzzle(record::read_puzzle_request(&row.request, &self.limits)?),
             other => return Err(format!("a stored job of an unknown kind: {other}")),

@@ -1,0 +1,206 @@
+//! The work API of a cluster's shared perft queue, in the manner of the Grand Chess Tree's:
+//! remote workers (`chessd worker --server URL --token T`) lease a task, renew the lease while
+//! they count, and submit the result. Only bearers of a token of `auth.worker_tokens` may, and
+//! only on a cluster node (the queue is in PostgreSQL); any node serves any task.
+//!
+//! - `POST /v1/work/lease` `{"worker": NAME}`: `200` a task, or `204` when there is none now.
+//! - `POST /v1/work/{job}/{task}/renew` `{"lease": N}`: `200`, or `409 task_gone` when the task
+//!   is no longer the worker's (finished, its job ended, or leased again): stop counting it.
+//! - `POST /v1/work/{job}/{task}/result` `{"worker": NAME, "stats": {…}}`: `200 {"counted":
+//!   true}` for the task's first result, `{"counted": false}` for any later one (so a retried
+//!   submission is harmless), `409 task_gone` when its job has ended.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use chessd_core::perft::PerftStats;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::{
+    bearer,
+    error::{ApiError, ErrorCode},
+};
+use crate::{
+    jobs::record,
+    store::perft_tasks::{Submitted, TaskQueue},
+    AppState,
+};
+
+/// Longest worker name.
+const MAX_WORKER_NAME: usize = 64;
+
+/// `POST /v1/work/lease`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseRequest {
+    /// The worker's name (letters, digits, `.`, `_`, `-`), as the results record it.
+    pub worker: String,
+}
+
+/// A leased task.
+#[derive(Debug, Serialize)]
+pub struct LeaseAnswer {
+    /// The job.
+    pub job: Uuid,
+    /// The task's index in the job's split.
+    pub task: i64,
+    /// The position.
+    pub fen: String,
+    /// Plies to count below it.
+    pub depth: u32,
+    /// Whether the leaf statistics are asked for (else the nodes only).
+    pub stats: bool,
+    /// The lease's token, for renewals.
+    pub lease: i64,
+    /// Milliseconds the lease lasts without renewal.
+    pub lease_ms: u64,
+}
+
+/// `POST /v1/work/{job}/{task}/renew`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenewRequest {
+    /// The lease's token.
+    pub lease: i64,
+}
+
+/// `POST /v1/work/{job}/{task}/result`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultRequest {
+    /// The worker's name.
+    pub worker: String,
+    /// The statistics of the task's position (one occurrence), the thirteen Grand Chess Tree
+    /// counters (only `nodes` when the task asked for nodes only).
+    pub stats: PerftStats,
+}
+
+/// The queue, for a bearer of a worker token.
+fn queue(state: &AppState, req: &HttpRequest) -> Result<TaskQueue, ApiError> {
+    let tokens = &state.config.auth.worker_tokens;
+    let Some(queue) = state.tasks.clone().filter(|_| !tokens.is_empty()) else {
+        return Err(ApiError::new(
+            ErrorCode::WorkDisabled,
+            "the shared perft queue needs a cluster node (cluster.advertise_url, a postgres:// \
+             store) and worker tokens (auth.worker_tokens)",
+        ));
+    };
+    let given = bearer(req).unwrap_or_default();
+    if tokens
+        .iter()
+        .any(|t| constant_time_eq::constant_time_eq(t.as_bytes(), given.as_bytes()))
+    {
+        Ok(queue)
+    } else {
+        Err(ApiError::forbidden(
+            "the work API needs a worker token (Authorization: Bearer <token>, auth.worker_tokens)",
+        ))
+    }
+}
+
+fn check_worker(name: &str) -> Result<(), ApiError> {
+    let fine = !name.is_empty()
+        && name.len() <= MAX_WORKER_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    if fine {
+        Ok(())
+    } else {
+        Err(ApiError::invalid_request(format!(
+            "worker: 1 to {MAX_WORKER_NAME} letters, digits, '.', '_' or '-'"
+        )))
+    }
+}
+
+fn task_path(path: &(String, String)) -> Result<(Uuid, i64), ApiError> {
+    let job = Uuid::parse_str(&path.0)
+        .map_err(|_| ApiError::invalid_request(format!("{:?} is not a job id", path.0)))?;
+    let task = path
+        .1
+        .parse::<i64>()
+        .ok()
+        .filter(|t| *t >= 0)
+        .ok_or_else(|| ApiError::invalid_request(format!("{:?} is not a task index", path.1)))?;
+    Ok((job, task))
+}
+
+fn task_gone(job: &Uuid, task: i64) -> ApiError {
+    ApiError::new(
+        ErrorCode::TaskGone,
+        format!("task {task} of job {job} is not open: it is done, or its job has ended"),
+    )
+}
+
+fn store_error(e: crate::store::StoreError) -> ApiError {
+    ApiError::new(ErrorCode::StoreUnavailable, e.to_string())
+}
+
+/// `POST /v1/work/lease`: the oldest open task, leased to the worker.
+pub async fn lease(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: web::Json<LeaseRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let queue = queue(&state, &req)?;
+    check_worker(&body.worker)?;
+    let lease_ms = state.config.cluster.task_lease_ms;
+    let holder = format!("worker:{}", body.worker);
+    match queue.lease(&holder, lease_ms).await.map_err(store_error)? {
+        None => Ok(HttpResponse::NoContent().finish()),
+        Some(t) => Ok(HttpResponse::Ok().json(LeaseAnswer {
+            job: t.job,
+            task: t.task,
+            fen: t.fen,
+            depth: t.depth,
+            stats: t.stats,
+            lease: t.lease,
+            lease_ms,
+        })),
+    }
+}
+
+/// `POST /v1/work/{job}/{task}/renew`: the lease lasts `lease_ms` more.
+pub async fn renew(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: web::Json<RenewRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let queue = queue(&state, &req)?;
+    let (job, task) = task_path(&path)?;
+    let lease_ms = state.config.cluster.task_lease_ms;
+    if queue
+        .renew(&job, task, body.lease, lease_ms)
+        .await
+        .map_err(store_error)?
+    {
+        Ok(HttpResponse::Ok().json(serde_json::json!({ "lease_ms": lease_ms })))
+    } else {
+        Err(task_gone(&job, task))
+    }
+}
+
+/// `POST /v1/work/{job}/{task}/result`: the task's result, counted once.
+pub async fn submit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: web::Json<ResultRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let queue = queue(&state, &req)?;
+    let (job, task) = task_path(&path)?;
+    check_worker(&body.worker)?;
+    let holder = format!("worker:{}", body.worker);
+    let result = record::task(&body.stats);
+    match queue
+        .submit(&job, task, &result, &holder)
+        .await
+        .map_err(store_error)?
+    {
+        Submitted::Counted => Ok(HttpResponse::Ok().json(serde_json::json!({ "counted": true }))),
+        Submitted::Duplicate => {
+            Ok(HttpResponse::Ok().json(serde_json::json!({ "counted": false })))
+        }
+        Submitted::Unknown => Err(task_gone(&job, task)),
+    }
+}

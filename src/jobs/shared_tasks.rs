@@ -1,0 +1,148 @@
+//! A cluster's shared perft task queue as a [`TaskRunner`]: the node running a job (its
+//! coordinator) puts the job's unfinished tasks in the queue, then follows the finished ones
+//! as the takers store them — every node's task threads and any remote `chessd worker
+//! --server` (see `task_taker.rs`) — and hands each to the job once, until all are in.
+//!
+//! The job's thread waits here; the queries run on the server's runtime. It stops without an
+//! end of its own when the job is no longer this node's (another node took it over while this
+//! one was paused, or it ended through another node), and fails the job when a task keeps
+//! being leased without a result (a position that kills its takers).
+
+use std::{
+    collections::HashMap,
+    future::Future,
+    sync::atomic::Ordering::Relaxed,
+    time::{Duration, Instant},
+};
+
+use chessd_core::perft::PerftStats;
+
+use super::{
+    perft_job::{TaskBatch, TaskRunner},
+    record,
+};
+use crate::store::perft_tasks::{QueuedTask, TaskQueue};
+
+/// Leases a task may have without a result before its job fails.
+pub const MAX_TASK_LEASES: i32 = 10;
+
+/// How often the coordinator reads the job's finished tasks.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Consecutive time the queue may be unreadable before the job fails.
+const STORE_PATIENCE: Duration = Duration::from_secs(60);
+
+/// The shared queue, from one node.
+pub struct SharedTasks {
+    queue: TaskQueue,
+    node: String,
+    runtime: tokio::runtime::Handle,
+}
+
+impl SharedTasks {
+    /// The queue seen from node `node`, its queries run on `runtime` (the server's).
+    pub fn new(queue: TaskQueue, node: &str, runtime: tokio::runtime::Handle) -> SharedTasks {
+        SharedTasks {
+            queue,
+            node: node.to_string(),
+            runtime,
+        }
+    }
+
+    /// Runs `fut` on the server's runtime and waits for it on this (plain) thread.
+    fn wait<T: Send + 'static>(
+        &self,
+        fut: impl Future<Output = Result<T, crate::store::StoreError>> + Send + 'static,
+    ) -> Result<T, String> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.runtime.spawn(async move {
+            let _ = tx.send(fut.await);
+        });
+        match rx.recv() {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(_) => Err("the server's runtime has stopped".into()),
+        }
+    }
+}
+
+impl TaskRunner for SharedTasks {
+    fn names(&self) -> Vec<String> {
+        vec!["cluster".into()]
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn run(
+        &self,
+        batch: TaskBatch<'_>,
+        on_done: &mut dyn FnMut(usize, PerftStats),
+    ) -> Result<(), String> {
+        let Some(depth) = batch.tasks.first().map(|t| t.depth) else {
+            return Ok(());
+        };
+        let rows: Vec<QueuedTask> = batch
+            .tasks
+            .iter()
+            .map(|t| QueuedTask {
+                task: t.index as i64,
+                fen: t.fen.clone(),
+            })
+            .collect();
+        let (queue, job, stats) = (self.queue.clone(), batch.job, batch.stats);
+        self.wait(async move { queue.enqueue(&job, &rows, depth, stats).await })?;
+        // The tasks still awaited: their index in the split, to their place in the batch.
+        let mut awaited: HashMap<i64, usize> = batch
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(j, t)| (t.index as i64, j))
+            .collect();
+        let mut unreadable_since: Option<Instant> = None;
+        while !awaited.is_empty() {
+            if batch.cancel.load(Relaxed) {
+                return Ok(());
+            }
+            let queue = self.queue.clone();
+            let progress = match self.wait(async move { queue.progress(&job).await }) {
+                Ok(progress) => {
+                    unreadable_since = None;
+                    progress
+                }
+                Err(e) => {
+                    let since = *unreadable_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() > STORE_PATIENCE {
+                        return Err(format!("the task queue cannot be read: {e}"));
+                    }
+                    tracing::warn!(%job, error = %e, "the task queue cannot be read");
+                    std::thread::sleep(POLL * 10);
+                    continue;
+                }
+            };
+            let ours = progress.node.as_deref() == Some(self.node.as_str());
+            let unfinished = matches!(progress.state.as_deref(), Some("queued" | "running"));
+            if !ours || !unfinished {
+                tracing::info!(%job, node = ?progress.node, state = ?progress.state,
+                    "a shared perft job is no longer this node's: it stops here");
+                batch.interrupted.store(true, Relaxed);
+                return Ok(());
+            }
+            for (task, result) in progress.done {
+                if let Some(j) = awaited.remove(&task) {
+                    on_done(j, record::read_task(&result)?);
+                }
+            }
+            if progress.max_attempts > MAX_TASK_LEASES && !awaited.is_empty() {
+                return Err(format!(
+                    "a task was leased {} times without a result",
+                    progress.max_attempts
+                ));
+            }
+            if !awaited.is_empty() {
+                std::thread::sleep(POLL);
+            }
+        }
+        Ok(())
+    }
+}

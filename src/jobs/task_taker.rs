@@ -1,0 +1,259 @@
+//! Takers of a cluster's shared perft tasks: a loop that leases a task, counts it on a thread
+//! of its own while renewing the lease (a third of the lease time apart), and submits the
+//! result. A node runs `cluster.task_threads` of them against the queue in PostgreSQL
+//! ([`QueueSource`]); `chessd worker --server` runs them against a node's work API. When a
+//! renewal says the task is no longer ours (its job ended or was cancelled, or the lease ran
+//! out and the task went to another taker) the count stops at once.
+//!
+//! Results are the statistics of one occurrence of the task's position, as
+//! [`super::record::task`] stores them; a result submitted twice is counted once by the queue.
+
+use std::{
+    future::Future,
+    sync::{
+        atomic::{AtomicBool, Ordering::Relaxed},
+        Arc, OnceLock,
+    },
+    time::Duration,
+};
+
+use chessd_core::{
+    perft::{BulkHash, Perft, PerftStats, StatsHash},
+    FenMode, Position,
+};
+
+use crate::store::perft_tasks::{LeasedTask, Submitted, TaskQueue};
+
+/// How long an idle taker waits before asking for a task again.
+const IDLE: Duration = Duration::from_millis(200);
+
+/// How long a taker waits after its source failed.
+const BACKOFF: Duration = Duration::from_secs(1);
+
+/// Times a result is offered before it is given up (the task is leased again later).
+const SUBMIT_TRIES: u32 = 5;
+
+/// Where a taker gets tasks and gives results: the queue itself, or a node's work API.
+pub trait TaskSource {
+    /// Leases a task; `None` when there is none now.
+    fn lease(&self) -> impl Future<Output = Result<Option<LeasedTask>, String>>;
+    /// Extends the lease; `false` when the task is no longer this taker's.
+    fn renew(&self, task: &LeasedTask) -> impl Future<Output = Result<bool, String>>;
+    /// Submits the result of a task.
+    fn submit(
+        &self,
+        task: &LeasedTask,
+        stats: &PerftStats,
+    ) -> impl Future<Output = Result<Submitted, String>>;
+    /// How long a lease lasts without renewal.
+    fn lease_ms(&self) -> u64;
+}
+
+/// Hash tables kept from task to task (positions repeat across a job's tasks), made at first
+/// use.
+pub struct TaskTables {
+    mib: usize,
+    stats: OnceLock<StatsHash>,
+    bulk: OnceLock<BulkHash>,
+}
+
+impl TaskTables {
+    /// Tables of `mib` MiB each (0: none).
+    pub fn new(mib: usize) -> TaskTables {
+        TaskTables {
+            mib,
+            stats: OnceLock::new(),
+            bulk: OnceLock::new(),
+        }
+    }
+}
+
+/// Counts `depth` plies below `fen` on the calling thread (all the statistics, or the nodes
+/// only); `Err` for a FEN that does not read, `Ok(None)` when `cancel` was set.
+pub fn count_task(
+    fen: &str,
+    depth: u32,
+    stats: bool,
+    cancel: &AtomicBool,
+    tables: &TaskTables,
+) -> Result<Option<PerftStats>, String> {
+    let pos = Position::from_fen(fen, FenMode::Lenient).map_err(|e| e.to_string())?;
+    let mut perft = Perft::new(pos)
+        .depth(depth)
+        .threads(1)
+        .stats(stats)
+        .cancel(cancel);
+    if tables.mib > 0 {
+        perft = if stats {
+            perft.stats_table(tables.stats.get_or_init(|| StatsHash::new(tables.mib)))
+        } else {
+            perft.bulk_table(tables.bulk.get_or_init(|| BulkHash::new(tables.mib)))
+        };
+    }
+    Ok(perft.run(|_| {}).ok().map(|r| r.stats))
+}
+
+/// Takes tasks from `source` until `stop` is set: one at a time, counted on a blocking thread.
+pub async fn take_tasks<S: TaskSource>(source: &S, tables: Arc<TaskTables>, stop: &AtomicBool) {
+    while !stop.load(Relaxed) {
+        match source.lease().await {
+            Ok(Some(task)) => take_one(source, task, &tables, stop).await,
+            Ok(None) => tokio::time::sleep(IDLE).await,
+            Err(e) => {
+                tracing::warn!(error = %e, "no perft task could be leased");
+                tokio::time::sleep(BACKOFF).await;
+            }
+        }
+    }
+}
+
+/// Counts one leased task, renewing its lease, and submits the result.
+async fn take_one<S: TaskSource>(
+    source: &S,
+    task: LeasedTask,
+    tables: &Arc<TaskTables>,
+    stop: &AtomicBool,
+) {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let counting = {
+        let (cancel, tables) = (Arc::clone(&cancel), Arc::clone(tables));
+        let (fen, depth, stats) = (task.fen.clone(), task.depth, task.stats);
+        tokio::task::spawn_blocking(move || count_task(&fen, depth, stats, &cancel, &tables))
+    };
+    tokio::pin!(counting);
+    let every = Duration::from_millis((source.lease_ms() / 3).max(50));
+    let mut renewals = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let counted = loop {
+        tokio::select! {
+            counted = &mut counting => break counted,
+            _ = renewals.tick() => {
+                if stop.load(Relaxed) {
+                    cancel.store(true, Relaxed);
+                }
+                match source.renew(&task).await {
+                    Ok(true) => {}
+                    Ok(false) => cancel.store(true, Relaxed),
+                    Err(e) => tracing::debug!(error = %e, "a task's lease was not renewed"),
+                }
+            }
+        }
+    };
+    let stats = match counted {
+        Ok(Ok(Some(stats))) => stats,
+        Ok(Ok(None)) => return, // stopped: the task is not ours any more, or we stop
+        Ok(Err(e)) => {
+            tracing::warn!(job = %task.job, task = task.task, error = %e, "a task cannot be counted");
+            return;
+        }
+        Err(e) => {
+            tracing::warn!(job = %task.job, task = task.task, error = %e, "a task's count failed");
+            return;
+        }
+    };
+    for attempt in 1..=SUBMIT_TRIES {
+        match source.submit(&task, &stats).await {
+            Ok(submitted) => {
+                tracing::debug!(job = %task.job, task = task.task, ?submitted, "task submitted");
+                return;
+            }
+            Err(e) if attempt < SUBMIT_TRIES => {
+                tracing::debug!(error = %e, attempt, "a task's result was not taken; again");
+                tokio::time::sleep(BACKOFF).await;
+            }
+            Err(e) => tracing::warn!(job = %task.job, task = task.task, error = %e,
+                "a task's result was not taken: the task will be leased again"),
+        }
+    }
+}
+
+/// The queue in PostgreSQL as a node's takers see it.
+pub struct QueueSource {
+    queue: TaskQueue,
+    holder: String,
+    lease_ms: u64,
+}
+
+impl QueueSource {
+    /// The queue, taken from as `holder` with leases of `lease_ms`.
+    pub fn new(queue: TaskQueue, holder: &str, lease_ms: u64) -> QueueSource {
+        QueueSource {
+            queue,
+            holder: holder.to_string(),
+            lease_ms,
+        }
+    }
+}
+
+impl TaskSource for QueueSource {
+    async fn lease(&self) -> Result<Option<LeasedTask>, String> {
+        self.queue
+            .lease(&self.holder, self.lease_ms)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn renew(&self, task: &LeasedTask) -> Result<bool, String> {
+        self.queue
+            .renew(&task.job, task.task, task.lease, self.lease_ms)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn submit(&self, task: &LeasedTask, stats: &PerftStats) -> Result<Submitted, String> {
+        let submitted = self
+            .queue
+            .submit(
+                &task.job,
+                task.task,
+                &super::record::task(stats),
+                &self.holder,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        crate::metrics::count_perft_task(match submitted {
+            Submitted::Counted => "counted",
+            Submitted::Duplicate => "duplicate",
+            Submitted::Unknown => "gone",
+        });
+        Ok(submitted)
+    }
+
+    fn lease_ms(&self) -> u64 {
+        self.lease_ms
+    }
+}
+
+/// A node's takers: `threads` loops over the queue, stopped together.
+pub struct NodeTakers {
+    stop: Arc<AtomicBool>,
+}
+
+impl NodeTakers {
+    /// Starts `threads` takers on the current thread's local task set (the server's; tasks
+    /// are counted on the runtime's blocking pool).
+    pub fn start(source: QueueSource, threads: usize, hash_mb: usize) -> NodeTakers {
+        let stop = Arc::new(AtomicBool::new(false));
+        let source = Arc::new(source);
+        let tables = Arc::new(TaskTables::new(hash_mb));
+        for _ in 0..threads {
+            let (source, tables, stop) =
+                (Arc::clone(&source), Arc::clone(&tables), Arc::clone(&stop));
+            tokio::task::spawn_local(
+                async move { take_tasks(source.as_ref(), tables, &stop).await },
+            );
+        }
+        NodeTakers { stop }
+    }
+
+    /// Stops every taker: a task being counted is dropped (its lease runs out and another
+    /// taker counts it).
+    pub fn stop(&self) {
+        self.stop.store(true, Relaxed);
+    }
+}
+
+impl Drop for NodeTakers {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,269 @@
+//! The shared perft task queue of a cluster (PostgreSQL only), in the manner of the Grand Chess
+//! Tree's work API: a job's open tasks are rows; a taker (a node's task thread or a remote
+//! `chessd worker --server`) leases one with `FOR UPDATE SKIP LOCKED`, renews the lease while it
+//! counts, and submits the result, which moves the task to `job_tasks` in one transaction.
+//! `job_tasks`' primary key lets each task in once, so a result submitted twice (a worker
+//! retrying, a lease that ended while its holder still counted) is never counted twice. Every
+//! time is PostgreSQL's clock.
+
+use sqlx::{postgres::PgPool, Row};
+use uuid::Uuid;
+
+use super::StoreError;
+
+/// PostgreSQL's clock in Unix milliseconds, as SQL.
+const NOW_MS: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
+
+/// The task queue, on the store's PostgreSQL.
+#[derive(Clone, Debug)]
+pub struct TaskQueue {
+    pool: PgPool,
+}
+
+/// A task to put in the queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueuedTask {
+    /// Its index in the job's split.
+    pub task: i64,
+    /// The position (FEN).
+    pub fen: String,
+}
+
+/// A task leased to a taker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeasedTask {
+    /// The job.
+    pub job: Uuid,
+    /// Its index in the job's split.
+    pub task: i64,
+    /// The position (FEN).
+    pub fen: String,
+    /// Plies to count below it.
+    pub depth: u32,
+    /// Whether the leaf statistics are counted too (else the nodes only).
+    pub stats: bool,
+    /// The lease's token: renewals name it.
+    pub lease: i64,
+}
+
+/// What became of a submitted result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// It is the task's result, counted once.
+    Counted,
+    /// The task had a result already: this one is not counted.
+    Duplicate,
+    /// No such open task: its job ended (or never had it).
+    Unknown,
+}
+
+/// A job's shared tasks as its coordinator sees them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SharedProgress {
+    /// The job's state (`queued`, `running`, or how it ended); `None`: no such job.
+    pub state: Option<String>,
+    /// The node running the job (its coordinator).
+    pub node: Option<String>,
+    /// Finished tasks: index and result (JSON).
+    pub done: Vec<(i64, String)>,
+    /// The most leases any open task has had.
+    pub max_attempts: i32,
+}
+
+fn db_err(e: sqlx::Error) -> StoreError {
+    StoreError::from_db(e, None)
+}
+
+impl TaskQueue {
+    pub(crate) fn new(pool: PgPool) -> TaskQueue {
+        TaskQueue { pool }
+    }
+
+    /// Puts a job's tasks in the queue, all at `depth`; a task already queued or already
+    /// finished is left as it is (so that a job taken up again queues only what is missing).
+    pub async fn enqueue(
+        &self,
+        job: &Uuid,
+        tasks: &[QueuedTask],
+        depth: u32,
+        stats: bool,
+    ) -> Result<(), StoreError> {
+        let indices: Vec<i64> = tasks.iter().map(|t| t.task).collect();
+        let fens: Vec<&str> = tasks.iter().map(|t| t.fen.as_str()).collect();
+        let sql = format!(
+            "INSERT INTO perft_tasks (job, task, fen, depth, stats, queued_ms) \
+             SELECT $1, t.task, t.fen, $4, $5, {NOW_MS} \
+             FROM UNNEST($2::BIGINT[], $3::TEXT[]) AS t(task, fen) \
+             WHERE NOT EXISTS (SELECT 1 FROM job_tasks d WHERE d.job = $1 AND d.task = t.task) \
+             ON CONFLICT (job, task) DO NOTHING"
+        );
+        sqlx::query(&sql)
+            .bind(job.as_bytes().as_slice())
+            .bind(&indices)
+            .bind(&fens)
+            .bind(depth as i32)
+            .bind(stats)
+            .execute(&self.pool)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
+
+    /// Leases the oldest open task whose lease has ended (or that was never leased) to
+    /// `holder` for `lease_ms`; `None` when there is none. Two takers never get the same task.
+    pub async fn lease(
+        &self,
+        holder: &str,
+        lease_ms: u64,
+    ) -> Result<Option<LeasedTask>, StoreError> {
+        let sql = format!(
+            "UPDATE perft_tasks t SET holder = $1, lease = nextval('perft_task_leases'), \
+             expires_ms = {NOW_MS} + $2, attempts = t.attempts + 1 \
+             FROM (SELECT job, task FROM perft_tasks WHERE expires_ms < {NOW_MS} \
+                   ORDER BY queued_ms, job, task LIMIT 1 FOR UPDATE SKIP LOCKED) n \
+             WHERE t.job = n.job AND t.task = n.task \
+             RETURNING t.job, t.task, t.fen, t.depth, t.stats, t.lease"
+        );
+        let row = sqlx::query(&sql)
+            .bind(holder)
+            .bind(lease_ms as i64)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_err)?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let job: Vec<u8> = row.try_get("job").map_err(db_err)?;
+        let depth: i32 = row.try_get("depth").map_err(db_err)?;
+        Ok(Some(LeasedTask {
+            job: Uuid::from_slice(&job).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            task: row.try_get("task").map_err(db_err)?,
+            fen: row.try_get("fen").map_err(db_err)?,
+            depth: u32::try_from(depth).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stats: row.try_get("stats").map_err(db_err)?,
+            lease: row.try_get("lease").map_err(db_err)?,
+        }))
+    }
+
+    /// Extends lease `lease` of a task by `lease_ms` from now; `false` when the task is no
+    /// longer held under that lease (finished, its job ended, or leased again after the lease
+    /// ran out): its holder should stop counting it.
+    pub async fn renew(
+        &self,
+        job: &Uuid,
+        task: i64,
+        lease: i64,
+        lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let sql = format!(
+            "UPDATE perft_tasks SET expires_ms = {NOW_MS} + $4 \
+             WHERE job = $1 AND task = $2 AND lease = $3"
+        );
+        let done = sqlx::query(&sql)
+            .bind(job.as_bytes().as_slice())
+            .bind(task)
+            .bind(lease)
+            .bind(lease_ms as i64)
+            .execute(&self.pool)
+            .await
+            .map_err(db_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Submits a task's result (JSON), computed by `worker`: the first result of an open task
+    /// is counted, whoever leased it last (the count of a position is the same whoever makes
+    /// it); any later one is not.
+    pub async fn submit(
+        &self,
+        job: &Uuid,
+        task: i64,
+        result: &str,
+        worker: &str,
+    ) -> Result<Submitted, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let open = sqlx::query("DELETE FROM perft_tasks WHERE job = $1 AND task = $2")
+            .bind(job.as_bytes().as_slice())
+            .bind(task)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?
+            .rows_affected()
+            == 1;
+        let submitted = if open {
+            let sql = format!(
+                "INSERT INTO job_tasks (job, task, result, finished_ms, worker) \
+                 VALUES ($1, $2, $3, {NOW_MS}, $4) ON CONFLICT (job, task) DO NOTHING"
+            );
+            let inserted = sqlx::query(&sql)
+                .bind(job.as_bytes().as_slice())
+                .bind(task)
+                .bind(result)
+                .bind(worker)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_err)?
+                .rows_affected();
+            if inserted == 1 {
+                Submitted::Counted
+            } else {
+                Submitted::Duplicate
+            }
+        } else {
+            let finished: Option<i32> =
+                sqlx::query_scalar("SELECT 1 FROM job_tasks WHERE job = $1 AND task = $2")
+                    .bind(job.as_bytes().as_slice())
+                    .bind(task)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(db_err)?;
+            if finished.is_some() {
+                Submitted::Duplicate
+            } else {
+                Submitted::Unknown
+            }
+        };
+        tx.commit().await.map_err(db_err)?;
+        Ok(submitted)
+    }
+
+    /// A job's state, node, finished tasks and the most leases an open task has had, for its
+    /// coordinator.
+    pub async fn progress(&self, job: &Uuid) -> Result<SharedProgress, StoreError> {
+        let id = job.as_bytes().as_slice();
+        let row = sqlx::query("SELECT state, node FROM jobs WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_err)?;
+        let (state, node) = match row {
+            Some(row) => (
+                Some(row.try_get("state").map_err(db_err)?),
+                row.try_get("node").map_err(db_err)?,
+            ),
+            None => (None, None),
+        };
+        let done =
+            sqlx::query("SELECT task, result FROM job_tasks WHERE job = $1 AND result IS NOT NULL")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db_err)?
+                .into_iter()
+                .map(|r| Ok((r.try_get("task")?, r.try_get("result")?)))
+                .collect::<Result<Vec<(i64, String)>, sqlx::Error>>()
+                .map_err(db_err)?;
+        let max_attempts: i32 = sqlx::query_scalar(
+            "SELECT COALESCE(MAX(attempts), 0)::INTEGER FROM perft_tasks WHERE job = $1",
+        )
+        .bind(id)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db_err)?;
+        Ok(SharedProgress {
+            state,
+            node,
+            done,
+            max_attempts,
+        })
+    }
+}

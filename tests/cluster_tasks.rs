@@ -1,0 +1,288 @@
+//! The shared perft queue of a cluster, on a real PostgreSQL (started by the test): a perft job
+//! started on one node is counted by every node's task threads and by a remote
+//! `chessd worker --server` (the Grand Chess Tree's client, over the work API), while a taker
+//! node and the remote worker are killed with `kill -9` and a lease is abandoned: their tasks
+//! are leased again, and the job ends with the Grand Chess Tree's reference statistics, each
+//! task counted once. A result submitted twice is counted once (`counted: false`), a renewal
+//! after the result is refused (`task_gone`), the work API wants a worker token, and a
+//! cancelled job's open tasks leave the queue.
+
+#![allow(clippy::unwrap_used)] // test helpers may fail loudly
+
+mod common;
+mod gct_support;
+
+use std::{
+    collections::BTreeSet,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use chessd_core::{FenMode, Position};
+use common::{client, cluster::settled, free_port, get_json, postgres::PgServer, Server};
+use serde_json::{json, Value};
+
+const TOKEN: &str = "worker-secret";
+
+fn node(pg: &PgServer) -> Server {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    Server::start_on(
+        &format!("127.0.0.1:{port}"),
+        &[
+            ("CHESSD_STORE__URL", pg.url.as_str()),
+            ("CHESSD_CLUSTER__ADVERTISE_URL", url.as_str()),
+            ("CHESSD_CLUSTER__HEARTBEAT_MS", "200"),
+            ("CHESSD_CLUSTER__LEASE_MS", "1500"),
+            ("CHESSD_CLUSTER__PERFT_TASK_DEPTH", "4"),
+            ("CHESSD_CLUSTER__TASK_THREADS", "1"),
+            ("CHESSD_CLUSTER__TASK_LEASE_MS", "1500"),
+            ("CHESSD_AUTH__WORKER_TOKENS", "[\"worker-secret\"]"),
+        ],
+    )
+}
+
+/// A remote `chessd worker --server`, killed when dropped.
+struct RemoteWorker(Child);
+
+impl RemoteWorker {
+    fn start(server: &str, name: &str) -> RemoteWorker {
+        let child = Command::new(env!("CARGO_BIN_EXE_chessd"))
+            .args(["worker", "--server", server, "--name", name, "--hash", "16"])
+            .env("CHESSD_WORKER_TOKEN", TOKEN)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        RemoteWorker(child)
+    }
+
+    fn kill9(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-9", &self.0.id().to_string()])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for RemoteWorker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// POSTs JSON to the work API with `token`; the status and the body (`Null` when empty).
+async fn work(c: &awc::Client, url: &str, token: &str, body: &Value) -> (u16, Value) {
+    let mut resp = c
+        .post(url)
+        .bearer_auth(token)
+        .send_json(body)
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let body = resp.json::<Value>().await.unwrap_or(Value::Null);
+    (status, body)
+}
+
+/// Leases a task through `base` as worker `name`, waiting for one up to 30 s.
+async fn lease(c: &awc::Client, base: &str, name: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = work(
+            c,
+            &format!("{base}/v1/work/lease"),
+            TOKEN,
+            &json!({ "worker": name }),
+        )
+        .await;
+        if status == 200 {
+            return v;
+        }
+        assert_eq!(status, 204, "{v}");
+        assert!(Instant::now() < deadline, "no task to lease");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Who counted the job's finished tasks so far (read from the store itself).
+async fn workers_of(db: &sqlx::PgPool, job: &uuid::Uuid) -> BTreeSet<String> {
+    sqlx::query_scalar::<_, Option<String>>("SELECT DISTINCT worker FROM job_tasks WHERE job = $1")
+        .bind(job.as_bytes().as_slice())
+        .fetch_all(db)
+        .await
+        .unwrap()
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+async fn open_tasks(db: &sqlx::PgPool, job: &uuid::Uuid) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM perft_tasks WHERE job = $1")
+        .bind(job.as_bytes().as_slice())
+        .fetch_one(db)
+        .await
+        .unwrap()
+}
+
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn shared_perft_tasks_are_taken_by_every_node_and_worker_and_counted_once() {
+    let pg = PgServer::start();
+    let (a, mut b) = (node(&pg), Some(node(&pg)));
+    let c = client();
+    settled(&c, &a.base, 2).await;
+    let b_base = b.as_ref().unwrap().base.clone();
+    let db = sqlx::PgPool::connect(&pg.url).await.unwrap();
+
+    // The work API wants a worker token, and has nothing to give yet.
+    let lease_url = format!("{}/v1/work/lease", a.base);
+    let (status, v) = work(&c, &lease_url, "nope", &json!({ "worker": "x" })).await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (403, &json!("forbidden")),
+        "{v}"
+    );
+    let (status, v) = work(&c, &lease_url, TOKEN, &json!({ "worker": "a b" })).await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (400, &json!("invalid_request")),
+        "{v}"
+    );
+    let (status, _) = work(&c, &lease_url, TOKEN, &json!({ "worker": "x" })).await;
+    assert_eq!(status, 204);
+
+    let mut remote = RemoteWorker::start(&b_base, "remote");
+    let (status, job) = common::post_json(
+        &c,
+        &format!("{}/v1/perft", a.base),
+        None,
+        &json!({"depth": 6, "stats": true}),
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let job_id = uuid::Uuid::parse_str(&id).unwrap();
+    let view_url = format!("{}/v1/perft/{id}", a.base);
+
+    // A probe worker leases two tasks: it counts the first and submits it twice; it abandons
+    // the second, which must be leased again for the job to end.
+    let first = lease(&c, &b_base, "probe").await;
+    let abandoned = lease(&c, &a.base, "probe").await;
+    assert_ne!(first["task"], abandoned["task"]);
+    assert_eq!(first["job"], json!(id));
+    assert_eq!(first["depth"], 4);
+    let pos = Position::from_fen(first["fen"].as_str().unwrap(), FenMode::Lenient).unwrap();
+    let stats = chessd_core::perft::perft_stats(&pos, 4);
+    let task_url = format!("{b_base}/v1/work/{id}/{}", first["task"]);
+    let result = json!({ "worker": "probe", "stats": stats });
+    let (status, v) = work(&c, &format!("{task_url}/result"), TOKEN, &result).await;
+    assert_eq!((status, &v), (200, &json!({ "counted": true })));
+    let (status, v) = work(&c, &format!("{task_url}/result"), TOKEN, &result).await;
+    assert_eq!((status, &v), (200, &json!({ "counted": false })));
+    let renew = json!({ "lease": first["lease"] });
+    let (status, v) = work(&c, &format!("{task_url}/renew"), TOKEN, &renew).await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (409, &json!("task_gone")),
+        "{v}"
+    );
+
+    // Once a quarter of the tasks are done, node b and the remote worker die with their leases;
+    // a second remote worker joins through node a.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut seen = BTreeSet::new();
+    loop {
+        let (_, v) = get_json(&c, &view_url).await;
+        let (done, total) = (
+            v["progress"]["done"].as_u64().unwrap_or(0),
+            v["progress"]["total"].as_u64().unwrap_or(0),
+        );
+        seen.extend(workers_of(&db, &job_id).await);
+        if total > 0 && done >= total / 4 {
+            assert!(done < total, "the job ended before the kills: {v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the job is stuck: {v}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let b_pid = b.as_ref().unwrap().pid().to_string();
+    let _ = Command::new("kill").args(["-9", &b_pid]).status();
+    drop(b.take());
+    remote.kill9();
+    let _second = RemoteWorker::start(&a.base, "second");
+
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let view = loop {
+        let (status, v) = get_json(&c, &view_url).await;
+        assert_eq!(status, 200, "{v}");
+        if v["state"] == "done" {
+            break v;
+        }
+        assert!(
+            ["queued", "running"].contains(&v["state"].as_str().unwrap()),
+            "{v}"
+        );
+        seen.extend(workers_of(&db, &job_id).await);
+        assert!(Instant::now() < deadline, "the job did not end: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Every task once: the reference statistics exactly.
+    gct_support::assert_gct_row(&view["result"], &gct_support::gct_row("start", 6));
+    assert_eq!(
+        view["progress"]["done"], view["progress"]["total"],
+        "{view}"
+    );
+    // Both nodes' threads and the workers counted tasks.
+    assert!(seen.contains("worker:probe"), "{seen:?}");
+    assert!(seen.contains("worker:remote"), "{seen:?}");
+    assert!(
+        seen.iter().filter(|w| !w.starts_with("worker:")).count() >= 2,
+        "both nodes' threads: {seen:?}"
+    );
+    assert_eq!(open_tasks(&db, &job_id).await, 0);
+    let metrics = c
+        .get(format!("{}/metrics", a.base))
+        .send()
+        .await
+        .unwrap()
+        .body()
+        .await
+        .unwrap();
+    let metrics = String::from_utf8_lossy(&metrics);
+    assert!(
+        metrics.contains("chessd_perft_tasks_total{outcome=\"counted\"}"),
+        "{metrics}"
+    );
+
+    // A cancelled job's open tasks leave the queue, and the takers go idle.
+    let (status, job) = common::post_json(
+        &c,
+        &format!("{}/v1/perft", a.base),
+        None,
+        &json!({"depth": 8}),
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    let id = uuid::Uuid::parse_str(job["id"].as_str().unwrap()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while open_tasks(&db, &id).await == 0 {
+        assert!(Instant::now() < deadline, "no task queued");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let cancel = format!(
+        "{}/v1/perft/{id}?token={}",
+        a.base,
+        job["secret"].as_str().unwrap()
+    );
+    let (status, v) = common::delete_json(&c, &cancel).await;
+    assert_eq!((status, &v["state"]), (200, &json!("cancelled")), "{v}");
+    assert_eq!(open_tasks(&db, &id).await, 0);
+    let (status, _) = work(&c, &lease_url, TOKEN, &json!({ "worker": "x" })).await;
+    assert_eq!(status, 204);
+    db.close().await;
+}
