@@ -3,7 +3,7 @@
 //! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
 //! unique positions a few plies down, counts them and multiplies back), or through a
 //! [`TaskRunner`]: the configured Grand Chess Tree workers, or a cluster's shared task queue
-//! (`super::shared_tasks`), which every node and remote worker takes tasks from.
+//! (`shared_tasks.rs`), which every node and remote worker takes tasks from.
 //!
 //! Either way the tasks are those of [`perft::split`] at the job's split depth, chosen once
 //! when the job is checked and kept with it: a job interrupted by a restart goes on with the

@@ -1,7 +1,8 @@
 //! A cluster's shared perft task queue as a [`TaskRunner`]: the node running a job (its
 //! coordinator) puts the job's unfinished tasks in the queue, then follows the finished ones
 //! as the takers store them — every node's task threads and any remote `chessd worker
-//! --server` (see `task_taker.rs`) — and hands each to the job once, until all are in.
+//! --server` (see `task_taker.rs`) — and hands each to the job once, until all are in (each
+//! poll reads only the tasks still awaited).
 //!
 //! The job's thread waits here; the queries run on the server's runtime. It stops without an
 //! end of its own when the job is no longer this node's (another node took it over while this
@@ -105,7 +106,8 @@ impl TaskRunner for SharedTasks {
                 return Ok(());
             }
             let queue = self.queue.clone();
-            let progress = match self.wait(async move { queue.progress(&job).await }) {
+            let asked: Vec<i64> = awaited.keys().copied().collect();
+            let progress = match self.wait(async move { queue.progress(&job, &asked).await }) {
                 Ok(progress) => {
                     unreadable_since = None;
                     progress

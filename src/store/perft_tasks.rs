@@ -64,7 +64,7 @@ pub struct SharedProgress {
     pub state: Option<String>,
     /// The node running the job (its coordinator).
     pub node: Option<String>,
-    /// Finished tasks: index and result (JSON).
+    /// Finished tasks among those asked about: index and result (JSON).
     pub done: Vec<(i64, String)>,
     /// The most leases any open task has had.
     pub max_attempts: i32,
@@ -226,9 +226,13 @@ impl TaskQueue {
         Ok(submitted)
     }
 
-    /// A job's state, node, finished tasks and the most leases an open task has had, for its
-    /// coordinator.
-    pub async fn progress(&self, job: &Uuid) -> Result<SharedProgress, StoreError> {
+    /// A job's state and node, which of the tasks `awaited` have finished, and the most leases
+    /// an open task has had, for its coordinator.
+    pub async fn progress(
+        &self,
+        job: &Uuid,
+        awaited: &[i64],
+    ) -> Result<SharedProgress, StoreError> {
         let id = job.as_bytes().as_slice();
         let row = sqlx::query("SELECT state, node FROM jobs WHERE id = $1")
             .bind(id)
@@ -242,16 +246,19 @@ impl TaskQueue {
             ),
             None => (None, None),
         };
-        let done =
-            sqlx::query("SELECT task, result FROM job_tasks WHERE job = $1 AND result IS NOT NULL")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(db_err)?
-                .into_iter()
-                .map(|r| Ok((r.try_get("task")?, r.try_get("result")?)))
-                .collect::<Result<Vec<(i64, String)>, sqlx::Error>>()
-                .map_err(db_err)?;
+        let done = sqlx::query(
+            "SELECT task, result FROM job_tasks \
+             WHERE job = $1 AND task = ANY($2::BIGINT[]) AND result IS NOT NULL",
+        )
+        .bind(id)
+        .bind(awaited)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?
+        .into_iter()
+        .map(|r| Ok((r.try_get("task")?, r.try_get("result")?)))
+        .collect::<Result<Vec<(i64, String)>, sqlx::Error>>()
+        .map_err(db_err)?;
         let max_attempts: i32 = sqlx::query_scalar(
             "SELECT COALESCE(MAX(attempts), 0)::INTEGER FROM perft_tasks WHERE job = $1",
         )

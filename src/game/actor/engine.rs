@@ -113,14 +113,19 @@ impl GameActor {
         }
     }
 
-    /// Publishes an engine event to subscribers without versioning or keeping it.
+    /// Publishes an engine event to subscribers without versioning or keeping it. While events
+    /// wait for their commit it waits behind them, so that nobody hears the engine think about
+    /// a move before the move itself (nor at all, if its write fails).
     fn publish_transient(&mut self, event: EventKind) {
         if self.subscribers.is_empty() {
             return;
         }
         let frame = self.log.transient(&event);
-        self.subscribers
-            .retain(|(_, tx)| tx.try_send(frame.clone()).is_ok());
+        if self.held.is_empty() {
+            self.broadcast(frame);
+        } else {
+            self.held.push_back(frame);
+        }
     }
 
     /// Reports a failure of attachment `generation` to subscribers. A dead engine is detached
