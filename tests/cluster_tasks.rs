@@ -33,10 +33,12 @@ fn node(pg: &PgServer) -> Server {
             ("CHESSD_STORE__URL", pg.url.as_str()),
             ("CHESSD_CLUSTER__ADVERTISE_URL", url.as_str()),
             ("CHESSD_CLUSTER__HEARTBEAT_MS", "200"),
-            ("CHESSD_CLUSTER__LEASE_MS", "1500"),
+            // Leases long enough that a node slowed by the counting (two cores for two nodes,
+            // two workers and PostgreSQL) is not taken for dead.
+            ("CHESSD_CLUSTER__LEASE_MS", "3000"),
             ("CHESSD_CLUSTER__PERFT_TASK_DEPTH", "4"),
             ("CHESSD_CLUSTER__TASK_THREADS", "1"),
-            ("CHESSD_CLUSTER__TASK_LEASE_MS", "1500"),
+            ("CHESSD_CLUSTER__TASK_LEASE_MS", "2000"),
             ("CHESSD_AUTH__WORKER_TOKENS", "[\"worker-secret\"]"),
         ],
     )

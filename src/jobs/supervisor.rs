@@ -842,6 +842,14 @@ fn run_job(supervisor: Weak<Inner>, job: Arc<Job>) {
         inner.release(job.threads, job.hash_mb);
     }
     job.finish(ending, Wait::Commit);
+    // A job another node took over (this one was paused or slow past its lease) is not this
+    // node's to show any more: forgotten here, its requests go to the node running it. (A job
+    // the shutdown stopped is forgotten too; the store keeps it for the next start.)
+    if job.interrupted.load(Relaxed) {
+        if let Some(inner) = supervisor.upgrade() {
+            inner.lock().jobs.remove(&job.id);
+        }
+    }
 }
 
 #[cfg(test)]
