@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use common::{
     client,
-    cluster::{replay, settled},
+    cluster::{replay, settled, start_node},
     free_port, get_json, post_json,
     postgres::PgServer,
     Server,
@@ -32,18 +32,7 @@ struct Played {
 }
 
 fn node(pg: &PgServer) -> Server {
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    Server::start_on(
-        &format!("127.0.0.1:{port}"),
-        &[
-            ("CHESSD_STORE__URL", pg.url.as_str()),
-            ("CHESSD_CLUSTER__ADVERTISE_URL", url.as_str()),
-            ("CHESSD_CLUSTER__HEARTBEAT_MS", "200"),
-            ("CHESSD_CLUSTER__LEASE_MS", "1500"),
-            ("CHESSD_QUOTAS__GAMES_PER_MINUTE", "0"),
-        ],
-    )
+    start_node(pg, 1500, &[])
 }
 
 /// A request retried while the game's shard moves (503 game_unavailable), up to `limit`.

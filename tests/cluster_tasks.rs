@@ -19,23 +19,24 @@ use std::{
 };
 
 use chessd_core::{FenMode, Position};
-use common::{client, cluster::settled, free_port, get_json, postgres::PgServer, Server};
+use common::{
+    client,
+    cluster::{settled, start_node},
+    get_json,
+    postgres::PgServer,
+    Server,
+};
 use serde_json::{json, Value};
 
 const TOKEN: &str = "worker-secret";
 
 fn node(pg: &PgServer) -> Server {
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    Server::start_on(
-        &format!("127.0.0.1:{port}"),
+    // Leases long enough that a node slowed by the counting (two cores for two nodes, two
+    // workers and PostgreSQL) is not taken for dead.
+    start_node(
+        pg,
+        3000,
         &[
-            ("CHESSD_STORE__URL", pg.url.as_str()),
-            ("CHESSD_CLUSTER__ADVERTISE_URL", url.as_str()),
-            ("CHESSD_CLUSTER__HEARTBEAT_MS", "200"),
-            // Leases long enough that a node slowed by the counting (two cores for two nodes,
-            // two workers and PostgreSQL) is not taken for dead.
-            ("CHESSD_CLUSTER__LEASE_MS", "3000"),
             ("CHESSD_CLUSTER__PERFT_TASK_DEPTH", "4"),
             ("CHESSD_CLUSTER__TASK_THREADS", "1"),
             ("CHESSD_CLUSTER__TASK_LEASE_MS", "2000"),

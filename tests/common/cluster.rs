@@ -1,9 +1,29 @@
-//! Helpers of the cluster tests: waiting for a cluster to settle, replaying a game's moves.
+//! Helpers of the cluster tests: starting a node, waiting for a cluster to settle, replaying a
+//! game's moves.
 
 use std::time::{Duration, Instant};
 
+use super::{free_port, postgres::PgServer, Server};
+
 use serde_json::Value;
 use shakmaty::{uci::UciMove, Chess, Position};
+
+/// Starts a cluster node on a free loopback port over `pg`: heartbeats every 200 ms, leases of
+/// `lease_ms`, no rate limit on creating games, and the `extra` environment.
+pub fn start_node(pg: &PgServer, lease_ms: u64, extra: &[(&str, &str)]) -> Server {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let lease = lease_ms.to_string();
+    let mut env = vec![
+        ("CHESSD_STORE__URL", pg.url.as_str()),
+        ("CHESSD_CLUSTER__ADVERTISE_URL", url.as_str()),
+        ("CHESSD_CLUSTER__HEARTBEAT_MS", "200"),
+        ("CHESSD_CLUSTER__LEASE_MS", lease.as_str()),
+        ("CHESSD_QUOTAS__GAMES_PER_MINUTE", "0"),
+    ];
+    env.extend_from_slice(extra);
+    Server::start_on(&format!("127.0.0.1:{port}"), &env)
+}
 
 /// Waits until `base` sees `live` live nodes, every shard owned and each live node owning some;
 /// returns that view of the cluster (`GET /v1/cluster`). Panics after 30 s.
