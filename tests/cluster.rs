@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use common::{
     client,
     cluster::{replay, settled, start_node},
-    free_port, get_json, post_json,
+    get_json, post_json,
     postgres::PgServer,
     Server,
 };
