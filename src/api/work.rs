@@ -21,7 +21,7 @@ use super::{
 };
 use crate::{
     jobs::record,
-    store::perft_tasks::{Submitted, TaskQueue},
+    store::perft_tasks::{LeasedTask, Submitted, TaskQueue},
     AppState,
 };
 
@@ -36,21 +36,12 @@ pub struct LeaseRequest {
     pub worker: String,
 }
 
-/// A leased task.
+/// A leased task and how long its lease lasts.
 #[derive(Debug, Serialize)]
 pub struct LeaseAnswer {
-    /// The job.
-    pub job: Uuid,
-    /// The task's index in the job's split.
-    pub task: i64,
-    /// The position.
-    pub fen: String,
-    /// Plies to count below it.
-    pub depth: u32,
-    /// Whether the leaf statistics are asked for (else the nodes only).
-    pub stats: bool,
-    /// The lease's token, for renewals.
-    pub lease: i64,
+    /// The task.
+    #[serde(flatten)]
+    pub task: LeasedTask,
     /// Milliseconds the lease lasts without renewal.
     pub lease_ms: u64,
 }
@@ -147,15 +138,7 @@ pub async fn lease(
     let holder = format!("worker:{}", body.worker);
     match queue.lease(&holder, lease_ms).await.map_err(store_error)? {
         None => Ok(HttpResponse::NoContent().finish()),
-        Some(t) => Ok(HttpResponse::Ok().json(LeaseAnswer {
-            job: t.job,
-            task: t.task,
-            fen: t.fen,
-            depth: t.depth,
-            stats: t.stats,
-            lease: t.lease,
-            lease_ms,
-        })),
+        Some(task) => Ok(HttpResponse::Ok().json(LeaseAnswer { task, lease_ms })),
     }
 }
 

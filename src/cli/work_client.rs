@@ -21,8 +21,8 @@ use chessd::{
     store::perft_tasks::{LeasedTask, Submitted},
 };
 use chessd_core::perft::PerftStats;
+use serde::Deserialize;
 use serde_json::{json, Value};
-use uuid::Uuid;
 
 /// How long one request to the server may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -88,18 +88,7 @@ impl TaskSource for HttpSource {
         match status {
             204 => Ok(None),
             200 => {
-                let field = |name: &str| v[name].clone();
-                let task = LeasedTask {
-                    job: serde_json::from_value::<Uuid>(field("job")).map_err(|e| e.to_string())?,
-                    task: v["task"].as_i64().ok_or("no task index")?,
-                    fen: v["fen"].as_str().ok_or("no fen")?.to_string(),
-                    depth: v["depth"]
-                        .as_u64()
-                        .and_then(|d| u32::try_from(d).ok())
-                        .ok_or("no depth")?,
-                    stats: v["stats"].as_bool().ok_or("no stats flag")?,
-                    lease: v["lease"].as_i64().ok_or("no lease")?,
-                };
+                let task = LeasedTask::deserialize(&v).map_err(|e| format!("a lease: {e}"))?;
                 if let Some(ms) = v["lease_ms"].as_u64() {
                     self.lease_ms.set(ms);
                 }

@@ -29,8 +29,8 @@ pub struct QueuedTask {
     pub fen: String,
 }
 
-/// A task leased to a taker.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A task leased to a taker (also its form in the work API).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LeasedTask {
     /// The job.
     pub job: Uuid,
