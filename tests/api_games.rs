@@ -518,6 +518,8 @@ async fn optional_bodies_are_still_checked() {
         "{\"draw_policy\": \"claimz\"}",
         "{not json",
         "[]",
+        " ",
+        "\n\t",
     ] {
         let (st, v) = app
             .call(

@@ -136,12 +136,13 @@ async fn record_latency(
     Ok(res)
 }
 
-/// Reads an optional JSON body: empty means the default; anything else must parse (unknown
-/// fields and wrong types are `invalid_request`, never silently ignored).
+/// Reads an optional JSON body: no body at all means the default; anything else must parse, so
+/// a body of only whitespace is `invalid_request` like any other malformed JSON (unknown fields
+/// and wrong types too: never silently ignored).
 pub fn optional_json<T: serde::de::DeserializeOwned + Default>(
     body: &web::Bytes,
 ) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    if body.is_empty() {
         return Ok(T::default());
     }
     serde_json::from_slice(body)
