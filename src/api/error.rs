@@ -93,6 +93,9 @@ pub enum ErrorCode {
     OperatorDisabled,
     /// A raw UCI line outside the allow-list, or with values outside the engine's options.
     CommandRefused,
+    /// The engine cannot play what was asked (Chess960 without `UCI_Chess960`, a variant it
+    /// does not list).
+    EngineUnsupported,
     /// The work API needs a cluster node and configured worker tokens (`auth.worker_tokens`).
     WorkDisabled,
     /// A shared perft task is not open any more (done, or its job ended, or leased again).
@@ -132,7 +135,7 @@ impl ErrorCode {
             NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             ApiKeyRequired => StatusCode::UNAUTHORIZED,
             OperatorDisabled => StatusCode::FORBIDDEN,
-            CommandRefused => StatusCode::UNPROCESSABLE_ENTITY,
+            CommandRefused | EngineUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
             WorkDisabled => StatusCode::FORBIDDEN,
             TaskGone => StatusCode::CONFLICT,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -183,6 +186,7 @@ impl ErrorCode {
             ApiKeyRequired => "api_key_required",
             OperatorDisabled => "operator_disabled",
             CommandRefused => "command_refused",
+            EngineUnsupported => "engine_unsupported",
             WorkDisabled => "work_disabled",
             TaskGone => "task_gone",
             Internal => "internal",
@@ -320,6 +324,7 @@ impl From<EngineError> for ApiError {
             EngineError::IllegalMove(_) => ErrorCode::EngineIllegalMove,
             EngineError::Timeout(_) => ErrorCode::EngineTimeout,
             EngineError::CommandRefused(_) => ErrorCode::CommandRefused,
+            EngineError::Unsupported(_) => ErrorCode::EngineUnsupported,
         };
         ApiError::new(code, e.to_string())
     }
@@ -392,6 +397,7 @@ mod tests {
             EngineError::IllegalMove("x".into()),
             EngineError::Timeout("x".into()),
             EngineError::CommandRefused("x".into()),
+            EngineError::Unsupported("x".into()),
         ];
         for e in engine {
             assert_eq!(ApiError::from(e.clone()).code.as_str(), e.code(), "{e:?}");

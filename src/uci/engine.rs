@@ -81,6 +81,12 @@ impl Identity {
             .iter()
             .find(|o| o.name.eq_ignore_ascii_case(name))
     }
+
+    /// Whether the engine can play Chess960 (it declares `UCI_Chess960`); games from other
+    /// starts must not be sent to an engine that cannot, which may die on their FEN.
+    pub fn supports_chess960(&self) -> bool {
+        self.option("UCI_Chess960").is_some()
+    }
 }
 
 /// A position to search: a start and the moves from there (UCI text).

@@ -25,6 +25,10 @@ pub enum EngineError {
     /// A raw UCI line outside the allow-list, or with values outside the engine's options.
     #[error("{0}")]
     CommandRefused(String),
+    /// The engine cannot play what was asked of it (a Chess960 game for an engine without
+    /// `UCI_Chess960`, or a variant an XBoard engine does not list).
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 impl EngineError {
@@ -38,6 +42,7 @@ impl EngineError {
             EngineError::IllegalMove(_) => "engine_illegal_move",
             EngineError::Timeout(_) => "engine_timeout",
             EngineError::CommandRefused(_) => "command_refused",
+            EngineError::Unsupported(_) => "engine_unsupported",
         }
     }
 
