@@ -7,6 +7,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
+mod analysis;
 #[path = "../common/mod.rs"]
 mod common;
 mod first_hour;

@@ -3,11 +3,36 @@
 
 import { api, explain, gameLink, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
-import { applyUci, kingSquare, parseFen, resultText, sanChecks, START_FEN } from './chess.js';
+import { applyUci, colorOf, kingSquare, numberedLine, parseFen, resultText, sanChecks, squareIndex, START_FEN } from './chess.js';
 import { copyField, copyText, formatClock, formatInt, formatRate, h, icon, setChildren, toast } from './dom.js';
 import { pieceSvg } from './pieces.js';
 
 const VALUES = { p: 1, n: 3, b: 3, r: 5, q: 9, k: 0 };
+
+/** Where the engine last chosen for analysis is remembered (localStorage). */
+const ENGINE_CHOICE = 'chessd.analysisEngine';
+
+/**
+ * The engine the analysis chooser starts on, among the reachable `engines`: the one chosen last
+ * time, else Stockfish (a name with "stockfish" or "sf"), else the server's default.
+ */
+function preferredEngine(engines) {
+  let saved = null;
+  try {
+    saved = localStorage.getItem(ENGINE_CHOICE);
+  } catch {
+    saved = null;
+  }
+  const byName = (test) => engines.find((e) => test(e.name.toLowerCase()));
+  const pick = engines.find((e) => e.name === saved)
+    || byName((n) => n === 'stockfish')
+    || byName((n) => n.includes('stockfish'))
+    || byName((n) => n === 'sf')
+    || byName((n) => n.includes('sf'))
+    || engines.find((e) => e.default)
+    || engines[0];
+  return pick ? pick.name : null;
+}
 
 /** Mounts the game `id` into `root`; `params` holds `seat` (a seat secret). */
 export function mountGame(root, id, params) {
@@ -31,12 +56,22 @@ export function mountGame(root, id, params) {
     conn: 'connecting',
     orientation: null,
     resignArmed: false,
-    analysis: { on: false, lines: new Map(), error: null, info: null },
+    // The analysis panel: `on` while an analysis runs (or is being started) for the position
+    // after `ply` plies (null: the live position, which the server follows move by move);
+    // `engines` are the reachable engines offered, `choice` the one chosen; `seq` numbers the
+    // starts, so that a late answer of an earlier one changes nothing.
+    analysis: {
+      on: false, lines: new Map(), error: null, info: null, done: false,
+      ply: null, engine: null, multipv: null, engines: null, choice: null, seq: 0,
+    },
     stopped: false,
-    // The engine opponent, if any: its name and the side it plays (from GET …/engine).
+    // The engine attached to the game, if any (from GET …/engine and the engine events).
     engine: remembered && remembered.opponent && remembered.opponent.engine ? remembered.opponent.engine : null,
+    // The engine opponent, if any: the side it plays and its name. Kept once the game is over
+    // (the bars still name it) even when an analysis engine replaces it.
     enginePlays: remembered && remembered.opponent && remembered.opponent.engine && remembered.color
       ? (remembered.color === 'white' ? 'black' : 'white') : null,
+    opponentName: remembered && remembered.opponent && remembered.opponent.engine ? remembered.opponent.engine : null,
   };
 
   // ----- layout -----
@@ -98,6 +133,7 @@ export function mountGame(root, id, params) {
     setClocks(view.clocks);
     st.pending = null;
     st.view = null;
+    if (st.analysis.on && st.analysis.ply !== null) restartAnalysis(0);
     render();
     refreshLegal();
   }
@@ -127,10 +163,9 @@ export function mountGame(root, id, params) {
     if (st.pending === f.uci) st.pending = null;
     if (st.view !== null && st.view === st.moves.length - 1) st.view = null;
     st.legal = [];
+    analysisAfterMove(f.status.result !== 'ongoing');
     render();
     refreshLegal();
-    if (st.analysis.on) st.analysis.lines.clear();
-    if (f.status.result !== 'ongoing') st.analysis.on = false;
     if (exportBox.open) refreshPgn();
   }
 
@@ -151,11 +186,16 @@ export function mountGame(root, id, params) {
     try {
       const view = await api('GET', `/v1/games/${id}/engine`);
       st.engine = view.name;
-      st.enginePlays = view.opponent ? view.opponent.plays : null;
+      if (view.opponent) {
+        st.enginePlays = view.opponent.plays;
+        st.opponentName = view.name;
+      } else if (ongoing()) {
+        st.enginePlays = null;
+      }
     } catch {
       // No engine attached (409 no_engine), or a server without engines.
       st.engine = null;
-      st.enginePlays = null;
+      if (ongoing()) st.enginePlays = null;
     }
     render();
   }
@@ -189,8 +229,8 @@ export function mountGame(root, id, params) {
         render();
         break;
       case 'game_end':
-        st.analysis.on = false;
         st.game.status = f.status;
+        analysisAfterEnd();
         st.game.draw_offer = null;
         setClocks(f.clocks);
         st.legal = [];
@@ -212,6 +252,8 @@ export function mountGame(root, id, params) {
         if (st.analysis.on) st.analysis.error = f.message || f.code;
         else toast(`Engine: ${f.message || f.code}`, 'error', 6000);
         st.analysis.on = false;
+        st.analysis.starting = false;
+        st.analysis.seq += 1;
         renderAnalysis();
         break;
       case 'engine_attached':
@@ -219,10 +261,15 @@ export function mountGame(root, id, params) {
         loadEngine();
         break;
       case 'engine_detached':
-        st.engine = null;
-        st.enginePlays = null;
-        st.analysis.on = false;
+        // (Another engine replacing it for an analysis also detaches it: only a running game
+        // loses its opponent.)
+        if (st.engine === f.name) st.engine = null;
+        if (ongoing()) st.enginePlays = null;
+        analysisEngineGone(f.name);
         render();
+        break;
+      case 'engine_analysis_done':
+        onAnalysisDone(f);
         break;
       case 'error':
         if (f.ack === null || f.ack === undefined) toast(f.message || f.code, 'error');
@@ -326,6 +373,7 @@ export function mountGame(root, id, params) {
     renderBars();
     renderMoves();
     renderStatus();
+    analysisFollowView();
   }
 
   function flip() {
@@ -410,7 +458,7 @@ export function mountGame(root, id, params) {
     const g = st.game;
     const you = st.role === color;
     const engineSide = st.enginePlays === color;
-    const name = you ? 'You' : engineSide ? `Computer · ${st.engine}` : color === 'white' ? 'White' : 'Black';
+    const name = you ? 'You' : engineSide ? `Computer · ${st.opponentName || st.engine}` : color === 'white' ? 'White' : 'Black';
     const { count, score } = material(st.boards[viewPly()]);
     // The material difference, as the big sites show it: beside each side, the opponent's
     // pieces it is up (so it also reads right for games started from a FEN), and the lead.
@@ -612,118 +660,414 @@ export function mountGame(root, id, params) {
 
   // ----- analysis -----
 
-  // The panel's head stays in place (its button keeps the focus); only the body is redrawn.
+  // The panel's head and its engine chooser stay in place (they keep the focus); only the body
+  // is redrawn. The analysis is of the position shown: the live one (which the server follows
+  // move by move), or, looking back or after the game, the one chosen in the move list.
   const analysisToggle = h('button.btn.small#analysis-toggle', {
     type: 'button',
     onclick: () => (st.analysis.on ? stopAnalysis() : startAnalysis()),
   });
+  const engineSelect = h('select#analysis-engine', {
+    disabled: true,
+    'aria-describedby': 'analysis-position',
+    onchange: () => chooseEngine(engineSelect.value),
+  }, h('option', { value: '' }, 'Loading engines…'));
+  const engineRow = h('div.analysis-engine',
+    h('label', { for: 'analysis-engine' }, 'Engine'), engineSelect);
   const analysisBody = h('div.analysis-body', { 'aria-live': 'off' });
-  analysisBox.append(h('div.analysis-head', h('h2', 'Analysis'), analysisToggle), analysisBody);
+  analysisBox.append(h('div.analysis-head', h('h2', 'Analysis'), analysisToggle), engineRow, analysisBody);
+  let restartTimer = null;
+
+  /** What this server's analysis route takes: `{engine, ply}`, whether a request may name the
+   * engine and the position. Assumed until a refusal says otherwise (an older server knows
+   * neither: it is then asked the older way, attaching the engine first). */
+  let analysisShape = { engine: true, ply: true };
+
+  /** Loads the engines the chooser offers: the reachable ones. */
+  async function loadAnalysisEngines() {
+    const a = st.analysis;
+    a.engines = [];
+    try {
+      const list = await api('GET', '/v1/engines');
+      a.engines = (list.engines || []).filter((e) => e.reachable !== false);
+    } catch {
+      a.engines = [];
+    }
+    a.enginesLoaded = true;
+    a.choice = preferredEngine(a.engines);
+    setChildren(engineSelect, a.engines.length
+      ? a.engines.map((e) => h('option', { value: e.name, selected: e.name === a.choice }, `${e.name}${e.default ? ' (default)' : ''}`))
+      : h('option', { value: '' }, 'No engine available'));
+    engineSelect.value = a.choice || '';
+    renderAnalysis();
+  }
+
+  async function chooseEngine(name) {
+    const a = st.analysis;
+    if (!name || name === a.choice) return;
+    a.choice = name;
+    try {
+      localStorage.setItem(ENGINE_CHOICE, name);
+    } catch {
+      // Storage disabled: the choice holds for this page.
+    }
+    if (!a.on) {
+      renderAnalysis();
+      return;
+    }
+    // Analysing: restart with the new engine. The running analysis stops first (the server
+    // replaces only an idle engine by another one).
+    const seq = ++a.seq;
+    clearTimeout(restartTimer);
+    a.starting = true;
+    a.lines.clear();
+    a.info = null;
+    renderAnalysis();
+    try {
+      await api('DELETE', `/v1/games/${id}/engine/analysis`, undefined, token);
+    } catch {
+      // Nothing running any more (the engine died or was detached): start anyway.
+    }
+    if (seq === a.seq && a.on) startAnalysis();
+  }
+
+  /** The ply of the position to analyse: the one shown (null: the live position). */
+  function analysisTarget() {
+    return analysisShape.ply ? st.view : null;
+  }
+
+  /** The ply of the position the lines are about. */
+  function analysedPly() {
+    const p = st.analysis.ply;
+    return p === null || p > st.moves.length ? st.moves.length : p;
+  }
+
+  /** Whether the game ended in the position after `ply` with no move left (mate, stalemate). */
+  function terminalAt(ply) {
+    const s = st.game && st.game.status;
+    return !!s && s.result !== 'ongoing' && ply === st.moves.length && ['checkmate', 'stalemate'].includes(s.reason);
+  }
 
   function renderAnalysis() {
+    if (!st.game) return;
     const a = st.analysis;
     const seat = isPlayer() || st.role === 'admin';
-    // Against the computer its engine is busy playing (and analysis would be a crutch).
-    const canAsk = seat && ongoing() && !st.enginePlays;
+    if (seat && !a.engines) loadAnalysisEngines();
+    const finished = st.game.status.result !== 'ongoing';
+    // Against the computer its engine is busy playing (and analysis would be a crutch); once
+    // the game is over, analysing it is what players do.
+    const vsComputer = !!st.enginePlays && !finished;
+    // An older server analyses running games only.
+    const finishedOk = analysisShape.engine;
+    const engines = a.engines || [];
+    const target = a.on ? analysedPly() : (analysisTarget() ?? st.moves.length);
+    const terminal = terminalAt(target);
+    const canAsk = seat && !st.stopped && !vsComputer && (!finished || finishedOk) && engines.length > 0;
     analysisToggle.hidden = !canAsk;
+    analysisToggle.disabled = !a.on && (terminal || !a.enginesLoaded);
     analysisToggle.textContent = a.on ? 'Stop' : 'Start analysis';
     analysisToggle.setAttribute('aria-pressed', String(a.on));
+    engineRow.hidden = !seat || (a.enginesLoaded && !engines.length);
+    engineSelect.disabled = !canAsk || engines.length < 2;
+    analysisBox.dataset.state = a.on ? (a.starting ? 'starting' : 'on') : a.done ? 'done' : 'off';
+    analysisBox.dataset.engine = a.on || a.done ? a.engine || a.choice || '' : '';
     const body = [];
     if (!seat) body.push(h('p.muted.small', 'Engine analysis is available to the players.'));
-    else if (st.enginePlays && ongoing()) body.push(h('p.muted.small', 'The engine is your opponent in this game: no analysis while you play it.'));
-    else if (!ongoing()) body.push(h('p.muted.small', 'The game is over.'));
+    else if (st.stopped) body.push(h('p.muted.small', 'The game is stopped: no analysis.'));
+    else if (vsComputer) body.push(h('p.muted.small', 'The engine is your opponent in this game: no analysis while you play it.'));
+    else if (finished && !finishedOk) body.push(h('p.muted.small', 'The game is over.'));
+    else if (a.enginesLoaded && !engines.length) body.push(h('p.muted.small', 'No engine is available on this server.'));
     if (a.error) body.push(h('p.error-text', a.error));
-    if (a.on) {
+    if (canAsk || a.on) {
+      body.push(h('p.muted.small.analysis-position#analysis-position', { 'data-ply': String(target) }, positionText(target, a.on)));
+    }
+    if (a.on || a.done) {
       const lines = [...a.lines.values()].sort((x, y) => x.multipv - y.multipv);
-      if (!lines.length) body.push(h('p.muted.small', 'The engine is thinking…'));
-      body.push(h('ol.pv-lines#pv-lines', lines.map((l) => h('li.pv-line', { 'data-multipv': String(l.multipv) },
-        h('span.pv-score', scoreText(l)),
-        h('span.pv-depth', `d${l.depth ?? '?'}`),
-        h('span.pv-moves', pvText(l))))));
-      if (a.info && a.info.nodes) body.push(h('p.muted.small.pv-stats', `${st.engine || 'engine'} · ${formatInt(a.info.nodes)} nodes · ${formatRate(a.info.nps)}nps`));
+      if (!lines.length && a.on) body.push(h('p.muted.small', terminal ? 'No legal move in this position.' : 'The engine is thinking…'));
+      const ply = analysedPly();
+      body.push(h('ol.pv-lines#pv-lines', { 'aria-label': `Best lines of ${a.engine || a.choice || 'the engine'}, scores from White's side` },
+        lines.map((l) => h('li.pv-line', { 'data-multipv': String(l.multipv || 1) },
+          h('span.pv-score', { title: "Score from White's side (pawns; # = mate in)" }, scoreText(l, ply)),
+          h('span.pv-depth', { title: 'Depth (plies)' }, `d${l.depth ?? '?'}`),
+          h('span.pv-moves', pvText(l, ply))))));
+      const info = a.info;
+      const stats = [a.engine || a.choice || 'engine'];
+      if (a.multipv) stats.push(`${a.multipv} line${a.multipv > 1 ? 's' : ''}`);
+      if (info && info.nodes) stats.push(`${formatInt(info.nodes)} nodes`, `${formatRate(info.nps)}nps`);
+      if (a.done) stats.push('finished');
+      body.push(h('p.muted.small.pv-stats', stats.join(' · ')));
     } else if (canAsk && !a.error) {
-      body.push(h('p.muted.small', 'Ask the engine for its best lines in the current position.'));
+      body.push(h('p.muted.small', terminal
+        ? 'The game ended here: there is no move to analyse. Choose an earlier position in the move list.'
+        : finished
+          ? 'Ask the engine for its best lines; step through the moves to analyse any position of the game.'
+          : 'Ask the engine for its best lines in the position shown.'));
     }
     setChildren(analysisBody, body);
   }
 
-  function scoreText(line) {
-    const s = line.score || {};
-    // UCI scores are from the side to move; show them from White's side, as chess sites do.
-    const flip = st.game && st.game.turn === 'black' ? -1 : 1;
-    if (typeof s.mate === 'number') {
-      const m = s.mate * flip;
-      return `${m > 0 ? '' : '-'}#${Math.abs(m)}`;
+  /** Names the position after `ply` plies: "the starting position", "after 2… Nc6". */
+  function positionText(ply, on) {
+    const live = ply === st.moves.length && st.view === null;
+    let where;
+    if (ply === 0) where = 'the starting position';
+    else {
+      const whiteMoved = sideToMoveAt(ply - 1) === 'w';
+      const n = st.start.fullmove + Math.floor((ply - 1 + (st.start.turn === 'w' ? 0 : 1)) / 2);
+      where = `the position after ${n}${whiteMoved ? '.' : '…'} ${st.moves[ply - 1].san}`;
     }
+    const over = st.game.status.result !== 'ongoing' && ply === st.moves.length;
+    const tail = over ? ' (final)' : live && st.analysis.ply === null ? ' (live)' : '';
+    return `${on ? 'Analysing' : 'Position:'} ${where}${tail}`;
+  }
+
+  /** The score of a line from White's side: the server's `white_score`, or the UCI score
+   * (from the side to move) turned round when Black is to move. */
+  function whiteScore(line, ply) {
+    if (line.white_score && typeof line.white_score === 'object') return line.white_score;
+    const s = line.score || {};
+    const flip = (line.pov ? line.pov === 'black' : sideToMoveAt(ply) === 'b') ? -1 : 1;
+    const out = {};
+    if (typeof s.mate === 'number') out.mate = s.mate * flip;
+    if (typeof s.cp === 'number') out.cp = s.cp * flip;
+    return out;
+  }
+
+  function scoreText(line, ply) {
+    const s = whiteScore(line, ply);
+    if (typeof s.mate === 'number') return `${s.mate < 0 ? '-' : ''}#${Math.abs(s.mate)}`;
     if (typeof s.cp === 'number') {
-      const v = (s.cp * flip) / 100;
+      const v = s.cp / 100;
       return `${v > 0 ? '+' : ''}${v.toFixed(2)}`;
     }
     return '…';
   }
 
-  function pvText(line) {
-    const sans = line.pv_san || line.pv_uci || [];
-    const ply = st.moves.length;
-    let n = st.start.fullmove + Math.floor((ply + (st.start.turn === 'w' ? 0 : 1)) / 2);
-    let white = st.game.turn === 'white';
-    const out = [];
-    sans.slice(0, 12).forEach((m, i) => {
-      if (white) out.push(`${n}. ${m}`);
-      else out.push(i === 0 ? `${n}… ${m}` : m);
-      if (!white) n += 1;
-      white = !white;
-    });
-    return out.join(' ');
+  function pvText(line, ply) {
+    const sans = (line.pv_san && line.pv_san.length ? line.pv_san : line.pv_uci) || [];
+    const fullmove = st.start.fullmove + Math.floor((ply + (st.start.turn === 'w' ? 0 : 1)) / 2);
+    return numberedLine(sans.slice(0, 12), sideToMoveAt(ply), fullmove);
+  }
+
+  /** Whether an `engine_info` frame is about the position analysed (a frame of the search the
+   * engine is leaving may still arrive after a restart elsewhere). */
+  function aboutAnalysed(f) {
+    const ply = analysedPly();
+    const turn = sideToMoveAt(ply);
+    if (f.pov && f.pov !== (turn === 'w' ? 'white' : 'black')) return false;
+    const first = (f.pv_uci || [])[0];
+    if (!first) return true;
+    if (f.pv_san && !f.pv_san.length) return false; // not legal where the engine started
+    const piece = st.boards[ply] && st.boards[ply][squareIndex(first.slice(0, 2))];
+    return !!piece && colorOf(piece) === turn;
   }
 
   function onEngineInfo(f) {
-    if (!st.analysis.on) return;
-    if (!f.pv_san && !f.pv_uci) {
-      st.analysis.info = f;
-      renderAnalysis();
-      return;
-    }
-    st.analysis.lines.set(f.multipv || 1, f);
-    st.analysis.info = f;
+    const a = st.analysis;
+    if (!a.on || !aboutAnalysed(f)) return;
+    if ((f.pv_san && f.pv_san.length) || (f.pv_uci && f.pv_uci.length)) a.lines.set(f.multipv || 1, f);
+    a.info = f;
     renderAnalysis();
+  }
+
+  /** `engine_analysis_done`: a finite analysis ended by itself; its lines stay on show. */
+  function onAnalysisDone(f) {
+    const a = st.analysis;
+    if (!a.on || a.starting) return;
+    a.on = false;
+    a.done = true;
+    const lines = (f.lines || []).filter(aboutAnalysed);
+    if (lines.length) {
+      a.lines.clear();
+      for (const l of lines) a.lines.set(l.multipv || 1, l);
+    }
+    renderAnalysis();
+  }
+
+  /** The attached engine `name` went away (detached, died). */
+  function analysisEngineGone(name) {
+    const a = st.analysis;
+    if (!a.on || a.starting || (a.engine && a.engine !== name)) return;
+    a.on = false;
+    a.lines.clear();
+    renderAnalysis();
+  }
+
+  /** Lines to ask for: three, or fewer when the engine offers fewer (its MultiPV option). */
+  async function multipvFor(name, shape) {
+    const a = st.analysis;
+    if (!a.multipvMax) a.multipvMax = new Map();
+    // Asked of the attached engine (a finished game's engine is released after each analysis:
+    // it is started again on demand, so it is not asked there).
+    if (!a.multipvMax.has(name) && (!shape.engine || (st.engine === name && ongoing()))) {
+      try {
+        const view = await api('GET', `/v1/games/${id}/engine`);
+        const decl = (view.options || []).find((o) => o.name.toLowerCase() === 'multipv');
+        a.multipvMax.set(view.name, decl && decl.max ? decl.max : 1);
+      } catch {
+        // Not attached after all: guess below.
+      }
+    }
+    if (a.multipvMax.has(name)) return Math.max(1, Math.min(3, a.multipvMax.get(name)));
+    // Not attached yet: the built-in engine searches one line; UCI engines offer MultiPV.
+    const known = (a.engines || []).find((e) => e.name === name);
+    return known && known.kind === 'builtin' ? 1 : 3;
+  }
+
+  /** The single request of a server that knows `engine`: it attaches (or swaps) the engine. */
+  async function requestAnalysis(name, multipv, ply) {
+    const body = { multipv, engine: name };
+    if (ply !== null) body.ply = ply;
+    try {
+      return await api('POST', `/v1/games/${id}/engine/analysis`, body, token);
+    } catch (e) {
+      // The engine offers fewer lines than guessed: ask for as many as it has.
+      const fewer = e.code === 'invalid_request' && /multipv must be 1 to (\d+)/i.exec(e.message || '');
+      if (fewer && Number(fewer[1]) >= 1 && Number(fewer[1]) < multipv) {
+        st.analysis.multipvMax.set(name, Number(fewer[1]));
+        return requestAnalysis(name, Number(fewer[1]), ply);
+      }
+      throw e;
+    }
+  }
+
+  /** An older server: attach the chosen engine first, then analyse the live position. */
+  async function requestAnalysisOld(name) {
+    if (st.engine !== name) {
+      if (st.engine) await api('DELETE', `/v1/games/${id}/engine`, undefined, token);
+      await api('POST', `/v1/games/${id}/engine`, { name }, token);
+      st.engine = name;
+    }
+    const multipv = await multipvFor(name, { engine: false });
+    return api('POST', `/v1/games/${id}/engine/analysis`, { multipv }, token);
   }
 
   async function startAnalysis() {
     const a = st.analysis;
+    clearTimeout(restartTimer);
+    const seq = ++a.seq;
     a.error = null;
     a.lines.clear();
+    a.info = null;
+    a.done = false;
     a.on = true;
+    a.starting = true;
+    a.ply = analysisTarget();
     renderAnalysis();
+    let answer = null;
+    const name = a.choice;
     try {
-      if (!st.engine) {
-        // Attach the default engine (the built-in one unless configured otherwise).
-        const list = await api('GET', '/v1/engines');
-        const usable = (list.engines || []).filter((x) => x.reachable !== false);
-        const pick = usable.find((x) => x.default) || usable[0];
-        if (!pick) throw new Error('No engine is available on this server');
-        await api('POST', `/v1/games/${id}/engine`, { name: pick.name }, token);
-        st.engine = pick.name;
+      if (!name) throw new Error('No engine is available on this server');
+      let shape = analysisShape;
+      if (shape.engine) {
+        try {
+          answer = await requestAnalysis(name, await multipvFor(name, shape), a.ply);
+        } catch (e) {
+          // The route does not know these fields: an older server.
+          if (!(e.code === 'invalid_request' && /unknown field/i.test(e.message || ''))) throw e;
+          analysisShape = { engine: false, ply: false };
+          shape = analysisShape;
+        }
       }
-      // Up to three lines, as many as the engine offers (its MultiPV option).
-      const view = await api('GET', `/v1/games/${id}/engine`);
-      const decl = (view.options || []).find((o) => o.name.toLowerCase() === 'multipv');
-      const multipv = Math.max(1, Math.min(3, decl && decl.max ? decl.max : 1));
-      await api('POST', `/v1/games/${id}/engine/analysis`, { multipv }, token);
+      if (!shape.engine) {
+        a.ply = null;
+        answer = await requestAnalysisOld(name);
+      }
     } catch (e) {
+      if (seq !== a.seq) return;
       a.on = false;
+      a.starting = false;
       a.error = explain(e);
+      renderAnalysis();
+      return;
     }
+    if (seq !== a.seq || !a.on) {
+      // Stopped (or restarted elsewhere) while this request was on its way: a stop that
+      // reached the server first left this analysis running.
+      if (!a.on && answer && answer.analysing) api('DELETE', `/v1/games/${id}/engine/analysis`, undefined, token).catch(() => {});
+      return;
+    }
+    a.starting = false;
+    a.engine = (answer && answer.engine) || name;
+    a.multipv = answer && answer.multipv ? answer.multipv : null;
+    if (a.multipv && !a.multipvMax.has(a.engine)) a.multipvMax.set(a.engine, a.multipv);
+    st.engine = a.engine;
     renderAnalysis();
   }
 
   async function stopAnalysis() {
-    st.analysis.on = false;
+    const a = st.analysis;
+    clearTimeout(restartTimer);
+    a.seq += 1;
+    a.on = false;
+    a.starting = false;
+    a.done = false;
+    a.lines.clear();
+    a.info = null;
     renderAnalysis();
     try {
       await api('DELETE', `/v1/games/${id}/engine/analysis`, undefined, token);
     } catch (e) {
       if (e.code !== 'no_engine') toast(explain(e), 'error');
+    }
+  }
+
+  /** Restarts the running analysis on the position to analyse, after `delay` ms (stepping
+   * through moves quickly asks once, for the position the user stops at). */
+  function restartAnalysis(delay) {
+    const a = st.analysis;
+    a.seq += 1; // an answer on its way is for the position left
+    a.ply = analysisTarget();
+    a.lines.clear();
+    a.info = null;
+    a.starting = true;
+    clearTimeout(restartTimer);
+    restartTimer = setTimeout(() => {
+      if (a.on) startAnalysis();
+    }, delay);
+  }
+
+  /** The position shown changed (looking back or forward): follow it. */
+  function analysisFollowView() {
+    const a = st.analysis;
+    const target = analysisTarget();
+    if (a.on && target !== a.ply) restartAnalysis(250);
+    else if (a.done && target !== a.ply) {
+      a.done = false;
+      a.lines.clear();
+    }
+    renderAnalysis();
+  }
+
+  /** A move was played (`over`: it ended the game). */
+  function analysisAfterMove(over) {
+    const a = st.analysis;
+    if (!a.on) return;
+    if (over) analysisAfterEnd();
+    else if (a.ply === null) {
+      // The server restarts the analysis of the live position by itself.
+      a.lines.clear();
+      a.info = null;
+    } else {
+      // A fixed position: ask again, so that it stays the one analysed.
+      restartAnalysis(0);
+    }
+  }
+
+  /** The game ended while analysing: the server stops; a server that analyses finished games
+   * is asked again (the final position, or the one shown), an older one leaves it stopped. */
+  function analysisAfterEnd() {
+    const a = st.analysis;
+    if (!a.on) return;
+    const target = analysisTarget();
+    if (analysisShape.engine && !terminalAt(target ?? st.moves.length)) {
+      restartAnalysis(0);
+    } else {
+      clearTimeout(restartTimer);
+      a.seq += 1;
+      a.on = false;
+      a.starting = false;
+      a.lines.clear();
     }
   }
 
@@ -743,6 +1087,7 @@ export function mountGame(root, id, params) {
   return () => {
     socket.close();
     clearInterval(clockTimer);
+    clearTimeout(restartTimer);
     document.removeEventListener('keydown', onKey);
     if (st.analysis.on) api('DELETE', `/v1/games/${id}/engine/analysis`, undefined, token).catch(() => {});
   };
