@@ -20,7 +20,7 @@ use crate::{
         wire::MoveView,
     },
     game::{
-        command::{MoveInput, Need},
+        command::{AnalysisRequest, MoveInput, Need},
         GameHandle,
     },
     uci::protocol::{looks_like_uci_move, GoLimits},
@@ -301,6 +301,10 @@ pub struct AnalysisBody {
     pub multipv: Option<u32>,
     /// Search limits (default `infinite`).
     pub go: Option<GoLimits>,
+    /// The configured engine to analyse with (started for the game when it is not attached).
+    pub engine: Option<String>,
+    /// Analyse the position after this many plies instead of the current one.
+    pub ply: Option<usize>,
 }
 
 /// `POST /v1/games/{id}/engine/analysis`: start analysing (lines stream as `engine_info`).
@@ -312,9 +316,14 @@ pub async fn start_analysis(
 ) -> Result<HttpResponse, ApiError> {
     let game = find(&state, &id).await?;
     let body: AnalysisBody = checked_body(&game, &req, Need::Player, optional_json(&body)).await?;
-    let started = game
-        .start_analysis(bearer(&req), body.multipv, body.go)
-        .await?;
+    let request = AnalysisRequest {
+        multipv: body.multipv,
+        limits: body.go,
+        engine: body.engine,
+        client: client_key(&req, &state.config.auth, false)?,
+        ply: body.ply,
+    };
+    let started = game.start_analysis(bearer(&req), request).await?;
     Ok(HttpResponse::Ok().json(started))
 }
 

@@ -457,16 +457,7 @@ impl GameActor {
             return Err(GameError::Flagged(turn));
         }
         let first_move = self.game.history().is_empty();
-        let played = match input {
-            MoveInput::Uci(text) => self.game.play_uci(&text),
-            MoveInput::San(text) => self.game.play_san(&text),
-            MoveInput::Squares {
-                from,
-                to,
-                promotion,
-            } => self.game.play_squares(from, to, promotion),
-        }?
-        .clone();
+        let played = input.play_on(&mut self.game)?.clone();
         self.moved = true;
         crate::metrics::count_move();
 

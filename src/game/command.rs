@@ -91,6 +91,24 @@ pub enum MoveInput {
     },
 }
 
+impl MoveInput {
+    /// Plays the move on `game` (unchanged when the move is refused).
+    pub fn play_on<'g>(
+        &self,
+        game: &'g mut Game,
+    ) -> Result<&'g chessd_core::game::PlayedMove, chessd_core::game::GameError> {
+        match self {
+            MoveInput::Uci(text) => game.play_uci(text),
+            MoveInput::San(text) => game.play_san(text),
+            MoveInput::Squares {
+                from,
+                to,
+                promotion,
+            } => game.play_squares(*from, *to, *promotion),
+        }
+    }
+}
+
 /// Changes to a game's options (absent fields stay as they are).
 #[derive(Clone, Debug, Default)]
 pub struct OptionsPatch {
@@ -205,15 +223,27 @@ pub enum EngineAction {
         /// Wait until written rather than fire and forget.
         wait: bool,
     },
-    /// Start (or restart) an analysis of the current position.
-    StartAnalysis {
-        /// Lines to search (default 1).
-        multipv: Option<u32>,
-        /// Search limits (default `infinite`).
-        limits: Option<GoLimits>,
-    },
+    /// Start (or restart) an analysis.
+    StartAnalysis(AnalysisRequest),
     /// Stop the analysis and return its last lines.
     StopAnalysis,
+}
+
+/// What to analyse, how, and with which engine.
+#[derive(Clone, Debug)]
+pub struct AnalysisRequest {
+    /// Lines to search (default 1).
+    pub multipv: Option<u32>,
+    /// Search limits (default `infinite`).
+    pub limits: Option<GoLimits>,
+    /// The configured engine to analyse with, started when it is not the one attached; `None`:
+    /// the attached engine (for a finished game without one, the default engine is started).
+    pub engine: Option<String>,
+    /// Whose engine-session quota an engine started for the analysis counts against.
+    pub client: ClientKey,
+    /// The position after this many plies of the game; `None`: the current position, followed
+    /// as the game goes on.
+    pub ply: Option<usize>,
 }
 
 impl EngineAction {

@@ -12,7 +12,7 @@ use crate::{
     config::EngineConfig,
     game::{command::GameSnapshot, events::EngineInfoView, GameError},
     uci::{
-        engine::Engine,
+        engine::{Engine, Identity},
         protocol::{GoLimits, Info, OptionDecl},
     },
 };
@@ -64,6 +64,8 @@ pub struct Analysis {
     pub limits: GoLimits,
     /// Lines searched.
     pub multipv: u32,
+    /// The ply analysed; `None`: the current position, followed as the game goes on.
+    pub ply: Option<usize>,
 }
 
 /// The engine attached to a game.
@@ -113,6 +115,9 @@ pub struct EngineState {
     pub next_engine: u64,
     /// Analyses so far.
     pub next_analysis: u64,
+    /// The result of the last analysis that ended by itself (a finite one), kept until the next
+    /// analysis starts so that `DELETE …/engine/analysis` still answers it.
+    pub last_analysis: Option<AnalysisReport>,
 }
 
 impl EngineState {
@@ -205,14 +210,18 @@ pub struct PlayReply {
 pub struct AnalysisStarted {
     /// Always true.
     pub analysing: bool,
+    /// The configured name of the engine analysing.
+    pub engine: String,
+    /// The ply analysed (`null`: the current position, followed as the game goes on).
+    pub ply: Option<usize>,
     /// Lines searched.
     pub multipv: u32,
     /// The `go` sent.
     pub go: GoLimits,
 }
 
-/// An analysis stopped.
-#[derive(Clone, Debug, Serialize)]
+/// An analysis's result: when it was stopped, or when it ended by itself.
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct AnalysisReport {
     /// The engine's best move when it stopped (UCI).
     pub bestmove: Option<String>,
@@ -243,6 +252,13 @@ pub fn allowance(
     Some(Duration::from_millis(total))
 }
 
+/// Checks limits a client gave by the rules of a raw `go` (no `depth 0`, no `movetime 0`,
+/// nothing over a day or 256 plies): `invalid_request` otherwise.
+pub fn checked_limits(limits: &GoLimits) -> Result<(), GameError> {
+    crate::uci::policy::check_go(limits)
+        .map_err(|e| GameError::invalid(format!("invalid search limits: {e}")))
+}
+
 /// Limits for a search that must end by itself.
 pub fn finite_limits(limits: GoLimits) -> Result<GoLimits, GameError> {
     if limits.infinite || limits.ponder {
@@ -250,6 +266,7 @@ pub fn finite_limits(limits: GoLimits) -> Result<GoLimits, GameError> {
             "infinite and ponder searches never end by themselves: use the analysis route",
         ));
     }
+    checked_limits(&limits)?;
     let without_moves = GoLimits {
         searchmoves: Vec::new(),
         ..limits.clone()
@@ -261,6 +278,19 @@ pub fn finite_limits(limits: GoLimits) -> Result<GoLimits, GameError> {
         });
     }
     Ok(limits)
+}
+
+/// Refuses an engine that cannot play a game from `start`: a Chess960 start needs an engine
+/// that declares Chess960 (an engine without it may die on the FEN, as Toga II does).
+pub fn check_can_play(name: &str, identity: &Identity, start: &Position) -> Result<(), GameError> {
+    if start.is_chess960() && !identity.supports_chess960() {
+        return Err(crate::uci::EngineError::Unsupported(format!(
+            "engine {name} cannot play Chess960 (it declares no UCI_Chess960 option), and this \
+             game starts from a Chess960 position"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The engine's move from a search's `best`, checked against `root`; an illegal or missing

@@ -1,8 +1,15 @@
 //! The engine factory the game layer owns: starts a configured engine by name for a client,
 //! after taking the client's and the server's engine-session places (so a refusal costs
-//! nothing), and checks which configured engines are reachable.
+//! nothing), and knows which configured engines are reachable (probed at most every
+//! [`PROBE_EVERY`], in the background).
 
-use std::sync::Arc;
+use std::{
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
 
 use tokio::sync::mpsc;
 
@@ -17,11 +24,27 @@ use crate::{
     },
 };
 
+/// How old the reachability of the configured engines may be before `GET /v1/engines` has
+/// it probed again (in the background: the answer never waits for a probe but the first).
+pub const PROBE_EVERY: Duration = Duration::from_secs(15);
+
 /// Starts configured engines.
 #[derive(Clone)]
 pub struct EngineFactory {
     engines: Arc<EnginesConfig>,
     admission: Admission,
+    reachability: Arc<Reachability>,
+}
+
+/// The last probe of every configured engine, shared by the factory's clones.
+#[derive(Default)]
+struct Reachability {
+    /// When the engines were last probed, and what was found.
+    last: std::sync::Mutex<Option<(Instant, Vec<EngineEntry>)>>,
+    /// Held by the first probe, so that callers arriving meanwhile wait for it.
+    first: tokio::sync::Mutex<()>,
+    /// Whether a background probe runs (at most one at a time).
+    probing: AtomicBool,
 }
 
 /// A started engine: the session, its configuration, its events, and its place in the
@@ -58,6 +81,7 @@ impl EngineFactory {
         EngineFactory {
             engines: Arc::new(engines),
             admission,
+            reachability: Arc::default(),
         }
     }
 
@@ -84,7 +108,14 @@ impl EngineFactory {
         let sink = Arc::new(move |event| {
             let _ = tx.send(event);
         });
-        let engine = Engine::start(name, &config, sink).await?;
+        let engine = Engine::start(name, &config, sink).await;
+        // A start is a probe too: what it found is news for the engine list.
+        match &engine {
+            Ok(_) => self.note_reachable(name, true),
+            Err(EngineError::Unreachable(_)) => self.note_reachable(name, false),
+            Err(_) => {}
+        }
+        let engine = engine?;
         Ok(StartedEngine {
             name: name.to_string(),
             engine,
@@ -94,8 +125,61 @@ impl EngineFactory {
         })
     }
 
-    /// Every configured engine, each checked for reachability.
+    /// Every configured engine with its reachability as last probed: the first call probes
+    /// (every engine at once, each within its connect timeout); later calls answer at once
+    /// from the last probe and, when it is older than [`PROBE_EVERY`], have the engines probed
+    /// again in the background. So a client cannot make the server connect to a TCP engine (a
+    /// new engine process behind `socat … fork`) on every call.
     pub async fn list(&self) -> Vec<EngineEntry> {
+        if let Some(entries) = self.cached_list() {
+            return entries;
+        }
+        let _first = self.reachability.first.lock().await;
+        if let Some(entries) = self.cached_list() {
+            return entries;
+        }
+        let entries = self.probe().await;
+        self.store_probe(entries.clone());
+        entries
+    }
+
+    /// The last probe's entries (starting a background probe when they are old), if any.
+    fn cached_list(&self) -> Option<Vec<EngineEntry>> {
+        let last = self.lock_last().clone();
+        let (at, entries) = last?;
+        if at.elapsed() >= PROBE_EVERY && !self.reachability.probing.swap(true, Ordering::AcqRel) {
+            let factory = self.clone();
+            tokio::spawn(async move {
+                let entries = factory.probe().await;
+                factory.store_probe(entries);
+                factory.reachability.probing.store(false, Ordering::Release);
+            });
+        }
+        Some(entries)
+    }
+
+    fn lock_last(&self) -> std::sync::MutexGuard<'_, Option<(Instant, Vec<EngineEntry>)>> {
+        self.reachability
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn store_probe(&self, entries: Vec<EngineEntry>) {
+        *self.lock_last() = Some((Instant::now(), entries));
+    }
+
+    /// Records what starting engine `name` found out about its reachability.
+    fn note_reachable(&self, name: &str, reachable: bool) {
+        if let Some((_, entries)) = self.lock_last().as_mut() {
+            if let Some(entry) = entries.iter_mut().find(|e| e.name == name) {
+                entry.reachable = reachable;
+            }
+        }
+    }
+
+    /// Checks every configured engine now.
+    async fn probe(&self) -> Vec<EngineEntry> {
         let default = self.default_engine().map(str::to_string);
         let checks = self.engines.iter().map(|(name, config)| {
             let default = default.as_deref() == Some(name.as_str());

@@ -6,7 +6,10 @@ use serde::Serialize;
 
 use chessd_core::{game::Status, Color};
 
-use crate::game::clock::ClockView;
+use crate::{
+    game::clock::ClockView,
+    uci::protocol::{Bound, Score, ScoreValue},
+};
 
 /// What changed in a game.
 #[derive(Clone, Debug, Serialize)]
@@ -82,11 +85,14 @@ pub enum EventKind {
         /// Its configured name.
         name: String,
     },
+    /// Transient: an analysis with limits (depth, time, nodes…) ended by itself; its result is
+    /// also kept for `DELETE …/engine/analysis`.
+    EngineAnalysisDone(crate::game::engine_state::AnalysisReport),
 }
 
 /// An engine `info` line as JSON: the PV both in UCI and in SAN (SAN stops at the first move
 /// that is not legal).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct EngineInfoView {
     /// The line (MultiPV), 1 = best.
     pub multipv: u32,
@@ -99,6 +105,13 @@ pub struct EngineInfoView {
     /// `{"cp": N}` or `{"mate": N}` (side to move's view), with `"bound"` when only a bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<crate::uci::protocol::Score>,
+    /// Whose point of view `score` is: the side to move in the searched position (UCI and
+    /// XBoard engines score for the side to move).
+    pub pov: Color,
+    /// `score` from White's point of view (as python-chess's `PovScore.white()`): negated when
+    /// Black is to move, bounds swapped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white_score: Option<crate::uci::protocol::Score>,
     /// Win/draw/loss per mille.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wdl: Option<crate::uci::protocol::Wdl>,
@@ -126,11 +139,14 @@ pub struct EngineInfoView {
 impl EngineInfoView {
     /// The view of `info`, whose PV starts from `root`.
     pub fn new(info: &crate::uci::protocol::Info, root: &chessd_core::Position) -> EngineInfoView {
+        let pov = root.turn();
         EngineInfoView {
             multipv: info.multipv.unwrap_or(1),
             depth: info.depth,
             seldepth: info.seldepth,
             score: info.score,
+            pov,
+            white_score: info.score.map(|s| white_view(s, pov)),
             wdl: info.wdl,
             pv_uci: info.pv.clone(),
             pv_san: pv_san(root, &info.pv),
@@ -140,6 +156,23 @@ impl EngineInfoView {
             hashfull: info.hashfull,
             tbhits: info.tbhits,
         }
+    }
+}
+
+/// `score`, given from `pov`'s side, from White's side.
+pub fn white_view(score: Score, pov: Color) -> Score {
+    if pov == Color::White {
+        return score;
+    }
+    Score {
+        value: match score.value {
+            ScoreValue::Cp(n) => ScoreValue::Cp(n.saturating_neg()),
+            ScoreValue::Mate(n) => ScoreValue::Mate(n.saturating_neg()),
+        },
+        bound: score.bound.map(|b| match b {
+            Bound::Lower => Bound::Upper,
+            Bound::Upper => Bound::Lower,
+        }),
     }
 }
 

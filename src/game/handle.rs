@@ -15,8 +15,8 @@ use crate::{
     game::{
         actor::GameActor,
         command::{
-            Action, ActionReply, EngineAction, EngineReply, Envelope, GameSnapshot, MoveInput,
-            Need, Reply, Request, Subscription,
+            Action, ActionReply, AnalysisRequest, EngineAction, EngineReply, Envelope,
+            GameSnapshot, MoveInput, Need, Reply, Request, Subscription,
         },
         engine_state::{AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, PlayReply},
         events::EventFrame,
@@ -293,11 +293,10 @@ impl GameHandle {
     pub async fn start_analysis(
         &self,
         token: Option<String>,
-        multipv: Option<u32>,
-        limits: Option<GoLimits>,
+        request: AnalysisRequest,
     ) -> Result<AnalysisStarted, GameError> {
         match self
-            .engine(token, EngineAction::StartAnalysis { multipv, limits })
+            .engine(token, EngineAction::StartAnalysis(request))
             .await?
         {
             EngineReply::AnalysisStarted(a) => Ok(a),

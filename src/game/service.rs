@@ -13,7 +13,7 @@ use crate::{
     game::{
         actor::{resume_game, start_game, ActorStart, GameEnv, GameOptions, Secrets},
         command::OpponentSpec,
-        engine_state::Opponent,
+        engine_state::{check_can_play, finite_limits, Opponent},
         engines::EngineFactory,
         handle::Reload,
         hooks::Hooks,
@@ -175,6 +175,18 @@ impl Games {
         client: &ClientKey,
         new: NewGame,
     ) -> Result<(GameHandle, Secrets), GameError> {
+        let mut new = new;
+        if let Some(spec) = new.opponent.as_mut() {
+            // The opponent's limits must end its searches by themselves, with sane values (no
+            // limits at all: the clocks, or `movetime 500`).
+            spec.opponent.go = spec
+                .opponent
+                .go
+                .take()
+                .filter(|go| !go.is_empty())
+                .map(finite_limits)
+                .transpose()?;
+        }
         let id = self.ownership.new_id()?;
         let fence = self.ownership.fence(&id)?;
         let reservation = self.registry.reserve()?;
@@ -187,10 +199,15 @@ impl Games {
             client: client.stored(),
         });
         let opponent = match new.opponent {
-            Some(spec) => Some((
-                self.env.engines.start(client, &spec.engine).await?,
-                spec.opponent,
-            )),
+            Some(spec) => {
+                let started = self.env.engines.start(client, &spec.engine).await?;
+                check_can_play(
+                    &spec.engine,
+                    started.engine.identity(),
+                    new.game.start_position(),
+                )?;
+                Some((started, spec.opponent))
+            }
             None => None,
         };
         let created = std::time::SystemTime::now();

@@ -180,6 +180,14 @@ pub fn parse_go(args: &[&str]) -> Result<GoLimits, RawCommandRefused> {
     Ok(go)
 }
 
+/// Checks limits given as JSON by the same rules as a raw `go` (`depth 0`, `movetime 0`, a
+/// depth over 256 or a time over a day are refused), by reading back their `go` line.
+pub fn check_go(limits: &GoLimits) -> Result<(), RawCommandRefused> {
+    let line = limits.to_string();
+    let words: Vec<&str> = line.split_whitespace().skip(1).collect();
+    parse_go(&words).map(|_| ())
+}
+
 fn number(key: &str, token: Option<&&str>, min: u64, max: u64) -> Result<u64, RawCommandRefused> {
     let token = token.ok_or_else(|| RawCommandRefused::new(format!("go: {key} needs a value")))?;
     match token.parse::<u64>() {

@@ -74,8 +74,9 @@ pub fn free_port() -> u16 {
     l.local_addr().unwrap().port()
 }
 
-/// `socat TCP-LISTEN:port,reuseaddr,fork EXEC:<engine>` in its own process group, killed (the
-/// group) on drop.
+/// `socat TCP-LISTEN:port,reuseaddr,fork,nodelay EXEC:<engine>` in its own process group,
+/// killed (the group) on drop. `nodelay`: without it socat's side waits for delayed
+/// acknowledgements, and short searches over TCP stall about 40 ms.
 pub struct Socat {
     child: Child,
     /// The port it listens on.
@@ -87,7 +88,9 @@ impl Socat {
     pub fn start(socat: &str, engine: &str) -> Socat {
         let port = free_port();
         let child = Command::new(socat)
-            .arg(format!("TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork"))
+            .arg(format!(
+                "TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork,nodelay"
+            ))
             .arg(format!("EXEC:{engine}"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())

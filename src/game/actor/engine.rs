@@ -20,18 +20,18 @@ use super::GameActor;
 use crate::{
     game::{
         clock::Clock,
-        command::{Caller, EngineAction, EngineReply, MoveInput, Reply},
+        command::{AnalysisRequest, Caller, EngineAction, EngineReply, MoveInput, Reply},
         engine_state::{
-            allowance, checked_move, finite_limits, Analysis, AnalysisReport, AnalysisStarted,
-            Attached, BestMoveReply, Busy, Opponent, PlayReply, DEFAULT_OPPONENT_MOVETIME_MS,
-            MAX_EVENT_LINE,
+            allowance, check_can_play, checked_limits, checked_move, finite_limits, Analysis,
+            AnalysisReport, AnalysisStarted, Attached, BestMoveReply, Busy, Opponent, PlayReply,
+            DEFAULT_OPPONENT_MOVETIME_MS, MAX_EVENT_LINE,
         },
         engines::StartedEngine,
         events::{EngineInfoView, EventKind},
         GameError,
     },
     uci::{
-        engine::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
+        engine::{Engine, EngineEvent, Identity, PositionSpec, SearchRequest, SearchResult},
         policy::{self, AllowedCommand, EngineCaps},
         protocol::{EngineLine, GoLimits, Info, StartPosition},
         EngineError,
@@ -54,6 +54,20 @@ impl GameActor {
         reply: Reply<EngineReply>,
         ctx: &mut Context<Self>,
     ) {
+        let guarded = matches!(action, EngineAction::Attach { .. } | EngineAction::Detach)
+            || matches!(
+                action,
+                EngineAction::Play {
+                    player_move: None,
+                    ..
+                }
+            );
+        if guarded {
+            if let Err(e) = self.guard_opponent(caller) {
+                self.answer(reply, Err(e));
+                return;
+            }
+        }
         match action {
             EngineAction::Attach { client, name, fen } => {
                 self.attach_engine(client, name, fen, reply, ctx)
@@ -75,19 +89,53 @@ impl GameActor {
             EngineAction::SetPosition { fen, moves } => self.set_position(fen, moves, reply, ctx),
             EngineAction::Sync => self.sync_engine(reply, ctx),
             EngineAction::Raw { line, wait } => self.raw_command(line, wait, reply, ctx),
-            EngineAction::StartAnalysis { multipv, limits } => {
-                let started = self
-                    .start_analysis(multipv, limits, ctx)
-                    .map(EngineReply::AnalysisStarted);
-                self.answer(reply, started);
-            }
+            EngineAction::StartAnalysis(request) => self.start_analysis(request, reply, ctx),
             EngineAction::StopAnalysis => self.stop_analysis(reply, ctx),
         }
     }
 
+    /// While an engine opponent plays an unfinished game, only the admin may replace or detach
+    /// it, or have it choose a move without one of the player's (a seat would otherwise take
+    /// its opponent away, or have it play the seat's own move).
+    fn guard_opponent(&self, caller: Caller) -> Result<(), GameError> {
+        if self.engine.opponent.is_some() && !self.game.is_over() && caller != Caller::Admin {
+            return Err(GameError::forbidden(
+                "this game's engine opponent can be changed, detached or asked to move only by \
+                 the game's admin; a player moves with POST /v1/games/{id}/move (or play with a \
+                 move) and the engine answers by itself",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a game the attached engine cannot play (see [`check_can_play`]).
+    fn check_attached_can_play(&self) -> Result<(), GameError> {
+        match &self.engine.attached {
+            Some(a) => check_can_play(&a.name, a.engine.identity(), self.game.start_position()),
+            None => Ok(()),
+        }
+    }
+
+    /// The position after `ply` plies of the game (at most the game's length) and its spec.
+    fn position_at(&self, ply: usize) -> (PositionSpec, Position) {
+        let mut spec = self.position_spec();
+        let history = self.game.history();
+        let ply = ply.min(history.len());
+        spec.moves.truncate(ply);
+        let mut root = *self.game.start_position();
+        for played in &history[..ply] {
+            root = root.after(played.mv);
+        }
+        (spec, root)
+    }
+
     /// Checks that every move of a `searchmoves` list is legal in the current position.
     fn check_searchmoves(&self, moves: &[String]) -> Result<(), GameError> {
-        let pos = self.game.position();
+        self.check_searchmoves_in(self.game.position(), moves)
+    }
+
+    /// Checks that every move of a `searchmoves` list is legal in `pos`.
+    fn check_searchmoves_in(&self, pos: &Position, moves: &[String]) -> Result<(), GameError> {
         for text in moves {
             pos.parse_uci(text).map_err(|e| {
                 GameError::invalid(format!("searchmoves: {text} is not a legal move here: {e}"))
@@ -220,6 +268,19 @@ impl GameActor {
             );
             return;
         }
+        if self.game.is_over() && fen.is_none() {
+            // A finished game's engine would only hold a process: analysis starts its own.
+            self.answer(
+                reply,
+                Err(GameError::Finished(
+                    "the game is over: to analyse it, POST /v1/games/{id}/engine/analysis with \
+                     {\"engine\": name} (the engine is started for the analysis and released \
+                     when it ends)"
+                        .into(),
+                )),
+            );
+            return;
+        }
         // A bad FEN is refused before anything is started.
         let start = match fen
             .as_deref()
@@ -239,6 +300,8 @@ impl GameActor {
                 if act.engine.locks_game() {
                     return Err(busy_error("the engine is choosing a move for this game"));
                 }
+                let start_of_game = start.as_ref().unwrap_or(act.game.start_position());
+                check_can_play(&started.name, started.engine.identity(), start_of_game)?;
                 if let Some(pos) = start {
                     act.reset_game(Game::with_policy(pos, act.options.draw_policy), ctx);
                 }
@@ -267,6 +330,8 @@ impl GameActor {
         if self.game.is_over() {
             return Err(GameError::over(self.game.status()));
         }
+        self.check_attached_can_play()?;
+        self.check_searchmoves(&limits.searchmoves)?;
         let position = self.position_spec();
         let root = *self.game.position();
         let white = root.turn() == Color::White;
@@ -346,9 +411,19 @@ impl GameActor {
             return;
         }
         let limits = self.opponent_limits(&opponent);
-        let Ok((engine, request, generation)) = self.begin_search(Busy::Move, limits, None, None)
-        else {
-            return;
+        let (engine, request, generation) = match self.begin_search(Busy::Move, limits, None, None)
+        {
+            Ok(s) => s,
+            Err(e) => {
+                // The opponent cannot move here (e.g. a Chess960 position loaded for an
+                // engine without Chess960): say so rather than wait in silence.
+                if let (GameError::Engine(_), Some(generation)) =
+                    (&e, self.engine.attached.as_ref().map(|a| a.generation))
+                {
+                    self.report_engine_error(generation, &e);
+                }
+                return;
+            }
         };
         let root = *self.game.position();
         let search = engine.search(request);
@@ -384,48 +459,62 @@ impl GameActor {
         Ok(played)
     }
 
-    /// Follows a change of the game: a running analysis restarts on the new position (or stops
-    /// when the game is over).
+    /// Follows a change of the game: an analysis of the current position restarts on the new
+    /// one (or stops when the game is over); an analysis of a given ply goes on while that ply
+    /// still shows the position it analyses, and restarts (or stops, past the game's end) when
+    /// the game was replaced.
     pub(super) fn after_game_change(&mut self, ctx: &mut Context<Self>) {
-        let Some(analysis) = self
+        let Some((analysis, root)) = self
             .engine
             .attached
             .as_ref()
-            .and_then(|a| a.analysis.clone())
+            .and_then(|a| a.analysis.clone().map(|an| (an, a.root)))
         else {
             return;
         };
-        if self.game.is_over() {
-            if let Some(a) = self.engine.attached.as_mut() {
-                a.analysis = None;
-                let engine = a.engine.clone();
-                ctx.spawn(
-                    async move {
-                        let _ = engine.stop().await;
-                    }
-                    .into_actor(self),
-                );
+        let restart = match analysis.ply {
+            None => !self.game.is_over(),
+            Some(ply) if ply <= self.game.history().len() => {
+                if self.position_at(ply).1 == root {
+                    return;
+                }
+                true
             }
+            Some(_) => false,
+        };
+        if restart {
+            let _ = self.run_analysis(analysis.limits, analysis.multipv, analysis.ply, ctx);
             return;
         }
-        let _ = self.run_analysis(analysis.limits, analysis.multipv, ctx);
+        if let Some(a) = self.engine.attached.as_mut() {
+            a.analysis = None;
+            let engine = a.engine.clone();
+            ctx.spawn(
+                async move {
+                    let _ = engine.stop().await;
+                }
+                .into_actor(self)
+                .map(|_, act, _| act.release_engine_if_over()),
+            );
+        }
     }
 
-    /// Starts an analysis search (replacing a running one).
+    /// Starts an analysis search of the position after `ply` plies (the current position when
+    /// `None`), replacing a running one.
     fn run_analysis(
         &mut self,
         limits: GoLimits,
         multipv: u32,
+        ply: Option<usize>,
         ctx: &mut Context<Self>,
     ) -> Result<(), GameError> {
-        if self.game.is_over() {
-            return Err(GameError::over(self.game.status()));
-        }
-        let position = self.position_spec();
-        let root = *self.game.position();
+        self.check_attached_can_play()?;
+        let (position, root) = self.position_at(ply.unwrap_or(usize::MAX));
+        self.check_searchmoves_in(&root, &limits.searchmoves)?;
         let white = root.turn() == Color::White;
         self.engine.next_analysis += 1;
         let seq = self.engine.next_analysis;
+        self.engine.last_analysis = None;
         let a = self.engine.attached()?;
         if a.busy.is_some() {
             return Err(busy_error("the engine is already searching for this game"));
@@ -434,6 +523,7 @@ impl GameActor {
             seq,
             limits: limits.clone(),
             multipv,
+            ply,
         });
         a.root = root;
         a.lines.clear();
@@ -449,14 +539,23 @@ impl GameActor {
             let Some(a) = act.engine.current(generation) else {
                 return;
             };
-            if a.analysis.as_ref().is_some_and(|an| an.seq == seq) {
-                // A finite analysis ended by itself.
-                a.analysis = None;
-                if let Err(e) = result {
-                    act.report_engine_error(generation, &e.into());
-                }
-                act.engine_turn(ctx);
+            if a.analysis.as_ref().is_none_or(|an| an.seq != seq) {
+                return;
             }
+            // A finite analysis ended by itself: its result is kept and announced.
+            a.analysis = None;
+            let stored = std::mem::take(&mut a.lines);
+            let root = a.root;
+            match result {
+                Ok(result) => {
+                    let report = analysis_report(&root, result, stored);
+                    act.engine.last_analysis = Some(report.clone());
+                    act.publish_transient(EventKind::EngineAnalysisDone(report));
+                }
+                Err(e) => act.report_engine_error(generation, &e.into()),
+            }
+            act.engine_turn(ctx);
+            act.release_engine_if_over();
         }));
         Ok(())
     }
@@ -557,6 +656,18 @@ impl GameActor {
                 return Err(busy_error(
                     "the engine is already searching for this game (or analysing)",
                 ));
+            }
+            if !limits.searchmoves.is_empty() {
+                // The engine's moves are searched after the player's: check them there, before
+                // the player's move is played.
+                let mut after = self.game.clone();
+                let ready = match &player_move {
+                    Some(input) => input.play_on(&mut after).is_ok(),
+                    None => true,
+                };
+                if ready {
+                    self.check_searchmoves_in(after.position(), &limits.searchmoves)?;
+                }
             }
             let player_move = match player_move {
                 Some(input) => {
@@ -670,6 +781,10 @@ impl GameActor {
             self.answer(reply, Ok(snapshot_reply(self)));
             return;
         }
+        if let Err(e) = self.check_attached_can_play() {
+            self.answer(reply, Err(e));
+            return;
+        }
         let position = self.position_spec();
         let root = *self.game.position();
         let a = match self.engine.attached() {
@@ -749,43 +864,116 @@ impl GameActor {
         }
     }
 
+    /// Starts (or restarts) an analysis; starts the engine first when another one is asked
+    /// for, or when a finished game has none (analysis is what players do after a game).
     fn start_analysis(
         &mut self,
-        multipv: Option<u32>,
-        limits: Option<GoLimits>,
+        request: AnalysisRequest,
+        reply: Reply<EngineReply>,
+        ctx: &mut Context<Self>,
+    ) {
+        let over = self.game.is_over();
+        let checked = (|| {
+            if self.engine.opponent.is_some() && !over {
+                return Err(busy_error(
+                    "the engine plays in this game; it cannot analyse it too (analyse it once \
+                     the game is over)",
+                ));
+            }
+            // Everything that can be checked before an engine is started is checked first.
+            analysis_limits(&request)?;
+            let len = self.game.history().len();
+            if let Some(ply) = request.ply.filter(|&p| p > len) {
+                return Err(GameError::invalid(format!(
+                    "ply {ply} is past the game's end: it has {len} plies"
+                )));
+            }
+            let attached = self.engine.attached.as_ref();
+            let start = match (&request.engine, attached) {
+                (Some(name), Some(a)) if *name == a.name => None,
+                (Some(name), _) => Some(name.clone()),
+                (None, Some(_)) => None,
+                (None, None) if over => Some(
+                    self.env
+                        .engines
+                        .default_engine()
+                        .map(str::to_string)
+                        .ok_or_else(|| {
+                            EngineError::NotConfigured("no engine is configured".into())
+                        })?,
+                ),
+                (None, None) => return Err(GameError::NoEngine),
+            };
+            if start.is_some() && attached.is_some_and(|a| a.busy.is_some()) {
+                return Err(busy_error("the engine is already searching for this game"));
+            }
+            Ok(start)
+        })();
+        match checked {
+            Err(e) => self.answer(reply, Err(e)),
+            Ok(None) => {
+                let started = self
+                    .begin_analysis(&request, ctx)
+                    .map(EngineReply::AnalysisStarted);
+                self.answer(reply, started);
+            }
+            Ok(Some(name)) => {
+                let factory = self.env.engines.clone();
+                let client = request.client.clone();
+                let starting = async move { factory.start(&client, &name).await };
+                ctx.spawn(starting.into_actor(self).map(move |started, act, ctx| {
+                    let answer = started.and_then(|started| {
+                        if act
+                            .engine
+                            .attached
+                            .as_ref()
+                            .is_some_and(|a| a.busy.is_some())
+                        {
+                            return Err(busy_error(
+                                "the engine is already searching for this game",
+                            ));
+                        }
+                        check_can_play(
+                            &started.name,
+                            started.engine.identity(),
+                            act.game.start_position(),
+                        )?;
+                        analysis_multipv(started.engine.identity(), request.multipv)?;
+                        act.install_engine(started, None, ctx);
+                        let begun = act.begin_analysis(&request, ctx);
+                        if begun.is_err() {
+                            act.release_engine_if_over();
+                        }
+                        begun.map(EngineReply::AnalysisStarted)
+                    });
+                    act.answer(reply, answer);
+                }));
+            }
+        }
+    }
+
+    /// Starts the analysis `request` asks for with the attached engine.
+    fn begin_analysis(
+        &mut self,
+        request: &AnalysisRequest,
         ctx: &mut Context<Self>,
     ) -> Result<AnalysisStarted, GameError> {
-        if self.engine.opponent.is_some() {
-            return Err(busy_error(
-                "the engine plays in this game; it cannot analyse it too",
-            ));
-        }
         let a = self.engine.attached.as_ref().ok_or(GameError::NoEngine)?;
-        let multipv = multipv.unwrap_or(1);
-        let max = match a.engine.identity().option("MultiPV") {
-            Some(o) => o.max.unwrap_or(1).clamp(1, 500) as u32,
-            None => 1,
-        };
-        if multipv == 0 || multipv > max {
-            return Err(GameError::invalid(format!(
-                "multipv must be 1 to {max} for this engine"
-            )));
-        }
-        let limits = match limits {
-            Some(l) if !l.is_empty() => l,
-            _ => GoLimits {
-                infinite: true,
-                ..GoLimits::default()
-            },
-        };
-        self.run_analysis(limits.clone(), multipv, ctx)?;
+        let name = a.name.clone();
+        let multipv = analysis_multipv(a.engine.identity(), request.multipv)?;
+        let limits = analysis_limits(request)?;
+        self.run_analysis(limits.clone(), multipv, request.ply, ctx)?;
         Ok(AnalysisStarted {
             analysing: true,
+            engine: name,
+            ply: request.ply,
             multipv,
             go: limits,
         })
     }
 
+    /// Stops the analysis and answers its last lines; when none runs, the result of the last
+    /// analysis that ended by itself (or an empty report).
     fn stop_analysis(&mut self, reply: Reply<EngineReply>, ctx: &mut Context<Self>) {
         let started = self.engine.attached().map(|a| {
             let running = a.analysis.take().is_some();
@@ -793,20 +981,19 @@ impl GameActor {
         });
         let (running, engine, root, generation) = match started {
             Ok(s) => s,
+            Err(GameError::NoEngine) if self.engine.last_analysis.is_some() => {
+                let last = self.engine.last_analysis.clone().unwrap_or_default();
+                self.answer(reply, Ok(EngineReply::AnalysisReport(last)));
+                return;
+            }
             Err(e) => {
                 self.answer(reply, Err(e));
                 return;
             }
         };
         if !running {
-            self.answer(
-                reply,
-                Ok(EngineReply::AnalysisReport(AnalysisReport {
-                    bestmove: None,
-                    san: None,
-                    lines: Vec::new(),
-                })),
-            );
+            let last = self.engine.last_analysis.clone().unwrap_or_default();
+            self.answer(reply, Ok(EngineReply::AnalysisReport(last)));
             return;
         }
         ctx.spawn(engine.stop().into_actor(self).map(move |result, act, ctx| {
@@ -817,28 +1004,71 @@ impl GameActor {
                 .unwrap_or_default();
             act.engine_turn(ctx);
             let answer = result.map_err(GameError::from).map(|result| {
-                let result = result.unwrap_or_default();
-                let lines: Vec<Info> = if result.lines.is_empty() {
-                    stored.into_values().collect()
-                } else {
-                    result.lines.clone()
-                };
-                let san = result
-                    .best
-                    .as_deref()
-                    .and_then(|b| root.parse_uci(b).ok())
-                    .map(|m| root.san(m));
-                EngineReply::AnalysisReport(AnalysisReport {
-                    bestmove: result.best,
-                    san,
-                    lines: lines
-                        .iter()
-                        .map(|i| EngineInfoView::new(i, &root))
-                        .collect(),
-                })
+                let report = analysis_report(&root, result.unwrap_or_default(), stored);
+                act.engine.last_analysis = Some(report.clone());
+                EngineReply::AnalysisReport(report)
             });
+            act.release_engine_if_over();
             act.answer(reply, answer);
         }));
+    }
+}
+
+/// The lines an analysis asks of an engine: 1 by default, at most what its `MultiPV` allows.
+fn analysis_multipv(identity: &Identity, asked: Option<u32>) -> Result<u32, GameError> {
+    let multipv = asked.unwrap_or(1);
+    let max = match identity.option("MultiPV") {
+        Some(o) => o.max.unwrap_or(1).clamp(1, 500) as u32,
+        None => 1,
+    };
+    if multipv == 0 || multipv > max {
+        return Err(GameError::invalid(format!(
+            "multipv must be 1 to {max} for this engine"
+        )));
+    }
+    Ok(multipv)
+}
+
+/// An analysis's limits: `infinite` when none are given; checked as a raw `go` is, and never
+/// `ponder`.
+fn analysis_limits(request: &AnalysisRequest) -> Result<GoLimits, GameError> {
+    let limits = match &request.limits {
+        Some(l) if !l.is_empty() => l.clone(),
+        _ => GoLimits {
+            infinite: true,
+            ..GoLimits::default()
+        },
+    };
+    checked_limits(&limits)?;
+    if limits.ponder {
+        return Err(GameError::invalid(
+            "an analysis cannot ponder: use infinite, or limits that end by themselves",
+        ));
+    }
+    Ok(limits)
+}
+
+/// An analysis's report from its search result, or from the lines seen when the result has
+/// none; PVs and the best move in SAN from `root`.
+fn analysis_report(
+    root: &Position,
+    result: SearchResult,
+    seen: BTreeMap<u32, Info>,
+) -> AnalysisReport {
+    let lines: Vec<Info> = if result.lines.is_empty() {
+        seen.into_values().collect()
+    } else {
+        result.lines
+    };
+    let san = result
+        .best
+        .as_deref()
+        .and_then(|b| root.parse_uci(b).ok())
+        .map(|m| root.san(m));
+    AnalysisReport {
+        bestmove: result.best,
+        san,
+        lines: lines.iter().map(|i| EngineInfoView::new(i, root)).collect(),
     }
 }
 

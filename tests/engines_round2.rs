@@ -1,0 +1,373 @@
+//! Engines, round 2, through the real server: who may change an engine opponent, analyses that
+//! end by themselves keep their result (and say so on the WebSocket), finished games analysed
+//! with an engine started on demand (any ply), scores with their point of view, search limits
+//! and `searchmoves` checked as client errors, the engine list probing TCP engines at most
+//! every few seconds, and a Chess960 game refused to a real engine without `UCI_Chess960`
+//! (Toga II) while Stockfish plays it.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
+mod common;
+mod engines_support;
+
+use std::{
+    io::Read,
+    net::TcpListener,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
+
+use common::{ws_connect, ws_json, GameSecrets, WsConn};
+use engines_support::{start, Api};
+use serde_json::{json, Value};
+
+/// A Chess960 start (position 518 is the standard one; this is another) with its castling
+/// rights in Shredder form.
+const CHESS960: &str = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+
+/// Fool's mate: Black mates on ply 4.
+const FOOLS_MATE: [&str; 4] = ["f2f3", "e7e5", "g2g4", "d8h4"];
+
+async fn play(api: &Api, g: &GameSecrets, moves: &[&str]) {
+    for (i, mv) in moves.iter().enumerate() {
+        let seat = if i % 2 == 0 { &g.white } else { &g.black };
+        let (status, v) = api
+            .post(
+                &format!("/v1/games/{}/moves", g.id),
+                Some(seat),
+                json!({ "uci": mv }),
+            )
+            .await;
+        assert_eq!(status, 200, "{mv}: {v}");
+    }
+}
+
+fn code(v: &Value) -> Option<&str> {
+    v["error"]["code"].as_str()
+}
+
+/// The next WebSocket frame of type `kind`, skipping others.
+async fn next_of(conn: &mut WsConn, kind: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < deadline, "no {kind} frame");
+        let v = ws_json(conn).await;
+        if v["type"] == kind {
+            return v;
+        }
+    }
+}
+
+#[actix_web::test]
+async fn only_the_admin_changes_an_engine_opponent() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api
+        .game(json!({"opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 1}}}))
+        .await;
+    let engine = format!("/v1/games/{}/engine", g.id);
+    for seat in [&g.white, &g.black] {
+        let (status, v) = api
+            .post(&engine, Some(seat), json!({"name": "builtin"}))
+            .await;
+        assert_eq!((status, code(&v)), (403, Some("forbidden")), "attach: {v}");
+        let (status, v) = api.delete(&engine, Some(seat)).await;
+        assert_eq!((status, code(&v)), (403, Some("forbidden")), "detach: {v}");
+        // Without a move, play would make the opponent's engine play the human's move.
+        let (status, v) = api
+            .post(&format!("{engine}/play"), Some(seat), json!({}))
+            .await;
+        assert_eq!((status, code(&v)), (403, Some("forbidden")), "play: {v}");
+    }
+    // Nothing changed: the opponent still answers a move.
+    play(&api, &g, &["e2e4"]).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while api.state(&g).await["moves"].as_array().unwrap().len() < 2 {
+        assert!(Instant::now() < deadline, "the opponent did not answer");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (_, view) = api.get(&engine).await;
+    assert_eq!(view["opponent"]["plays"], "black", "{view}");
+    // The admin may.
+    let (status, v) = api.delete(&engine, Some(&g.admin)).await;
+    assert_eq!(status, 204, "{v}");
+}
+
+#[actix_web::test]
+async fn a_finite_analysis_keeps_its_result_and_says_when_it_ends() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api.game(json!({})).await;
+    play(&api, &g, &["e2e4"]).await;
+    api.attach(&g, "builtin").await;
+    let mut ws = ws_connect(&api.client, &server.ws_url(&g.id, "")).await;
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/engine/analysis", g.id),
+            Some(&g.black),
+            json!({"go": {"depth": 4}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["engine"], "builtin");
+    // Black to move: each line says so, and gives the score from White's side too.
+    let info = next_of(&mut ws, "engine_info").await;
+    assert_eq!(info["pov"], "black", "{info}");
+    if let Some(cp) = info["score"]["cp"].as_i64() {
+        assert_eq!(info["white_score"]["cp"].as_i64(), Some(-cp), "{info}");
+    }
+    let done = next_of(&mut ws, "engine_analysis_done").await;
+    let best = done["bestmove"].as_str().unwrap().to_string();
+    assert!(!done["lines"].as_array().unwrap().is_empty(), "{done}");
+    // After it ended, DELETE still answers it (it used to answer empty lines).
+    let (status, report) = api
+        .delete(
+            &format!("/v1/games/{}/engine/analysis", g.id),
+            Some(&g.black),
+        )
+        .await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["bestmove"], best.as_str(), "{report}");
+    assert_eq!(report["lines"], done["lines"]);
+    assert!(report["san"].is_string(), "{report}");
+}
+
+#[actix_web::test]
+async fn a_finished_game_is_analysed_with_an_engine_started_for_it() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api.game(json!({})).await;
+    play(&api, &g, &FOOLS_MATE).await;
+    assert_eq!(api.state(&g).await["status"]["result"], "black_wins");
+    let analysis = format!("/v1/games/{}/engine/analysis", g.id);
+    // A plain attach would only hold a process: refused, with the way to analyse.
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/engine", g.id),
+            Some(&g.white),
+            json!({"name": "builtin"}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (409, Some("game_over")), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("analysis"));
+    // The position before the mate (ply 3, Black to move): the engine finds Qh4#.
+    let mut ws = ws_connect(&api.client, &server.ws_url(&g.id, "")).await;
+    let (status, v) = api
+        .post(
+            &analysis,
+            Some(&g.white),
+            json!({"engine": "builtin", "ply": 3, "go": {"depth": 3}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (v["engine"].as_str(), v["ply"].as_u64()),
+        (Some("builtin"), Some(3))
+    );
+    let done = next_of(&mut ws, "engine_analysis_done").await;
+    assert_eq!(done["bestmove"], "d8h4", "{done}");
+    assert_eq!(done["san"], "Qh4#", "{done}");
+    assert_eq!(done["lines"][0]["pov"], "black");
+    // The engine was released once the analysis ended; its result stays.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, _) = api.get(&format!("/v1/games/{}/engine", g.id)).await;
+        if status == 409 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the analysis engine was kept");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (status, report) = api.delete(&analysis, Some(&g.white)).await;
+    assert_eq!((status, report["bestmove"].as_str()), (200, Some("d8h4")));
+    // Without naming one, a finished game gets the default engine; past the end is refused.
+    let (status, v) = api.post(&analysis, Some(&g.black), json!({"ply": 9})).await;
+    assert_eq!((status, code(&v)), (400, Some("invalid_request")), "{v}");
+    let (status, v) = api.post(&analysis, Some(&g.black), json!({"ply": 0})).await;
+    assert_eq!(
+        (status, v["engine"].as_str()),
+        (200, Some("builtin")),
+        "{v}"
+    );
+    let (status, report) = api.delete(&analysis, Some(&g.black)).await;
+    assert_eq!(status, 200, "{report}");
+    // Spectators may not.
+    let (status, v) = api.post(&analysis, None, json!({"ply": 0})).await;
+    assert_eq!((status, code(&v)), (403, Some("forbidden")), "{v}");
+}
+
+#[actix_web::test]
+async fn search_limits_and_searchmoves_are_client_errors() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api.game(json!({})).await;
+    api.attach(&g, "builtin").await;
+    let base = format!("/v1/games/{}/engine", g.id);
+    let refusals = [
+        ("bestmove", json!({"depth": 0})),
+        ("bestmove", json!({"movetime": 0})),
+        ("bestmove", json!({"depth": 1, "searchmoves": ["e2e5"]})),
+        ("bestmove", json!({"depth": 1, "searchmoves": ["e7e5"]})),
+        ("play", json!({"go": {"depth": 0}})),
+        // e7e5 is Black's: legal after the player's e2e4, so this one is refused for d2d4.
+        (
+            "play",
+            json!({"move": "e2e4", "go": {"depth": 1, "searchmoves": ["d2d4"]}}),
+        ),
+        ("analysis", json!({"go": {"depth": 0}})),
+        ("analysis", json!({"go": {"searchmoves": ["a1a8"]}})),
+        ("analysis", json!({"go": {"ponder": true}})),
+    ];
+    for (route, body) in refusals {
+        let (status, v) = api
+            .post(&format!("{base}/{route}"), Some(&g.white), body.clone())
+            .await;
+        assert_eq!(
+            (status, code(&v)),
+            (400, Some("invalid_request")),
+            "{route} {body}: {v}"
+        );
+    }
+    // Nothing was played or started.
+    let state = api.state(&g).await;
+    assert!(state["moves"].as_array().unwrap().is_empty(), "{state}");
+    let (_, view) = api.get(&base).await;
+    assert_eq!(
+        (view["busy"].as_bool(), view["analysing"].as_bool()),
+        (Some(false), Some(false))
+    );
+    // The same limits, legal, work.
+    let (status, v) = api
+        .post(
+            &format!("{base}/bestmove"),
+            Some(&g.white),
+            json!({"depth": 1, "searchmoves": ["g1f3"]}),
+        )
+        .await;
+    assert_eq!((status, v["bestmove"].as_str()), (200, Some("g1f3")), "{v}");
+    // An opponent's limits are checked when the game is created.
+    let (status, v) = api
+        .post(
+            "/v1/games",
+            None,
+            json!({"opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 0}}}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, Some("invalid_request")), "{v}");
+    let (status, v) = api
+        .post(
+            "/v1/games",
+            None,
+            json!({"opponent": {"engine": "builtin", "plays": "black", "go": {"infinite": true}}}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (400, Some("invalid_request")), "{v}");
+}
+
+/// Accepts connections on a loopback port and counts them, closing each at once.
+fn counting_listener() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            seen.fetch_add(1, Ordering::SeqCst);
+            let mut buf = [0u8; 64];
+            let _ = stream.set_read_timeout(Some(Duration::from_millis(10)));
+            let _ = stream.read(&mut buf);
+        }
+    });
+    (addr, count)
+}
+
+#[actix_web::test]
+async fn the_engine_list_does_not_connect_to_tcp_engines_on_every_call() {
+    let (addr, connections) = counting_listener();
+    let server = start(&[("CHESSD_ENGINES__REMOTE__TCP".into(), addr)]);
+    let api = Api::new(&server);
+    for _ in 0..20 {
+        let (status, v) = api.get("/v1/engines").await;
+        assert_eq!(status, 200, "{v}");
+        let remote = v["engines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "remote")
+            .unwrap()
+            .clone();
+        assert_eq!(remote["reachable"], true, "{remote}");
+    }
+    // One probe for twenty calls (the next one comes after 15 s, in the background).
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+}
+
+#[actix_web::test]
+#[cfg_attr(
+    not(has_toga2),
+    ignore = "toga2 is not installed (apt-get install toga2)"
+)]
+async fn chess960_is_refused_to_an_engine_without_it() {
+    let mut env = vec![(
+        "CHESSD_ENGINES__TOGA__COMMAND".to_string(),
+        "/usr/games/toga2".to_string(),
+    )];
+    let stockfish = ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).is_file());
+    if let Some(sf) = stockfish {
+        env.push(("CHESSD_ENGINES__SF__COMMAND".into(), sf.into()));
+    }
+    let server = start(&env);
+    let api = Api::new(&server);
+    let g = api.game(json!({ "fen": CHESS960 })).await;
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/engine", g.id),
+            Some(&g.white),
+            json!({"name": "toga"}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (422, Some("engine_unsupported")), "{v}");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("UCI_Chess960"));
+    let (status, v) = api
+        .post(
+            "/v1/games",
+            None,
+            json!({"fen": CHESS960, "opponent": {"engine": "toga", "plays": "black"}}),
+        )
+        .await;
+    assert_eq!((status, code(&v)), (422, Some("engine_unsupported")), "{v}");
+    // The game is unchanged, and Toga still plays standard chess.
+    assert_eq!(api.state(&g).await["fen"], CHESS960);
+    let standard = api.game(json!({})).await;
+    api.attach(&standard, "toga").await;
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/engine/bestmove", standard.id),
+            Some(&standard.white),
+            json!({"movetime": 100}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    // An engine that declares UCI_Chess960 plays the Chess960 game.
+    if stockfish.is_some() {
+        api.attach(&g, "sf").await;
+        let (status, v) = api
+            .post(
+                &format!("/v1/games/{}/engine/play", g.id),
+                Some(&g.white),
+                json!({"go": {"movetime": 100}}),
+            )
+            .await;
+        assert_eq!(status, 200, "{v}");
+        assert!(v["engine_move"]["uci"].is_string(), "{v}");
+    }
+}
