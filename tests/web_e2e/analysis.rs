@@ -1,10 +1,13 @@
 //! The analysis panel with a real Stockfish: the engine chooser (Stockfish preselected among the
 //! reachable engines), MultiPV 3 with scores from White's side, another engine chosen while
-//! analysing, the position shown in the move list analysed, and a finished game analysed.
+//! analysing, the position shown in the move list analysed, and a finished game analysed; no
+//! analysis while the engine is the opponent, until the game is over.
 
 use serde_json::{json, Value};
 
-use super::{assert_clean_console, common, open, run, screenshot_path, shot, wait_live, DESKTOP};
+use super::{
+    assert_clean_console, click_move, common, open, run, screenshot_path, shot, wait_live, DESKTOP,
+};
 use crate::common::Server;
 use crate::webdriver::{base64_decode, Driver, Session};
 
@@ -19,6 +22,14 @@ fn stockfish_path() -> String {
     .find(|p| std::path::Path::new(p).is_file())
     .expect("stockfish is installed (build.rs said so)")
     .to_string()
+}
+
+/// The server's environment: Stockfish configured as `sf` (as tests/engines_stockfish.rs does).
+fn sf_env(sf: &str) -> [(&'static str, &str); 2] {
+    [
+        ("CHESSD_ENGINES__SF__COMMAND", sf),
+        ("CHESSD_ENGINES__SF__OPTIONS", "{Hash = 16, Threads = 1}"),
+    ]
 }
 
 /// The lines the panel shows: `[{score, depth, moves}]`.
@@ -56,6 +67,11 @@ fn pawns(line: &Value) -> f64 {
 
 /// Saves a PNG of the analysis panel alone next to the page screenshots.
 async fn panel_shot(s: &Session, name: &str) {
+    s.exec(
+        "document.querySelector('#analysis').scrollIntoView({block: 'center'});",
+        json!([]),
+    )
+    .await;
     let png = base64_decode(&s.element_screenshot("#analysis").await);
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
     let path = screenshot_path(name);
@@ -84,11 +100,7 @@ async fn choose(s: &Session, engine: &str) {
 fn the_analysis_panel_chooses_stockfish_shows_three_lines_and_analyses_a_finished_game() {
     run("analysis_stockfish", || async {
         let sf = stockfish_path();
-        // Stockfish configured as `sf` (as tests/engines_stockfish.rs does).
-        let server = Server::start(&[
-            ("CHESSD_ENGINES__SF__COMMAND", sf.as_str()),
-            ("CHESSD_ENGINES__SF__OPTIONS", "{Hash = 16, Threads = 1}"),
-        ]);
+        let server = Server::start(&sf_env(&sf));
         let c = common::client();
         // Black to move a queen down (2… Qh4?? 3. Nxh4): from White's side every line scores
         // far above zero, while the engine scores for Black, the side to move.
@@ -163,10 +175,7 @@ fn the_analysis_panel_chooses_stockfish_shows_three_lines_and_analyses_a_finishe
             .await,
             json!("true")
         );
-        assert!(s
-            .text("#analysis-position")
-            .await
-            .contains("after 3. Nxh4"));
+        assert!(s.text("#analysis-position").await.contains("after 3. Nxh4"));
         shot(&s, "analysis-stockfish").await;
         panel_shot(&s, "analysis-stockfish-panel").await;
 
@@ -181,7 +190,15 @@ fn the_analysis_panel_chooses_stockfish_shows_three_lines_and_analyses_a_finishe
         // Looking back during the game: the position shown (after 2. Nf3, Black to move) is
         // analysed, then the live one again.
         s.click("#moves button[data-ply='3']").await;
-        wait_lines(&s, &chosen, 3, "2… ", 1, "lines of the position after 2. Nf3").await;
+        wait_lines(
+            &s,
+            &chosen,
+            3,
+            "2… ",
+            1,
+            "lines of the position after 2. Nf3",
+        )
+        .await;
         assert_eq!(
             s.exec(
                 "return document.querySelector('#analysis-position').dataset.ply;",
@@ -216,13 +233,29 @@ fn the_analysis_panel_chooses_stockfish_shows_three_lines_and_analyses_a_finishe
         )
         .await;
         s.click("#analysis-toggle").await;
-        let lines = wait_lines(&s, &chosen, 3, "3… ", 6, "a new analysis of the finished game").await;
+        let lines = wait_lines(
+            &s,
+            &chosen,
+            3,
+            "3… ",
+            6,
+            "a new analysis of the finished game",
+        )
+        .await;
         for line in &lines {
             assert!(pawns(line) > 3.0, "{line}");
         }
         // Any position of the finished game: after 1… e5, White to move.
         s.click("#moves button[data-ply='2']").await;
-        wait_lines(&s, &chosen, 3, "2. ", 1, "lines of the position after 1… e5").await;
+        wait_lines(
+            &s,
+            &chosen,
+            3,
+            "2. ",
+            1,
+            "lines of the position after 1… e5",
+        )
+        .await;
         shot(&s, "analysis-finished-game").await;
         panel_shot(&s, "analysis-finished-game-panel").await;
         s.click("#analysis-toggle").await;
@@ -232,6 +265,85 @@ fn the_analysis_panel_chooses_stockfish_shows_three_lines_and_analyses_a_finishe
         )
         .await;
         assert_clean_console(&s, "analysis").await;
+        s.quit().await;
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+#[cfg_attr(
+    all(has_chromium, has_chromedriver, not(has_stockfish)),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
+fn against_the_computer_analysis_waits_for_the_end_of_the_game() {
+    run("analysis_vs_engine", || async {
+        let sf = stockfish_path();
+        let server = Server::start(&sf_env(&sf));
+        let driver = Driver::start().await;
+        let s = open(&driver, &format!("{}/", server.base), DESKTOP).await;
+        s.wait_for(
+            "document.querySelector('#engine option') && !document.querySelector('#opponent-engine').disabled",
+            "the engine list",
+        )
+        .await;
+        // White against the built-in engine (the lobby's default).
+        s.click("label[for='opponent-engine']").await;
+        s.click("label[for='color-white']").await;
+        s.exec(
+            "const e = document.querySelector('#engine'); e.value = 'builtin'; e.dispatchEvent(new Event('change'));",
+            json!([]),
+        )
+        .await;
+        s.click("#create-game").await;
+        wait_live(&s, "the player").await;
+        click_move(&s, "e2", "e4").await;
+        s.wait_for(
+            "document.querySelectorAll('#moves button.move[data-ply]').length === 2",
+            "the engine's reply",
+        )
+        .await;
+        // While the engine plays: no analysis, and the panel says why.
+        s.wait_for(
+            "document.querySelector('#analysis-toggle').hidden && document.querySelector('#analysis').innerText.includes('your opponent')",
+            "no analysis against the computer",
+        )
+        .await;
+        // Resigned: the game is over, so its analysis is allowed (with Stockfish, which
+        // replaces the idle opponent), and the bar still names the computer.
+        s.click("#resign").await;
+        s.click("#resign").await;
+        s.wait_for(
+            "document.querySelector('#game-status').dataset.result === 'black_wins'",
+            "the resignation",
+        )
+        .await;
+        let chosen = s
+            .wait_for(
+                "!document.querySelector('#analysis-toggle').hidden && !document.querySelector('#analysis-toggle').disabled && document.querySelector('#analysis-engine').value",
+                "the analysis offered after the game",
+            )
+            .await;
+        let chosen = chosen.as_str().unwrap().to_string();
+        assert!(chosen == "sf" || chosen == "stockfish", "{chosen}");
+        s.click("#analysis-toggle").await;
+        wait_lines(&s, &chosen, 3, "2. ", 1, "lines of the finished game").await;
+        assert!(
+            s.text(".player-bar.top .player-name")
+                .await
+                .starts_with("Computer"),
+            "the opponent is still named"
+        );
+        panel_shot(&s, "analysis-after-engine-game-panel").await;
+        s.click("#analysis-toggle").await;
+        s.wait_for(
+            "document.querySelector('#analysis').dataset.state === 'off'",
+            "the analysis to stop",
+        )
+        .await;
+        assert_clean_console(&s, "analysis after an engine game").await;
         s.quit().await;
     });
 }

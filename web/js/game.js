@@ -1048,19 +1048,17 @@ export function mountGame(root, id, params) {
       // The server restarts the analysis of the live position by itself.
       a.lines.clear();
       a.info = null;
-    } else {
-      // A fixed position: ask again, so that it stays the one analysed.
-      restartAnalysis(0);
     }
+    // (An earlier position goes on being analysed: the move did not change it.)
   }
 
-  /** The game ended while analysing: the server stops; a server that analyses finished games
-   * is asked again (the final position, or the one shown), an older one leaves it stopped. */
+  /** The game ended while analysing. The analysis of an earlier position goes on; that of the
+   * live position stops on the server, and a server that analyses finished games is asked again
+   * for the final one (unless it is mate or stalemate); an older server leaves it stopped. */
   function analysisAfterEnd() {
     const a = st.analysis;
-    if (!a.on) return;
-    const target = analysisTarget();
-    if (analysisShape.engine && !terminalAt(target ?? st.moves.length)) {
+    if (!a.on || (a.ply !== null && analysisShape.ply)) return;
+    if (analysisShape.engine && !terminalAt(st.moves.length)) {
       restartAnalysis(0);
     } else {
       clearTimeout(restartTimer);
