@@ -9,6 +9,15 @@
 //!   wall time minus 100 ms, the direct time minus 100 ms, and their difference (chessd's cost),
 //!   median and p99.
 //!
+//! - **the peer**: the same search through python-chess's `chess.engine` (`engine.play`, the
+//!   library users would otherwise drive Stockfish with), in a persistent Python process
+//!   (`benches/peers/python_chess_engine.py`), alternating with the two above; reported: its wall
+//!   time minus 100 ms and chessd's REST wall time minus it (paired). `CHESSD_BENCH_PYTHON`
+//!   names the interpreter (default `python3`); without python-chess the rows are skipped, saying
+//!   so.
+//! - **over TCP**: the same REST call to Stockfish behind `socat … fork,nodelay`, and behind
+//!   socat without `nodelay` (when socat is installed).
+//!
 //! - **pure overhead**: the same REST call answered by an engine that replies at once (the
 //!   `instant` fake engine of `tests/fixtures/fake_engine.sh`), next to `GET /v1/games/{id}`:
 //!   chessd's whole path (HTTP, actor, session, pipe, parsing, move check) without any search
@@ -102,6 +111,105 @@ impl Drop for Direct {
     }
 }
 
+/// python-chess driving Stockfish, in a Python process of its own (see the module doc).
+struct PythonPeer {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl PythonPeer {
+    /// Starts the peer, or says why it cannot run.
+    fn start(stockfish: &str) -> Result<PythonPeer, String> {
+        let python = std::env::var("CHESSD_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/peers/python_chess_engine.py"
+        );
+        let mut child = Command::new(&python)
+            .args([script, stockfish, &MOVETIME_MS.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {python}: {e}"))?;
+        let stdin = child.stdin.take().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        match lines.next() {
+            Some(Ok(l)) if l == "ready" => Ok(PythonPeer {
+                child,
+                stdin,
+                lines,
+            }),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(format!(
+                    "{python} cannot run python-chess (pip install chess; or set                      CHESSD_BENCH_PYTHON to an interpreter that has it)"
+                ))
+            }
+        }
+    }
+
+    /// One search's wall time as python-chess measures it.
+    fn search(&mut self) -> f64 {
+        writeln!(self.stdin, "search").unwrap();
+        self.stdin.flush().unwrap();
+        self.lines.next().unwrap().unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for PythonPeer {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.child.wait();
+    }
+}
+
+/// `socat TCP-LISTEN:port,…,fork[,nodelay] EXEC:stockfish`, killed on drop.
+struct Socat {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Socat {
+    fn start(stockfish: &str, nodelay: bool) -> Option<Socat> {
+        let socat = ["/usr/bin/socat", "/usr/local/bin/socat"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).is_file())?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let options = if nodelay { ",nodelay" } else { "" };
+        let child = Command::new(socat)
+            .arg(format!(
+                "TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork{options}"
+            ))
+            .arg(format!("EXEC:{stockfish}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let addr = format!("127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::net::TcpStream::connect(&addr).is_err() {
+            assert!(Instant::now() < deadline, "socat did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(Socat { child, addr })
+    }
+}
+
+impl Drop for Socat {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The server process, killed on drop.
 struct Server {
     child: std::process::Child,
@@ -109,8 +217,15 @@ struct Server {
 }
 
 impl Server {
-    fn start(stockfish: &str) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chessd"))
+    fn start(stockfish: &str, tcp: &[(&str, &Socat)]) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_chessd"));
+        for (name, socat) in tcp {
+            command.env(
+                format!("CHESSD_ENGINES__{}__TCP", name.to_uppercase()),
+                &socat.addr,
+            );
+        }
+        let mut child = command
             .args(["serve", "--bind", "127.0.0.1:0"])
             // These benchmarks measure engines and jobs, not the store.
             .env("CHESSD_STORE__URL", "memory")
@@ -185,7 +300,15 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(200)
         .max(1);
-    let server = Server::start(sf);
+    let nodelay = Socat::start(sf, true);
+    let delayed = Socat::start(sf, false);
+    let tcp: Vec<(&str, &Socat)> = [("tcp_nodelay", &nodelay), ("tcp_delayed", &delayed)]
+        .into_iter()
+        .filter_map(|(name, s)| s.as_ref().map(|s| (name, s)))
+        .collect();
+    let server = Server::start(sf, &tcp);
+    let tcp_names: Vec<String> = tcp.iter().map(|(n, _)| n.to_string()).collect();
+    let mut peer = PythonPeer::start(sf);
     let mut direct_attach = Vec::new();
     for _ in 0..10 {
         let t = Instant::now();
@@ -222,6 +345,7 @@ fn main() {
         // Warm up the attached engine.
         post(&c, &best_url, &admin, json!({"movetime": MOVETIME_MS})).await;
         let (mut rest, mut pipe, mut diff) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut python, mut versus_python) = (Vec::new(), Vec::new());
         for _ in 0..samples {
             let t = Instant::now();
             let (status, v) = post(&c, &best_url, &admin, json!({"movetime": MOVETIME_MS})).await;
@@ -231,6 +355,28 @@ fn main() {
             rest.push(wall - MOVETIME_MS as f64);
             pipe.push(own - MOVETIME_MS as f64);
             diff.push(wall - own);
+            if let Ok(peer) = peer.as_mut() {
+                let theirs = peer.search();
+                python.push(theirs - MOVETIME_MS as f64);
+                versus_python.push(wall - theirs);
+            }
+        }
+        // Over TCP, behind socat with and without nodelay: fewer searches (each adds 100 ms).
+        let tcp_samples = (samples / 4).max(1);
+        let mut over_tcp = Vec::new();
+        for name in &tcp_names {
+            let (status, v) = post(&c, &engine_url, &admin, json!({ "name": name })).await;
+            assert_eq!(status, 200, "{v}");
+            post(&c, &best_url, &admin, json!({"movetime": MOVETIME_MS})).await;
+            let mut walls = Vec::new();
+            for _ in 0..tcp_samples {
+                let t = Instant::now();
+                let (status, v) =
+                    post(&c, &best_url, &admin, json!({"movetime": MOVETIME_MS})).await;
+                assert_eq!(status, 200, "{v}");
+                walls.push(ms(t.elapsed()) - MOVETIME_MS as f64);
+            }
+            over_tcp.push((name.clone(), walls));
         }
         // Pure overhead: an engine that answers at once, and a plain read for comparison.
         let (status, v) = post(&c, &engine_url, &admin, json!({"name": "instant"})).await;
@@ -272,6 +418,19 @@ fn main() {
         row("REST bestmove wall - movetime", &rest);
         row("direct pipe wall - movetime (Stockfish)", &pipe);
         row("chessd overhead (REST wall - direct wall)", &diff);
+        match &peer {
+            Ok(_) => {
+                row("python-chess engine.play wall - movetime", &python);
+                row("REST wall - python-chess wall (paired)", &versus_python);
+            }
+            Err(why) => println!("python-chess rows skipped: {why}"),
+        }
+        for (name, walls) in &over_tcp {
+            row(&format!("REST bestmove via socat {name} - movetime"), walls);
+        }
+        if over_tcp.is_empty() {
+            println!("TCP rows skipped: socat is not installed (apt-get install socat)");
+        }
         row("bestmove via an instant engine (REST wall)", &instant);
         row("GET /v1/games/{id} (REST wall)", &read);
     });

@@ -21,6 +21,7 @@ struct Metrics {
     cluster_nodes: IntGauge,
     forwarded: IntCounter,
     perft_tasks: IntCounterVec,
+    ponders: IntCounterVec,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -86,6 +87,15 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         &["outcome"],
     )
     .unwrap_or_else(|e| panic!("metric: {e}"));
+    let ponders = IntCounterVec::new(
+        Opts::new(
+            "chessd_engine_ponders_total",
+            "Ponder searches of engine opponents, by how they ended (hit: the expected reply was \
+             played; miss: another was, or the game ended)",
+        ),
+        &["outcome"],
+    )
+    .unwrap_or_else(|e| panic!("metric: {e}"));
     for m in [
         Box::new(games_alive.clone()) as Box<dyn prometheus::core::Collector>,
         Box::new(moves.clone()),
@@ -99,6 +109,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         Box::new(cluster_nodes.clone()),
         Box::new(forwarded.clone()),
         Box::new(perft_tasks.clone()),
+        Box::new(ponders.clone()),
     ] {
         registry
             .register(m)
@@ -118,6 +129,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         cluster_nodes,
         forwarded,
         perft_tasks,
+        ponders,
     }
 });
 
@@ -135,6 +147,12 @@ pub fn count_forwarded() {
 /// Counts a shared perft task this node's threads counted (`counted`, `duplicate`, `gone`).
 pub fn count_perft_task(outcome: &str) {
     METRICS.perft_tasks.with_label_values(&[outcome]).inc();
+}
+
+/// Counts how an engine opponent's ponder search ended: a hit or a miss.
+pub fn count_ponder(hit: bool) {
+    let outcome = if hit { "hit" } else { "miss" };
+    METRICS.ponders.with_label_values(&[outcome]).inc();
 }
 
 /// Counts a webhook attempt (`delivered`, `failed`) or a webhook given up (`expired`).

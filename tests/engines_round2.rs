@@ -371,3 +371,134 @@ async fn chess960_is_refused_to_an_engine_without_it() {
         assert!(v["engine_move"]["uci"].is_string(), "{v}");
     }
 }
+
+/// Reads frames until the engine's next `move` event and its `bestmove` line; returns the move
+/// (UCI), the expected reply (`ponder`), the clocks after the move, and how many `engine_info`
+/// frames came after the bestmove (the engine thinking on the player's time) within `linger`.
+async fn engine_reply(
+    conn: &mut WsConn,
+    ply: u64,
+    linger: Duration,
+) -> (String, String, Value, usize) {
+    let (mut mv, mut ponder, mut clocks) = (None, None, Value::Null);
+    while mv.is_none() || ponder.is_none() {
+        let v = ws_json(conn).await;
+        match v["type"].as_str() {
+            Some("move") if v["ply"] == ply => {
+                mv = Some(v["uci"].as_str().unwrap().to_string());
+                clocks = v["clocks"].clone();
+            }
+            Some("engine_line") => {
+                let line = v["line"].as_str().unwrap();
+                if let Some(rest) = line.strip_prefix("bestmove ") {
+                    let words: Vec<&str> = rest.split_whitespace().collect();
+                    if words.get(1) == Some(&"ponder") {
+                        ponder = Some(words[2].to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut thinking = 0;
+    let until = Instant::now() + linger;
+    while let Some(left) = until.checked_duration_since(Instant::now()) {
+        match tokio::time::timeout(left, ws_json(conn)).await {
+            Ok(v) if v["type"] == "engine_info" => thinking += 1,
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    (mv.unwrap(), ponder.unwrap(), clocks, thinking)
+}
+
+#[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
+async fn stockfish_ponders_on_the_players_time_with_hits_and_misses() {
+    let sf = engines_support::stockfish();
+    let server = start(&[
+        ("CHESSD_ENGINES__SF__COMMAND".into(), sf),
+        (
+            "CHESSD_ENGINES__SF__OPTIONS".into(),
+            "{Hash = 16, Threads = 1}".into(),
+        ),
+        ("CHESSD_ENGINES__SF__PONDER".into(), "true".into()),
+    ]);
+    let api = Api::new(&server);
+    let g = api
+        .game(json!({
+            "time_control": {"initial_ms": 300000, "increment_ms": 0},
+            "opponent": {"engine": "sf", "plays": "black", "go": {"movetime": 1000}}
+        }))
+        .await;
+    let mut ws = ws_connect(&api.client, &server.ws_url(&g.id, "")).await;
+    play(&api, &g, &["e2e4"]).await;
+    // Its first reply takes its movetime; then it thinks on White's time about the reply it
+    // expects (engine_info frames keep coming while nobody moves).
+    let (_, expected, _, thinking) = engine_reply(&mut ws, 2, Duration::from_millis(1300)).await;
+    assert!(thinking > 0, "no engine output while it should ponder");
+    // A hit: the expected reply gets an answer at once (it has thought longer than its
+    // movetime already), and its clock is charged only from White's move on.
+    let t = Instant::now();
+    play(&api, &g, &[expected.as_str()]).await;
+    let (_, expected, clocks, _) = engine_reply(&mut ws, 4, Duration::ZERO).await;
+    let hit_reply = t.elapsed();
+    assert!(
+        hit_reply < Duration::from_millis(800),
+        "a ponder hit took {hit_reply:?}"
+    );
+    let black_ms = clocks["black_ms"].as_u64().unwrap();
+    // Two replies: about 1000 ms for the first, next to nothing for the hit (its 1.3 s of
+    // pondering were White's time).
+    assert!(
+        black_ms > 300_000 - 2_000,
+        "black was charged for pondering: {clocks}"
+    );
+    // A miss: another legal move; the ponder search is thrown away and a new one takes its
+    // movetime.
+    let other = api
+        .legal(&g)
+        .await
+        .into_iter()
+        .find(|m| *m != expected)
+        .unwrap();
+    let t = Instant::now();
+    play(&api, &g, &[other.as_str()]).await;
+    engine_reply(&mut ws, 6, Duration::ZERO).await;
+    let miss_reply = t.elapsed();
+    assert!(
+        miss_reply >= Duration::from_millis(900),
+        "a miss answered in {miss_reply:?}"
+    );
+    let metrics = api
+        .client
+        .get(format!("{}/metrics", server.base))
+        .send()
+        .await
+        .unwrap()
+        .body()
+        .await
+        .unwrap();
+    let metrics = String::from_utf8_lossy(&metrics);
+    for outcome in ["hit", "miss"] {
+        let line = format!("chessd_engine_ponders_total{{outcome=\"{outcome}\"}} 1");
+        assert!(metrics.contains(&line), "{line} not in the metrics");
+    }
+    // The game ends while it ponders: the engine is released (no process is kept).
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/resign", g.id),
+            Some(&g.white),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !engines_support::children_named(server.pid(), "stockfish").is_empty() {
+        assert!(Instant::now() < deadline, "the pondering engine lives on");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

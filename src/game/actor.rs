@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 use uuid::Uuid;
 
 mod engine;
+mod ponder;
 
 use crate::{
     admission::Permit,

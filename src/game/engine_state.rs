@@ -53,6 +53,24 @@ pub enum Busy {
     Move,
     /// A position sync.
     Sync,
+    /// Pondering on the opponent's time (does not lock the game).
+    Ponder,
+}
+
+/// An engine opponent thinking on its opponent's time about the reply it expects.
+#[derive(Clone, Debug)]
+pub struct Pondering {
+    /// Which ponder search (a later one gets a new number).
+    pub seq: u64,
+    /// The reply it expects (UCI).
+    pub expected: String,
+    /// The position before that reply: while the game is still there, the ponder goes on.
+    pub from: Position,
+    /// Whether the expected reply was played (`ponderhit` sent): the search is now the
+    /// engine's move.
+    pub hit: bool,
+    /// The limits of the ponder search (its time bound after `ponderhit`).
+    pub limits: GoLimits,
 }
 
 /// A running analysis.
@@ -86,6 +104,9 @@ pub struct Attached {
     pub root: Position,
     /// The last line of each PV of the running analysis.
     pub lines: BTreeMap<u32, Info>,
+    /// The ponder search running, when the engine ponders (`busy` is then `Ponder`, or `Move`
+    /// after a ponder hit).
+    pub pondering: Option<Pondering>,
     /// Its place in the engine-session counts, given back when it is detached.
     pub _permit: Permit,
 }
@@ -115,6 +136,8 @@ pub struct EngineState {
     pub next_engine: u64,
     /// Analyses so far.
     pub next_analysis: u64,
+    /// Ponder searches so far.
+    pub next_ponder: u64,
     /// The result of the last analysis that ended by itself (a finite one), kept until the next
     /// analysis starts so that `DELETE …/engine/analysis` still answers it.
     pub last_analysis: Option<AnalysisReport>,

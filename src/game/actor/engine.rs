@@ -145,7 +145,7 @@ impl GameActor {
     }
 
     /// The position the engine is told about: start and the whole history.
-    fn position_spec(&self) -> PositionSpec {
+    pub(super) fn position_spec(&self) -> PositionSpec {
         let start = self.game.start_position();
         let chess960 = start.is_chess960();
         let fen = start.fen();
@@ -178,7 +178,7 @@ impl GameActor {
 
     /// Reports a failure of attachment `generation` to subscribers. A dead engine is detached
     /// at once (its session's `Died` event, which may arrive later, is then ignored).
-    fn report_engine_error(&mut self, generation: u64, error: &GameError) {
+    pub(super) fn report_engine_error(&mut self, generation: u64, error: &GameError) {
         if let GameError::Engine(e) = error {
             if e.is_died() {
                 let closed = self
@@ -241,11 +241,18 @@ impl GameActor {
             analysis: None,
             root: *self.game.position(),
             lines: BTreeMap::new(),
+            pondering: None,
             _permit: started.permit,
         });
         if let Some(opponent) = opponent {
             self.engine.seat = Some((opponent.plays, name.clone()));
             self.engine.opponent = Some(opponent);
+            if let Some(a) = self.engine.attached.as_ref() {
+                // UCI: a GUI that will ponder says so with the engine's `Ponder` option.
+                if a.config.ponder && a.engine.identity().option("Ponder").is_some() {
+                    let _ = a.engine.cast("setoption name Ponder value true".into());
+                }
+            }
         }
         self.publish_transient(EventKind::EngineAttached { name, id_name });
         self.engine_turn(ctx);
@@ -368,7 +375,17 @@ impl GameActor {
     /// is released (its process ends and its place in the engine-session counts is given back),
     /// so finished games against the computer do not keep a process each.
     pub(super) fn release_engine_if_over(&mut self) {
-        if self.game.is_over() && self.engine.is_idle() {
+        if !self.game.is_over() {
+            return;
+        }
+        if let Some(a) = self.engine.attached.as_mut() {
+            // A ponder search has nothing to wait for any more.
+            if a.pondering.as_ref().is_some_and(|p| !p.hit) {
+                a.pondering = None;
+                a.busy = None;
+            }
+        }
+        if self.engine.is_idle() {
             if let Some(old) = self.engine.attached.take() {
                 self.publish_transient(EventKind::EngineDetached { name: old.name });
             }
@@ -376,7 +393,7 @@ impl GameActor {
     }
 
     /// Limits of the opponent's search now.
-    fn opponent_limits(&self, opponent: &Opponent) -> GoLimits {
+    pub(super) fn opponent_limits(&self, opponent: &Opponent) -> GoLimits {
         if let Some(go) = &opponent.go {
             return go.clone();
         }
@@ -404,6 +421,10 @@ impl GameActor {
         let Some(opponent) = self.engine.opponent.clone() else {
             return;
         };
+        if self.follow_ponder(ctx) {
+            // Still pondering on the player's time, or the ponder search is now its move.
+            return;
+        }
         if !self.engine.is_idle()
             || self.game.is_over()
             || self.game.position().turn() != opponent.plays
@@ -431,15 +452,19 @@ impl GameActor {
             if let Some(a) = act.engine.current(generation) {
                 a.busy = None;
             }
+            let ponder = result.as_ref().ok().and_then(|r| r.ponder.clone());
             match act.apply_engine_move(generation, &root, result, ctx) {
-                Ok(_) => act.engine_turn(ctx),
+                Ok(_) => {
+                    act.start_ponder(generation, ponder, ctx);
+                    act.engine_turn(ctx);
+                }
                 Err(e) => act.report_engine_error(generation, &e),
             }
         }));
     }
 
     /// Plays the engine's move from `result` on the game, which must still be at `root`.
-    fn apply_engine_move(
+    pub(super) fn apply_engine_move(
         &mut self,
         generation: u64,
         root: &Position,
