@@ -91,6 +91,11 @@ async fn only_the_admin_changes_an_engine_opponent() {
     }
     let (_, view) = api.get(&engine).await;
     assert_eq!(view["opponent"]["plays"], "black", "{view}");
+    // Any client sees who the engine opponent is in the game's view.
+    assert_eq!(
+        api.state(&g).await["options"]["opponent"],
+        json!({"engine": "builtin", "plays": "black"})
+    );
     // The admin may.
     let (status, v) = api.delete(&engine, Some(&g.admin)).await;
     assert_eq!(status, 204, "{v}");

@@ -116,6 +116,18 @@ pub struct OptionsView {
     pub time_control: Option<TimeControl>,
     /// Whether a terminate webhook is set.
     pub webhook: bool,
+    /// The engine opponent, when an engine plays a side by itself.
+    #[serde(default)]
+    pub opponent: Option<OpponentView>,
+}
+
+/// The engine opponent of a game, as its options show it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct OpponentView {
+    /// The configured engine's name.
+    pub engine: String,
+    /// The side it plays.
+    pub plays: Color,
 }
 
 impl From<&GameSnapshot> for GameView {
@@ -144,6 +156,10 @@ fn options_view(s: &GameSnapshot) -> OptionsView {
         draw_policy: s.game.policy(),
         time_control: s.time_control,
         webhook: s.has_webhook,
+        opponent: s.engine_seat.as_ref().map(|(plays, engine)| OpponentView {
+            engine: engine.clone(),
+            plays: *plays,
+        }),
     }
 }
 
