@@ -133,6 +133,13 @@ export function mountGame(root, id, params) {
     setClocks(view.clocks);
     st.pending = null;
     st.view = null;
+    // The game says who its engine opponent is (a page opened from a link knows it too).
+    const opponent = view.options && view.options.opponent;
+    if (opponent) {
+      st.enginePlays = opponent.plays;
+      st.opponentName = opponent.engine;
+      if (!st.engine && view.status.result === 'ongoing') st.engine = opponent.engine;
+    }
     if (st.analysis.on && st.analysis.ply !== null) restartAnalysis(0);
     render();
     refreshLegal();
