@@ -193,17 +193,43 @@ impl std::ops::Deref for EnginesConfig {
     }
 }
 
-/// A named UCI engine.
+/// The protocol an engine speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineProtocol {
+    /// UCI (`uci` … `uciok`): Stockfish and most modern engines.
+    #[default]
+    Uci,
+    /// XBoard/WinBoard (CECP, `xboard` + `protover 2` … `feature done=1`): Sjeng, Phalanx,
+    /// Fairy-Max, GNU Chess without `--uci`.
+    Xboard,
+}
+
+impl std::fmt::Display for EngineProtocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EngineProtocol::Uci => "uci",
+            EngineProtocol::Xboard => "xboard",
+        })
+    }
+}
+
+/// A named engine (UCI unless `protocol = "xboard"`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineConfig {
     /// Where the engine lives.
     #[serde(flatten)]
     pub endpoint: EndpointConfig,
-    /// UCI options sent with `setoption` after the handshake (e.g. `Hash = 64`, `Threads = 1`).
+    /// The protocol it speaks: `uci` (the default) or `xboard`.
+    #[serde(default)]
+    pub protocol: EngineProtocol,
+    /// Options set after the handshake (e.g. `Hash = 64`, `Threads = 1`): UCI `setoption`; for
+    /// XBoard, `Hash` is `memory`, `Threads` is `cores` and others are its `feature option`s.
     #[serde(default)]
     pub options: BTreeMap<String, toml_value::OptionValue>,
-    /// Milliseconds allowed for `uci`/`uciok` and `isready`/`readyok`.
+    /// Milliseconds allowed for each step of the handshake (`uci`/`uciok`, `isready`/`readyok`;
+    /// XBoard: `feature done=1` after `done=0`, `ping`/`pong`).
     #[serde(default = "default_handshake_timeout_ms")]
     pub handshake_timeout_ms: u64,
     /// Milliseconds an engine may take beyond a search's own time before the request fails with
@@ -629,6 +655,26 @@ mod tests {
             )?;
             let c = Config::load(Some(Path::new("g.toml"))).map_err(|e| e.to_string())?;
             assert_eq!(c.engines["x"].options["Hash"].to_string(), "16");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn an_engine_speaks_uci_unless_it_says_xboard() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "p.toml",
+                "[engines.x]\ntcp = \"127.0.0.1:1\"\n[engines.y]\ncommand = \"sjeng\"\nprotocol = \"xboard\"",
+            )?;
+            jail.set_env("CHESSD_ENGINES__Z__COMMAND", "phalanx");
+            jail.set_env("CHESSD_ENGINES__Z__PROTOCOL", "xboard");
+            let c = Config::load(Some(Path::new("p.toml"))).map_err(|e| e.to_string())?;
+            assert_eq!(c.engines["x"].protocol, EngineProtocol::Uci);
+            assert_eq!(c.engines["y"].protocol, EngineProtocol::Xboard);
+            assert_eq!(c.engines["z"].protocol, EngineProtocol::Xboard);
+            assert_eq!(c.engines["stockfish"].protocol, EngineProtocol::Uci);
+            jail.set_env("CHESSD_ENGINES__Z__PROTOCOL", "cecp");
+            assert!(Config::load(None).is_err());
             Ok(())
         });
     }

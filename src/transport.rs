@@ -5,11 +5,16 @@
 //! lost or cut; bytes that are not UTF-8 are replaced rather than fatal, and a line longer than
 //! [`MAX_LINE_BYTES`] is cut to that length (the rest of it is dropped), so a misbehaving peer
 //! cannot exhaust memory. A child is started in its own process group and killed when its
-//! [`Transport`] (or its [`ChildGuard`]) is dropped.
+//! [`Transport`] (or its [`ChildGuard`]) is dropped. A child's stderr is drained by a task into
+//! a small ring of its last lines ([`StderrTail`]: [`STDERR_LINES`] lines of at most
+//! [`STDERR_LINE_BYTES`] bytes), so error messages can quote it while a noisy child can neither
+//! fill memory nor block on a full pipe.
 
 use std::{
+    collections::VecDeque,
     path::{Path, PathBuf},
     process::Stdio,
+    sync::{Arc, Mutex},
     time::Duration,
 };
 
@@ -23,6 +28,12 @@ use crate::config::Endpoint;
 
 /// Longest line kept, in bytes; the rest of a longer line is dropped.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Lines of a child's stderr kept (the last ones).
+pub const STDERR_LINES: usize = 5;
+
+/// Longest stderr line kept, in bytes; the rest of a longer line is dropped.
+pub const STDERR_LINE_BYTES: usize = 300;
 
 /// Directories searched after `PATH` for a bare program name (Debian installs games there).
 const EXTRA_PROGRAM_DIRS: [&str; 2] = ["/usr/games", "/usr/local/games"];
@@ -126,15 +137,66 @@ impl LineWriter {
     }
 }
 
+/// The last lines a child wrote to its stderr, kept by a task that drains the pipe; cheap to
+/// clone (every clone sees the same lines).
+#[derive(Clone, Debug, Default)]
+pub struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl StderrTail {
+    /// The kept lines, oldest first.
+    pub fn lines(&self) -> Vec<String> {
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        lines.iter().cloned().collect()
+    }
+
+    /// Keeps `line` (cut to [`STDERR_LINE_BYTES`]), dropping the oldest beyond [`STDERR_LINES`].
+    fn push(&self, line: String) {
+        let line = cut(line, STDERR_LINE_BYTES);
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        if lines.len() == STDERR_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    /// Drains `stream` until it closes, keeping its last lines.
+    async fn drain(self, stream: Box<dyn AsyncRead + Send + Unpin>) {
+        let mut reader = LineReader::new(stream);
+        while let Ok(Some(line)) = reader.next_line().await {
+            self.push(line);
+        }
+    }
+}
+
+/// `text` cut to at most `max` bytes, at a character boundary.
+pub fn cut(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut at = max;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
+    }
+    text
+}
+
 /// Keeps a child process alive; kills it (and waits for it in the background) when dropped.
 pub struct ChildGuard {
     child: Option<Child>,
+    stderr: StderrTail,
 }
 
 impl ChildGuard {
     /// The child's process id, while it runs.
     pub fn id(&self) -> Option<u32> {
         self.child.as_ref().and_then(Child::id)
+    }
+
+    /// The last lines the child wrote to its stderr.
+    pub fn stderr(&self) -> &StderrTail {
+        &self.stderr
     }
 
     /// Waits up to `grace` for the child to exit by itself (after `quit`), then kills it.
@@ -195,7 +257,8 @@ impl Transport {
     }
 
     /// Starts `program` (a path, or a name looked up in `PATH` and `/usr/games`) with its stdin
-    /// and stdout piped, stderr discarded, in its own process group.
+    /// and stdout piped, in its own process group. Its stderr is drained into the guard's
+    /// [`StderrTail`] by a task (discarded when called outside a tokio runtime).
     pub fn spawn(
         program: &str,
         args: &[String],
@@ -205,12 +268,17 @@ impl Transport {
             program: program.to_string(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "program not found"),
         })?;
+        let runtime = tokio::runtime::Handle::try_current().ok();
         let mut command = Command::new(&resolved);
         command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(if runtime.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .kill_on_drop(true)
             .process_group(0);
         if let Some(dir) = working_dir {
@@ -224,10 +292,17 @@ impl Transport {
         let missing = || spawn_error(std::io::Error::other("no pipe to the child"));
         let stdin = child.stdin.take().ok_or_else(missing)?;
         let stdout = child.stdout.take().ok_or_else(missing)?;
+        let stderr = StderrTail::default();
+        if let (Some(runtime), Some(pipe)) = (runtime, child.stderr.take()) {
+            runtime.spawn(stderr.clone().drain(Box::new(pipe)));
+        }
         Ok(Transport {
             reader: LineReader::new(Box::new(stdout)),
             writer: LineWriter::new(Box::new(stdin)),
-            child: Some(ChildGuard { child: Some(child) }),
+            child: Some(ChildGuard {
+                child: Some(child),
+                stderr,
+            }),
         })
     }
 
@@ -339,6 +414,32 @@ mod tests {
             .then(|| std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default())
             .is_some_and(|s| !s.contains("State:\tZ"));
         assert!(!alive, "the child outlived its transport");
+    }
+
+    #[tokio::test]
+    async fn stderr_keeps_a_bounded_tail_of_short_lines() {
+        // 2000 lines (one very long) on stderr: the child is never blocked, the tail is small.
+        let script = "i=0; while [ $i -lt 2000 ]; do echo \"noise $i\" >&2; i=$((i+1)); done; \
+                      head -c 5000 /dev/zero | tr '\\0' x >&2; echo >&2; echo last >&2; echo done";
+        let mut t = Transport::spawn("sh", &["-c".into(), script.into()], None).unwrap();
+        assert_eq!(t.reader.next_line().await.unwrap().unwrap(), "done");
+        let tail = t.child.as_ref().unwrap().stderr().clone();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while tail.lines().last().map(String::as_str) != Some("last") {
+            assert!(std::time::Instant::now() < deadline, "{:?}", tail.lines());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let lines = tail.lines();
+        assert_eq!(lines.len(), STDERR_LINES);
+        assert_eq!(lines[0], "noise 1997");
+        assert_eq!(lines[3].len(), STDERR_LINE_BYTES);
+        assert!(lines.iter().all(|l| l.len() <= STDERR_LINE_BYTES));
+    }
+
+    #[test]
+    fn cut_respects_character_boundaries() {
+        assert_eq!(cut("héllo".into(), 2), "h");
+        assert_eq!(cut("abc".into(), 5), "abc");
     }
 
     #[tokio::test]
