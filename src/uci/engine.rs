@@ -1,49 +1,44 @@
-//! One UCI engine connection: a tokio task that owns the transport (a child process or a TCP
-//! stream) and serialises every conversation with the engine, in the style of python-chess's
-//! engine module and fishnet.
+//! One engine connection behind one handle, whatever protocol the engine speaks: UCI, or
+//! XBoard (CECP) for engines configured with `protocol = "xboard"`. In the style of
+//! python-chess's engine module and fishnet.
 //!
-//! - [`Engine::start`] reaches the engine and runs the handshake with deadlines: `uci` → `id` and
-//!   `option` lines → `uciok`, then `setoption` for each configured option (checked against the
-//!   declared ones), then `isready` → `readyok`.
-//! - [`Engine::search`] sends `position … moves …` (the whole history) and `go` and waits for
-//!   `bestmove` with a deadline (the search's own time plus `search_timeout_ms`). Every line the
-//!   engine prints goes to the [`EventSink`] as it arrives.
-//! - Searches and `isready` round trips run one at a time, in order; a new search queued behind
-//!   an infinite one (analysis) stops it first. Raw lines ([`Engine::send`], [`Engine::cast`])
+//! - [`Engine::start`] reaches the engine and runs its protocol's handshake with deadlines
+//!   (UCI: `uci` → `uciok`, the configured `setoption`s, `isready` → `readyok`; XBoard:
+//!   `xboard`/`protover 2` → `feature … done=1`, the configured options, `ping` → `pong`). A
+//!   failed handshake quotes the engine's last output lines and its last stderr lines.
+//! - [`Engine::search`] brings the engine to the position and starts the search, and waits for
+//!   its end (UCI `bestmove`, XBoard `move`) with a deadline (the search's own time plus
+//!   `search_timeout_ms`). Every line the engine prints goes to the [`EventSink`] as it
+//!   arrives, typed: XBoard's thinking output becomes the same [`Info`] as UCI's, with its PV
+//!   in UCI notation.
+//! - Searches and readiness checks run one at a time, in order; a new search queued behind an
+//!   infinite one (analysis) stops it first. Raw lines ([`Engine::send`], [`Engine::cast`])
 //!   and [`Engine::stop`] go out at once.
 //! - When the engine exits or closes the connection, every waiting request fails at once with
-//!   `engine_died`; when it overruns a deadline it is told to `stop`, the request fails with
+//!   `engine_died`; when it overruns a deadline it is told to stop, the request fails with
 //!   `engine_timeout`, and if it still does not answer it is killed. A request whose caller went
-//!   away (its future was dropped) sends `stop` and leaves the session usable.
+//!   away (its future was dropped) stops the search and leaves the session usable.
 //! - Dropping the last [`Engine`] handle sends `quit` and kills the process after a short grace.
+//!
+//! The session itself (`session.rs`) is protocol-neutral; each protocol is a dialect of it:
+//! `uci_dialect.rs`, and `xboard.rs` with the pure parsing and formatting of
+//! `xboard_protocol.rs`.
 
-use std::{
-    collections::{BTreeMap, VecDeque},
-    sync::Arc,
-    time::Duration,
-};
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
-use tokio::{
-    sync::{mpsc, oneshot},
-    time::Instant,
-};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::{
-    config::EngineConfig,
-    transport::{ChildGuard, LineReader, LineWriter, Transport},
+    config::{EngineConfig, EngineProtocol},
+    transport::{ChildGuard, Transport},
     uci::{
         error::EngineError,
-        protocol::{
-            BestMove, EngineLine, GoLimits, GuiCommand, IdLine, Info, OptionDecl, StartPosition,
-        },
+        handshake::HandshakeIo,
+        protocol::{EngineLine, GoLimits, GuiCommand, Info, OptionDecl, StartPosition},
+        session::{self, Reply, Request, Timeouts},
+        uci_dialect, xboard,
     },
 };
-
-/// How long a quitting engine may take to exit before it is killed.
-const QUIT_GRACE: Duration = Duration::from_millis(500);
-
-/// Lines buffered between the reading task and the session.
-const LINE_BUFFER: usize = 1024;
 
 /// What a session reports as it runs.
 #[derive(Clone, Debug)]
@@ -66,12 +61,18 @@ pub type EventSink = Arc<dyn Fn(EngineEvent) + Send + Sync>;
 /// What the engine said about itself in the handshake.
 #[derive(Clone, Debug, Default)]
 pub struct Identity {
-    /// `id name`.
+    /// The protocol it speaks.
+    pub protocol: EngineProtocol,
+    /// `id name` (XBoard: `feature myname`).
     pub name: Option<String>,
-    /// `id author`.
+    /// `id author` (XBoard engines do not say).
     pub author: Option<String>,
-    /// The declared options, in order.
+    /// The declared options, in order. For XBoard: `Hash` (its `memory` feature), `Threads`
+    /// (`smp`) and its `feature option=…` declarations, as UCI options of the same types.
     pub options: Vec<OptionDecl>,
+    /// XBoard: the features it declared (`ping`, `setboard`, `variants`, …), as sent; empty
+    /// for UCI.
+    pub features: BTreeMap<String, String>,
 }
 
 impl Identity {
@@ -82,10 +83,17 @@ impl Identity {
             .find(|o| o.name.eq_ignore_ascii_case(name))
     }
 
-    /// Whether the engine can play Chess960 (it declares `UCI_Chess960`); games from other
-    /// starts must not be sent to an engine that cannot, which may die on their FEN.
+    /// Whether the engine can play Chess960 (UCI: it declares `UCI_Chess960`; XBoard: its
+    /// `variants` feature lists `fischerandom`); games from other starts must not be sent to
+    /// an engine that cannot, which may die on their FEN.
     pub fn supports_chess960(&self) -> bool {
-        self.option("UCI_Chess960").is_some()
+        match self.protocol {
+            EngineProtocol::Uci => self.option("UCI_Chess960").is_some(),
+            EngineProtocol::Xboard => self
+                .features
+                .get("variants")
+                .is_some_and(|v| v.split(',').any(|v| v.trim() == "fischerandom")),
+        }
     }
 }
 
@@ -96,12 +104,14 @@ pub struct PositionSpec {
     pub start: StartPosition,
     /// The moves.
     pub moves: Vec<String>,
-    /// Whether the game is Chess960 (sets `UCI_Chess960` when the engine has it).
+    /// Whether the game is Chess960 (sets `UCI_Chess960` when the engine has it; XBoard:
+    /// `variant fischerandom`).
     pub chess960: bool,
 }
 
 impl PositionSpec {
-    fn command(&self) -> GuiCommand {
+    /// The UCI `position` command.
+    pub(crate) fn command(&self) -> GuiCommand {
         GuiCommand::Position {
             start: self.start.clone(),
             moves: self.moves.clone(),
@@ -109,7 +119,7 @@ impl PositionSpec {
     }
 
     /// Whether `self` is `earlier` with more moves (the same game, further on).
-    fn continues(&self, earlier: &PositionSpec) -> bool {
+    pub(crate) fn continues(&self, earlier: &PositionSpec) -> bool {
         self.start == earlier.start && self.moves.starts_with(&earlier.moves)
     }
 }
@@ -131,7 +141,7 @@ pub struct SearchRequest {
 /// A finished search.
 #[derive(Clone, Debug, Default)]
 pub struct SearchResult {
-    /// The best move (UCI text), `None` for `bestmove (none)`.
+    /// The best move (UCI text), `None` for `bestmove (none)` (XBoard: `resign` or a result).
     pub best: Option<String>,
     /// The move the engine expects in reply.
     pub ponder: Option<String>,
@@ -141,16 +151,6 @@ pub struct SearchResult {
     pub lines: Vec<Info>,
     /// From `go` to `bestmove`.
     pub elapsed: Duration,
-}
-
-/// What a caller waits for.
-type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
-
-enum Request {
-    Search(Box<SearchRequest>, Reply<SearchResult>),
-    Ready(Option<PositionSpec>, Reply<()>),
-    Send(String, Option<Reply<()>>),
-    Stop(Reply<Option<SearchResult>>),
 }
 
 /// A handle on an engine session; cheap to clone. The session ends (`quit`, then kill) when the
@@ -166,6 +166,7 @@ impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
             .field("name", &self.identity.name)
+            .field("protocol", &self.identity.protocol)
             .field("pid", &self.pid)
             .finish()
     }
@@ -177,10 +178,11 @@ pub fn died(message: impl Into<String>) -> EngineError {
 }
 
 impl Engine {
-    /// Reaches the engine `name` configured by `config` and completes the handshake. Fails with
-    /// `engine_unreachable` (cannot start or connect in time) or `engine_handshake_failed` (no
-    /// `uciok`/`readyok` in time, the connection closed, or a configured option the engine does
-    /// not declare or whose value it would refuse).
+    /// Reaches the engine `name` configured by `config` and completes the handshake of its
+    /// protocol. Fails with `engine_unreachable` (cannot start or connect in time) or
+    /// `engine_handshake_failed` (no `uciok`/`readyok`, XBoard features or `pong` in time, the
+    /// connection closed, or a configured option the engine does not declare or whose value
+    /// it would refuse); the message quotes the engine's last output and stderr lines.
     pub async fn start(
         name: &str,
         config: &EngineConfig,
@@ -200,28 +202,22 @@ impl Engine {
         let timeouts = Timeouts {
             handshake: Duration::from_millis(config.handshake_timeout_ms),
         };
-        let identity = handshake(name, config, &mut reader, &mut writer, &timeouts).await?;
-        let identity = Arc::new(identity);
+        let stderr = child.as_ref().map(|c| c.stderr().clone());
+        let mut io = HandshakeIo::new(name, &mut reader, &mut writer, stderr, timeouts.handshake);
+        let (identity, dialect) = match config.protocol {
+            EngineProtocol::Uci => uci_dialect::handshake(config, &mut io).await?,
+            EngineProtocol::Xboard => xboard::handshake(config, &mut io).await?,
+        };
         let pid = child.as_ref().and_then(ChildGuard::id);
-        let (line_tx, line_rx) = mpsc::channel(LINE_BUFFER);
-        tokio::spawn(read_lines(reader, line_tx));
-        let (tx, rx) = mpsc::unbounded_channel();
-        let session = Session {
+        let tx = session::spawn(
+            reader,
             writer,
             child,
-            lines: line_rx,
-            requests: rx,
+            dialect,
+            identity.clone(),
             sink,
-            identity: identity.clone(),
             timeouts,
-            state: State::Idle,
-            queue: VecDeque::new(),
-            stop_waiters: Vec::new(),
-            last_position: None,
-            multipv: 1,
-            chess960: false,
-        };
-        tokio::spawn(session.run());
+        );
         Ok(Engine { tx, identity, pid })
     }
 
@@ -255,8 +251,10 @@ impl Engine {
         }
     }
 
-    /// Searches a position; see [`SearchRequest`]. Dropping the future before it resolves sends
-    /// `stop` (the session stays usable).
+    /// Searches a position; see [`SearchRequest`]. Dropping the future before it resolves stops
+    /// the search (the session stays usable). An engine that cannot run the search (an XBoard
+    /// engine asked for `mate`, `searchmoves`, or a variant it does not list) answers
+    /// `engine_unsupported` at once.
     pub fn search(
         &self,
         request: SearchRequest,
@@ -264,7 +262,8 @@ impl Engine {
         self.request(|reply| Request::Search(Box::new(request), reply))
     }
 
-    /// Sends `position` (when given) and `isready`, and waits for `readyok`.
+    /// Brings the engine to `position` (when given) and waits for its readiness answer (UCI:
+    /// `isready`/`readyok`; XBoard: `ping`/`pong`).
     pub fn sync(
         &self,
         position: Option<PositionSpec>,
@@ -272,17 +271,38 @@ impl Engine {
         self.request(|reply| Request::Ready(position, reply))
     }
 
-    /// Sends one raw line and waits until it is written.
+    /// Sends one raw line (a UCI command, checked by [`crate::uci::policy`]) and waits until it
+    /// is written. An XBoard engine gets its own form of `isready` (`ping`), `ucinewgame`,
+    /// `stop` and `setoption`; other commands are refused with `command_refused`.
     pub fn send(&self, line: String) -> impl std::future::Future<Output = Result<(), EngineError>> {
-        self.request(|reply| Request::Send(line, Some(reply)))
+        let refused = self.check_raw(&line).err();
+        let sending = refused
+            .is_none()
+            .then(|| self.request(|reply| Request::Send(line, Some(reply))));
+        async move {
+            match (refused, sending) {
+                (Some(e), _) => Err(e),
+                (None, Some(sending)) => sending.await,
+                (None, None) => Err(died("the engine is no longer running")),
+            }
+        }
     }
 
     /// Sends one raw line without waiting (fire and forget); fails only if the session has
-    /// already ended.
+    /// already ended, or if the engine's protocol has no form of the line.
     pub fn cast(&self, line: String) -> Result<(), EngineError> {
+        self.check_raw(&line)?;
         self.tx
             .send(Request::Send(line, None))
             .map_err(|_| died("the engine is no longer running"))
+    }
+
+    /// Whether the engine's protocol can carry the raw line.
+    fn check_raw(&self, line: &str) -> Result<(), EngineError> {
+        match self.identity.protocol {
+            EngineProtocol::Uci => Ok(()),
+            EngineProtocol::Xboard => xboard::check_raw(line),
+        }
     }
 
     /// Stops the running search (if any) and waits for its result; `None` when nothing was
@@ -294,518 +314,26 @@ impl Engine {
     }
 }
 
-/// The session's deadlines.
-#[derive(Clone, Copy, Debug)]
-struct Timeouts {
-    /// `uciok`, `readyok`, a `bestmove` after `stop`, one write.
-    handshake: Duration,
-}
-
-/// Runs `uci`/`uciok`, the configured `setoption`s and `isready`/`readyok`.
-async fn handshake(
-    name: &str,
-    config: &EngineConfig,
-    reader: &mut LineReader,
-    writer: &mut LineWriter,
-    timeouts: &Timeouts,
-) -> Result<Identity, EngineError> {
-    let failed = |m: String| EngineError::HandshakeFailed(m);
-    let limit = timeouts.handshake;
-    handshake_write(writer, GuiCommand::Uci.to_string(), limit, name).await?;
-    let deadline = Instant::now() + limit;
-    let mut identity = Identity::default();
-    loop {
-        let line = next_line_by(reader, deadline, name, "uciok").await?;
-        match EngineLine::parse(&line) {
-            EngineLine::UciOk => break,
-            EngineLine::Id(IdLine::Name(n)) => identity.name = Some(n),
-            EngineLine::Id(IdLine::Author(a)) => identity.author = Some(a),
-            EngineLine::Option(o) => identity.options.push(o),
-            _ => {}
-        }
-    }
-    for (option, value) in &config.options {
-        let value = value.to_string();
-        let decl = identity.option(option).ok_or_else(|| {
-            failed(format!(
-                "engine {name} has no option {option} (configured in engines.{name}.options)"
-            ))
-        })?;
-        decl.check_value(Some(&value))
-            .map_err(|e| failed(format!("engine {name}: {e}")))?;
-        let command = GuiCommand::SetOption {
-            name: decl.name.clone(),
-            value: Some(value),
-        };
-        handshake_write(writer, command.to_string(), limit, name).await?;
-    }
-    handshake_write(writer, GuiCommand::IsReady.to_string(), limit, name).await?;
-    let deadline = Instant::now() + limit;
-    loop {
-        let line = next_line_by(reader, deadline, name, "readyok").await?;
-        if EngineLine::parse(&line) == EngineLine::ReadyOk {
-            return Ok(identity);
-        }
-    }
-}
-
-/// Writes one handshake line within `limit`.
-async fn handshake_write(
-    writer: &mut LineWriter,
-    line: String,
-    limit: Duration,
-    name: &str,
-) -> Result<(), EngineError> {
-    let failed = |m: String| EngineError::HandshakeFailed(m);
-    match tokio::time::timeout(limit, writer.send(&line)).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(failed(format!("engine {name}: cannot write: {e}"))),
-        Err(_) => Err(failed(format!(
-            "engine {name}: a write took over {limit:?}"
-        ))),
-    }
-}
-
-/// The next line before `deadline`, or a handshake error naming what was awaited.
-async fn next_line_by(
-    reader: &mut LineReader,
-    deadline: Instant,
-    name: &str,
-    awaited: &str,
-) -> Result<String, EngineError> {
-    let failed = |m: String| EngineError::HandshakeFailed(m);
-    match tokio::time::timeout_at(deadline, reader.next_line()).await {
-        Err(_) => Err(failed(format!(
-            "engine {name} did not send {awaited} in time"
-        ))),
-        Ok(Ok(Some(line))) => Ok(line),
-        Ok(Ok(None)) => Err(failed(format!(
-            "engine {name} closed the connection before {awaited}"
-        ))),
-        Ok(Err(e)) => Err(failed(format!(
-            "engine {name}: read error before {awaited}: {e}"
-        ))),
-    }
-}
-
-/// Reads lines until the peer closes; the session sees the channel close.
-async fn read_lines(mut reader: LineReader, tx: mpsc::Sender<String>) {
-    while let Ok(Some(line)) = reader.next_line().await {
-        if tx.send(line).await.is_err() {
-            return;
-        }
-    }
-}
-
-/// A search in progress.
-struct Running {
-    /// The caller; `None` once it timed out or went away (the search is being drained).
-    reply: Option<Reply<SearchResult>>,
-    /// When the caller's allowance ends, or (draining) when the engine must have answered.
-    deadline: Option<Instant>,
-    stop_sent: bool,
-    infinite: bool,
-    started: std::time::Instant,
-    lines: BTreeMap<u32, Info>,
-}
-
-impl Running {
-    fn result(self, best: BestMove) -> SearchResult {
-        let info = self.lines.get(&1).cloned();
-        SearchResult {
-            best: best.best,
-            ponder: best.ponder,
-            info,
-            lines: self.lines.into_values().collect(),
-            elapsed: self.started.elapsed(),
-        }
-    }
-}
-
-enum State {
-    Idle,
-    Searching(Box<Running>),
-    AwaitReady { reply: Reply<()>, deadline: Instant },
-}
-
-impl State {
-    fn deadline(&self) -> Option<Instant> {
-        match self {
-            State::Idle => None,
-            State::Searching(r) => r.deadline,
-            State::AwaitReady { deadline, .. } => Some(*deadline),
-        }
-    }
-}
-
-struct Session {
-    writer: LineWriter,
-    child: Option<ChildGuard>,
-    lines: mpsc::Receiver<String>,
-    requests: mpsc::UnboundedReceiver<Request>,
-    sink: EventSink,
-    identity: Arc<Identity>,
-    timeouts: Timeouts,
-    state: State,
-    /// Searches and readiness checks waiting for the engine.
-    queue: VecDeque<Request>,
-    /// Callers of `stop` waiting for the running search's result.
-    stop_waiters: Vec<Reply<Option<SearchResult>>>,
-    last_position: Option<PositionSpec>,
-    multipv: u32,
-    chess960: bool,
-}
-
-enum Wake {
-    Line(Option<String>),
-    Request(Option<Request>),
-    Deadline,
-    CallerGone,
-}
-
-/// Why the session ends.
-enum End {
-    /// Every handle was dropped: quit politely.
-    Quit,
-    /// The engine failed; everyone waiting gets this error.
-    Failed(EngineError),
-}
-
-impl Session {
-    async fn run(mut self) {
-        let end = loop {
-            let wake = {
-                let deadline = self.state.deadline();
-                let state = &mut self.state;
-                let lines = &mut self.lines;
-                let requests = &mut self.requests;
-                let caller_gone = async {
-                    match state {
-                        State::Searching(r) => match r.reply.as_mut() {
-                            Some(reply) => reply.closed().await,
-                            None => std::future::pending().await,
-                        },
-                        _ => std::future::pending().await,
-                    }
-                };
-                let timer = async {
-                    match deadline {
-                        Some(at) => tokio::time::sleep_until(at).await,
-                        None => std::future::pending().await,
-                    }
-                };
-                tokio::select! {
-                    biased;
-                    line = lines.recv() => Wake::Line(line),
-                    request = requests.recv() => Wake::Request(request),
-                    () = timer => Wake::Deadline,
-                    () = caller_gone => Wake::CallerGone,
-                }
-            };
-            let step = match wake {
-                Wake::Line(Some(line)) => self.on_line(line).await,
-                Wake::Line(None) => Err(End::Failed(died(
-                    "the engine exited or closed the connection",
-                ))),
-                Wake::Request(Some(request)) => self.on_request(request).await,
-                Wake::Request(None) => Err(End::Quit),
-                Wake::Deadline => self.on_deadline().await,
-                Wake::CallerGone => self.stop_search().await,
-            };
-            let step = match step {
-                Ok(()) => self.start_next().await,
-                Err(end) => Err(end),
-            };
-            if let Err(end) = step {
-                break end;
-            }
-        };
-        self.finish(end).await;
-    }
-
-    async fn write(&mut self, line: &str) -> Result<(), End> {
-        match tokio::time::timeout(self.timeouts.handshake, self.writer.send(line)).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(End::Failed(died(format!(
-                "cannot write to the engine: {e}"
-            )))),
-            Err(_) => Err(End::Failed(EngineError::Timeout(
-                "the engine stopped reading its input".into(),
-            ))),
-        }
-    }
-
-    async fn on_line(&mut self, raw: String) -> Result<(), End> {
-        let parsed = EngineLine::parse(&raw);
-        match (&mut self.state, &parsed) {
-            (State::Searching(running), EngineLine::Info(info))
-                if info.score.is_some() || !info.pv.is_empty() =>
-            {
-                let line = info.multipv.unwrap_or(1);
-                running.lines.insert(line, (**info).clone());
-            }
-            (State::Searching(_), EngineLine::BestMove(best)) => {
-                let best = best.clone();
-                if let State::Searching(running) = std::mem::replace(&mut self.state, State::Idle) {
-                    let mut running = *running;
-                    let reply = running.reply.take();
-                    let result = running.result(best);
-                    for waiter in self.stop_waiters.drain(..) {
-                        let _ = waiter.send(Ok(Some(result.clone())));
-                    }
-                    if let Some(reply) = reply {
-                        let _ = reply.send(Ok(result));
-                    }
-                }
-            }
-            (State::AwaitReady { .. }, EngineLine::ReadyOk) => {
-                if let State::AwaitReady { reply, .. } =
-                    std::mem::replace(&mut self.state, State::Idle)
-                {
-                    let _ = reply.send(Ok(()));
-                }
-            }
-            _ => {}
-        }
-        (self.sink)(EngineEvent::Line { raw, parsed });
-        Ok(())
-    }
-
-    async fn on_request(&mut self, request: Request) -> Result<(), End> {
-        match request {
-            Request::Send(line, reply) => {
-                let written = self.write(&line).await;
-                if let Some(reply) = reply {
-                    let _ = reply.send(match &written {
-                        Ok(()) => Ok(()),
-                        Err(_) => Err(died("the line could not be written")),
-                    });
-                }
-                written
-            }
-            Request::Stop(reply) => match &self.state {
-                State::Searching(_) => {
-                    self.stop_waiters.push(reply);
-                    self.send_stop().await
-                }
-                _ => {
-                    let _ = reply.send(Ok(None));
-                    Ok(())
-                }
-            },
-            Request::Search(..) | Request::Ready(..) => {
-                let preempt = matches!(&self.state, State::Searching(r) if r.infinite);
-                self.queue.push_back(request);
-                if preempt {
-                    // A new search replaces a running analysis.
-                    self.send_stop().await?;
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// Sends `stop` to the running search (once).
-    async fn send_stop(&mut self) -> Result<(), End> {
-        let State::Searching(running) = &mut self.state else {
-            return Ok(());
-        };
-        if running.stop_sent {
-            return Ok(());
-        }
-        running.stop_sent = true;
-        // From now on the engine has the handshake allowance to answer.
-        running.deadline = Some(Instant::now() + self.timeouts.handshake);
-        self.write(&GuiCommand::Stop.to_string()).await
-    }
-
-    /// The caller of the running search went away: stop it, keep the session.
-    async fn stop_search(&mut self) -> Result<(), End> {
-        if let State::Searching(running) = &mut self.state {
-            running.reply = None;
-        }
-        self.send_stop().await
-    }
-
-    async fn on_deadline(&mut self) -> Result<(), End> {
-        match &mut self.state {
-            State::Idle => Ok(()),
-            State::AwaitReady { .. } => Err(End::Failed(EngineError::Timeout(format!(
-                "the engine did not answer isready within {:?}",
-                self.timeouts.handshake
-            )))),
-            State::Searching(running) => {
-                if running.stop_sent {
-                    // Told to stop and still silent: it is hung.
-                    return Err(End::Failed(EngineError::Timeout(
-                        "the engine did not answer stop in time and was killed".into(),
-                    )));
-                }
-                if let Some(reply) = running.reply.take() {
-                    let _ = reply.send(Err(EngineError::Timeout(
-                        "the engine did not answer before the deadline; it was told to stop".into(),
-                    )));
-                }
-                self.send_stop().await
-            }
-        }
-    }
-
-    /// Starts queued work while the engine is idle.
-    async fn start_next(&mut self) -> Result<(), End> {
-        while matches!(self.state, State::Idle) {
-            let Some(request) = self.queue.pop_front() else {
-                return Ok(());
-            };
-            match request {
-                Request::Search(search, reply) => {
-                    if reply.is_closed() {
-                        continue;
-                    }
-                    self.prepare(&search.position, search.multipv).await?;
-                    self.write(&GuiCommand::Go(search.limits.clone()).to_string())
-                        .await?;
-                    let infinite = search.limits.infinite || search.limits.ponder;
-                    self.state = State::Searching(Box::new(Running {
-                        reply: Some(reply),
-                        deadline: search.timeout.map(|t| Instant::now() + t),
-                        stop_sent: false,
-                        infinite,
-                        started: std::time::Instant::now(),
-                        lines: BTreeMap::new(),
-                    }));
-                }
-                Request::Ready(position, reply) => {
-                    if let Some(position) = &position {
-                        self.prepare(position, None).await?;
-                    }
-                    self.write(&GuiCommand::IsReady.to_string()).await?;
-                    self.state = State::AwaitReady {
-                        reply,
-                        deadline: Instant::now() + self.timeouts.handshake,
-                    };
-                }
-                other => {
-                    // Only searches and readiness checks are queued.
-                    self.queue.push_front(other);
-                    return Ok(());
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Options that change per search, `ucinewgame` for a new game, then `position`.
-    async fn prepare(&mut self, position: &PositionSpec, multipv: Option<u32>) -> Result<(), End> {
-        let multipv = multipv.unwrap_or(1).max(1);
-        if multipv != self.multipv && self.identity.option("MultiPV").is_some() {
-            self.multipv = multipv;
-            let line = GuiCommand::SetOption {
-                name: "MultiPV".into(),
-                value: Some(multipv.to_string()),
-            };
-            self.write(&line.to_string()).await?;
-        }
-        if position.chess960 != self.chess960 && self.identity.option("UCI_Chess960").is_some() {
-            self.chess960 = position.chess960;
-            let line = GuiCommand::SetOption {
-                name: "UCI_Chess960".into(),
-                value: Some(position.chess960.to_string()),
-            };
-            self.write(&line.to_string()).await?;
-        }
-        let same_game = self
-            .last_position
-            .as_ref()
-            .is_some_and(|last| position.continues(last));
-        if !same_game {
-            self.write(&GuiCommand::UciNewGame.to_string()).await?;
-        }
-        self.write(&position.command().to_string()).await?;
-        self.last_position = Some(position.clone());
-        Ok(())
-    }
-
-    /// Ends the session: fails everyone waiting, tells the sink, quits or kills the engine.
-    async fn finish(mut self, end: End) {
-        let error = match &end {
-            End::Quit => died("the engine was detached"),
-            End::Failed(e) => e.clone(),
-        };
-        self.requests.close();
-        let state = std::mem::replace(&mut self.state, State::Idle);
-        match state {
-            State::Searching(running) => {
-                if let Some(reply) = running.reply {
-                    let _ = reply.send(Err(error.clone()));
-                }
-            }
-            State::AwaitReady { reply, .. } => {
-                let _ = reply.send(Err(error.clone()));
-            }
-            State::Idle => {}
-        }
-        for waiter in self.stop_waiters.drain(..) {
-            let _ = waiter.send(Err(error.clone()));
-        }
-        let mut pending: Vec<Request> = self.queue.drain(..).collect();
-        while let Ok(request) = self.requests.try_recv() {
-            pending.push(request);
-        }
-        for request in pending {
-            match request {
-                Request::Search(_, reply) => {
-                    let _ = reply.send(Err(error.clone()));
-                }
-                Request::Ready(_, reply) | Request::Send(_, Some(reply)) => {
-                    let _ = reply.send(Err(error.clone()));
-                }
-                Request::Stop(reply) => {
-                    let _ = reply.send(Err(error.clone()));
-                }
-                Request::Send(_, None) => {}
-            }
-        }
-        match end {
-            End::Quit => {
-                let _ = tokio::time::timeout(QUIT_GRACE, self.writer.send("quit")).await;
-                if let Some(child) = self.child.take() {
-                    child.shutdown(QUIT_GRACE).await;
-                }
-            }
-            End::Failed(e) => {
-                tracing::warn!(engine = ?self.identity.name, error = %e, "engine session ended");
-                // Dropping the guard kills the process.
-                self.child.take();
-                (self.sink)(EngineEvent::Died(e));
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
-    use std::{collections::BTreeMap, sync::Mutex};
+pub(crate) mod tests {
+    use std::sync::Mutex;
 
     use super::*;
-    use crate::config::EndpointConfig;
 
     /// A shell-script engine: `body` is a POSIX sh `while read` loop body, `$l` the line.
-    fn script_engine(body: &str) -> EngineConfig {
+    pub(crate) fn script_engine(body: &str) -> EngineConfig {
         let script = format!("while read -r l; do {body}\ndone");
-        EngineConfig {
-            endpoint: EndpointConfig {
-                command: Some("sh".into()),
-                args: vec!["-c".into(), script],
-                ..EndpointConfig::default()
-            },
-            options: BTreeMap::new(),
-            handshake_timeout_ms: 1000,
-            search_timeout_ms: 1000,
-            max_hash_mb: 16,
-            max_threads: 1,
-        }
+        // Through serde, so that keys with defaults need not be listed here.
+        serde_json::from_value(serde_json::json!({
+            "command": "sh",
+            "args": ["-c", script],
+            "handshake_timeout_ms": 1000,
+            "search_timeout_ms": 1000,
+            "max_hash_mb": 16,
+            "max_threads": 1,
+        }))
+        .unwrap()
     }
 
     /// Answers the handshake; `go` gets `go_answer`.
@@ -820,7 +348,8 @@ mod tests {
         ))
     }
 
-    fn collecting_sink() -> (EventSink, Arc<Mutex<Vec<EngineEvent>>>) {
+    /// A sink that keeps every event.
+    pub(crate) fn collecting_sink() -> (EventSink, Arc<Mutex<Vec<EngineEvent>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let s = seen.clone();
         (Arc::new(move |e| s.lock().unwrap().push(e)), seen)
@@ -903,6 +432,52 @@ mod tests {
         assert_eq!(err.code(), "engine_handshake_failed");
         assert!(t.elapsed() >= Duration::from_millis(300));
         assert!(t.elapsed() < Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn a_failed_handshake_quotes_the_engines_output_and_stderr() {
+        let (sink, _) = collecting_sink();
+        // An XBoard engine configured as UCI: it answers `uci` as a move.
+        let mut config =
+            script_engine(r#"echo "Invalid move: $l"; echo "warning: no book for $l" >&2"#);
+        config.handshake_timeout_ms = 300;
+        let err = Engine::start("confused", &config, sink.clone())
+            .await
+            .unwrap_err();
+        let message = err.to_string();
+        assert_eq!(err.code(), "engine_handshake_failed");
+        assert!(message.contains("did not send uciok in time"), "{message}");
+        assert!(
+            message.contains(r#"its last output: "Invalid move: uci""#),
+            "{message}"
+        );
+        assert!(
+            message.contains(r#"its stderr: "warning: no book for uci""#),
+            "{message}"
+        );
+        // A program that exits at once: its last words are quoted too.
+        let mut config = script_engine("");
+        config.endpoint.args = vec!["-c".into(), "echo bye; echo 'fatal: no tables' >&2".into()];
+        let err = Engine::start("quitter", &config, sink.clone())
+            .await
+            .unwrap_err();
+        let message = err.to_string();
+        // (Whether the pipe broke before or after it exited is a race.)
+        assert!(
+            message.contains("closed the connection before uciok")
+                || message.contains("cannot write"),
+            "{message}"
+        );
+        assert!(message.contains(r#""bye""#), "{message}");
+        assert!(message.contains(r#""fatal: no tables""#), "{message}");
+        // Silence says so.
+        let mut config = script_engine(":");
+        config.handshake_timeout_ms = 200;
+        let message = Engine::start("mute", &config, sink)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("it printed nothing"), "{message}");
     }
 
     #[tokio::test]
