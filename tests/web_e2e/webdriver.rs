@@ -234,8 +234,7 @@ impl Session {
 
     /// A PNG screenshot of the element matching a CSS selector, as base64 text.
     pub async fn element_screenshot(&self, css: &str) -> String {
-        let id = self.find(css).await;
-        self.cmd("GET", &format!("/element/{id}/screenshot"), None)
+        self.on_element(css, "GET", "screenshot")
             .await
             .as_str()
             .expect("base64 text")
@@ -284,6 +283,25 @@ impl Session {
         }
     }
 
+    /// Sends `/element/{id}/{command}` to the element matching a CSS selector, found again and
+    /// retried while a live page replaces the element between the two calls (a stale element).
+    async fn on_element(&self, css: &str, method: &str, command: &str) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let id = self.find(css).await;
+            match self
+                .try_cmd(method, &format!("/element/{id}/{command}"), None)
+                .await
+            {
+                Ok(v) => return v,
+                Err(e) if Instant::now() < deadline && e.contains("stale element") => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => panic!("{command} of {css}: {e}"),
+            }
+        }
+    }
+
     /// Clicks the element matching a CSS selector, as a user would (pointer events at its
     /// centre; fails when something covers it).
     pub async fn click(&self, css: &str) {
@@ -298,7 +316,9 @@ impl Session {
                 Ok(_) => return,
                 Err(e)
                     if Instant::now() < deadline
-                        && (e.contains("not interactable") || e.contains("stale element")) =>
+                        && (e.contains("not interactable")
+                            || e.contains("stale element")
+                            || e.contains("click intercepted")) =>
                 {
                     tokio::time::sleep(Duration::from_millis(80)).await;
                 }
@@ -322,8 +342,7 @@ impl Session {
 
     /// The visible text of the element matching a CSS selector.
     pub async fn text(&self, css: &str) -> String {
-        let id = self.find(css).await;
-        self.cmd("GET", &format!("/element/{id}/text"), None)
+        self.on_element(css, "GET", "text")
             .await
             .as_str()
             .unwrap_or_default()
