@@ -99,8 +99,11 @@ impl<'a> HandshakeIo<'a> {
         }
     }
 
-    /// Keeps `line` among the last few quoted by a failure.
+    /// Keeps `line` (unless blank) among the last few quoted by a failure.
     fn remember(&mut self, line: String) {
+        if line.trim().is_empty() {
+            return;
+        }
         if self.recent.len() == QUOTED_LINES {
             self.recent.pop_front();
         }
