@@ -236,6 +236,11 @@ pub struct EngineConfig {
     /// `engine_timeout` (and, for searches without a time limit, the whole allowance).
     #[serde(default = "default_search_timeout_ms")]
     pub search_timeout_ms: u64,
+    /// Whether the engine, as a game's engine opponent, thinks on its opponent's time (UCI
+    /// `go ponder`, then `ponderhit` when the expected reply is played, `stop` and a new search
+    /// when another is). Its clock runs only on its own turn, as always.
+    #[serde(default)]
+    pub ponder: bool,
     /// The largest `Hash` (MiB) anyone may give this engine, the configuration included.
     #[serde(default = "default_engine_max_hash_mb")]
     pub max_hash_mb: u64,
