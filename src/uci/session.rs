@@ -429,7 +429,7 @@ impl Session {
                 self.timeouts.handshake
             )))),
             State::Searching(running) => {
-                if !running.deadline.is_some_and(|d| d <= now) {
+                if running.deadline.is_none_or(|d| d > now) {
                     // Not the deadline: the time to move now.
                     if running.move_now.take().is_some() && !running.stop_sent {
                         let lines = self.dialect.move_now();

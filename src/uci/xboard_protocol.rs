@@ -188,7 +188,7 @@ pub fn post_score(value: i64) -> ScoreValue {
     for base in [1_000_000u64, 100_000, 32_767, 32_000, 30_000] {
         if a <= base && a > base - 500 {
             let plies = base - a;
-            return mate((plies + 1) / 2);
+            return mate(plies.div_ceil(2));
         }
     }
     ScoreValue::Cp(value.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
