@@ -1,5 +1,6 @@
 //! Pondering: an engine opponent configured with `ponder = true` thinks on its opponent's time
-//! about the reply it expects (the `ponder` move of its last `bestmove`).
+//! about the reply it expects (the `ponder` move of its last `bestmove`). UCI engines only:
+//! XBoard has no `ponderhit`.
 //!
 //! - After the opponent engine moves, it is sent the position with the expected reply played
 //!   and `go ponder` with its usual limits (the clocks, or its `go`). The game is not locked:
@@ -18,6 +19,7 @@ use chessd_core::Color;
 
 use super::GameActor;
 use crate::{
+    config::EngineProtocol,
     game::engine_state::{allowance, Busy, Pondering},
     uci::{
         engine::{SearchRequest, SearchResult},
@@ -57,7 +59,9 @@ impl GameActor {
         let Some(a) = self.engine.current(generation) else {
             return;
         };
-        if !a.config.ponder || !a.is_idle() {
+        // XBoard has no `ponderhit` (its engines ponder by themselves, or not): UCI only.
+        let uci = a.engine.identity().protocol == EngineProtocol::Uci;
+        if !a.config.ponder || !uci || !a.is_idle() {
             return;
         }
         a.busy = Some(Busy::Ponder);
