@@ -1,4 +1,5 @@
-//! XBoard's (CECP's) side of an engine session, behind the same [`Engine`] handle as UCI.
+//! XBoard's (CECP's) side of an engine session, behind the same
+//! [`Engine`](crate::uci::engine::Engine) handle as UCI.
 //!
 //! - Handshake: `xboard`, `protover 2`, then `feature …` lines, each feature answered
 //!   `accepted`/`rejected` ([`accepts_feature`]), until `done=1`. After `done=0` it waits up to
