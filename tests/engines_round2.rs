@@ -21,7 +21,7 @@ use std::{
 };
 
 use common::{ws_connect, ws_json, GameSecrets, WsConn};
-use engines_support::{start, Api};
+use engines_support::{start, ws_until, Api};
 use serde_json::{json, Value};
 
 /// A Chess960 start (position 518 is the standard one; this is another) with its castling
@@ -51,14 +51,8 @@ fn code(v: &Value) -> Option<&str> {
 
 /// The next WebSocket frame of type `kind`, skipping others.
 async fn next_of(conn: &mut WsConn, kind: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        assert!(Instant::now() < deadline, "no {kind} frame");
-        let v = ws_json(conn).await;
-        if v["type"] == kind {
-            return v;
-        }
-    }
+    let seen = ws_until(conn, |v| v["type"] == kind).await;
+    seen.last().unwrap().clone()
 }
 
 #[actix_web::test]
@@ -478,16 +472,7 @@ async fn stockfish_ponders_on_the_players_time_with_hits_and_misses() {
         miss_reply >= Duration::from_millis(900),
         "a miss answered in {miss_reply:?}"
     );
-    let metrics = api
-        .client
-        .get(format!("{}/metrics", server.base))
-        .send()
-        .await
-        .unwrap()
-        .body()
-        .await
-        .unwrap();
-    let metrics = String::from_utf8_lossy(&metrics);
+    let metrics = api.metrics().await;
     for outcome in ["hit", "miss"] {
         let line = format!("chessd_engine_ponders_total{{outcome=\"{outcome}\"}} 1");
         assert!(metrics.contains(&line), "{line} not in the metrics");

@@ -13,7 +13,7 @@ mod engines_support;
 use std::time::{Duration, Instant};
 
 use common::{ws_connect, ws_json, ws_send};
-use engines_support::{children_named, socat, start, stockfish, Api, Socat};
+use engines_support::{children_named, socat, start, stockfish, ws_until, Api, Socat};
 use serde_json::{json, Value};
 
 /// The operator token the servers of these tests are configured with.
@@ -360,21 +360,6 @@ async fn binbo_uci_suite_steps() {
         (status, &v["error"]["code"]),
         (404, &json!("engine_not_found"))
     );
-}
-
-/// Reads WebSocket frames until `pred` matches one; returns every frame read.
-async fn ws_until(conn: &mut common::WsConn, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut seen = Vec::new();
-    while Instant::now() < deadline {
-        let v = ws_json(conn).await;
-        let done = pred(&v);
-        seen.push(v);
-        if done {
-            return seen;
-        }
-    }
-    panic!("no matching frame in {seen:?}");
 }
 
 #[actix_web::test]

@@ -16,8 +16,8 @@ use chessd_core::{
     Position,
 };
 use common::{ws_connect, ws_json};
-use engines_support::{required, start, Api};
-use serde_json::{json, Value};
+use engines_support::{required, start, ws_until, Api};
+use serde_json::json;
 
 /// A middlegame out of the engines' opening books.
 const MIDDLEGAME: &str = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1 w - - 0 10";
@@ -37,21 +37,6 @@ fn sjeng() -> String {
 
 fn phalanx() -> String {
     required("phalanx", &["/usr/games/phalanx", "/usr/bin/phalanx"])
-}
-
-/// Reads WebSocket frames until `pred` matches one; returns every frame read.
-async fn ws_until(conn: &mut common::WsConn, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut seen = Vec::new();
-    while Instant::now() < deadline {
-        let v = ws_json(conn).await;
-        let done = pred(&v);
-        seen.push(v);
-        if done {
-            return seen;
-        }
-    }
-    panic!("no matching frame in {seen:?}");
 }
 
 #[actix_web::test]

@@ -193,6 +193,18 @@ impl Api {
         )
     }
 
+    /// The server's `/metrics` text.
+    pub async fn metrics(&self) -> String {
+        let mut resp = self
+            .client
+            .get(format!("{}/metrics", self.base))
+            .send()
+            .await
+            .expect("request sent");
+        let bytes = resp.body().await.expect("body");
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     /// Creates a game from `body`.
     pub async fn game(&self, body: Value) -> GameSecrets {
         common::create_game(&self.client, &self.base, &body).await
@@ -253,6 +265,21 @@ impl Api {
         }
         panic!("the game did not end within {max_plies} plies");
     }
+}
+
+/// Reads WebSocket frames until `pred` matches one (10 s at most); returns every frame read.
+pub async fn ws_until(conn: &mut common::WsConn, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        let v = common::ws_json(conn).await;
+        let done = pred(&v);
+        seen.push(v);
+        if done {
+            return seen;
+        }
+    }
+    panic!("no matching frame in {seen:?}");
 }
 
 /// The OpenAPI document.
