@@ -302,6 +302,34 @@ mod tests {
     }
 
     #[test]
+    fn scores_from_whites_side() {
+        let score = |value, bound| Score { value, bound };
+        let cp = score(ScoreValue::Cp(31), Some(Bound::Lower));
+        assert_eq!(white_view(cp, Color::White), cp);
+        assert_eq!(
+            white_view(cp, Color::Black),
+            score(ScoreValue::Cp(-31), Some(Bound::Upper))
+        );
+        assert_eq!(
+            white_view(score(ScoreValue::Mate(-2), None), Color::Black),
+            score(ScoreValue::Mate(2), None)
+        );
+        // Black to move, mated in 2 from Black's side: White mates in 2.
+        let root = chessd_core::Position::from_fen(
+            "6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1",
+            chessd_core::FenMode::Strict,
+        )
+        .unwrap();
+        let info = crate::uci::protocol::Info {
+            score: Some(score(ScoreValue::Mate(-1), None)),
+            ..Default::default()
+        };
+        let view = EngineInfoView::new(&info, &root);
+        assert_eq!(view.pov, Color::Black);
+        assert_eq!(view.white_score, Some(score(ScoreValue::Mate(1), None)));
+    }
+
+    #[test]
     fn replays_exactly_the_missed_events() {
         let mut log = EventLog::new(3);
         for _ in 0..5 {
