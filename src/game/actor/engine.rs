@@ -135,11 +135,11 @@ impl GameActor {
     }
 
     /// Checks that every move of a `searchmoves` list is legal in `pos`.
+    /// A move that is not legal there is `illegal_move`, as a move would be.
     fn check_searchmoves_in(&self, pos: &Position, moves: &[String]) -> Result<(), GameError> {
         for text in moves {
-            pos.parse_uci(text).map_err(|e| {
-                GameError::invalid(format!("searchmoves: {text} is not a legal move here: {e}"))
-            })?;
+            pos.parse_uci(text)
+                .map_err(chessd_core::game::GameError::IllegalUci)?;
         }
         Ok(())
     }
@@ -893,11 +893,14 @@ impl GameActor {
     /// for, or when a finished game has none (analysis is what players do after a game).
     fn start_analysis(
         &mut self,
-        request: AnalysisRequest,
+        mut request: AnalysisRequest,
         reply: Reply<EngineReply>,
         ctx: &mut Context<Self>,
     ) {
         let over = self.game.is_over();
+        // A ply past the game's end is its end (the answer says which ply is analysed).
+        let len = self.game.history().len();
+        request.ply = request.ply.map(|p| p.min(len));
         let checked = (|| {
             if self.engine.opponent.is_some() && !over {
                 return Err(busy_error(
@@ -907,12 +910,6 @@ impl GameActor {
             }
             // Everything that can be checked before an engine is started is checked first.
             analysis_limits(&request)?;
-            let len = self.game.history().len();
-            if let Some(ply) = request.ply.filter(|&p| p > len) {
-                return Err(GameError::invalid(format!(
-                    "ply {ply} is past the game's end: it has {len} plies"
-                )));
-            }
             let attached = self.engine.attached.as_ref();
             let start = match (&request.engine, attached) {
                 (Some(name), Some(a)) if *name == a.name => None,
@@ -1054,22 +1051,21 @@ fn analysis_multipv(identity: &Identity, asked: Option<u32>) -> Result<u32, Game
     Ok(multipv)
 }
 
-/// An analysis's limits: `infinite` when none are given; checked as a raw `go` is, and never
-/// `ponder`.
+/// An analysis's limits: `infinite` when none are given, and for `ponder` (an analysis has
+/// nothing to ponder on: it searches until stopped either way); checked as a raw `go` is.
 fn analysis_limits(request: &AnalysisRequest) -> Result<GoLimits, GameError> {
-    let limits = match &request.limits {
+    let mut limits = match &request.limits {
         Some(l) if !l.is_empty() => l.clone(),
         _ => GoLimits {
             infinite: true,
             ..GoLimits::default()
         },
     };
-    checked_limits(&limits)?;
     if limits.ponder {
-        return Err(GameError::invalid(
-            "an analysis cannot ponder: use infinite, or limits that end by themselves",
-        ));
+        limits.ponder = false;
+        limits.infinite = true;
     }
+    checked_limits(&limits)?;
     Ok(limits)
 }
 
