@@ -308,8 +308,9 @@ pub fn finite_limits(limits: GoLimits) -> Result<GoLimits, GameError> {
 pub fn check_can_play(name: &str, identity: &Identity, start: &Position) -> Result<(), GameError> {
     if start.is_chess960() && !identity.supports_chess960() {
         return Err(crate::uci::EngineError::Unsupported(format!(
-            "engine {name} cannot play Chess960 (it declares no UCI_Chess960 option), and this \
-             game starts from a Chess960 position"
+            "engine {name} cannot play Chess960 (it declares no UCI_Chess960 option, or no \
+             fischerandom among its XBoard variants), and this game starts from a Chess960 \
+             position"
         ))
         .into());
     }
