@@ -16,7 +16,7 @@ use chessd_core::{
     Position,
 };
 use common::{ws_connect, ws_json};
-use engines_support::{required, start, ws_until, Api};
+use engines_support::{required, start, ws_until, Api, Reaper};
 use serde_json::json;
 
 /// A middlegame out of the engines' opening books.
@@ -46,6 +46,7 @@ fn phalanx() -> String {
 )]
 async fn sjeng_plays_a_whole_game_as_the_engine_opponent() {
     let server = start(&xboard_env("sjeng", &sjeng()));
+    let _reaper = Reaper::new(&server, &["sjeng", "phalanx"]);
     let api = Api::new(&server);
     let g = api
         .game(json!({"opponent": {"engine": "sjeng", "plays": "black", "go": {"movetime": 100}}}))
@@ -102,6 +103,7 @@ async fn sjeng_plays_a_whole_game_as_the_engine_opponent() {
 )]
 async fn phalanx_gives_hints_and_streams_an_analysis() {
     let server = start(&xboard_env("phalanx", &phalanx()));
+    let _reaper = Reaper::new(&server, &["sjeng", "phalanx"]);
     let api = Api::new(&server);
     let g = api.game(json!({})).await;
     let path = |sub: &str| format!("/v1/games/{}{sub}", g.id);
@@ -202,6 +204,7 @@ async fn a_handshake_in_the_wrong_protocol_fails_with_the_engines_words() {
         "1000".into(),
     ));
     let server = start(&env);
+    let _reaper = Reaper::new(&server, &["sjeng", "phalanx"]);
     let api = Api::new(&server);
     let g = api.game(json!({})).await;
     // A program that is no XBoard engine (cat echoes what it gets).

@@ -151,6 +151,36 @@ pub fn children_named(parent: u32, name: &str) -> Vec<u32> {
     out
 }
 
+/// Kills a server's engine processes of the given names when dropped. Declared after the
+/// server, it is dropped before it: a test server is killed with SIGKILL, and an XBoard engine
+/// such as Sjeng then spins on its closed input instead of exiting as UCI engines do.
+pub struct Reaper {
+    server: u32,
+    names: &'static [&'static str],
+}
+
+impl Reaper {
+    /// Reaps `names` among the children of `server` at the end of the test.
+    pub fn new(server: &common::Server, names: &'static [&'static str]) -> Reaper {
+        Reaper {
+            server: server.pid(),
+            names,
+        }
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for name in self.names {
+            for pid in children_named(self.server, name) {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
 /// JSON calls on one server.
 pub struct Api {
     /// The HTTP client.
