@@ -141,9 +141,9 @@ async fn raw_uci_lines_cannot_write_files_whatever_their_spelling() {
         let (status, v) = api
             .post(&path, Some(operator), json!({ "command": line }))
             .await;
-        // searchmoves that are not legal here are a client error of its own kind.
+        // searchmoves that are not legal here are refused as a move would be.
         let want = if line.contains("searchmoves") {
-            (400, "invalid_request")
+            (422, "illegal_move")
         } else {
             (422, "command_refused")
         };
