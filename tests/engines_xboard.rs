@@ -16,7 +16,7 @@ use chessd_core::{
     Position,
 };
 use common::{ws_connect, ws_json};
-use engines_support::{required, start, ws_until, Api, Reaper};
+use engines_support::{required, start, ws_until, Api};
 use serde_json::json;
 
 /// A middlegame out of the engines' opening books.
@@ -46,7 +46,6 @@ fn phalanx() -> String {
 )]
 async fn sjeng_plays_a_whole_game_as_the_engine_opponent() {
     let server = start(&xboard_env("sjeng", &sjeng()));
-    let _reaper = Reaper::new(&server, &["sjeng", "phalanx"]);
     let api = Api::new(&server);
     let g = api
         .game(json!({"opponent": {"engine": "sjeng", "plays": "black", "go": {"movetime": 100}}}))
@@ -103,7 +102,6 @@ async fn sjeng_plays_a_whole_game_as_the_engine_opponent() {
 )]
 async fn phalanx_gives_hints_and_streams_an_analysis() {
     let server = start(&xboard_env("phalanx", &phalanx()));
-    let _reaper = Reaper::new(&server, &["sjeng", "phalanx"]);
     let api = Api::new(&server);
     let g = api.game(json!({})).await;
     let path = |sub: &str| format!("/v1/games/{}{sub}", g.id);
@@ -204,39 +202,33 @@ async fn a_handshake_in_the_wrong_protocol_fails_with_the_engines_words() {
         "1000".into(),
     ));
     let server = start(&env);
-    let _reaper = Reaper::new(&server, &["sjeng", "phalanx"]);
     let api = Api::new(&server);
     let g = api.game(json!({})).await;
+    // Attaching `name` fails its handshake; the error's message.
+    let refused = |name: &'static str| {
+        let (api, g) = (&api, &g);
+        async move {
+            let (status, v) = api
+                .post(
+                    &format!("/v1/games/{}/engine", g.id),
+                    Some(&g.admin),
+                    json!({ "name": name }),
+                )
+                .await;
+            assert_eq!(
+                (status, &v["error"]["code"]),
+                (502, &json!("engine_handshake_failed")),
+                "{v}"
+            );
+            v["error"]["message"].as_str().unwrap().to_string()
+        }
+    };
     // A program that is no XBoard engine (cat echoes what it gets).
-    let (status, v) = api
-        .post(
-            &format!("/v1/games/{}/engine", g.id),
-            Some(&g.admin),
-            json!({"name": "notxb"}),
-        )
-        .await;
-    assert_eq!(
-        (status, &v["error"]["code"]),
-        (502, &json!("engine_handshake_failed")),
-        "{v}"
-    );
-    let message = v["error"]["message"].as_str().unwrap();
+    let message = refused("notxb").await;
     assert!(message.contains("no XBoard feature"), "{message}");
     assert!(message.contains(r#""protover 2""#), "{message}");
     // An XBoard engine configured as UCI: its answer to `uci` is quoted.
-    let (status, v) = api
-        .post(
-            &format!("/v1/games/{}/engine", g.id),
-            Some(&g.admin),
-            json!({"name": "sjuci"}),
-        )
-        .await;
-    assert_eq!(
-        (status, &v["error"]["code"]),
-        (502, &json!("engine_handshake_failed")),
-        "{v}"
-    );
-    let message = v["error"]["message"].as_str().unwrap();
+    let message = refused("sjuci").await;
     assert!(message.contains("did not send uciok"), "{message}");
     // Sjeng prints its board when it starts (and buffers the rest outside XBoard mode).
     assert!(message.contains("its last output: "), "{message}");

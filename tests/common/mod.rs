@@ -23,6 +23,34 @@ pub struct Server {
     scratch: Option<std::path::PathBuf>,
 }
 
+/// The live (not zombie) processes whose parent is `parent`, with their command names.
+pub fn children_of(parent: u32) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …; comm may contain spaces, so split at the last ')'.
+        let Some((head, tail)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let comm = head.split_once('(').map(|(_, c)| c).unwrap_or("");
+        let mut fields = tail.split_whitespace();
+        let state = fields.next().unwrap_or("");
+        let ppid: u32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        if ppid == parent && state != "Z" {
+            out.push((pid, comm.to_string()));
+        }
+    }
+    out
+}
+
 /// A loopback port free right now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -134,6 +162,13 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // Its engines and workers first: once the server is gone they can no longer be found,
+        // and an engine such as Sjeng spins on its closed input instead of exiting.
+        for (pid, _) in children_of(self.child.id()) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         if let Some(path) = &self.scratch {

@@ -125,60 +125,11 @@ impl Drop for Socat {
 
 /// The ids of the processes whose parent is `parent` and whose command name is `name`.
 pub fn children_named(parent: u32, name: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid …; comm may contain spaces, so split at the last ')'.
-        let Some((head, tail)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let comm = head.split_once('(').map(|(_, c)| c).unwrap_or("");
-        let mut fields = tail.split_whitespace();
-        let state = fields.next().unwrap_or("");
-        let ppid: u32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-        if ppid == parent && comm == name && state != "Z" {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// Kills a server's engine processes of the given names when dropped. Declared after the
-/// server, it is dropped before it: a test server is killed with SIGKILL, and an XBoard engine
-/// such as Sjeng then spins on its closed input instead of exiting as UCI engines do.
-pub struct Reaper {
-    server: u32,
-    names: &'static [&'static str],
-}
-
-impl Reaper {
-    /// Reaps `names` among the children of `server` at the end of the test.
-    pub fn new(server: &common::Server, names: &'static [&'static str]) -> Reaper {
-        Reaper {
-            server: server.pid(),
-            names,
-        }
-    }
-}
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        for name in self.names {
-            for pid in children_named(self.server, name) {
-                let _ = Command::new("kill")
-                    .args(["-KILL", &pid.to_string()])
-                    .status();
-            }
-        }
-    }
+    common::children_of(parent)
+        .into_iter()
+        .filter(|(_, comm)| comm == name)
+        .map(|(pid, _)| pid)
+        .collect()
 }
 
 /// JSON calls on one server.
