@@ -289,3 +289,97 @@ async fn shared_perft_tasks_are_taken_by_every_node_and_worker_and_counted_once(
     assert_eq!(status, 204);
     db.close().await;
 }
+
+/// A job runs while its creation is still on its way to the store: its coordinator, finding
+/// no row for the job yet, waits for it and folds the finished tasks in, instead of taking the
+/// job for another node's and stopping (which left the job shown as queued forever, with no
+/// node to take it over).
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn a_coordinator_waits_for_the_row_of_its_job() {
+    use chessd::jobs::{
+        perft_job::{PerftTask, TaskBatch, TaskRunner},
+        record,
+        shared_tasks::SharedTasks,
+    };
+    use std::sync::{atomic::AtomicBool, Arc};
+
+    let pg = PgServer::start();
+    let store = chessd::store::Store::open(&pg.url, chessd::store::SqliteSync::Full, 512)
+        .await
+        .unwrap();
+    let queue = store.task_queue().expect("PostgreSQL has the task queue");
+    let runner = SharedTasks::new(queue.clone(), "n1", tokio::runtime::Handle::current());
+    let job = uuid::Uuid::new_v4();
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
+    ];
+    let tasks: Vec<PerftTask> = fens
+        .iter()
+        .enumerate()
+        .map(|(index, fen)| PerftTask {
+            index,
+            fen: fen.to_string(),
+            depth: 2,
+            occurrences: 1,
+        })
+        .collect();
+    let coordinator = tokio::task::spawn_blocking(move || {
+        let interrupted = AtomicBool::new(false);
+        let mut done = Vec::new();
+        let batch = TaskBatch {
+            job,
+            tasks,
+            stats: false,
+            cancel: Arc::new(AtomicBool::new(false)),
+            interrupted: &interrupted,
+        };
+        let ended = runner.run(batch, &mut |j, stats| done.push((j, stats.nodes)));
+        (ended, done, interrupted.into_inner())
+    });
+
+    // The tasks are queued and counted while the job has no row yet.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut counted = 0;
+    while counted < fens.len() {
+        assert!(Instant::now() < deadline, "the tasks were not queued");
+        let Some(task) = queue.lease("t", 10_000).await.unwrap() else {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let pos = Position::from_fen(&task.fen, FenMode::Lenient).unwrap();
+        let stats = chessd_core::perft::perft_stats(&pos, task.depth);
+        queue
+            .submit(&job, task.task, &record::task(&stats), "t")
+            .await
+            .unwrap();
+        counted += 1;
+    }
+    // The coordinator polls several times before the creation commits.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let db = sqlx::PgPool::connect(&pg.url).await.unwrap();
+    sqlx::query(
+        "INSERT INTO jobs (id, kind, request_key, request, state, secret, created_ms, \
+         updated_ms, node) VALUES ($1, 'perft', 'k', '{}', 'running', '\\x00', 0, 0, 'n1')",
+    )
+    .bind(job.as_bytes().as_slice())
+    .execute(&db)
+    .await
+    .unwrap();
+
+    let (ended, mut done, interrupted) = tokio::time::timeout(Duration::from_secs(30), coordinator)
+        .await
+        .expect("the coordinator did not end")
+        .unwrap();
+    assert_eq!(ended, Ok(()));
+    assert!(!interrupted, "the job was taken for another node's");
+    done.sort_unstable();
+    // 20 replies to each of 1. e4 and 1. d4, then 20 or more moves for White after each.
+    assert_eq!(done, vec![(0, 600), (1, 560)]);
+    db.close().await;
+    store.close().await;
+}

@@ -4,8 +4,9 @@
 //! --server` (see `task_taker.rs`) — and hands each to the job once, until all are in (each
 //! poll reads only the tasks still awaited).
 //!
-//! The job's thread waits here; the queries run on the server's runtime. It stops without an
-//! end of its own when the job is no longer this node's (another node took it over while this
+//! The job's thread waits here; the queries run on the server's runtime. It waits while the
+//! job's row is not in the store yet (its creation commits while the job already runs). It
+//! stops without an end of its own when the job is no longer this node's (another node took it over while this
 //! one was paused, or it ended through another node), and fails the job when a task keeps
 //! being leased without a result (a position that kills its takers).
 
@@ -101,6 +102,7 @@ impl TaskRunner for SharedTasks {
             .map(|(j, t)| (t.index as i64, j))
             .collect();
         let mut unreadable_since: Option<Instant> = None;
+        let mut unwritten_since: Option<Instant> = None;
         while !awaited.is_empty() {
             if batch.cancel.load(Relaxed) {
                 return Ok(());
@@ -122,6 +124,18 @@ impl TaskRunner for SharedTasks {
                     continue;
                 }
             };
+            if progress.state.is_none() {
+                // The job's row is not written yet: its creation is committed by the store's
+                // writer while the job already runs (the job is cancelled if that write fails).
+                // Taken for "not this node's", the job would be forgotten here and shown from
+                // the store as queued forever, with no node to take it over.
+                let since = *unwritten_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > STORE_PATIENCE {
+                    return Err("the job's creation never reached the store".into());
+                }
+                std::thread::sleep(POLL);
+                continue;
+            }
             let ours = progress.node.as_deref() == Some(self.node.as_str());
             let unfinished = matches!(progress.state.as_deref(), Some("queued" | "running"));
             if !ours || !unfinished {
