@@ -470,3 +470,71 @@ async fn an_engine_opponent_comes_back_with_its_game() {
     drop(server);
     common::remove_sqlite(&path);
 }
+
+/// A game two engines play comes back after a restart with both engines, which play on from
+/// where the store left the game.
+#[actix_web::test]
+async fn both_engines_of_an_engine_match_come_back_with_their_game() {
+    let path = scratch_store();
+    let store = format!("sqlite://{}", path.display());
+    let env = [
+        ("CHESSD_STORE__URL", store.as_str()),
+        ("CHESSD_ENGINES__MINI__BUILTIN", "true"),
+    ];
+    let c = client();
+    let mut server = Server::start(&env);
+    // Slow enough that the game is still going when the server stops.
+    let g = common::create_game(
+        &c,
+        &server.base,
+        &json!({"opponents": [
+            {"engine": "builtin", "plays": "white", "go": {"movetime": 150}},
+            {"engine": "mini", "plays": "black", "go": {"movetime": 150}},
+        ]}),
+    )
+    .await;
+    let view = format!("{}/v1/games/{}", server.base, g.id);
+    let before = wait_for_plies(&c, &view, 4).await;
+    assert!(server.terminate(Duration::from_secs(15)));
+
+    let server = Server::start(&env);
+    let view = format!("{}/v1/games/{}", server.base, g.id);
+    let plies = before["moves"].as_array().unwrap().len();
+    let after = wait_for_plies(&c, &view, plies + 2).await;
+    // The game went on from the stored moves, by both engines.
+    assert_eq!(
+        after["moves"].as_array().unwrap()[..plies],
+        before["moves"].as_array().unwrap()[..plies]
+    );
+    assert_eq!(
+        after["options"]["opponents"],
+        json!([{"engine": "builtin", "plays": "white"}, {"engine": "mini", "plays": "black"}])
+    );
+    let mut resp = c.get(format!("{view}/engine")).send().await.unwrap();
+    let engine: Value = serde_json::from_slice(&resp.body().await.unwrap()).unwrap();
+    let sides = [
+        engine["opponent"]["plays"].clone(),
+        engine["rival"]["plays"].clone(),
+    ];
+    assert!(
+        sides.contains(&json!("white")) && sides.contains(&json!("black")),
+        "{engine}"
+    );
+    drop(server);
+    common::remove_sqlite(&path);
+}
+
+/// Reads the game at `url` until it has `plies` moves (or has ended), within 20 s.
+async fn wait_for_plies(c: &awc::Client, url: &str, plies: usize) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut resp = c.get(url).send().await.unwrap();
+        let v: Value = serde_json::from_slice(&resp.body().await.unwrap()).unwrap();
+        if v["moves"].as_array().map_or(0, Vec::len) >= plies {
+            return v;
+        }
+        assert_eq!(v["status"]["result"], "ongoing", "{v}");
+        assert!(Instant::now() < deadline, "the engines did not move: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -100,6 +100,8 @@ pub enum ErrorCode {
     WorkDisabled,
     /// A shared perft task is not open any more (done, or its job ended, or leased again).
     TaskGone,
+    /// Engine opponents that cannot play one game together (two for the same side).
+    InvalidOpponents,
     /// Something went wrong inside the server.
     Internal,
 }
@@ -138,6 +140,7 @@ impl ErrorCode {
             CommandRefused | EngineUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
             WorkDisabled => StatusCode::FORBIDDEN,
             TaskGone => StatusCode::CONFLICT,
+            InvalidOpponents => StatusCode::UNPROCESSABLE_ENTITY,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -189,6 +192,7 @@ impl ErrorCode {
             EngineUnsupported => "engine_unsupported",
             WorkDisabled => "work_disabled",
             TaskGone => "task_gone",
+            InvalidOpponents => "invalid_opponents",
             Internal => "internal",
         }
     }
@@ -357,6 +361,7 @@ impl From<GameError> for ApiError {
             }
             GameError::WebhookNotAllowed(_) => ErrorCode::WebhookNotAllowed,
             GameError::NoEngine => ErrorCode::NoEngine,
+            GameError::Opponents(_) => ErrorCode::InvalidOpponents,
             GameError::EngineBusy(_) => ErrorCode::EngineBusy,
         };
         ApiError::new(code, e.to_string())

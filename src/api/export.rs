@@ -159,10 +159,7 @@ impl<'a> ExportedGame<'a> {
     pub fn of(record: &'a GameRecord) -> ExportedGame<'a> {
         let seat = |color: Color| PlayerView {
             name: record.player(color),
-            engine: match &record.engine_seat {
-                Some((side, name)) if *side == color => Some(name.as_str()),
-                _ => None,
-            },
+            engine: record.engine(color),
         };
         let start = record.game.start_position();
         ExportedGame {

@@ -63,6 +63,9 @@ pub struct CreateGame {
     pub draw_policy: Option<DrawPolicy>,
     /// An engine that plays one side by itself (see `/v1/engines`).
     pub opponent: Option<OpponentBody>,
+    /// Engines that play by themselves, one for each side (an engine match, played as a
+    /// normal game); instead of `opponent`.
+    pub opponents: Option<Vec<OpponentBody>>,
 }
 
 /// Seat and admin secrets.
@@ -116,9 +119,14 @@ pub struct OptionsView {
     pub time_control: Option<TimeControl>,
     /// Whether a terminate webhook is set.
     pub webhook: bool,
-    /// The engine opponent, when an engine plays a side by itself.
+    /// The engine opponent, when an engine plays one side by itself (`null` when engines play
+    /// both sides: see `opponents`).
     #[serde(default)]
     pub opponent: Option<OpponentView>,
+    /// Every side an engine plays (White's first): empty, the opponent, or both engines of an
+    /// engine match.
+    #[serde(default)]
+    pub opponents: Vec<OpponentView>,
 }
 
 /// The engine opponent of a game, as its options show it.
@@ -156,10 +164,21 @@ fn options_view(s: &GameSnapshot) -> OptionsView {
         draw_policy: s.game.policy(),
         time_control: s.time_control,
         webhook: s.has_webhook,
-        opponent: s.engine_seat.as_ref().map(|(plays, engine)| OpponentView {
-            engine: engine.clone(),
-            plays: *plays,
-        }),
+        opponent: match s.engine_seats.as_slice() {
+            [(plays, engine)] => Some(OpponentView {
+                engine: engine.clone(),
+                plays: *plays,
+            }),
+            _ => None,
+        },
+        opponents: s
+            .engine_seats
+            .iter()
+            .map(|(plays, engine)| OpponentView {
+                engine: engine.clone(),
+                plays: *plays,
+            })
+            .collect(),
     }
 }
 
@@ -246,17 +265,30 @@ pub async fn create(
         time_control: body.time_control,
         draw_policy: game.policy(),
     };
-    let opponent = body.opponent.map(|o| OpponentSpec {
-        engine: o.engine,
-        opponent: Opponent {
-            plays: o.plays,
-            go: o.go,
-        },
-    });
+    let opponents =
+        match (body.opponent, body.opponents) {
+            (Some(_), Some(_)) => return Err(ApiError::invalid_request(
+                "give either opponent (one engine) or opponents (an engine for each side), not \
+                 both",
+            )),
+            (Some(one), None) => vec![one],
+            (None, Some(list)) => list,
+            (None, None) => Vec::new(),
+        };
+    let opponents = opponents
+        .into_iter()
+        .map(|o| OpponentSpec {
+            engine: o.engine,
+            opponent: Opponent {
+                plays: o.plays,
+                go: o.go,
+            },
+        })
+        .collect();
     let new = NewGame {
         game,
         options,
-        opponent,
+        opponents,
     };
     let (handle, secrets) = state.games.create(&client, new).await?;
     let snap = handle.snapshot().await?;

@@ -81,8 +81,9 @@ pub struct GameActor {
     env: Arc<GameEnv>,
     /// The game's engine work.
     engine: EngineState,
-    /// An opponent engine started with the game, attached when the actor starts.
-    pending_opponent: Option<(StartedEngine, Opponent)>,
+    /// Opponent engines started with the game (one, or two when engines play both sides),
+    /// attached when the actor starts.
+    pending_opponents: Vec<(StartedEngine, Opponent)>,
     /// The creator's place among its unfinished games; given back when the game ends.
     permit: Option<Permit>,
     /// Whether a move has been played since the actor started (else it may be abandoned).
@@ -93,8 +94,8 @@ pub struct GameActor {
     stored: Option<i64>,
     /// The shard lease its writes are made under (in a cluster).
     fence: Option<Fence>,
-    /// The engine opponent the game was created with, as stored (kept in its options).
-    stored_opponent: Option<StoredOpponent>,
+    /// The engine opponents the game was created with, as stored (kept in its options).
+    stored_opponents: Vec<StoredOpponent>,
     /// The result last written to the store (the games row's `status`).
     stored_result: chessd_core::game::GameResult,
     /// Writes sent to the store and not yet committed. While there are any, new requests wait
@@ -117,8 +118,8 @@ pub struct GameActor {
 type HeldAnswer = Box<dyn FnOnce(Option<&str>)>;
 
 impl GameActor {
-    /// A new game actor (not started). `opponent`, an engine already started, is attached
-    /// as the game's opponent when the actor starts.
+    /// A new game actor (not started). `opponents`, engines already started, are attached as
+    /// the game's opponent (and rival, when two engines play) when the actor starts.
     pub fn new(
         id: Uuid,
         game: Game,
@@ -126,7 +127,7 @@ impl GameActor {
         secrets: SecretDigests,
         env: Arc<GameEnv>,
         permit: Option<Permit>,
-        opponent: Option<(StartedEngine, Opponent)>,
+        opponents: Vec<(StartedEngine, Opponent)>,
     ) -> GameActor {
         let clock = options.time_control.map(Clock::new);
         let log = EventLog::new(env.event_history);
@@ -148,13 +149,13 @@ impl GameActor {
             stop_reason: StopReason::Stopped,
             env,
             engine: EngineState::default(),
-            pending_opponent: opponent,
+            pending_opponents: opponents,
             permit,
             moved,
             created: std::time::SystemTime::now(),
             stored: None,
             fence: None,
-            stored_opponent: None,
+            stored_opponents: Vec::new(),
             stored_result: chessd_core::game::GameResult::Ongoing,
             in_flight: 0,
             held: VecDeque::new(),
@@ -276,7 +277,7 @@ impl GameActor {
     /// Writes the game's options to the store (after a change).
     fn write_options(&mut self, ctx: &mut Context<Self>) {
         if let Some(game) = self.stored {
-            let options = StoredOptions::of(&self.options, self.stored_opponent.clone());
+            let options = StoredOptions::of(&self.options, &self.stored_opponents);
             let options = serde_json::to_string(&options).unwrap_or_default();
             self.write(
                 WriteOp::Options {
@@ -314,7 +315,7 @@ impl GameActor {
             time_control: self.options.time_control,
             has_webhook: self.options.webhook.is_some(),
             created: self.created,
-            engine_seat: self.engine.seat.clone(),
+            engine_seats: self.engine.seats.clone(),
         }
     }
 
@@ -342,6 +343,7 @@ impl GameActor {
             && self.backlog.is_empty()
             && !self.stopping
             && self.engine.attached.is_none()
+            && self.engine.rival.is_none()
             && self.clock.as_ref().is_none_or(|c| c.running().is_none())
     }
 
@@ -679,8 +681,12 @@ impl Actor for GameActor {
         }
         // A game resumed from the store with its clock running.
         self.arm_flag_timer(ctx);
-        if let Some((started, opponent)) = self.pending_opponent.take() {
+        let mut opponents = std::mem::take(&mut self.pending_opponents).into_iter();
+        if let Some((started, opponent)) = opponents.next() {
             self.install_engine(started, Some(opponent), ctx);
+        }
+        if let Some((started, opponent)) = opponents.next() {
+            self.install_rival(started, opponent, ctx);
         }
         if let Some(after) = self.options.abandon_after {
             ctx.run_later(after, |act, ctx| {
@@ -692,8 +698,9 @@ impl Actor for GameActor {
     }
 
     fn stopped(&mut self, _ctx: &mut Context<Self>) {
-        // Dropping the engine's handle quits it.
+        // Dropping the engines' handles quits them.
         self.engine.attached = None;
+        self.engine.rival = None;
         (self.env.on_stop)(self.id);
         // Not a change of the game: it bumps no version, and a game that stays in the store
         // (server shutdown, a failed write) comes back at the version it had.
@@ -843,10 +850,11 @@ pub struct ActorStart {
     pub fence: Option<Fence>,
     /// Its place among its creator's unfinished games.
     pub permit: Option<Permit>,
-    /// An engine already started, to become the game's opponent.
-    pub opponent: Option<(StartedEngine, Opponent)>,
-    /// The opponent as stored.
-    pub stored_opponent: Option<StoredOpponent>,
+    /// Engines already started, to become the game's opponent (and rival, when two engines
+    /// play).
+    pub opponents: Vec<(StartedEngine, Opponent)>,
+    /// The opponents as stored.
+    pub stored_opponents: Vec<StoredOpponent>,
     /// When the game was created (as stored, so that its PGN date is the same from memory and
     /// from the store).
     pub created: std::time::SystemTime,
@@ -861,11 +869,11 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
         start.secrets,
         env,
         start.permit,
-        start.opponent,
+        start.opponents,
     );
     actor.stored = start.stored;
     actor.fence = start.fence;
-    actor.stored_opponent = start.stored_opponent;
+    actor.stored_opponents = start.stored_opponents;
     actor.created = start.created;
     // The games row holds the result the game was created with (a PGN may end it already).
     actor.stored_result = actor.game.status().result;
@@ -878,7 +886,7 @@ pub fn resume_game(
     env: Arc<GameEnv>,
     stored: crate::store::StoredGame,
     options: StoredOptions,
-    opponent: Option<(StartedEngine, Opponent)>,
+    opponents: Vec<(StartedEngine, Opponent)>,
     fence: Option<Fence>,
 ) -> Result<actix::Addr<GameActor>, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
@@ -892,7 +900,7 @@ pub fn resume_game(
         env.event_history,
         std::time::Instant::now(),
     )?;
-    let stored_opponent = options.opponent.clone();
+    let stored_opponents = options.opponents();
     let options = options.options();
     let mut actor = GameActor::new(
         stored.id,
@@ -901,13 +909,13 @@ pub fn resume_game(
         secrets,
         env,
         None,
-        opponent,
+        opponents,
     );
-    // The PGN names the engine's seat even when the engine is gone.
-    if let Some(record) = &stored_opponent {
-        actor.engine.seat = Some((record.plays, record.engine.clone()));
+    // The PGN names the engines' seats even when the engines are gone.
+    for record in &stored_opponents {
+        actor.engine.seat(record.plays, &record.engine);
     }
-    actor.stored_opponent = stored_opponent;
+    actor.stored_opponents = stored_opponents;
     actor.clock = replayed.clock;
     actor.draw_offer = replayed.draw_offer;
     actor.log = replayed.log;

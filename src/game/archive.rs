@@ -34,8 +34,8 @@ pub struct GameRecord {
     pub game: Game,
     /// Its clocks, when timed.
     pub time_control: Option<TimeControl>,
-    /// The side an engine plays and the engine's configured name.
-    pub engine_seat: Option<(Color, String)>,
+    /// The sides engines play and the engines' configured names.
+    pub engine_seats: Vec<(Color, String)>,
     /// Whether it can still be played: an unfinished game that is no longer live was stopped
     /// (through the API, an idle timeout or abandonment) before it ended.
     pub live: bool,
@@ -83,7 +83,7 @@ impl GameRecord {
             created_ms,
             game: snap.game.clone(),
             time_control: snap.time_control,
-            engine_seat: snap.engine_seat.clone(),
+            engine_seats: snap.engine_seats.clone(),
             live: true,
         }
     }
@@ -99,18 +99,27 @@ impl GameRecord {
             created_ms: stored.created_ms,
             game: replayed.game,
             time_control: options.time_control,
-            engine_seat: options.opponent.map(|o| (o.plays, o.engine)),
+            engine_seats: options
+                .opponents()
+                .into_iter()
+                .map(|o| (o.plays, o.engine))
+                .collect(),
             live: stored.live,
         })
+    }
+
+    /// The engine playing `color`, by its configured name, if an engine plays it.
+    pub fn engine(&self, color: Color) -> Option<&str> {
+        self.engine_seats
+            .iter()
+            .find(|(side, _)| *side == color)
+            .map(|(_, name)| name.as_str())
     }
 
     /// The name of the side `color`: the engine's configured name for an engine seat, else
     /// [`UNKNOWN_PLAYER`] (seats carry no names).
     pub fn player(&self, color: Color) -> &str {
-        match &self.engine_seat {
-            Some((side, name)) if *side == color => name,
-            _ => UNKNOWN_PLAYER,
-        }
+        self.engine(color).unwrap_or(UNKNOWN_PLAYER)
     }
 
     /// How the game ended.
@@ -201,7 +210,7 @@ mod tests {
             created_ms: 1_709_251_198_000,
             game,
             time_control: None,
-            engine_seat: None,
+            engine_seats: Vec::new(),
             live: true,
         }
     }
@@ -214,6 +223,19 @@ mod tests {
     }
 
     #[test]
+    fn a_game_two_engines_play_names_both() {
+        let mut r = record(Game::new(Position::startpos()));
+        r.engine_seats = vec![
+            (Color::White, "stockfish".into()),
+            (Color::Black, "toga".into()),
+        ];
+        let tags = r.pgn_tags();
+        assert_eq!(tag(&tags, "White"), "stockfish");
+        assert_eq!(tag(&tags, "Black"), "toga");
+        assert_eq!(r.engine(Color::Black), Some("toga"));
+    }
+
+    #[test]
     fn tags_say_date_players_clock_and_end() {
         let mut game = Game::new(Position::startpos());
         game.play_uci("e2e4").unwrap();
@@ -223,7 +245,7 @@ mod tests {
             initial_ms: 180_000,
             increment_ms: 2_000,
         });
-        r.engine_seat = Some((Color::Black, "builtin".into()));
+        r.engine_seats = vec![(Color::Black, "builtin".into())];
         let tags = r.pgn_tags();
         assert_eq!(tag(&tags, "Date"), "2024.02.29");
         assert_eq!(tag(&tags, "UTCTime"), "23:59:58");

@@ -280,8 +280,8 @@ pub struct GameSnapshot {
     pub has_webhook: bool,
     /// When the game was created.
     pub created: std::time::SystemTime,
-    /// The engine opponent's side and configured name, if the game has one.
-    pub engine_seat: Option<(Color, String)>,
+    /// The sides engines play and their configured names (White's first).
+    pub engine_seats: Vec<(Color, String)>,
 }
 
 /// The answer to a successful action.

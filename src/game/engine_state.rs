@@ -123,6 +123,25 @@ impl Attached {
     }
 }
 
+/// The second engine of a game two engines play, one side each: a session of its own, kept
+/// for the whole game (its hash with it), that only plays its side. Hints and analyses use the
+/// game's attached engine.
+pub struct Rival {
+    /// The engine.
+    pub attached: Attached,
+    /// The side it plays and its limits.
+    pub opponent: Opponent,
+}
+
+/// Which of a game's engine sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The attached engine (hints, analyses, and the engine opponent when there is one).
+    Main,
+    /// The rival: the engine playing the other side in a game two engines play.
+    Rival,
+}
+
 /// Everything a game knows of its engine.
 #[derive(Default)]
 pub struct EngineState {
@@ -130,8 +149,11 @@ pub struct EngineState {
     pub attached: Option<Attached>,
     /// The engine opponent (plays one side by itself).
     pub opponent: Option<Opponent>,
-    /// The opponent's side and configured name (kept after its engine is released, for PGN).
-    pub seat: Option<(Color, String)>,
+    /// The engine playing the other side, when two engines play the game.
+    pub rival: Option<Rival>,
+    /// The sides engines play and the engines' configured names (kept after the engines are
+    /// released, for PGN).
+    pub seats: Vec<(Color, String)>,
     /// Attachments so far.
     pub next_engine: u64,
     /// Analyses so far.
@@ -149,16 +171,53 @@ impl EngineState {
         self.attached.as_mut().ok_or(GameError::NoEngine)
     }
 
-    /// The attached engine of attachment `generation`, if it is still the one attached.
+    /// The engine of attachment `generation` (the attached engine or the rival), if it is
+    /// still attached.
     pub fn current(&mut self, generation: u64) -> Option<&mut Attached> {
+        let rival = self.rival.as_mut().map(|r| &mut r.attached);
         self.attached
             .as_mut()
-            .filter(|a| a.generation == generation)
+            .into_iter()
+            .chain(rival)
+            .find(|a| a.generation == generation)
+    }
+
+    /// The session in `slot`, if there is one.
+    pub fn slot(&mut self, slot: Slot) -> Option<&mut Attached> {
+        match slot {
+            Slot::Main => self.attached.as_mut(),
+            Slot::Rival => self.rival.as_mut().map(|r| &mut r.attached),
+        }
+    }
+
+    /// The engine that plays `side` by itself, if one does and is attached: its slot and how
+    /// it plays.
+    pub fn player_of(&self, side: Color) -> Option<(Slot, Opponent)> {
+        if let Some(r) = self.rival.as_ref().filter(|r| r.opponent.plays == side) {
+            return Some((Slot::Rival, r.opponent.clone()));
+        }
+        self.opponent
+            .as_ref()
+            .filter(|o| o.plays == side && self.attached.is_some())
+            .map(|o| (Slot::Main, o.clone()))
+    }
+
+    /// Records that engine `name` plays `side` (for the game's view and PGN).
+    pub fn seat(&mut self, side: Color, name: &str) {
+        self.seats.retain(|(s, _)| *s != side);
+        self.seats.push((side, name.to_string()));
+        self.seats.sort_by_key(|(s, _)| *s != Color::White);
+    }
+
+    /// Whether an engine plays a side of the game by itself.
+    pub fn has_opponent(&self) -> bool {
+        self.opponent.is_some() || self.rival.is_some()
     }
 
     /// Whether the game must refuse moves and re-initialisations now.
     pub fn locks_game(&self) -> bool {
         self.attached.as_ref().is_some_and(Attached::locks_game)
+            || self.rival.as_ref().is_some_and(|r| r.attached.locks_game())
     }
 
     /// Whether an engine is attached and idle.
@@ -181,6 +240,13 @@ impl EngineState {
                 plays: o.plays,
                 go: o.go.clone(),
             }),
+            rival: self.rival.as_ref().map(|r| RivalView {
+                name: r.attached.name.clone(),
+                id_name: r.attached.engine.identity().name.clone(),
+                plays: r.opponent.plays,
+                go: r.opponent.go.clone(),
+                busy: r.attached.busy.is_some(),
+            }),
         })
     }
 }
@@ -202,6 +268,24 @@ pub struct EngineView {
     pub analysing: bool,
     /// The engine opponent of the game, if any.
     pub opponent: Option<OpponentView>,
+    /// The engine playing the other side, when two engines play the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rival: Option<RivalView>,
+}
+
+/// The rival engine as JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct RivalView {
+    /// Its configured name.
+    pub name: String,
+    /// Its `id name`.
+    pub id_name: Option<String>,
+    /// The side it plays.
+    pub plays: Color,
+    /// Its search limits, when given.
+    pub go: Option<GoLimits>,
+    /// Whether it is choosing a move.
+    pub busy: bool,
 }
 
 /// A best-move hint.

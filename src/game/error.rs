@@ -54,6 +54,9 @@ pub enum GameError {
     /// The game has no engine attached.
     #[error("no engine is attached to this game (POST /v1/games/{{id}}/engine)")]
     NoEngine,
+    /// Engine opponents that cannot play one game together (two for the same side).
+    #[error("{0}")]
+    Opponents(String),
     /// The game's engine is busy with another request.
     #[error("{0}")]
     EngineBusy(String),

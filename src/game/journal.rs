@@ -156,19 +156,29 @@ pub struct StoredOptions {
     /// The engine opponent the game was created with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opponent: Option<StoredOpponent>,
+    /// The engine playing the other side, when two engines play the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rival: Option<StoredOpponent>,
 }
 
 impl StoredOptions {
-    /// The stored form of `options` with the game's engine opponent.
-    pub fn of(options: &GameOptions, opponent: Option<StoredOpponent>) -> StoredOptions {
+    /// The stored form of `options` with the game's engine opponents (none, one, or the two
+    /// of a game two engines play).
+    pub fn of(options: &GameOptions, opponents: &[StoredOpponent]) -> StoredOptions {
         StoredOptions {
             idle_timeout_secs: options.idle_timeout.map_or(0, |d| d.as_secs()),
             abandon_after_secs: options.abandon_after.map_or(0, |d| d.as_secs()),
             webhook: options.webhook.as_ref().map(|u| u.to_string()),
             time_control: options.time_control,
             draw_policy: options.draw_policy,
-            opponent,
+            opponent: opponents.first().cloned(),
+            rival: opponents.get(1).cloned(),
         }
+    }
+
+    /// The game's engine opponents as stored: the opponent, then the rival.
+    pub fn opponents(&self) -> Vec<StoredOpponent> {
+        self.opponent.iter().chain(&self.rival).cloned().collect()
     }
 
     /// The options back. A webhook that no longer parses is dropped.
@@ -491,7 +501,7 @@ mod tests {
                 time_control: None,
                 draw_policy: DrawPolicy::default(),
             },
-            None,
+            &[],
         );
         let text = serde_json::to_string(&options).unwrap();
         assert!(!text.contains("null"), "{text}");
@@ -499,6 +509,27 @@ mod tests {
             serde_json::from_str::<StoredOptions>(&text).unwrap(),
             options
         );
+        // A game two engines play keeps both, in order; options stored before there were
+        // two still read.
+        let engine = |name: &str, plays| StoredOpponent {
+            engine: name.into(),
+            plays,
+            go: None,
+            client: "ip:127.0.0.1".into(),
+        };
+        let both = [
+            engine("stockfish", Color::White),
+            engine("toga", Color::Black),
+        ];
+        let two = StoredOptions::of(&options.options(), &both);
+        let text = serde_json::to_string(&two).unwrap();
+        let back = serde_json::from_str::<StoredOptions>(&text).unwrap();
+        assert_eq!(back.opponents(), both.to_vec());
+        let one =
+            serde_json::to_string(&StoredOptions::of(&options.options(), &both[..1])).unwrap();
+        assert!(!one.contains("rival"), "{one}");
+        let back = serde_json::from_str::<StoredOptions>(&one).unwrap();
+        assert_eq!(back.opponents(), both[..1].to_vec());
     }
 
     #[test]

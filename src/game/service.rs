@@ -44,8 +44,9 @@ pub struct NewGame {
     pub game: Game,
     /// Its options.
     pub options: GameOptions,
-    /// An engine that plays one side by itself.
-    pub opponent: Option<OpponentSpec>,
+    /// Engines that play a side by themselves: none, one, or one for each side (an engine
+    /// match, played as a normal game).
+    pub opponents: Vec<OpponentSpec>,
 }
 
 /// What [`Games`] is built from.
@@ -155,11 +156,13 @@ impl Games {
             .ok_or_else(|| GameError::NotFound(id.to_string()))?;
         let options: StoredOptions = serde_json::from_str(&stored.options)
             .map_err(|e| GameError::Internal(format!("stored game {id}: options: {e}")))?;
-        let opponent = match (&options.opponent, stored.result.as_str()) {
-            (Some(record), "ongoing") => self.restart_opponent(id, record).await,
-            _ => None,
-        };
-        let addr = resume_game(Arc::clone(&self.env), stored, options, opponent, fence)?;
+        let mut opponents = Vec::new();
+        if stored.result == "ongoing" {
+            for record in options.opponents() {
+                opponents.extend(self.restart_opponent(id, &record).await);
+            }
+        }
+        let addr = resume_game(Arc::clone(&self.env), stored, options, opponents, fence)?;
         let handle = self.handle(id, addr);
         self.registry.insert(reservation, handle.clone());
         tracing::info!(game = %id, "game brought back from the store");
@@ -168,15 +171,16 @@ impl Games {
 
     /// Creates a game for `client`. Every place the game needs is taken before anything is
     /// built, so a refusal costs nothing: the server's place, the client's rate and unfinished
-    /// games, then the opponent's engine session. The opponent engine is started (and its
-    /// handshake done) before the game exists, so an engine failure creates no game.
+    /// games, then the opponents' engine sessions. The opponent engines are started (and their
+    /// handshakes done) before the game exists, so an engine failure creates no game.
     pub async fn create(
         &self,
         client: &ClientKey,
         new: NewGame,
     ) -> Result<(GameHandle, Secrets), GameError> {
         let mut new = new;
-        if let Some(spec) = new.opponent.as_mut() {
+        check_opponents(&new.opponents)?;
+        for spec in &mut new.opponents {
             // The opponent's limits must end its searches by themselves, with sane values (no
             // limits at all: the clocks, or `movetime 500`).
             spec.opponent.go = spec
@@ -192,24 +196,26 @@ impl Games {
         let reservation = self.registry.reserve()?;
         self.admission.check_game_rate(client)?;
         let permit = self.admission.acquire_game(client)?;
-        let stored_opponent = new.opponent.as_ref().map(|spec| StoredOpponent {
-            engine: spec.engine.clone(),
-            plays: spec.opponent.plays,
-            go: spec.opponent.go.clone(),
-            client: client.stored(),
-        });
-        let opponent = match new.opponent {
-            Some(spec) => {
-                let started = self.env.engines.start(client, &spec.engine).await?;
-                check_can_play(
-                    &spec.engine,
-                    started.engine.identity(),
-                    new.game.start_position(),
-                )?;
-                Some((started, spec.opponent))
-            }
-            None => None,
-        };
+        let stored_opponents: Vec<StoredOpponent> = new
+            .opponents
+            .iter()
+            .map(|spec| StoredOpponent {
+                engine: spec.engine.clone(),
+                plays: spec.opponent.plays,
+                go: spec.opponent.go.clone(),
+                client: client.stored(),
+            })
+            .collect();
+        let mut opponents = Vec::with_capacity(new.opponents.len());
+        for spec in new.opponents {
+            let started = self.env.engines.start(client, &spec.engine).await?;
+            check_can_play(
+                &spec.engine,
+                started.engine.identity(),
+                new.game.start_position(),
+            )?;
+            opponents.push((started, spec.opponent));
+        }
         let created = std::time::SystemTime::now();
         let secrets = Secrets::generate();
         let digests = secrets.digests();
@@ -222,7 +228,7 @@ impl Games {
                     .map_or(0, |d| d.as_millis() as i64),
                 secrets: digests.to_bytes(),
                 setup: setup_text(&setup_of(&new.game, new.options.time_control)),
-                options: json(&StoredOptions::of(&new.options, stored_opponent.clone()))?,
+                options: json(&StoredOptions::of(&new.options, &stored_opponents))?,
                 status: new.game.status().result.name().to_string(),
             };
             let seq = self
@@ -245,8 +251,8 @@ impl Games {
                 stored,
                 fence,
                 permit: Some(permit),
-                opponent,
-                stored_opponent,
+                opponents,
+                stored_opponents,
                 created,
             },
         );
@@ -346,4 +352,18 @@ impl Games {
 
 fn json(value: &impl serde::Serialize) -> Result<String, GameError> {
     serde_json::to_string(value).map_err(|e| GameError::Internal(e.to_string()))
+}
+
+/// Refuses opponents that cannot play one game: more than two, or two for the same side.
+fn check_opponents(opponents: &[OpponentSpec]) -> Result<(), GameError> {
+    match opponents {
+        [_, _, _, ..] => Err(GameError::invalid(
+            "a game has at most two engine opponents, one for each side",
+        )),
+        [a, b] if a.opponent.plays == b.opponent.plays => Err(GameError::Opponents(format!(
+            "both engine opponents play {}: each side has at most one engine",
+            a.opponent.plays
+        ))),
+        _ => Ok(()),
+    }
 }

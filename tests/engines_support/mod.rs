@@ -176,9 +176,14 @@ impl Api {
 
     /// The server's `/metrics` text.
     pub async fn metrics(&self) -> String {
+        self.text("/metrics").await
+    }
+
+    /// The body of `GET path` as text (metrics, PGN).
+    pub async fn text(&self, path: &str) -> String {
         let mut resp = self
             .client
-            .get(format!("{}/metrics", self.base))
+            .get(format!("{}{path}", self.base))
             .send()
             .await
             .expect("request sent");

@@ -10,6 +10,7 @@
 mod analysis;
 #[path = "../common/mod.rs"]
 mod common;
+mod engine_match;
 mod first_hour;
 mod webdriver;
 

@@ -72,6 +72,8 @@ export function mountGame(root, id, params) {
     enginePlays: remembered && remembered.opponent && remembered.opponent.engine && remembered.color
       ? (remembered.color === 'white' ? 'black' : 'white') : null,
     opponentName: remembered && remembered.opponent && remembered.opponent.engine ? remembered.opponent.engine : null,
+    // Every side an engine plays, by side (an engine match has both): `{white?: name, black?: name}`.
+    engineSeats: {},
   };
 
   // ----- layout -----
@@ -135,6 +137,8 @@ export function mountGame(root, id, params) {
     st.view = null;
     // The game says who its engine opponent is (a page opened from a link knows it too).
     const opponent = view.options && view.options.opponent;
+    st.engineSeats = {};
+    for (const seat of (view.options && view.options.opponents) || []) st.engineSeats[seat.plays] = seat.engine;
     if (opponent) {
       st.enginePlays = opponent.plays;
       st.opponentName = opponent.engine;
@@ -465,7 +469,10 @@ export function mountGame(root, id, params) {
     const g = st.game;
     const you = st.role === color;
     const engineSide = st.enginePlays === color;
-    const name = you ? 'You' : engineSide ? `Computer · ${st.opponentName || st.engine}` : color === 'white' ? 'White' : 'Black';
+    const seatEngine = st.engineSeats[color];
+    const name = you ? 'You'
+      : seatEngine && !engineSide ? `Computer · ${seatEngine}`
+      : engineSide ? `Computer · ${st.opponentName || st.engine}` : color === 'white' ? 'White' : 'Black';
     const { count, score } = material(st.boards[viewPly()]);
     // The material difference, as the big sites show it: beside each side, the opponent's
     // pieces it is up (so it also reads right for games started from a FEN), and the lead.

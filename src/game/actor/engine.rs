@@ -24,7 +24,7 @@ use crate::{
         engine_state::{
             allowance, check_can_play, checked_limits, checked_move, finite_limits, Analysis,
             AnalysisReport, AnalysisStarted, Attached, BestMoveReply, Busy, Opponent, PlayReply,
-            DEFAULT_OPPONENT_MOVETIME_MS, MAX_EVENT_LINE,
+            Rival, Slot, DEFAULT_OPPONENT_MOVETIME_MS, MAX_EVENT_LINE,
         },
         engines::StartedEngine,
         events::{EngineInfoView, EventKind},
@@ -98,7 +98,7 @@ impl GameActor {
     /// it, or have it choose a move without one of the player's (a seat would otherwise take
     /// its opponent away, or have it play the seat's own move).
     fn guard_opponent(&self, caller: Caller) -> Result<(), GameError> {
-        if self.engine.opponent.is_some() && !self.game.is_over() && caller != Caller::Admin {
+        if self.engine.has_opponent() && !self.game.is_over() && caller != Caller::Admin {
             return Err(GameError::forbidden(
                 "this game's engine opponent can be changed, detached or asked to move only by \
                  the game's admin; a player moves with POST /v1/games/{id}/move (or play with a \
@@ -108,12 +108,14 @@ impl GameActor {
         Ok(())
     }
 
-    /// Refuses a game the attached engine cannot play (see [`check_can_play`]).
+    /// Refuses a game the attached engine (or the rival) cannot play (see
+    /// [`check_can_play`]).
     fn check_attached_can_play(&self) -> Result<(), GameError> {
-        match &self.engine.attached {
-            Some(a) => check_can_play(&a.name, a.engine.identity(), self.game.start_position()),
-            None => Ok(()),
+        let rival = self.engine.rival.as_ref().map(|r| &r.attached);
+        for a in self.engine.attached.iter().chain(rival) {
+            check_can_play(&a.name, a.engine.identity(), self.game.start_position())?;
         }
+        Ok(())
     }
 
     /// The position after `ply` plies of the game (at most the game's length) and its spec.
@@ -186,7 +188,7 @@ impl GameActor {
                     .current(generation)
                     .is_some_and(|a| a.engine.is_closed());
                 if closed {
-                    self.engine_gone(e.clone());
+                    self.engine_gone(generation, e.clone());
                 }
                 return;
             }
@@ -203,9 +205,22 @@ impl GameActor {
         });
     }
 
-    /// Forgets the attached engine, which died, and tells subscribers.
-    fn engine_gone(&mut self, error: EngineError) {
-        if let Some(a) = self.engine.attached.take() {
+    /// Forgets the engine of attachment `generation` (the attached one or the rival), which
+    /// died, and tells subscribers.
+    fn engine_gone(&mut self, generation: u64, error: EngineError) {
+        let gone = if self
+            .engine
+            .rival
+            .as_ref()
+            .is_some_and(|r| r.attached.generation == generation)
+        {
+            self.engine.rival.take().map(|r| r.attached)
+        } else if self.engine.current(generation).is_some() {
+            self.engine.attached.take()
+        } else {
+            None
+        };
+        if let Some(a) = gone {
             self.publish_transient(EventKind::EngineError {
                 code: error.code().to_string(),
                 message: error.to_string(),
@@ -221,31 +236,17 @@ impl GameActor {
         opponent: Option<Opponent>,
         ctx: &mut Context<Self>,
     ) {
-        self.engine.next_engine += 1;
-        let generation = self.engine.next_engine;
-        let events = futures_util::stream::unfold(started.events, move |mut rx| async move {
-            rx.recv().await.map(|e| (EngineOutput(generation, e), rx))
-        });
-        ctx.add_stream(events);
-        let id_name = started.engine.identity().name.clone();
         if let Some(old) = self.engine.attached.take() {
             self.publish_transient(EventKind::EngineDetached { name: old.name });
         }
-        let name = started.name;
-        self.engine.attached = Some(Attached {
-            name: name.clone(),
-            config: started.config,
-            engine: started.engine,
-            generation,
-            busy: None,
-            analysis: None,
-            root: *self.game.position(),
-            lines: BTreeMap::new(),
-            pondering: None,
-            _permit: started.permit,
-        });
+        let attached = self.attachment(started, ctx);
+        let (name, id_name) = (
+            attached.name.clone(),
+            attached.engine.identity().name.clone(),
+        );
+        self.engine.attached = Some(attached);
         if let Some(opponent) = opponent {
-            self.engine.seat = Some((opponent.plays, name.clone()));
+            self.engine.seat(opponent.plays, &name);
             self.engine.opponent = Some(opponent);
             if let Some(a) = self.engine.attached.as_ref() {
                 // UCI: a GUI that will ponder says so with the engine's `Ponder` option.
@@ -256,6 +257,47 @@ impl GameActor {
         }
         self.publish_transient(EventKind::EngineAttached { name, id_name });
         self.engine_turn(ctx);
+    }
+
+    /// Attaches a started engine as the rival: the engine playing the other side of a game
+    /// two engines play (it never ponders: both engines would think on each other's time).
+    pub(super) fn install_rival(
+        &mut self,
+        started: StartedEngine,
+        opponent: Opponent,
+        ctx: &mut Context<Self>,
+    ) {
+        let attached = self.attachment(started, ctx);
+        let (name, id_name) = (
+            attached.name.clone(),
+            attached.engine.identity().name.clone(),
+        );
+        self.engine.seat(opponent.plays, &name);
+        self.engine.rival = Some(Rival { attached, opponent });
+        self.publish_transient(EventKind::EngineAttached { name, id_name });
+        self.engine_turn(ctx);
+    }
+
+    /// A started engine as a new attachment, its output streamed to the actor.
+    fn attachment(&mut self, started: StartedEngine, ctx: &mut Context<Self>) -> Attached {
+        self.engine.next_engine += 1;
+        let generation = self.engine.next_engine;
+        let events = futures_util::stream::unfold(started.events, move |mut rx| async move {
+            rx.recv().await.map(|e| (EngineOutput(generation, e), rx))
+        });
+        ctx.add_stream(events);
+        Attached {
+            name: started.name,
+            config: started.config,
+            engine: started.engine,
+            generation,
+            busy: None,
+            analysis: None,
+            root: *self.game.position(),
+            lines: BTreeMap::new(),
+            pondering: None,
+            _permit: started.permit,
+        }
     }
 
     /// Starts the configured engine and attaches it when it is ready; the answer waits for
@@ -326,9 +368,10 @@ impl GameActor {
         Ok(())
     }
 
-    /// Claims the engine for a search of the current position.
+    /// Claims the engine in `slot` for a search of the current position.
     fn begin_search(
         &mut self,
+        slot: Slot,
         busy: Busy,
         limits: GoLimits,
         multipv: Option<u32>,
@@ -342,7 +385,7 @@ impl GameActor {
         let position = self.position_spec();
         let root = *self.game.position();
         let white = root.turn() == Color::White;
-        let a = self.engine.attached()?;
+        let a = self.engine.slot(slot).ok_or(GameError::NoEngine)?;
         if a.busy.is_some() {
             return Err(busy_error("the engine is already searching for this game"));
         }
@@ -390,6 +433,18 @@ impl GameActor {
                 self.publish_transient(EventKind::EngineDetached { name: old.name });
             }
         }
+        if self
+            .engine
+            .rival
+            .as_ref()
+            .is_some_and(|r| r.attached.busy.is_none())
+        {
+            if let Some(old) = self.engine.rival.take() {
+                self.publish_transient(EventKind::EngineDetached {
+                    name: old.attached.name,
+                });
+            }
+        }
     }
 
     /// Limits of the opponent's search now.
@@ -416,36 +471,37 @@ impl GameActor {
         }
     }
 
-    /// Lets the opponent engine move when it is its turn and it is free.
+    /// Lets the engine playing the side to move (the opponent, or the rival) move when it is
+    /// free.
     pub(super) fn engine_turn(&mut self, ctx: &mut Context<Self>) {
-        let Some(opponent) = self.engine.opponent.clone() else {
-            return;
-        };
         if self.follow_ponder(ctx) {
             // Still pondering on the player's time, or the ponder search is now its move.
             return;
         }
-        if !self.engine.is_idle()
-            || self.game.is_over()
-            || self.game.position().turn() != opponent.plays
-        {
+        if self.game.is_over() {
+            return;
+        }
+        let Some((slot, opponent)) = self.engine.player_of(self.game.position().turn()) else {
+            return;
+        };
+        if !self.engine.slot(slot).is_some_and(|a| a.is_idle()) {
             return;
         }
         let limits = self.opponent_limits(&opponent);
-        let (engine, request, generation) = match self.begin_search(Busy::Move, limits, None, None)
-        {
-            Ok(s) => s,
-            Err(e) => {
-                // The opponent cannot move here (e.g. a Chess960 position loaded for an
-                // engine without Chess960): say so rather than wait in silence.
-                if let (GameError::Engine(_), Some(generation)) =
-                    (&e, self.engine.attached.as_ref().map(|a| a.generation))
-                {
-                    self.report_engine_error(generation, &e);
+        let (engine, request, generation) =
+            match self.begin_search(slot, Busy::Move, limits, None, None) {
+                Ok(s) => s,
+                Err(e) => {
+                    // The opponent cannot move here (e.g. a Chess960 position loaded for an
+                    // engine without Chess960): say so rather than wait in silence.
+                    if let (GameError::Engine(_), Some(generation)) =
+                        (&e, self.engine.slot(slot).map(|a| a.generation))
+                    {
+                        self.report_engine_error(generation, &e);
+                    }
+                    return;
                 }
-                return;
-            }
-        };
+            };
         let root = *self.game.position();
         let search = engine.search(request);
         ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
@@ -460,6 +516,9 @@ impl GameActor {
                 }
                 Err(e) => act.report_engine_error(generation, &e),
             }
+            // The move ended the game, or the game ended while the engine thought (its own
+            // flag fell): the engines go.
+            act.release_engine_if_over();
         }));
     }
 
@@ -473,7 +532,7 @@ impl GameActor {
     ) -> Result<chessd_core::game::PlayedMove, GameError> {
         let result = result?;
         let (uci, _) = checked_move(root, result.best.as_deref())?;
-        if self.engine.attached.as_ref().map(|a| a.generation) != Some(generation) {
+        if self.engine.current(generation).is_none() {
             return Err(GameError::NoEngine);
         }
         if self.game.position() != root {
@@ -611,7 +670,7 @@ impl GameActor {
                 self.publish_transient(EventKind::EngineLine { line: raw });
             }
             // The opponent waits for a new engine; nothing else to do.
-            EngineEvent::Died(error) => self.engine_gone(error),
+            EngineEvent::Died(error) => self.engine_gone(generation, error),
         }
     }
 
@@ -629,7 +688,7 @@ impl GameActor {
         ctx: &mut Context<Self>,
     ) {
         let start = finite_limits(limits)
-            .and_then(|limits| self.begin_search(Busy::Hint, limits, None, timeout));
+            .and_then(|limits| self.begin_search(Slot::Main, Busy::Hint, limits, None, timeout));
         let (engine, request, generation) = match start {
             Ok(s) => s,
             Err(e) => {
@@ -724,14 +783,14 @@ impl GameActor {
             );
             return;
         }
-        let (engine, request, generation) = match self.begin_search(Busy::Move, limits, None, None)
-        {
-            Ok(s) => s,
-            Err(e) => {
-                self.answer(reply, Err(e));
-                return;
-            }
-        };
+        let (engine, request, generation) =
+            match self.begin_search(Slot::Main, Busy::Move, limits, None, None) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.answer(reply, Err(e));
+                    return;
+                }
+            };
         let root = *self.game.position();
         ctx.spawn(
             engine
@@ -902,7 +961,7 @@ impl GameActor {
         let len = self.game.history().len();
         request.ply = request.ply.map(|p| p.min(len));
         let checked = (|| {
-            if self.engine.opponent.is_some() && !over {
+            if self.engine.has_opponent() && !over {
                 return Err(busy_error(
                     "the engine plays in this game; it cannot analyse it too (analyse it once \
                      the game is over)",

@@ -13,6 +13,8 @@
 //! - Clocks need nothing special: the engine's clock runs only on its own turn, from the
 //!   player's move on, whatever it thought before.
 //! - A game that ends (or an engine that is detached) ends the ponder search with it.
+//! - In a game two engines play, neither ponders: each would think on the other's time, on
+//!   the same machine, as engine matches are run with pondering off.
 
 use actix::{fut::ActorFutureExt, AsyncContext, Context, WrapFuture};
 use chessd_core::Color;
@@ -40,6 +42,10 @@ impl GameActor {
         let (Some(expected), Some(opponent)) = (expected, self.engine.opponent.clone()) else {
             return;
         };
+        if self.engine.rival.is_some() {
+            // Two engines play: neither thinks on the other's time (they share the machine).
+            return;
+        }
         let from = *self.game.position();
         if self.game.is_over() || from.turn() == opponent.plays {
             return;
