@@ -42,7 +42,7 @@ enum Command {
     Loadtest(cli::loadtest::LoadtestArgs),
     /// The built-in UCI engine on stdin/stdout (`--bench`: its nodes per second).
     Engine(cli::engine::EngineArgs),
-    /// A short match of the built-in engine against Stockfish at a low skill level.
+    /// A match between two configured engines (default: builtin against Stockfish), with PGN.
     Match(cli::engine_match::MatchArgs),
     /// A Grand Chess Tree worker: the perft worker protocol on stdin and stdout.
     Worker(cli::worker::WorkerArgs),
