@@ -5,7 +5,7 @@
 use std::path::Path;
 
 /// Each program the tests use: its cfg name, where Debian installs it, and the package.
-const PROGRAMS: [(&str, &[&str], &str); 9] = [
+const PROGRAMS: [(&str, &[&str], &str); 11] = [
     (
         "has_socat",
         &["/usr/bin/socat", "/usr/local/bin/socat"],
@@ -23,6 +23,8 @@ const PROGRAMS: [(&str, &[&str], &str); 9] = [
     ("has_sjeng", &["/usr/games/sjeng"], "sjeng"),
     ("has_phalanx", &["/usr/games/phalanx"], "phalanx"),
     ("has_toga2", &["/usr/games/toga2"], "toga2"),
+    ("has_fairymax", &["/usr/games/fairymax"], "fairymax"),
+    ("has_gnuchess", &["/usr/games/gnuchess"], "gnuchess"),
     ("has_chromium", &["/usr/bin/chromium"], "chromium"),
     (
         "has_chromedriver",

@@ -234,3 +234,63 @@ async fn a_handshake_in_the_wrong_protocol_fails_with_the_engines_words() {
     assert!(message.contains("its last output: "), "{message}");
     assert!(message.contains("|  R |  N |  B |  Q |  K |"), "{message}");
 }
+
+/// Fairy-Max (XBoard) and GNU Chess (in its UCI mode, `--uci`) play an engine match to its
+/// end, each on its own clock: the two protocols in one game.
+#[actix_web::test]
+#[cfg_attr(
+    not(all(has_fairymax, has_gnuchess)),
+    ignore = "fairymax or gnuchess is not installed (apt-get install fairymax gnuchess)"
+)]
+async fn fairymax_and_gnu_chess_play_a_match_on_their_clocks() {
+    let mut env = xboard_env(
+        "fairy",
+        &required("fairymax", &["/usr/games/fairymax", "/usr/bin/fairymax"]),
+    );
+    env.push((
+        "CHESSD_ENGINES__GNU__COMMAND".into(),
+        required("gnuchess", &["/usr/games/gnuchess", "/usr/bin/gnuchess"]),
+    ));
+    env.push(("CHESSD_ENGINES__GNU__ARGS".into(), "[\"--uci\"]".into()));
+    let server = start(&env);
+    let api = Api::new(&server);
+    let (status, created) = api
+        .post(
+            "/v1/games",
+            None,
+            json!({
+                "time_control": {"initial_ms": 8000, "increment_ms": 100},
+                "opponents": [
+                    {"engine": "fairy", "plays": "white"},
+                    {"engine": "gnu", "plays": "black"},
+                ],
+            }),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let state = loop {
+        let (_, state) = api.get(&format!("/v1/games/{id}")).await;
+        if state["status"]["result"] != "ongoing" {
+            break state;
+        }
+        assert!(Instant::now() < deadline, "the game did not end: {state}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // Both engines moved, every move legal, and the game ended by the rules or a clock.
+    let moves = state["moves"].as_array().unwrap();
+    assert!(moves.len() >= 10, "{state}");
+    let mut game = Game::new(Position::startpos());
+    for m in moves {
+        game.play_uci(m["uci"].as_str().unwrap()).unwrap();
+    }
+    let reason = state["status"]["reason"].as_str().unwrap();
+    if reason == "timeout" {
+        let clocks = &state["clocks"];
+        assert!(clocks["white_ms"] == 0 || clocks["black_ms"] == 0, "{state}");
+    } else {
+        assert_ne!(game.status().result, GameResult::Ongoing, "{state}");
+        assert_eq!(game.status().reason.unwrap().name(), reason, "{state}");
+    }
+}
