@@ -288,7 +288,10 @@ async fn fairymax_and_gnu_chess_play_a_match_on_their_clocks() {
     let reason = state["status"]["reason"].as_str().unwrap();
     if reason == "timeout" {
         let clocks = &state["clocks"];
-        assert!(clocks["white_ms"] == 0 || clocks["black_ms"] == 0, "{state}");
+        assert!(
+            clocks["white_ms"] == 0 || clocks["black_ms"] == 0,
+            "{state}"
+        );
     } else {
         assert_ne!(game.status().result, GameResult::Ongoing, "{state}");
         assert_eq!(game.status().reason.unwrap().name(), reason, "{state}");
