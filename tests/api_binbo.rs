@@ -1384,7 +1384,7 @@ async fn options_get_and_patch() {
     let g = api.create_game(json!({})).await;
     assert_eq!(
         api.get_ok(&g.uri("/options")).await,
-        json!({"idle_timeout_secs": 0, "draw_policy": "automatic", "time_control": null, "webhook": false, "opponent": null})
+        json!({"idle_timeout_secs": 0, "draw_policy": "automatic", "time_control": null, "webhook": false, "opponent": null, "opponents": []})
     );
     let (st, v) = api
         .patch(

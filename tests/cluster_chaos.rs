@@ -1,6 +1,8 @@
 //! A history check of the cluster (in the manner of Jepsen): three nodes on a real PostgreSQL
 //! (started by the test), clients playing games through every node while nodes are killed
 //! with `kill -9` and started again, or paused with `SIGSTOP` past their lease and resumed.
+//! Each client starts a new game when its game ends, so that clients play through all of the
+//! chaos (random games end in a few seconds; before, the chaos could find the clients done).
 //! Every acknowledged move is recorded with its version; a request whose outcome is unknown
 //! (a node died or paused under it, a 503 during a failover) is settled by reading the game.
 //! At the end every game is read back from the store itself: versions 1..n with no gap and no
@@ -34,6 +36,21 @@ struct Tracked {
     confirmed: usize,
     /// Requests whose outcome was unknown (settled by reading the game).
     unknown: usize,
+}
+
+impl Tracked {
+    /// A game as its creation answered it.
+    fn created(v: &Value) -> Tracked {
+        let s = common::GameSecrets::from_answer(v);
+        Tracked {
+            id: s.id,
+            white: s.white,
+            black: s.black,
+            acked: Vec::new(),
+            confirmed: 0,
+            unknown: 0,
+        }
+    }
 }
 
 /// The nodes: their addresses (`None` while down or paused) and processes.
@@ -101,15 +118,67 @@ async fn read_moves(c: &awc::Client, nodes: &Rc<RefCell<Nodes>>, id: &str) -> Op
     None
 }
 
-/// Plays random legal moves through random live nodes until `stop`.
+/// The games the clients played, for the final check.
+type Played = Rc<RefCell<Vec<Rc<RefCell<Tracked>>>>>;
+
+/// Plays games until `stop`, starting with `game`: when a game ends, another is created through
+/// a live node, so that the clients play through all the chaos however fast games end.
 async fn player(
     c: awc::Client,
     nodes: Rc<RefCell<Nodes>>,
+    played: Played,
     game: Rc<RefCell<Tracked>>,
     stop: Rc<RefCell<bool>>,
     seed: u64,
 ) {
     let mut rng = Rng(seed | 1);
+    let mut game = game;
+    loop {
+        play_game(&c, &nodes, &game, &stop, &mut rng).await;
+        let Some(next) = new_game(&c, &nodes, &stop, &mut rng).await else {
+            return;
+        };
+        played.borrow_mut().push(next.clone());
+        game = next;
+    }
+}
+
+/// Creates a game through a random live node (retrying until one answers); `None` at `stop`.
+async fn new_game(
+    c: &awc::Client,
+    nodes: &Rc<RefCell<Nodes>>,
+    stop: &Rc<RefCell<bool>>,
+    rng: &mut Rng,
+) -> Option<Rc<RefCell<Tracked>>> {
+    while !*stop.borrow() {
+        let live: Vec<String> = nodes.borrow().bases.iter().flatten().cloned().collect();
+        if !live.is_empty() {
+            let base = &live[rng.below(live.len())];
+            let sent = tokio::time::timeout(
+                Duration::from_secs(8),
+                c.post(format!("{base}/v1/games")).send_json(&json!({})),
+            )
+            .await;
+            if let Ok(Ok(mut resp)) = sent {
+                if resp.status() == 201 {
+                    let v: Value = resp.json().limit(1 << 20).await.unwrap();
+                    return Some(Rc::new(RefCell::new(Tracked::created(&v))));
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    None
+}
+
+/// Plays random legal moves of `game` through random live nodes until it ends or `stop`.
+async fn play_game(
+    c: &awc::Client,
+    nodes: &Rc<RefCell<Nodes>>,
+    game: &Rc<RefCell<Tracked>>,
+    stop: &Rc<RefCell<bool>>,
+    rng: &mut Rng,
+) {
     while !*stop.borrow() {
         let live: Vec<String> = nodes.borrow().bases.iter().flatten().cloned().collect();
         if live.is_empty() {
@@ -171,7 +240,7 @@ async fn player(
                 game.borrow_mut().unknown += 1;
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let id = game.borrow().id.clone();
-                if let Some(stored) = read_moves(&c, &nodes, &id).await {
+                if let Some(stored) = read_moves(c, nodes, &id).await {
                     let mut g = game.borrow_mut();
                     assert!(
                         stored.starts_with(&g.acked),
@@ -216,16 +285,9 @@ async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
         let (status, v) =
             common::post_json(&c, &format!("{base}/v1/games"), None, &json!({})).await;
         assert_eq!(status, 201, "{v}");
-        let s = common::GameSecrets::from_answer(&v);
-        games.push(Rc::new(RefCell::new(Tracked {
-            id: s.id,
-            white: s.white,
-            black: s.black,
-            acked: Vec::new(),
-            confirmed: 0,
-            unknown: 0,
-        })));
+        games.push(Rc::new(RefCell::new(Tracked::created(&v))));
     }
+    let played: Played = Rc::new(RefCell::new(games.clone()));
     let stop = Rc::new(RefCell::new(false));
     let players: Vec<_> = games
         .iter()
@@ -234,6 +296,7 @@ async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
             actix_web::rt::spawn(player(
                 c.clone(),
                 nodes.clone(),
+                played.clone(),
                 g.clone(),
                 stop.clone(),
                 0x9e37_79b9 + i as u64,
@@ -273,6 +336,7 @@ async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
     // The history, checked against the store itself and every node.
     let store = Store::open(&pg.url, SqliteSync::Full, 64).await.unwrap();
     let mut moves_total = 0;
+    let games = played.borrow().clone();
     let unknown: usize = games.iter().map(|g| g.borrow().unknown).sum();
     assert!(unknown > 0, "no request ever met a dead or paused node");
     for game in &games {
