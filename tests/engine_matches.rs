@@ -86,12 +86,7 @@ async fn two_engines_play_a_whole_game_anyone_can_watch() {
         )
         .await;
     assert_eq!(status, 201, "{created}");
-    let g = GameSecrets {
-        id: created["id"].as_str().unwrap().to_string(),
-        white: created["secrets"]["white"].as_str().unwrap().to_string(),
-        black: created["secrets"]["black"].as_str().unwrap().to_string(),
-        admin: created["secrets"]["admin"].as_str().unwrap().to_string(),
-    };
+    let g = GameSecrets::from_answer(&created);
     let options = &created["options"];
     assert_eq!(options["opponent"], Value::Null, "{options}");
     assert_eq!(
@@ -228,12 +223,7 @@ async fn stockfish_and_toga_play_a_game_to_its_end_on_both_clocks() {
         )
         .await;
     assert_eq!(status, 201, "{created}");
-    let g = GameSecrets {
-        id: created["id"].as_str().unwrap().to_string(),
-        white: created["secrets"]["white"].as_str().unwrap().to_string(),
-        black: created["secrets"]["black"].as_str().unwrap().to_string(),
-        admin: created["secrets"]["admin"].as_str().unwrap().to_string(),
-    };
+    let g = GameSecrets::from_answer(&created);
     // Two real engine processes, one per side.
     let sf = children_named(server.pid(), "stockfish");
     let toga = children_named(server.pid(), "toga2");
