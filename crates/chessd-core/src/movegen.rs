@@ -123,6 +123,21 @@ impl IntoIterator for PieceMoves {
     }
 }
 
+/// The legal moves of a set of pawns, by kind, as their target squares: one move per square of
+/// each set (a square in both `west` and `east` is reached by two pawns). See
+/// [`Position::pawn_sets`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PawnSets {
+    /// Targets of single pushes.
+    pub single: Bitboard,
+    /// Targets of double pushes.
+    pub double: Bitboard,
+    /// Targets of captures towards the a-file.
+    pub west: Bitboard,
+    /// Targets of captures towards the h-file.
+    pub east: Bitboard,
+}
+
 #[inline(always)]
 const fn pawn_push(color: Color, b: Bitboard) -> Bitboard {
     match color {
@@ -502,14 +517,64 @@ impl Position {
     /// origin, promotions as their own kind), en passant, castling.
     #[inline]
     pub fn generate_moves(&self, visit: impl FnMut(PieceMoves) -> bool) -> bool {
+        self.generate_moves_except_pawns(Bitboard::EMPTY, visit)
+    }
+
+    /// [`Position::generate_moves`] without the moves of the pawns `skip` (which a caller
+    /// counts set-wise: see [`Position::plain_pawns`] and [`Position::pawn_sets`]).
+    #[inline]
+    pub(crate) fn generate_moves_except_pawns(
+        &self,
+        skip: Bitboard,
+        visit: impl FnMut(PieceMoves) -> bool,
+    ) -> bool {
         match self.turn {
-            Color::White => self.generate_moves_as(Color::White, visit),
-            Color::Black => self.generate_moves_as(Color::Black, visit),
+            Color::White => self.generate_moves_as(Color::White, skip, visit),
+            Color::Black => self.generate_moves_as(Color::Black, skip, visit),
+        }
+    }
+
+    /// The pawns of the side to move whose moves can be counted set-wise: not pinned, not
+    /// about to promote, not in `except`; none in double check (only the king moves then).
+    #[inline]
+    pub(crate) fn plain_pawns(&self, except: Bitboard) -> Bitboard {
+        if self.checkers.more_than_one() {
+            return Bitboard::EMPTY;
+        }
+        let us = self.turn;
+        self.pieces(us, Role::Pawn)
+            - self.pinned
+            - except
+            - Bitboard::rank(Rank::new(6).relative(us))
+    }
+
+    /// The legal moves of `pawns` (from [`Position::plain_pawns`]) as target sets.
+    #[inline]
+    pub(crate) fn pawn_sets(&self, pawns: Bitboard) -> PawnSets {
+        let us = self.turn;
+        let ours = self.by_color(us);
+        let theirs = self.by_color(!us);
+        let empty = !(ours | theirs);
+        let target = self.check_mask(self.king(us), ours);
+        let single = pawn_push(us, pawns) & empty;
+        let double =
+            pawn_push(us, single & Bitboard::rank(Rank::new(2).relative(us))) & empty & target;
+        let captures = theirs & target;
+        PawnSets {
+            single: single & target,
+            double,
+            west: pawn_attacks_west(us, pawns) & captures,
+            east: pawn_attacks_east(us, pawns) & captures,
         }
     }
 
     #[inline(always)]
-    fn generate_moves_as(&self, us: Color, mut visit: impl FnMut(PieceMoves) -> bool) -> bool {
+    fn generate_moves_as(
+        &self,
+        us: Color,
+        skip: Bitboard,
+        mut visit: impl FnMut(PieceMoves) -> bool,
+    ) -> bool {
         let ours = self.by_color(us);
         let theirs = self.by_color(!us);
         let occ = ours | theirs;
@@ -568,7 +633,7 @@ impl Position {
         }
 
         let promotion_from = Bitboard::rank(Rank::new(6).relative(us));
-        for from in self.pieces(us, Role::Pawn) & movable {
+        for from in (self.pieces(us, Role::Pawn) & movable) - skip {
             let mut to = self.pawn_targets(us, from, occ, theirs) & target;
             if self.pinned.contains(from) {
                 to &= line(king, from);

@@ -8,8 +8,9 @@
 //! `*_mates` class instead.
 //!
 //! The last ply is counted without making most moves: captures, promotions and checks come from
-//! move groups and precomputed check squares; only en passant, castling and checking moves (for
-//! the mate test) are made.
+//! move groups and precomputed check squares, and the pawns that can neither uncover a check
+//! nor promote are counted set-wise (their pushes and captures as whole target sets); only en
+//! passant, castling and checking moves (for the mate test) are made.
 
 use std::{
     iter::Sum,
@@ -341,6 +342,46 @@ impl LeafContext<'_> {
         }
     }
 
+    /// Counts the moves of `plain` pawns (see [`Position::plain_pawns`]): none uncovers a
+    /// check, so a checking one gives a direct check from its target square.
+    #[inline(always)]
+    fn plain_pawns(&self, plain: Bitboard, s: &mut PerftStats) {
+        let sets = self.pos.pawn_sets(plain);
+        let captures = sets.west.count() + sets.east.count();
+        s.nodes += u64::from(sets.single.count() + sets.double.count() + captures);
+        s.captures += u64::from(captures);
+        let checks = self.check_squares[Role::Pawn.index()];
+        let pushes = (sets.single | sets.double) & checks;
+        let takes = (sets.west | sets.east) & checks;
+        if (pushes | takes).nonempty() {
+            self.plain_pawn_checks(plain, pushes, sets.double, takes, s);
+        }
+    }
+
+    /// Counts the checking moves of `plain` pawns: pushes to `pushes` (from two squares back
+    /// when in `double`) and captures on `takes` (by every plain pawn attacking the square).
+    #[inline(never)]
+    fn plain_pawn_checks(
+        &self,
+        plain: Bitboard,
+        pushes: Bitboard,
+        double: Bitboard,
+        takes: Bitboard,
+        s: &mut PerftStats,
+    ) {
+        let back: i32 = if self.us == Color::White { -8 } else { 8 };
+        for to in pushes {
+            let steps = if double.contains(to) { 2 } else { 1 };
+            let from = Square::new((to.index() as i32 + back * steps) as u32);
+            add_known_check(self.pos, Move::normal(from, to), false, true, s);
+        }
+        for to in takes {
+            for from in pawn_attacks(!self.us, to) & plain {
+                add_known_check(self.pos, Move::normal(from, to), false, true, s);
+            }
+        }
+    }
+
     /// Counts a promotion, en-passant or castling group.
     #[inline(never)]
     fn special(&self, g: PieceMoves, s: &mut PerftStats) {
@@ -394,7 +435,13 @@ pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
         candidates: discovery_candidates(pos, us, ksq, occ),
     };
     let mut s = PerftStats::default();
-    pos.generate_moves(|g| {
+    // Most pawns cannot uncover a check nor promote: their moves are counted set-wise, and
+    // only those that check are made (for the mate test).
+    let plain = pos.plain_pawns(ctx.candidates);
+    if plain.nonempty() {
+        ctx.plain_pawns(plain, &mut s);
+    }
+    pos.generate_moves_except_pawns(plain, |g| {
         if g.kind == MoveGroupKind::Normal {
             s.nodes += u64::from(g.to.count());
             s.captures += u64::from((g.to & ctx.theirs).count());
@@ -451,6 +498,16 @@ mod tests {
             "8/P1k5/K7/8/8/8/8/8 w - - 0 1",
             "4k3/1P6/8/8/8/8/K7/8 w - - 0 1",
             "B6b/8/8/8/2K5/4k3/8/b6B w - - 0 1",
+            // Checks by plain pawns: pushes, double pushes, two captures on one square.
+            "8/8/8/3k4/8/2P1P3/8/4K3 w - - 0 1",
+            "8/8/8/3k4/8/8/2P1P3/4K3 w - - 0 1",
+            "8/8/4k3/3n4/2P1P3/8/8/4K3 w - - 0 1",
+            "4k3/8/8/2p1p3/3N4/4K3/8/8 b - - 0 1",
+            // Mate by a double push (b4#, b5#).
+            "8/8/2Q5/k7/8/P7/1P6/7K w - - 0 1",
+            "7k/1p6/p7/8/K7/2q5/8/8 b - - 0 1",
+            // The same check, but the rook takes the pawn along the file the push cleared.
+            "8/8/2Q5/k7/8/P6K/1P6/1r6 w - - 0 1",
         ];
         let mut total = 0;
         for fen in fens {
