@@ -382,9 +382,34 @@ impl LeafContext<'_> {
         }
     }
 
+    /// Counts a castling move without making it unless it checks: only the rook can give
+    /// check (a king never does), and neither the king nor the rook uncovers one unless it
+    /// stood between one of our sliders and the enemy king (then the move is made).
+    #[inline]
+    fn castle(&self, mv: Move, s: &mut PerftStats) {
+        let (king, rook) = (mv.from(), mv.to());
+        if self.candidates.contains(king) || self.candidates.contains(rook) {
+            classify_by_making(self.pos, mv, s);
+            return;
+        }
+        s.nodes += 1;
+        s.castles += 1;
+        let rook_to = mv.rook_destination().unwrap_or(rook);
+        let occ_after = (self.occ - king - rook) | mv.king_destination() | rook_to;
+        if rook_attacks(rook_to, occ_after).contains(self.ksq) {
+            add_known_check(self.pos, mv, false, true, s);
+        }
+    }
+
     /// Counts a promotion, en-passant or castling group.
     #[inline(never)]
     fn special(&self, g: PieceMoves, s: &mut PerftStats) {
+        if g.kind == MoveGroupKind::Castle {
+            for mv in g {
+                self.castle(mv, s);
+            }
+            return;
+        }
         if g.kind != MoveGroupKind::Promotion {
             for mv in g {
                 classify_by_making(self.pos, mv, s);
@@ -508,6 +533,13 @@ mod tests {
             "7k/1p6/p7/8/K7/2q5/8/8 b - - 0 1",
             // The same check, but the rook takes the pawn along the file the push cleared.
             "8/8/2Q5/k7/8/P6K/1P6/1r6 w - - 0 1",
+            // Castling that checks (the rook), standard and Chess960.
+            "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+            "3k4/8/8/8/8/8/8/R3K3 w Q - 0 1",
+            "5k2/8/8/8/8/8/8/1K4R1 w G - 0 1",
+            "1r4k1/8/8/8/8/8/8/3K4 b b - 0 1",
+            // ... and along the rank the king just left.
+            "8/8/8/8/8/8/8/R3K2k w Q - 0 1",
         ];
         let mut total = 0;
         for fen in fens {
