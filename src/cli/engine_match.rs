@@ -129,7 +129,7 @@ impl Settings {
     fn games_and_pace(&self) -> String {
         let pace = match self.pace {
             Pace::MoveTime(ms) => format!("movetime {ms} ms"),
-            Pace::Clock(control) => format!("tc {}", record::time_control_text(control)),
+            Pace::Clock(control) => format!("tc {}", control.pgn()),
         };
         let plural = if self.games == 1 { "" } else { "s" };
         format!("{} game{plural}, {pace}", self.games)

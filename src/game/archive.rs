@@ -137,17 +137,8 @@ impl GameRecord {
     /// The time control as PGN writes it: `base+increment` in seconds (fractions kept, as
     /// `0.5+0`), `-` for an untimed game.
     pub fn time_control_pgn(&self) -> String {
-        let seconds = |ms: u64| {
-            if ms.is_multiple_of(1000) {
-                (ms / 1000).to_string()
-            } else {
-                format!("{}", ms as f64 / 1000.0)
-            }
-        };
-        match self.time_control {
-            Some(tc) => format!("{}+{}", seconds(tc.initial_ms), seconds(tc.increment_ms)),
-            None => "-".to_string(),
-        }
+        self.time_control
+            .map_or_else(|| "-".to_string(), |tc| tc.pgn())
     }
 
     /// The PGN tags: the Seven Tag Roster's values (Event, Site, Date of creation in UTC,

@@ -38,6 +38,23 @@ impl TimeControl {
         }
         Ok(())
     }
+
+    /// As PGN's `TimeControl` tag writes it: `base+increment` in seconds, fractions kept
+    /// (`0.5+0`, `10+0.1`).
+    pub fn pgn(&self) -> String {
+        let seconds = |ms: u64| {
+            if ms.is_multiple_of(1000) {
+                (ms / 1000).to_string()
+            } else {
+                format!("{}", ms as f64 / 1000.0)
+            }
+        };
+        format!(
+            "{}+{}",
+            seconds(self.initial_ms),
+            seconds(self.increment_ms)
+        )
+    }
 }
 
 /// The clocks as clients see them.

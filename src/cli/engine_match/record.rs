@@ -44,11 +44,6 @@ pub fn pgn(played: &Played, event: &str, round: u32, time_control: Option<TimeCo
     pgn.to_pgn()
 }
 
-/// A time control as PGN's `TimeControl` tag writes it (`10+0.1`).
-pub fn time_control_text(time_control: TimeControl) -> String {
-    record(Game::default(), 0, Some(time_control), Vec::new()).time_control_pgn()
-}
-
 /// The archive's record of a finished game nobody plays on.
 fn record(
     game: Game,
@@ -110,12 +105,12 @@ mod tests {
         assert_eq!(back.tag("Termination"), Some("time forfeit"));
         assert_eq!(back.result, Some(GameResult::WhiteWins));
         assert_eq!(back.moves[1].comments, ["toga sent no move within 1.05 s"]);
-        assert_eq!(time_control_text(tc), "1+0.05");
+        assert_eq!(tc.pgn(), "1+0.05");
         let tc = TimeControl {
             initial_ms: 180_000,
             increment_ms: 2_000,
         };
-        assert_eq!(time_control_text(tc), "180+2");
+        assert_eq!(tc.pgn(), "180+2");
     }
 
     #[test]
