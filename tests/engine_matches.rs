@@ -19,19 +19,6 @@ fn code(v: &Value) -> Option<&str> {
     v["error"]["code"].as_str()
 }
 
-/// Waits (up to `limit`) until the game is over; returns its state.
-async fn until_over(api: &Api, g: &GameSecrets, limit: Duration) -> Value {
-    let deadline = Instant::now() + limit;
-    loop {
-        let state = api.state(g).await;
-        if state["status"]["result"] != "ongoing" {
-            return state;
-        }
-        assert!(Instant::now() < deadline, "the game did not end: {state}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 /// Replays the game's moves in the core from its start: each is legal and its SAN is the
 /// server's; the core reaches the same end.
 fn replay(state: &Value) -> Game {
@@ -109,7 +96,7 @@ async fn two_engines_play_a_whole_game_anyone_can_watch() {
         .await;
     assert_eq!((status, code(&v)), (403, Some("forbidden")), "{v}");
 
-    let state = until_over(&api, &g, Duration::from_secs(120)).await;
+    let state = api.until_over(&g.id, Duration::from_secs(120)).await;
     let game = replay(&state);
     assert_eq!(
         serde_json::to_value(game.status()).unwrap()["result"],
@@ -250,7 +237,7 @@ async fn stockfish_and_toga_play_a_game_to_its_end_on_both_clocks() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // The same sessions play the whole game: no engine is started again.
-    let state = until_over(&api, &g, Duration::from_secs(300)).await;
+    let state = api.until_over(&g.id, Duration::from_secs(300)).await;
     for (name, pids) in [("stockfish", &sf), ("toga2", &toga)] {
         let now = children_named(server.pid(), name);
         assert!(now.is_empty() || now == *pids, "{name} was started again");

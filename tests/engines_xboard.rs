@@ -269,15 +269,7 @@ async fn fairymax_and_gnu_chess_play_a_match_on_their_clocks() {
         .await;
     assert_eq!(status, 201, "{created}");
     let id = created["id"].as_str().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let state = loop {
-        let (_, state) = api.get(&format!("/v1/games/{id}")).await;
-        if state["status"]["result"] != "ongoing" {
-            break state;
-        }
-        assert!(Instant::now() < deadline, "the game did not end: {state}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let state = api.until_over(id, Duration::from_secs(120)).await;
     // Both engines moved, every move legal, and the game ended by the rules or a clock.
     let moves = state["moves"].as_array().unwrap();
     assert!(moves.len() >= 10, "{state}");

@@ -216,6 +216,19 @@ impl Api {
         v
     }
 
+    /// Reads game `id` until it is over (within `limit`); returns its state.
+    pub async fn until_over(&self, id: &str, limit: Duration) -> Value {
+        let deadline = Instant::now() + limit;
+        loop {
+            let (_, state) = self.get(&format!("/v1/games/{id}")).await;
+            if state["status"]["result"] != "ongoing" {
+                return state;
+            }
+            assert!(Instant::now() < deadline, "the game did not end: {state}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// The legal moves of the game now (UCI).
     pub async fn legal(&self, g: &GameSecrets) -> Vec<String> {
         let (_, v) = self.get(&format!("/v1/games/{}/legal-moves", g.id)).await;
