@@ -24,6 +24,7 @@ use crate::{
         state::SavedState,
         GameError,
     },
+    store::Fence,
     uci::protocol::GoLimits,
 };
 
@@ -39,6 +40,8 @@ pub struct GameHandle {
     id: Uuid,
     addr: Addr<GameActor>,
     reload: Option<Reload>,
+    /// The lease the game was loaded or created under (`None`: a single node).
+    fence: Option<Fence>,
 }
 
 impl std::fmt::Debug for GameHandle {
@@ -59,10 +62,31 @@ enum Asked<T> {
 }
 
 impl GameHandle {
-    /// A handle on the actor `addr` of game `id`; `reload` brings the game back from the store
-    /// when its actor turns out to have left memory.
-    pub(crate) fn new(id: Uuid, addr: Addr<GameActor>, reload: Option<Reload>) -> GameHandle {
-        GameHandle { id, addr, reload }
+    /// A handle on the actor `addr` of game `id`, loaded or created under `fence`; `reload`
+    /// brings the game back from the store when its actor turns out to have left memory.
+    pub(crate) fn new(
+        id: Uuid,
+        addr: Addr<GameActor>,
+        reload: Option<Reload>,
+        fence: Option<Fence>,
+    ) -> GameHandle {
+        GameHandle {
+            id,
+            addr,
+            reload,
+            fence,
+        }
+    }
+
+    /// Whether `other` is a handle on the same actor (not only the same game).
+    pub(crate) fn same_actor(&self, other: &GameHandle) -> bool {
+        self.addr == other.addr
+    }
+
+    /// The lease the game's actor was loaded or created under: its writes carry it, and its
+    /// state is current only while the node still holds that lease.
+    pub(crate) fn fence(&self) -> Option<Fence> {
+        self.fence
     }
 
     /// The game's id.

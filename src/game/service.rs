@@ -22,7 +22,7 @@ use crate::{
         registry::GameRegistry,
         GameError, GameHandle,
     },
-    store::{GameSummary, NewGameRow, ResultFilter, Store, WriteOp},
+    store::{Fence, GameSummary, NewGameRow, ResultFilter, Store, WriteOp},
 };
 
 /// Every game: those in memory, and (through the store) those that are not.
@@ -103,9 +103,14 @@ impl Games {
         })
     }
 
-    /// A handle on the actor `addr` of game `id`; a stored game's handle brings the game back
-    /// when its actor has left memory.
-    fn handle(&self, id: Uuid, addr: actix::Addr<crate::game::actor::GameActor>) -> GameHandle {
+    /// A handle on the actor `addr` of game `id`, made under `fence`; a stored game's handle
+    /// brings the game back when its actor has left memory.
+    fn handle(
+        &self,
+        id: Uuid,
+        addr: actix::Addr<crate::game::actor::GameActor>,
+        fence: Option<Fence>,
+    ) -> GameHandle {
         let reload: Option<Reload> = self.env.store.is_durable().then(|| {
             let me = self.me.clone();
             let reload: Reload = Arc::new(move |id: Uuid| {
@@ -119,14 +124,50 @@ impl Games {
             });
             reload
         });
-        GameHandle::new(id, addr, reload)
+        GameHandle::new(id, addr, reload, fence)
+    }
+
+    /// Whether this node may serve the game in memory behind `handle` now: it holds the game's
+    /// shard under the lease the game was loaded under. A game loaded under a lease the node
+    /// has since lost is stale, even if the node holds the shard again under a newer lease:
+    /// while the shard was elsewhere the game went on there, so its writes are fenced and its
+    /// state must not be served either.
+    fn standing(&self, handle: &GameHandle) -> Standing {
+        match self.ownership.fence(&handle.id()) {
+            Ok(fence) if fence == handle.fence() => Standing::Current,
+            Ok(_) => Standing::Stale,
+            Err(e) => Standing::Unsure(e),
+        }
+    }
+
+    /// Tells a stale game to leave memory and waits (a little) until it has, so that the
+    /// stored game can be brought back in its place.
+    async fn evict_stale(&self, handle: &GameHandle) -> Result<(), GameError> {
+        tracing::warn!(game = %handle.id(), "a stale copy of the game leaves memory (its shard's lease changed)");
+        handle.leave_node();
+        let deadline = tokio::time::Instant::now() + STALE_EVICTION_WAIT;
+        while self
+            .registry
+            .get(&handle.id())
+            .is_ok_and(|h| h.same_actor(handle))
+        {
+            if tokio::time::Instant::now() >= deadline {
+                return Err(not_served_now(handle.id()));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        Ok(())
     }
 
     /// The game with this id (text from a URL): in memory, or brought back from the store.
     pub async fn get(&self, raw_id: &str) -> Result<GameHandle, GameError> {
         let id = Uuid::parse_str(raw_id).map_err(|_| GameError::NotFound(raw_id.to_string()))?;
         if let Ok(handle) = self.registry.get(&id) {
-            return Ok(handle);
+            match self.standing(&handle) {
+                Standing::Current => return Ok(handle),
+                Standing::Unsure(e) => return Err(e),
+                Standing::Stale => self.evict_stale(&handle).await?,
+            }
         }
         if !self.env.store.is_durable() {
             return Err(GameError::NotFound(id.to_string()));
@@ -135,7 +176,11 @@ impl Games {
         let lock = self.loading.entry(id).or_default().clone();
         let _loading = lock.lock().await;
         let found = match self.registry.get(&id) {
-            Ok(handle) => Ok(handle),
+            Ok(handle) => match self.standing(&handle) {
+                Standing::Current => Ok(handle),
+                Standing::Unsure(e) => Err(e),
+                Standing::Stale => Err(not_served_now(id)),
+            },
             Err(_) => self.load(id).await,
         };
         self.loading.remove_if(&id, |_, l| Arc::ptr_eq(l, &lock));
@@ -163,10 +208,18 @@ impl Games {
             }
         }
         let addr = resume_game(Arc::clone(&self.env), stored, options, opponents, fence)?;
-        let handle = self.handle(id, addr);
+        let handle = self.handle(id, addr, fence);
         self.registry.insert(reservation, handle.clone());
         tracing::info!(game = %id, "game brought back from the store");
-        Ok(handle)
+        // The shard may have moved while the game was read: checked once the game is in the
+        // registry, so that either this check or the lease loop's eviction sees it.
+        match self.standing(&handle) {
+            Standing::Current => Ok(handle),
+            Standing::Stale | Standing::Unsure(_) => {
+                handle.leave_node();
+                Err(not_served_now(id))
+            }
+        }
     }
 
     /// Creates a game for `client`. Every place the game needs is taken before anything is
@@ -256,7 +309,7 @@ impl Games {
                 created,
             },
         );
-        let handle = self.handle(id, addr);
+        let handle = self.handle(id, addr, fence);
         self.registry.insert(reservation, handle.clone());
         Ok((handle, secrets))
     }
@@ -348,6 +401,26 @@ impl Games {
             game.shutdown();
         }
     }
+}
+
+/// How long a request waits for a stale copy of its game to leave memory.
+const STALE_EVICTION_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether a game in memory may be served (see [`Games::standing`]).
+enum Standing {
+    /// Loaded under the lease this node holds now.
+    Current,
+    /// Loaded under a lease this node has lost since: the game may have gone on elsewhere.
+    Stale,
+    /// This node does not surely hold the game's shard now.
+    Unsure(GameError),
+}
+
+/// The answer for a game this node cannot serve at this moment (the client tries again).
+fn not_served_now(id: Uuid) -> GameError {
+    GameError::Unavailable(format!(
+        "game {id} is not served by this node right now; try again"
+    ))
 }
 
 fn json(value: &impl serde::Serialize) -> Result<String, GameError> {
