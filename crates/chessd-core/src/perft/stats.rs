@@ -238,7 +238,7 @@ pub fn perft_stats(pos: &Position, depth: u32) -> PerftStats {
             let mut total = PerftStats::default();
             pos.generate_moves(|group| {
                 for mv in group {
-                    total += perft_stats(&pos.after(mv), depth - 1);
+                    total += perft_stats(&pos.after_unhashed(mv), depth - 1);
                 }
                 false
             });
@@ -268,7 +268,7 @@ pub(crate) fn classify_by_making(pos: &Position, mv: Move, stats: &mut PerftStat
         }
         MoveKind::Normal => mv.to(),
     };
-    let after = pos.after(mv);
+    let after = pos.after_unhashed(mv);
     let checkers = after.checkers();
     if checkers.nonempty() {
         let mate = !after.has_legal_moves();
@@ -279,7 +279,7 @@ pub(crate) fn classify_by_making(pos: &Position, mv: Move, stats: &mut PerftStat
 /// Counts a checking move whose class is already known; makes it only for the mate test.
 #[inline]
 fn add_known_check(pos: &Position, mv: Move, two: bool, direct: bool, stats: &mut PerftStats) {
-    let mate = !pos.after(mv).has_legal_moves();
+    let mate = !pos.after_unhashed(mv).has_legal_moves();
     stats.add_check(two, direct, mate);
 }
 

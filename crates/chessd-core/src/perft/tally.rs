@@ -129,9 +129,16 @@ impl<T: Tally> Counter<'_, T> {
     /// The sum of the children's tallies.
     fn sum_children(&self, pos: &Position, depth: u32) -> T {
         let mut total = T::default();
+        // Without a table no key is ever read below, so the children need none.
+        let hashed = self.table.is_some();
         pos.generate_moves(|group| {
             for mv in group {
-                total += self.count(&pos.after(mv), depth - 1);
+                let child = if hashed {
+                    pos.after(mv)
+                } else {
+                    pos.after_unhashed(mv)
+                };
+                total += self.count(&child, depth - 1);
             }
             false
         });
