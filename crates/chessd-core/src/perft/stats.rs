@@ -234,11 +234,36 @@ pub fn perft_stats(pos: &Position, depth: u32) -> PerftStats {
     match depth {
         0 => PerftStats::ONE_NODE,
         1 => leaf_stats(pos),
+        2 => {
+            // The last two plies inline: each child's leaf moves are added in place.
+            let mut total = PerftStats::default();
+            pos.generate_moves(|group| {
+                if group.kind == MoveGroupKind::Normal {
+                    for to in group.to {
+                        let child = pos.after_plain_unhashed(group.role, group.from, to);
+                        add_leaf_stats(&child, &mut total);
+                    }
+                } else {
+                    for mv in group {
+                        add_leaf_stats(&pos.after_unhashed(mv), &mut total);
+                    }
+                }
+                false
+            });
+            total
+        }
         _ => {
             let mut total = PerftStats::default();
             pos.generate_moves(|group| {
-                for mv in group {
-                    total += perft_stats(&pos.after_unhashed(mv), depth - 1);
+                if group.kind == MoveGroupKind::Normal {
+                    for to in group.to {
+                        let child = pos.after_plain_unhashed(group.role, group.from, to);
+                        total += perft_stats(&child, depth - 1);
+                    }
+                } else {
+                    for mv in group {
+                        total += perft_stats(&pos.after_unhashed(mv), depth - 1);
+                    }
                 }
                 false
             });
@@ -436,7 +461,16 @@ impl LeafContext<'_> {
 }
 
 /// The statistics of every legal move of `pos` (a perft of depth 1).
+#[inline]
 pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
+    let mut s = PerftStats::default();
+    add_leaf_stats(pos, &mut s);
+    s
+}
+
+/// Adds the statistics of every legal move of `pos` to `s`.
+#[inline(always)]
+fn add_leaf_stats(pos: &Position, s: &mut PerftStats) {
     let us = pos.turn();
     let them = !us;
     let occ = pos.occupied();
@@ -459,12 +493,11 @@ pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
         ],
         candidates: discovery_candidates(pos, us, ksq, occ),
     };
-    let mut s = PerftStats::default();
     // Most pawns cannot uncover a check nor promote: their moves are counted set-wise, and
     // only those that check are made (for the mate test).
     let plain = pos.plain_pawns(ctx.candidates);
     if plain.nonempty() {
-        ctx.plain_pawns(plain, &mut s);
+        ctx.plain_pawns(plain, s);
     }
     pos.generate_moves_except_pawns(plain, |g| {
         if g.kind == MoveGroupKind::Normal {
@@ -472,14 +505,13 @@ pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
             s.captures += u64::from((g.to & ctx.theirs).count());
             let (direct, discovered) = ctx.checking(g.role, g.from, g.to);
             if (direct | discovered).nonempty() {
-                ctx.normal_checks(g.from, direct, discovered, &mut s);
+                ctx.normal_checks(g.from, direct, discovered, s);
             }
         } else {
-            ctx.special(g, &mut s);
+            ctx.special(g, s);
         }
         false
     });
-    s
 }
 
 #[cfg(test)]
