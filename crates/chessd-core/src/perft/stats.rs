@@ -18,7 +18,10 @@ use std::{
 };
 
 use crate::{
-    attacks::{attacks, between, bishop_attacks, knight_attacks, line, pawn_attacks, rook_attacks},
+    attacks::{
+        attacks, between, bishop_attacks, bishop_rays, knight_attacks, line, pawn_attacks,
+        rook_attacks, rook_rays,
+    },
     Bitboard, Color, Move, MoveGroupKind, MoveKind, PieceMoves, Position, Role, Square,
 };
 
@@ -313,8 +316,8 @@ fn add_known_check(pos: &Position, mv: Move, two: bool, direct: bool, stats: &mu
 #[inline]
 fn discovery_candidates(pos: &Position, us: Color, ksq: Square, occ: Bitboard) -> Bitboard {
     let queens = pos.pieces(us, Role::Queen);
-    let snipers = (rook_attacks(ksq, Bitboard::EMPTY) & (pos.pieces(us, Role::Rook) | queens))
-        | (bishop_attacks(ksq, Bitboard::EMPTY) & (pos.pieces(us, Role::Bishop) | queens));
+    let snipers = (rook_rays(ksq) & (pos.pieces(us, Role::Rook) | queens))
+        | (bishop_rays(ksq) & (pos.pieces(us, Role::Bishop) | queens));
     let ours = pos.by_color(us);
     let mut out = Bitboard::EMPTY;
     for s in snipers {
