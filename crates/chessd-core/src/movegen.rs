@@ -690,15 +690,50 @@ impl Position {
 
     #[inline(always)]
     fn has_legal_moves_as(&self, us: Color) -> bool {
+        self.has_king_step_as(us) || self.has_other_legal_moves_as(us)
+    }
+
+    /// Whether the king of the side to move can step to a square the opponent does not
+    /// attack. Reads the pieces and the side to move only (so it may be asked of a
+    /// [`Position::board_after`]).
+    #[inline(always)]
+    fn has_king_step_as(&self, us: Color) -> bool {
         let ours = self.by_color(us);
-        let theirs = self.by_color(!us);
-        let occ = ours | theirs;
+        let occ = self.occupied();
         let king = self.king(us);
         for to in king_attacks(king) - ours {
             if !self.attacked_by_them(us, to, occ - king) {
                 return true;
             }
         }
+        false
+    }
+
+    /// Whether the legal move `mv`, which gives check, mates.
+    ///
+    /// The board alone after the move tells whether the king can step out of check (the usual
+    /// way out); only when it cannot is the whole position made for captures and blocks.
+    #[inline]
+    pub(crate) fn check_mates(&self, mv: Move) -> bool {
+        let them = !self.turn;
+        if self.board_after(mv).has_king_step_as(them) {
+            return false;
+        }
+        let after = self.after_unhashed(mv);
+        !match them {
+            Color::White => after.has_other_legal_moves_as(Color::White),
+            Color::Black => after.has_other_legal_moves_as(Color::Black),
+        }
+    }
+
+    /// Whether the side to move has a legal move other than a king step (captures, blocks and,
+    /// out of check, any move including castling).
+    #[inline(always)]
+    fn has_other_legal_moves_as(&self, us: Color) -> bool {
+        let ours = self.by_color(us);
+        let theirs = self.by_color(!us);
+        let occ = ours | theirs;
+        let king = self.king(us);
         if self.checkers.more_than_one() {
             return false;
         }

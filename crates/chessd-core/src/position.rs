@@ -397,8 +397,8 @@ impl Position {
     fn make(&self, mv: Move) -> Position {
         // One copy per side to move, so that colour-dependent masks are constants.
         match self.turn {
-            Color::White => self.make_as::<true>(Color::White, mv, None),
-            Color::Black => self.make_as::<true>(Color::Black, mv, None),
+            Color::White => self.make_as::<true, true>(Color::White, mv, None),
+            Color::Black => self.make_as::<true, true>(Color::Black, mv, None),
         }
     }
 
@@ -408,8 +408,8 @@ impl Position {
     #[inline(always)]
     pub(crate) fn after_unhashed(&self, mv: Move) -> Position {
         match self.turn {
-            Color::White => self.make_as::<false>(Color::White, mv, None),
-            Color::Black => self.make_as::<false>(Color::Black, mv, None),
+            Color::White => self.make_as::<false, true>(Color::White, mv, None),
+            Color::Black => self.make_as::<false, true>(Color::Black, mv, None),
         }
     }
 
@@ -420,15 +420,32 @@ impl Position {
     pub(crate) fn after_plain_unhashed(&self, role: Role, from: Square, to: Square) -> Position {
         let mv = Move::normal(from, to);
         match self.turn {
-            Color::White => self.make_as::<false>(Color::White, mv, Some(role)),
-            Color::Black => self.make_as::<false>(Color::Black, mv, Some(role)),
+            Color::White => self.make_as::<false, true>(Color::White, mv, Some(role)),
+            Color::Black => self.make_as::<false, true>(Color::Black, mv, Some(role)),
         }
     }
 
-    /// Builds the position after `mv`; `HASH` says whether the Zobrist key is updated, and
-    /// `mover` is the moving piece's role when the caller knows it (plain moves only).
+    /// The pieces after a legal move, and the side to move then; nothing else is kept up to
+    /// date (no key, no checkers or pins, no en-passant square). For questions about the board
+    /// alone, such as whether a square is attacked.
     #[inline(always)]
-    fn make_as<const HASH: bool>(&self, us: Color, mv: Move, mover: Option<Role>) -> Position {
+    pub(crate) fn board_after(&self, mv: Move) -> Position {
+        match self.turn {
+            Color::White => self.make_as::<false, false>(Color::White, mv, None),
+            Color::Black => self.make_as::<false, false>(Color::Black, mv, None),
+        }
+    }
+
+    /// Builds the position after `mv`; `HASH` says whether the Zobrist key is updated, `FULL`
+    /// whether checkers, pins and the en-passant square are (see [`Position::board_after`]),
+    /// and `mover` is the moving piece's role when the caller knows it (plain moves only).
+    #[inline(always)]
+    fn make_as<const HASH: bool, const FULL: bool>(
+        &self,
+        us: Color,
+        mv: Move,
+        mover: Option<Role>,
+    ) -> Position {
         let them = !us;
         let from = mv.from();
         let to = mv.to();
@@ -541,9 +558,13 @@ impl Position {
                 hash ^= zobrist::castling_key(sq);
             }
         }
-        let (checkers, pinned) = checkers_and_pins(&by_role, &by_color, them);
+        let (checkers, pinned) = if FULL {
+            checkers_and_pins(&by_role, &by_color, them)
+        } else {
+            (Bitboard::EMPTY, Bitboard::EMPTY)
+        };
         let mut ep_square = None;
-        if let Some(ep) = ep_candidate {
+        if let Some(ep) = ep_candidate.filter(|_| FULL) {
             let probe = Position {
                 by_role,
                 by_color,

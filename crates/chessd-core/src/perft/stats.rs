@@ -307,7 +307,7 @@ pub(crate) fn classify_by_making(pos: &Position, mv: Move, stats: &mut PerftStat
 /// Counts a checking move whose class is already known; makes it only for the mate test.
 #[inline]
 fn add_known_check(pos: &Position, mv: Move, two: bool, direct: bool, stats: &mut PerftStats) {
-    let mate = !pos.after_unhashed(mv).has_legal_moves();
+    let mate = pos.check_mates(mv);
     stats.add_check(two, direct, mate);
 }
 
