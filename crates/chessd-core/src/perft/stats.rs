@@ -423,6 +423,10 @@ impl LeafContext<'_> {
         s.nodes += 1;
         s.castles += 1;
         let rook_to = mv.rook_destination().unwrap_or(rook);
+        // The rook seldom lines up with the enemy king even on an empty board.
+        if !rook_rays(rook_to).contains(self.ksq) {
+            return;
+        }
         let occ_after = (self.occ - king - rook) | mv.king_destination() | rook_to;
         if rook_attacks(rook_to, occ_after).contains(self.ksq) {
             add_known_check(self.pos, mv, false, true, s);
@@ -433,8 +437,8 @@ impl LeafContext<'_> {
     #[inline(never)]
     fn special(&self, g: PieceMoves, s: &mut PerftStats) {
         if g.kind == MoveGroupKind::Castle {
-            for mv in g {
-                self.castle(mv, s);
+            for rook in g.to {
+                self.castle(Move::castle(g.from, rook), s);
             }
             return;
         }
