@@ -514,7 +514,7 @@ fn main() {
         .collect();
     println!("perft benchmark: {runs} runs per case, median shown");
     println!(
-        "{:<8} {:<12} {:<10} {:>5} {:>12} {:>10} {:>9}",
+        "{:<9} {:<12} {:<12} {:>5} {:>12} {:>10} {:>9}",
         "group", "library", "position", "depth", "nodes", "median s", "Mnps"
     );
     // Round-robin: every case once per round, so that a change in machine load during the
@@ -532,7 +532,7 @@ fn main() {
         .collect();
     for row in &rows {
         println!(
-            "{:<8} {:<12} {:<10} {:>5} {:>12} {:>10.3} {:>9.1}",
+            "{:<9} {:<12} {:<12} {:>5} {:>12} {:>10.3} {:>9.1}",
             row.group,
             row.library,
             row.position,
@@ -550,7 +550,7 @@ fn main() {
             .filter(|r| r.library != OURS && r.group == ours.group && r.position == ours.position)
         {
             println!(
-                "{:<8} {:<10} {OURS}/{:<12} {:>6.2}x",
+                "{:<9} {:<12} {OURS}/{:<12} {:>6.2}x",
                 ours.group,
                 ours.position,
                 other.library,
