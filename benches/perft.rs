@@ -9,6 +9,19 @@
 //!
 //! Run with `cargo bench --bench perft`. `CHESSD_BENCH_FILTER=text` keeps only the cases whose
 //! group, library or position contains `text`.
+//!
+//! `CHESSD_BENCH_DEEP=1` adds two long groups (about a minute per round on a quiet machine):
+//! - `bulk6`: chessd-core and cozy-chess on the six standard positions (lines 1-7 of
+//!   `tests/data/perft/perft_suite.epd`: position 4 comes with its colour mirror) at the
+//!   smallest depth whose reference count reaches 10^9 nodes, or the deepest listed one when
+//!   none does. Reference counts come from that file and the Grand Chess Tree table
+//!   `perft_gct_stats.csv` (which adds the start position's depth 7), never from our output.
+//! - `statsbulk`: chessd-core's statistics perft (library `chessd`) against its own bulk
+//!   counting (library `chessd-bulk`), start position depth 7 and Kiwipete depth 6; every
+//!   statistics column of every run is checked against the Grand Chess Tree row.
+//!
+//! The same file is also registered as chessd-core's bench (`cargo bench -p chessd-core
+//! --bench perft`), which builds only the chess core and the two peers, not the server.
 
 use std::{
     hint::black_box,
@@ -282,6 +295,158 @@ fn hash_cases(position: &'static str, fen: &'static str, depth: u32, expected: u
     ]
 }
 
+// ----- The deep groups (`CHESSD_BENCH_DEEP=1`) -----
+
+const SUITE_EPD: &str = include_str!("../tests/data/perft/perft_suite.epd");
+const GCT_CSV: &str = include_str!("../tests/data/perft/perft_gct_stats.csv");
+
+/// Names of the first seven suite lines: the chessprogramming.org positions 1-6, position 4
+/// twice (as published and colour-mirrored).
+const SIX_NAMES: [&str; 7] = [
+    "startpos",
+    "kiwipete",
+    "cpw3",
+    "cpw4",
+    "cpw4-mirror",
+    "cpw5",
+    "cpw6",
+];
+
+/// Deep groups want at least this many nodes per case.
+const DEEP_NODES: u64 = 1_000_000_000;
+
+/// The Grand Chess Tree rows: (FEN, depth, the 15 numeric columns from `nodes` on).
+fn gct_rows() -> Vec<(&'static str, u32, Vec<u64>)> {
+    GCT_CSV
+        .lines()
+        .skip(1)
+        .map(|line| {
+            // position,"FEN",depth,nodes,...,source
+            let mut quoted = line.split('"');
+            let fen = quoted.nth(1).expect("quoted FEN");
+            let rest: Vec<&str> = quoted.next().expect("columns").split(',').collect();
+            let depth = rest[1].parse().expect("depth");
+            let numbers = rest[2..17]
+                .iter()
+                .map(|n| n.parse().expect("count"))
+                .collect();
+            (fen, depth, numbers)
+        })
+        .collect()
+}
+
+/// Reference node counts of `fen` by depth, from the suite line and the GCT table (which must
+/// agree where both list a depth).
+fn reference_counts(suite_line: &'static str) -> (&'static str, Vec<(u32, u64)>) {
+    let mut fields = suite_line.split(';');
+    let fen = fields.next().expect("FEN").trim();
+    let mut counts: Vec<(u32, u64)> = fields
+        .map(|f| {
+            let (d, n) = f.trim().split_once(' ').expect("Dn count");
+            (
+                d.trim_start_matches('D').parse().expect("depth"),
+                n.parse().expect("count"),
+            )
+        })
+        .collect();
+    for (gct_fen, depth, numbers) in gct_rows() {
+        if gct_fen != fen {
+            continue;
+        }
+        match counts.iter().find(|&&(d, _)| d == depth) {
+            Some(&(_, n)) => assert_eq!(n, numbers[0], "suite and GCT differ at d{depth}"),
+            None => counts.push((depth, numbers[0])),
+        }
+    }
+    counts.sort_unstable();
+    (fen, counts)
+}
+
+/// Bulk perft of chessd-core and cozy-chess on the six standard positions, each at the
+/// smallest reference depth with at least [`DEEP_NODES`] nodes, or the deepest listed.
+fn bulk6_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (name, line) in SIX_NAMES.into_iter().zip(SUITE_EPD.lines()) {
+        let (fen, counts) = reference_counts(line);
+        let &(depth, expected) = counts
+            .iter()
+            .find(|&&(_, n)| n >= DEEP_NODES)
+            .or(counts.last())
+            .expect("a reference count");
+        let ours = chessd_position(fen);
+        let cozy = cozy_board(fen);
+        for (library, run) in [
+            (
+                OURS,
+                Box::new(move || chessd_core::perft::perft(black_box(&ours), depth))
+                    as Box<dyn Fn() -> u64>,
+            ),
+            (
+                "cozy-chess",
+                Box::new(move || cozy_perft(black_box(&cozy), depth)),
+            ),
+        ] {
+            cases.push(Case {
+                group: "bulk6",
+                library,
+                position: name,
+                depth,
+                expected,
+                run,
+            });
+        }
+    }
+    cases
+}
+
+/// Statistics perft against bulk perft of chessd-core itself; every statistics run is checked
+/// column by column against the GCT row.
+fn stats_vs_bulk_cases(position: &'static str, fen: &'static str, depth: u32) -> Vec<Case> {
+    let (_, _, reference) = gct_rows()
+        .into_iter()
+        .find(|&(f, d, _)| f == fen && d == depth)
+        .expect("a GCT row");
+    let expected = reference[0];
+    let pos = chessd_position(fen);
+    let stats = move || {
+        let s = chessd_core::perft::perft_stats(black_box(&pos), depth);
+        let ours = [
+            s.nodes,
+            s.captures,
+            s.enpassants,
+            s.castles,
+            s.promotions,
+            s.direct_checks,
+            s.single_discovered_checks,
+            s.direct_discovered_checks,
+            s.double_discovered_checks,
+            s.total_checks(),
+            s.direct_mates,
+            s.single_discovered_mates,
+            s.direct_discovered_mates,
+            s.double_discovered_mates,
+            s.total_mates(),
+        ];
+        assert_eq!(ours[..], reference[..], "statistics of {position} d{depth}");
+        s.nodes
+    };
+    let case = |library, run: Box<dyn Fn() -> u64>| Case {
+        group: "statsbulk",
+        library,
+        position,
+        depth,
+        expected,
+        run,
+    };
+    vec![
+        case(OURS, Box::new(stats)),
+        case(
+            "chessd-bulk",
+            Box::new(move || chessd_core::perft::perft(black_box(&pos), depth)),
+        ),
+    ]
+}
+
 /// Every case, in the order of the table. Further groups (statistics perft against shakmaty
 /// classifying every leaf, hashed multi-threaded perft) add their cases here; rows of library
 /// [`OURS`] are compared with the other rows of the same group and position.
@@ -292,6 +457,11 @@ fn cases() -> Vec<Case> {
     cases.extend(stats_cases("startpos", START_FEN, 5, 4_865_609));
     cases.extend(stats_cases("kiwipete", KIWIPETE_FEN, 4, 4_085_603));
     cases.extend(hash_cases("startpos", START_FEN, 7, 3_195_901_860));
+    if std::env::var("CHESSD_BENCH_DEEP").is_ok_and(|v| v == "1") {
+        cases.extend(bulk6_cases());
+        cases.extend(stats_vs_bulk_cases("startpos", START_FEN, 7));
+        cases.extend(stats_vs_bulk_cases("kiwipete", KIWIPETE_FEN, 6));
+    }
     cases
 }
 
@@ -344,7 +514,7 @@ fn main() {
         .collect();
     println!("perft benchmark: {runs} runs per case, median shown");
     println!(
-        "{:<8} {:<12} {:<10} {:>5} {:>12} {:>10} {:>9}",
+        "{:<9} {:<12} {:<12} {:>5} {:>12} {:>10} {:>9}",
         "group", "library", "position", "depth", "nodes", "median s", "Mnps"
     );
     // Round-robin: every case once per round, so that a change in machine load during the
@@ -362,7 +532,7 @@ fn main() {
         .collect();
     for row in &rows {
         println!(
-            "{:<8} {:<12} {:<10} {:>5} {:>12} {:>10.3} {:>9.1}",
+            "{:<9} {:<12} {:<12} {:>5} {:>12} {:>10.3} {:>9.1}",
             row.group,
             row.library,
             row.position,
@@ -380,7 +550,7 @@ fn main() {
             .filter(|r| r.library != OURS && r.group == ours.group && r.position == ours.position)
         {
             println!(
-                "{:<8} {:<10} {OURS}/{:<12} {:>6.2}x",
+                "{:<9} {:<12} {OURS}/{:<12} {:>6.2}x",
                 ours.group,
                 ours.position,
                 other.library,

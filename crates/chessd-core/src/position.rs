@@ -397,21 +397,66 @@ impl Position {
     fn make(&self, mv: Move) -> Position {
         // One copy per side to move, so that colour-dependent masks are constants.
         match self.turn {
-            Color::White => self.make_as(Color::White, mv),
-            Color::Black => self.make_as(Color::Black, mv),
+            Color::White => self.make_as::<true, true>(Color::White, mv, None),
+            Color::Black => self.make_as::<true, true>(Color::Black, mv, None),
         }
     }
 
+    /// The position after a legal move, without updating the Zobrist key (the `hash` field is
+    /// left meaningless). For counting only, where no key is read: plain bulk and statistics
+    /// perft, which never hash, compare or hand out the positions they make.
     #[inline(always)]
-    fn make_as(&self, us: Color, mv: Move) -> Position {
+    pub(crate) fn after_unhashed(&self, mv: Move) -> Position {
+        match self.turn {
+            Color::White => self.make_as::<false, true>(Color::White, mv, None),
+            Color::Black => self.make_as::<false, true>(Color::Black, mv, None),
+        }
+    }
+
+    /// [`Position::after_unhashed`] for a plain move (neither castling, en passant nor a
+    /// promotion) of the `role` on `from`, as move generation hands them out in groups: the
+    /// moving piece need not be looked up.
+    #[inline(always)]
+    pub(crate) fn after_plain_unhashed(&self, role: Role, from: Square, to: Square) -> Position {
+        let mv = Move::normal(from, to);
+        match self.turn {
+            Color::White => self.make_as::<false, true>(Color::White, mv, Some(role)),
+            Color::Black => self.make_as::<false, true>(Color::Black, mv, Some(role)),
+        }
+    }
+
+    /// The pieces after a legal move, and the side to move then; nothing else is kept up to
+    /// date (no key, no checkers or pins, no en-passant square). For questions about the board
+    /// alone, such as whether a square is attacked.
+    #[inline(always)]
+    pub(crate) fn board_after(&self, mv: Move) -> Position {
+        match self.turn {
+            Color::White => self.make_as::<false, false>(Color::White, mv, None),
+            Color::Black => self.make_as::<false, false>(Color::Black, mv, None),
+        }
+    }
+
+    /// Builds the position after `mv`; `HASH` says whether the Zobrist key is updated, `FULL`
+    /// whether checkers, pins and the en-passant square are (see [`Position::board_after`]),
+    /// and `mover` is the moving piece's role when the caller knows it (plain moves only).
+    #[inline(always)]
+    fn make_as<const HASH: bool, const FULL: bool>(
+        &self,
+        us: Color,
+        mv: Move,
+        mover: Option<Role>,
+    ) -> Position {
         let them = !us;
         let from = mv.from();
         let to = mv.to();
         let from_bb = Bitboard::from_square(from);
         let to_bb = Bitboard::from_square(to);
-        let mut hash = self.hash ^ zobrist::turn_key();
-        if let Some(ep) = self.ep_square {
-            hash ^= zobrist::en_passant_key(ep);
+        let mut hash = 0;
+        if HASH {
+            hash = self.hash ^ zobrist::turn_key();
+            if let Some(ep) = self.ep_square {
+                hash ^= zobrist::en_passant_key(ep);
+            }
         }
         // Both clocks stop at the largest values a FEN may give (see `fen::MAX_HALFMOVE_CLOCK`).
         let mut halfmoves = (self.halfmoves + 1).min(crate::fen::MAX_HALFMOVE_CLOCK);
@@ -427,10 +472,12 @@ impl Position {
                 let rook_to = mv.rook_destination().unwrap_or(to);
                 let king_bb = from_bb ^ Bitboard::from_square(king_to);
                 let rook_bb = to_bb ^ Bitboard::from_square(rook_to);
-                hash ^= zobrist::piece_key(us, Role::King, from)
-                    ^ zobrist::piece_key(us, Role::King, king_to)
-                    ^ zobrist::piece_key(us, Role::Rook, to)
-                    ^ zobrist::piece_key(us, Role::Rook, rook_to);
+                if HASH {
+                    hash ^= zobrist::piece_key(us, Role::King, from)
+                        ^ zobrist::piece_key(us, Role::King, king_to)
+                        ^ zobrist::piece_key(us, Role::Rook, to)
+                        ^ zobrist::piece_key(us, Role::Rook, rook_to);
+                }
                 toggle_role(&mut by_role, Role::King, king_bb);
                 toggle_role(&mut by_role, Role::Rook, rook_bb);
                 castling = castling - back_rank(us);
@@ -439,32 +486,43 @@ impl Position {
             MoveKind::EnPassant => {
                 let captured = Square::new(to.index() as u32 ^ 8);
                 let captured_bb = Bitboard::from_square(captured);
-                hash ^= zobrist::piece_key(us, Role::Pawn, from)
-                    ^ zobrist::piece_key(us, Role::Pawn, to)
-                    ^ zobrist::piece_key(them, Role::Pawn, captured);
+                if HASH {
+                    hash ^= zobrist::piece_key(us, Role::Pawn, from)
+                        ^ zobrist::piece_key(us, Role::Pawn, to)
+                        ^ zobrist::piece_key(them, Role::Pawn, captured);
+                }
                 toggle_role(&mut by_role, Role::Pawn, from_bb | to_bb | captured_bb);
                 halfmoves = 0;
                 (from_bb | to_bb, captured_bb)
             }
             kind => {
-                let role = role_at(&self.by_role, from.index());
+                let role = match mover {
+                    Some(role) => role,
+                    None => role_at(&self.by_role, from.index()),
+                };
                 let captured_bb = self.by_color[them.index()] & to_bb;
                 if captured_bb.nonempty() {
                     let captured = role_at(&self.by_role, to.index());
-                    hash ^= zobrist::piece_key(them, captured, to);
+                    if HASH {
+                        hash ^= zobrist::piece_key(them, captured, to);
+                    }
                     toggle_role(&mut by_role, captured, to_bb);
                     halfmoves = 0;
                 }
                 match kind {
                     MoveKind::Promotion(promoted) => {
-                        hash ^= zobrist::piece_key(us, Role::Pawn, from)
-                            ^ zobrist::piece_key(us, promoted, to);
+                        if HASH {
+                            hash ^= zobrist::piece_key(us, Role::Pawn, from)
+                                ^ zobrist::piece_key(us, promoted, to);
+                        }
                         toggle_role(&mut by_role, Role::Pawn, from_bb);
                         toggle_role(&mut by_role, promoted, to_bb);
                     }
                     _ => {
-                        hash ^=
-                            zobrist::piece_key(us, role, from) ^ zobrist::piece_key(us, role, to);
+                        if HASH {
+                            hash ^= zobrist::piece_key(us, role, from)
+                                ^ zobrist::piece_key(us, role, to);
+                        }
                         toggle_role(&mut by_role, role, from_bb | to_bb);
                     }
                 }
@@ -495,14 +553,18 @@ impl Position {
             self.by_color[0] ^ white_delta,
             self.by_color[1] ^ black_delta,
         ];
-        if castling != self.castling {
+        if HASH && castling != self.castling {
             for sq in castling ^ self.castling {
                 hash ^= zobrist::castling_key(sq);
             }
         }
-        let (checkers, pinned) = checkers_and_pins(&by_role, &by_color, them);
+        let (checkers, pinned) = if FULL {
+            checkers_and_pins(&by_role, &by_color, them)
+        } else {
+            (Bitboard::EMPTY, Bitboard::EMPTY)
+        };
         let mut ep_square = None;
-        if let Some(ep) = ep_candidate {
+        if let Some(ep) = ep_candidate.filter(|_| FULL) {
             let probe = Position {
                 by_role,
                 by_color,
@@ -519,7 +581,9 @@ impl Position {
             };
             if probe.en_passant_is_legal(ep) {
                 ep_square = Some(ep);
-                hash ^= zobrist::en_passant_key(ep);
+                if HASH {
+                    hash ^= zobrist::en_passant_key(ep);
+                }
             }
         }
         Position {

@@ -19,7 +19,7 @@ pub use parallel::{Cancelled, Perft, PerftProgress, PerftResult};
 pub use split::split;
 pub use stats::{perft_stats, PerftStats};
 
-use crate::{Move, Position};
+use crate::{Move, MoveGroupKind, Position};
 
 /// Leaf count at `depth`, with bulk counting at the last ply.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
@@ -30,8 +30,15 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
             // The last two plies inline: the children are only counted, never recursed into.
             let mut nodes = 0;
             pos.generate_moves(|group| {
-                for mv in group {
-                    nodes += pos.after(mv).count_legal() as u64;
+                if group.kind == MoveGroupKind::Normal {
+                    for to in group.to {
+                        let child = pos.after_plain_unhashed(group.role, group.from, to);
+                        nodes += child.count_legal() as u64;
+                    }
+                } else {
+                    for mv in group {
+                        nodes += pos.after_unhashed(mv).count_legal() as u64;
+                    }
                 }
                 false
             });
@@ -40,8 +47,15 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         _ => {
             let mut nodes = 0;
             pos.generate_moves(|group| {
-                for mv in group {
-                    nodes += perft(&pos.after(mv), depth - 1);
+                if group.kind == MoveGroupKind::Normal {
+                    for to in group.to {
+                        let child = pos.after_plain_unhashed(group.role, group.from, to);
+                        nodes += perft(&child, depth - 1);
+                    }
+                } else {
+                    for mv in group {
+                        nodes += perft(&pos.after_unhashed(mv), depth - 1);
+                    }
                 }
                 false
             });
@@ -58,7 +72,7 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
     }
     pos.generate_moves(|group| {
         for mv in group {
-            out.push((mv, perft(&pos.after(mv), depth - 1)));
+            out.push((mv, perft(&pos.after_unhashed(mv), depth - 1)));
         }
         false
     });

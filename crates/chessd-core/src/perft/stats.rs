@@ -18,7 +18,10 @@ use std::{
 };
 
 use crate::{
-    attacks::{attacks, between, bishop_attacks, knight_attacks, line, pawn_attacks, rook_attacks},
+    attacks::{
+        attacks, between, bishop_attacks, bishop_rays, knight_attacks, line, pawn_attacks,
+        rook_attacks, rook_rays,
+    },
     Bitboard, Color, Move, MoveGroupKind, MoveKind, PieceMoves, Position, Role, Square,
 };
 
@@ -234,11 +237,36 @@ pub fn perft_stats(pos: &Position, depth: u32) -> PerftStats {
     match depth {
         0 => PerftStats::ONE_NODE,
         1 => leaf_stats(pos),
+        2 => {
+            // The last two plies inline: each child's leaf moves are added in place.
+            let mut total = PerftStats::default();
+            pos.generate_moves(|group| {
+                if group.kind == MoveGroupKind::Normal {
+                    for to in group.to {
+                        let child = pos.after_plain_unhashed(group.role, group.from, to);
+                        add_leaf_stats(&child, &mut total);
+                    }
+                } else {
+                    for mv in group {
+                        add_leaf_stats(&pos.after_unhashed(mv), &mut total);
+                    }
+                }
+                false
+            });
+            total
+        }
         _ => {
             let mut total = PerftStats::default();
             pos.generate_moves(|group| {
-                for mv in group {
-                    total += perft_stats(&pos.after(mv), depth - 1);
+                if group.kind == MoveGroupKind::Normal {
+                    for to in group.to {
+                        let child = pos.after_plain_unhashed(group.role, group.from, to);
+                        total += perft_stats(&child, depth - 1);
+                    }
+                } else {
+                    for mv in group {
+                        total += perft_stats(&pos.after_unhashed(mv), depth - 1);
+                    }
                 }
                 false
             });
@@ -268,7 +296,7 @@ pub(crate) fn classify_by_making(pos: &Position, mv: Move, stats: &mut PerftStat
         }
         MoveKind::Normal => mv.to(),
     };
-    let after = pos.after(mv);
+    let after = pos.after_unhashed(mv);
     let checkers = after.checkers();
     if checkers.nonempty() {
         let mate = !after.has_legal_moves();
@@ -279,7 +307,7 @@ pub(crate) fn classify_by_making(pos: &Position, mv: Move, stats: &mut PerftStat
 /// Counts a checking move whose class is already known; makes it only for the mate test.
 #[inline]
 fn add_known_check(pos: &Position, mv: Move, two: bool, direct: bool, stats: &mut PerftStats) {
-    let mate = !pos.after(mv).has_legal_moves();
+    let mate = pos.check_mates(mv);
     stats.add_check(two, direct, mate);
 }
 
@@ -288,8 +316,8 @@ fn add_known_check(pos: &Position, mv: Move, two: bool, direct: bool, stats: &mu
 #[inline]
 fn discovery_candidates(pos: &Position, us: Color, ksq: Square, occ: Bitboard) -> Bitboard {
     let queens = pos.pieces(us, Role::Queen);
-    let snipers = (rook_attacks(ksq, Bitboard::EMPTY) & (pos.pieces(us, Role::Rook) | queens))
-        | (bishop_attacks(ksq, Bitboard::EMPTY) & (pos.pieces(us, Role::Bishop) | queens));
+    let snipers = (rook_rays(ksq) & (pos.pieces(us, Role::Rook) | queens))
+        | (bishop_rays(ksq) & (pos.pieces(us, Role::Bishop) | queens));
     let ours = pos.by_color(us);
     let mut out = Bitboard::EMPTY;
     for s in snipers {
@@ -395,6 +423,10 @@ impl LeafContext<'_> {
         s.nodes += 1;
         s.castles += 1;
         let rook_to = mv.rook_destination().unwrap_or(rook);
+        // The rook seldom lines up with the enemy king even on an empty board.
+        if !rook_rays(rook_to).contains(self.ksq) {
+            return;
+        }
         let occ_after = (self.occ - king - rook) | mv.king_destination() | rook_to;
         if rook_attacks(rook_to, occ_after).contains(self.ksq) {
             add_known_check(self.pos, mv, false, true, s);
@@ -405,8 +437,8 @@ impl LeafContext<'_> {
     #[inline(never)]
     fn special(&self, g: PieceMoves, s: &mut PerftStats) {
         if g.kind == MoveGroupKind::Castle {
-            for mv in g {
-                self.castle(mv, s);
+            for rook in g.to {
+                self.castle(Move::castle(g.from, rook), s);
             }
             return;
         }
@@ -436,7 +468,16 @@ impl LeafContext<'_> {
 }
 
 /// The statistics of every legal move of `pos` (a perft of depth 1).
+#[inline]
 pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
+    let mut s = PerftStats::default();
+    add_leaf_stats(pos, &mut s);
+    s
+}
+
+/// Adds the statistics of every legal move of `pos` to `s`.
+#[inline(always)]
+fn add_leaf_stats(pos: &Position, s: &mut PerftStats) {
     let us = pos.turn();
     let them = !us;
     let occ = pos.occupied();
@@ -459,12 +500,11 @@ pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
         ],
         candidates: discovery_candidates(pos, us, ksq, occ),
     };
-    let mut s = PerftStats::default();
     // Most pawns cannot uncover a check nor promote: their moves are counted set-wise, and
     // only those that check are made (for the mate test).
     let plain = pos.plain_pawns(ctx.candidates);
     if plain.nonempty() {
-        ctx.plain_pawns(plain, &mut s);
+        ctx.plain_pawns(plain, s);
     }
     pos.generate_moves_except_pawns(plain, |g| {
         if g.kind == MoveGroupKind::Normal {
@@ -472,14 +512,13 @@ pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
             s.captures += u64::from((g.to & ctx.theirs).count());
             let (direct, discovered) = ctx.checking(g.role, g.from, g.to);
             if (direct | discovered).nonempty() {
-                ctx.normal_checks(g.from, direct, discovered, &mut s);
+                ctx.normal_checks(g.from, direct, discovered, s);
             }
         } else {
-            ctx.special(g, &mut s);
+            ctx.special(g, s);
         }
         false
     });
-    s
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::{
     hash::{HashValue, PerftHash},
     stats::{classify_by_making, leaf_stats, PerftStats},
 };
-use crate::{Move, Position};
+use crate::{Move, MoveGroupKind, Position};
 
 /// What a perft counts at its leaves: bulk node counts (`u64`) or [`PerftStats`].
 pub(crate) trait Tally: HashValue + Default + AddAssign + Send + Sync + 'static {
@@ -129,9 +129,23 @@ impl<T: Tally> Counter<'_, T> {
     /// The sum of the children's tallies.
     fn sum_children(&self, pos: &Position, depth: u32) -> T {
         let mut total = T::default();
+        // Without a table no key is ever read below, so the children need none.
+        let hashed = self.table.is_some();
         pos.generate_moves(|group| {
+            if !hashed && group.kind == MoveGroupKind::Normal {
+                for to in group.to {
+                    let child = pos.after_plain_unhashed(group.role, group.from, to);
+                    total += self.count(&child, depth - 1);
+                }
+                return false;
+            }
             for mv in group {
-                total += self.count(&pos.after(mv), depth - 1);
+                let child = if hashed {
+                    pos.after(mv)
+                } else {
+                    pos.after_unhashed(mv)
+                };
+                total += self.count(&child, depth - 1);
             }
             false
         });
