@@ -235,12 +235,25 @@ async fn play_game(
             Some((status, v)) if status != 502 && status != 503 => {
                 panic!("move {mv} through {base}: {status} {v}")
             }
-            // Unknown outcome: the game as stored says whether the move was made.
+            // Unknown outcome: the game as stored says whether the move was made. It is
+            // settled before the next move (no node may answer for a while during a failover):
+            // a move made after all, unknown to the client, would have the next one sent with
+            // the wrong seat's secret.
             _ => {
                 game.borrow_mut().unknown += 1;
-                tokio::time::sleep(Duration::from_millis(100)).await;
                 let id = game.borrow().id.clone();
-                if let Some(stored) = read_moves(c, nodes, &id).await {
+                let deadline = std::time::Instant::now() + Duration::from_secs(30);
+                let stored = loop {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    if let Some(stored) = read_moves(c, nodes, &id).await {
+                        break stored;
+                    }
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "game {id}: no node served it for 30 s"
+                    );
+                };
+                {
                     let mut g = game.borrow_mut();
                     assert!(
                         stored.starts_with(&g.acked),
