@@ -1,101 +1,191 @@
-//! Mate solver speed: chessd's prover against Stockfish's `go mate N`, in one run, on the 50
-//! shared Lichess puzzles (`tests/data/puzzles/lichess_m2_m3_sample50.csv`, 25 mates in 2
-//! and 25 mates in 3).
+//! Mate solver speed: chessd's prover against Stockfish's `go mate N`, in one run.
 //!
-//! Both sides get one thread. chessd does more than Stockfish: it proves the shortest mate
-//! length (every shorter length is refuted first) and decides uniqueness (every key is
-//! searched for, `find_all_keys`). Before anything is timed, each puzzle is solved once and
-//! checked against the CSV: the mate length, the keys (exactly the CSV's mating first moves)
-//! and uniqueness. Stockfish's every answer is checked too: `score mate M` with `1 <= M <= N`
-//! and a best move that is one of the CSV's keys.
+//! Two sets of positions:
+//! - **puzzles**: the 50 shared Lichess puzzles (`tests/data/puzzles/lichess_m2_m3_sample50.csv`,
+//!   25 mates in 2 and 25 mates in 3), whose keys are known: every answer is checked against
+//!   the CSV (mate length, keys, uniqueness; Stockfish's mate score and best move);
+//! - **games**: forced mates in 2 to 8 from engine games (`tests/data/puzzles/mates_2_8.csv`,
+//!   made by `generate_mates.py`; its README tells how), at least 20 per length in the
+//!   `report` set. The `mate` column is Stockfish's own deep analysis, so both are asked for a
+//!   mate in that many moves. chessd must prove a mate of at most that length, and, when
+//!   Stockfish also reports one, of at most Stockfish's length (chessd's is the proven
+//!   shortest); a proof that there is none fails the bench.
+//!
+//! chessd does more than Stockfish: it proves the shortest mate (every shorter length is
+//! refuted first) and finds every key (`find_all_keys`). Stockfish only has to find a mate
+//! within N. Both get one thread and the same cap (`CHESSD_BENCH_CAP` seconds, default 60) on
+//! each position; a position not solved within it counts as the cap in the medians. Per group:
+//! how many each solved, the median time, and the ratio of the medians (Stockfish / chessd,
+//! above 1 when chessd is faster). For the mates in 6 to 8, chessd also runs with two threads
+//! and the group shows the median speed-up.
 //!
 //! Timing: chessd, the `solve()` call (a fresh solver and table each time); Stockfish, from
 //! sending `go mate N` to reading `bestmove`, after `ucinewgame`, `position fen …` and an
-//! `isready`/`readyok` round trip (so the new game and position setup are not timed). Puzzle
-//! after puzzle, chessd solves it `CHESSD_BENCH_RUNS` times (default 5) back to back, then
-//! Stockfish does, so both run warm and a change in machine load, lasting longer than a few
-//! milliseconds, affects both alike; a puzzle's time is the median of its runs and the table
-//! shows, per group, the median over the group's puzzles.
+//! `isready`/`readyok` round trip. The puzzles run `CHESSD_BENCH_RUNS` times each (default 5,
+//! the median kept), the game positions once (`CHESSD_BENCH_GAME_RUNS`, default 1).
 //!
-//! Run with `cargo bench --bench solver`. `CHESSD_BENCH_VERBOSE=1` also prints every puzzle.
-//! `STOCKFISH=/path` picks another Stockfish binary (default `/usr/games/stockfish`).
+//! Run with `cargo bench --bench solver`. Environment:
+//! - `CHESSD_BENCH_SET=dev` times the `dev` set instead of `report` (the set to work on; the
+//!   figures reported come from `report`);
+//! - `CHESSD_BENCH_MATES=6,7,8` keeps only those lengths (the puzzles count as 2 and 3);
+//! - `CHESSD_BENCH_ONLY=chessd` (or `stockfish`) times only that side,
+//!   `CHESSD_BENCH_THREADS=1` skips the two-thread runs;
+//! - `CHESSD_BENCH_VERBOSE=1` prints every position; `STOCKFISH=/path` picks another Stockfish
+//!   (default `/usr/games/stockfish`).
 
 use std::{
     collections::BTreeSet,
     io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, ChildStdout, Command, Stdio},
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::mpsc::{self, Receiver, RecvTimeoutError},
     time::{Duration, Instant},
 };
 
-use chessd_core::{solver::Solver, FenMode, Position};
+use chessd_core::{
+    solver::{SolveError, Solver},
+    FenMode, Position,
+};
 
 const PUZZLES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/puzzles/lichess_m2_m3_sample50.csv"
 );
+const GAMES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/puzzles/mates_2_8.csv"
+);
 
-/// One puzzle of the CSV.
-struct Puzzle {
+/// One position to solve.
+struct Case {
     id: String,
+    /// "puzzles" or "games".
+    source: &'static str,
     fen: String,
     mate: u32,
-    keys: BTreeSet<String>,
+    /// The known keys (puzzles only).
+    keys: Option<BTreeSet<String>>,
 }
 
-fn load_puzzles() -> Vec<Puzzle> {
-    let text =
-        std::fs::read_to_string(PUZZLES).unwrap_or_else(|e| panic!("cannot read {PUZZLES}: {e}"));
+/// What one solve gave: the time and, when solved within the cap, the mate length.
+#[derive(Clone, Copy)]
+struct Outcome {
+    time: Duration,
+    mate: Option<u32>,
+}
+
+/// The rows of a CSV file as maps from column to value.
+fn read_csv(path: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a header line").split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .unwrap_or_else(|| panic!("no column {name}"))
-    };
-    let (id, fen, mate, keys) = (
-        col("puzzle_id"),
-        col("fen"),
-        col("mate"),
-        col("mating_first_moves_uci"),
-    );
+    let header: Vec<String> = lines
+        .next()
+        .expect("a header line")
+        .split(',')
+        .map(str::to_string)
+        .collect();
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
-            Puzzle {
-                id: f[id].to_string(),
-                fen: f[fen].to_string(),
-                mate: f[mate].parse().expect("a mate length"),
-                keys: f[keys].split_whitespace().map(str::to_string).collect(),
-            }
+            header
+                .iter()
+                .cloned()
+                .zip(line.split(',').map(str::to_string))
+                .collect()
         })
         .collect()
 }
 
-/// Solves `p` once with chessd (one thread, every key) and checks the answer; returns the
-/// solve time.
-fn chessd_solve(p: &Puzzle) -> Duration {
-    let pos = Position::from_fen(&p.fen, FenMode::Strict).expect("a valid FEN");
-    let solver = Solver::new(pos)
-        .mate_in(p.mate)
-        .threads(1)
-        .find_all_keys(true);
-    let start = Instant::now();
-    let solution = solver.solve().expect("solved without limits");
-    let elapsed = start.elapsed();
-    assert_eq!(solution.mate, Some(p.mate), "mate length of {}", p.id);
-    let keys: BTreeSet<String> = solution.keys.iter().map(|&mv| pos.uci(mv)).collect();
-    assert_eq!(keys, p.keys, "keys of {}", p.id);
-    assert_eq!(solution.unique, p.keys.len() == 1, "uniqueness of {}", p.id);
-    elapsed
+fn load_cases(set: &str, mates: &Option<Vec<u32>>) -> Vec<Case> {
+    let wanted = |mate: u32| mates.as_ref().is_none_or(|m| m.contains(&mate));
+    let mut cases: Vec<Case> = read_csv(PUZZLES)
+        .into_iter()
+        .map(|r| Case {
+            id: r["puzzle_id"].clone(),
+            source: "puzzles",
+            fen: r["fen"].clone(),
+            mate: r["mate"].parse().expect("a mate length"),
+            keys: Some(
+                r["mating_first_moves_uci"]
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect(),
+            ),
+        })
+        .collect();
+    assert_eq!(cases.len(), 50, "the shared sample has 50 puzzles");
+    cases.extend(
+        read_csv(GAMES)
+            .into_iter()
+            .filter(|r| r["set"] == set)
+            .map(|r| Case {
+                id: r["id"].clone(),
+                source: "games",
+                fen: r["fen"].clone(),
+                mate: r["mate"].parse().expect("a mate length"),
+                keys: None,
+            }),
+    );
+    cases.retain(|c| wanted(c.mate));
+    cases
 }
 
-/// A Stockfish process speaking UCI, one thread.
+/// Solves `case` with chessd (every key, `threads` threads, the cap as deadline) and checks
+/// the answer.
+fn chessd_solve(case: &Case, threads: usize, cap: Duration) -> Outcome {
+    let pos = Position::from_fen(&case.fen, FenMode::Strict).expect("a valid FEN");
+    let start = Instant::now();
+    let result = Solver::new(pos)
+        .mate_in(case.mate)
+        .threads(threads)
+        .find_all_keys(true)
+        .deadline(start + cap)
+        .solve();
+    let time = start.elapsed();
+    let solution = match result {
+        Ok(solution) => solution,
+        Err(SolveError::Stopped { .. }) => {
+            return Outcome {
+                time: cap,
+                mate: None,
+            }
+        }
+        Err(e) => panic!("{}: {e}", case.id),
+    };
+    let Some(mate) = solution.mate else {
+        panic!(
+            "{}: chessd proves there is no mate in {}, which {} claims",
+            case.id,
+            case.mate,
+            if case.source == "puzzles" {
+                "the CSV"
+            } else {
+                "Stockfish's analysis"
+            }
+        );
+    };
+    if let Some(keys) = &case.keys {
+        assert_eq!(mate, case.mate, "mate length of {}", case.id);
+        let found: BTreeSet<String> = solution.keys.iter().map(|&mv| pos.uci(mv)).collect();
+        assert_eq!(&found, keys, "keys of {}", case.id);
+        assert_eq!(
+            solution.unique,
+            keys.len() == 1,
+            "uniqueness of {}",
+            case.id
+        );
+    }
+    Outcome {
+        time,
+        mate: Some(mate),
+    }
+}
+
+/// A Stockfish process speaking UCI, one thread; its output read on a thread of its own so
+/// that a search can be stopped at the cap.
 struct Stockfish {
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    lines: Receiver<String>,
 }
 
 impl Stockfish {
@@ -108,10 +198,19 @@ impl Stockfish {
             .ok()?;
         let stdin = child.stdin.take()?;
         let stdout = BufReader::new(child.stdout.take()?);
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let mut sf = Stockfish {
             child,
             stdin,
-            stdout,
+            lines,
         };
         sf.send("uci");
         sf.wait_for("uciok");
@@ -126,10 +225,7 @@ impl Stockfish {
     }
 
     fn read_line(&mut self) -> String {
-        let mut line = String::new();
-        let n = self.stdout.read_line(&mut line).expect("Stockfish output");
-        assert!(n > 0, "Stockfish closed its output");
-        line.trim_end().to_string()
+        self.lines.recv().expect("Stockfish closed its output")
     }
 
     fn wait_for(&mut self, prefix: &str) -> String {
@@ -146,17 +242,30 @@ impl Stockfish {
         self.wait_for("readyok");
     }
 
-    /// Solves `p` once with `go mate N` and checks the answer; returns the time from `go` to
-    /// `bestmove`.
-    fn solve(&mut self, p: &Puzzle) -> Duration {
+    /// Runs `go mate N` on `case` (stopped at the cap) and checks the answer; returns the
+    /// time from `go` to `bestmove` and the mate it reported within N, if any.
+    fn solve(&mut self, case: &Case, cap: Duration) -> Outcome {
         self.send("ucinewgame");
-        self.send(&format!("position fen {}", p.fen));
+        self.send(&format!("position fen {}", case.fen));
         self.sync();
         let start = Instant::now();
-        self.send(&format!("go mate {}", p.mate));
+        self.send(&format!("go mate {}", case.mate));
         let mut last_mate = None;
+        let mut stopped = false;
         let best = loop {
-            let line = self.read_line();
+            let line = if stopped {
+                self.read_line()
+            } else {
+                match self.lines.recv_timeout(cap.saturating_sub(start.elapsed())) {
+                    Ok(line) => line,
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.send("stop");
+                        stopped = true;
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => panic!("Stockfish closed its output"),
+                }
+            };
             if let Some(rest) = line.strip_prefix("bestmove ") {
                 break rest.split_whitespace().next().unwrap_or("").to_string();
             }
@@ -167,21 +276,19 @@ impl Stockfish {
                 }
             }
         };
-        let elapsed = start.elapsed();
-        let m = last_mate.unwrap_or_else(|| panic!("Stockfish gave no mate score for {}", p.id));
-        assert!(
-            m >= 1 && m as u32 <= p.mate,
-            "Stockfish reported mate {m} for {} (mate in {})",
-            p.id,
-            p.mate
-        );
-        assert!(
-            p.keys.contains(&best),
-            "Stockfish's move {best} for {} is not a key {:?}",
-            p.id,
-            p.keys
-        );
-        elapsed
+        let time = start.elapsed().min(cap);
+        let mate = last_mate
+            .filter(|&m| m >= 1 && m as u32 <= case.mate)
+            .map(|m| m as u32);
+        if let Some(keys) = &case.keys {
+            assert!(mate.is_some(), "Stockfish found no mate for {}", case.id);
+            assert!(
+                keys.contains(&best),
+                "Stockfish's move {best} for {} is not a key {keys:?}",
+                case.id
+            );
+        }
+        Outcome { time, mate }
     }
 }
 
@@ -202,110 +309,203 @@ fn median(mut v: Vec<Duration>) -> Duration {
     }
 }
 
+/// The run with the median time of several runs of one position.
+fn median_outcome(mut runs: Vec<Outcome>) -> Outcome {
+    runs.sort_by_key(|o| o.time);
+    runs[runs.len() / 2]
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn main() {
-    let runs: usize = std::env::var("CHESSD_BENCH_RUNS")
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
         .ok()
-        .and_then(|r| r.parse().ok())
-        .filter(|&r| r > 0)
-        .unwrap_or(5);
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One position's outcomes: chessd with one thread, Stockfish, chessd with two threads.
+#[derive(Default)]
+struct Row {
+    ours: Option<Outcome>,
+    theirs: Option<Outcome>,
+    ours2: Option<Outcome>,
+}
+
+fn main() {
+    let runs: usize = env_or("CHESSD_BENCH_RUNS", 5).max(1);
+    let game_runs: usize = env_or("CHESSD_BENCH_GAME_RUNS", 1).max(1);
+    let cap = Duration::from_secs_f64(env_or("CHESSD_BENCH_CAP", 60.0));
+    let set = std::env::var("CHESSD_BENCH_SET").unwrap_or_else(|_| "report".into());
+    let mates: Option<Vec<u32>> = std::env::var("CHESSD_BENCH_MATES")
+        .ok()
+        .map(|m| m.split(',').filter_map(|n| n.trim().parse().ok()).collect());
     let verbose = std::env::var("CHESSD_BENCH_VERBOSE").is_ok_and(|v| v != "0");
+    let only = std::env::var("CHESSD_BENCH_ONLY").unwrap_or_default();
+    let with_stockfish = only != "chessd";
+    let with_chessd = only != "stockfish";
+    let with_threads = env_or("CHESSD_BENCH_THREADS", 2) >= 2;
     let program = std::env::var("STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
-    let puzzles = load_puzzles();
-    assert_eq!(puzzles.len(), 50, "the shared sample has 50 puzzles");
+    let cases = load_cases(&set, &mates);
 
-    // Correctness first: every answer checked before any timing.
-    for p in &puzzles {
-        chessd_solve(p);
-    }
-    let mut stockfish = Stockfish::start(&program);
-    match &mut stockfish {
-        Some(sf) => {
-            for p in &puzzles {
-                sf.solve(p);
-            }
+    let mut stockfish = if with_stockfish {
+        let sf = Stockfish::start(&program);
+        if sf.is_none() {
+            println!("{program} cannot be started: timing chessd alone");
         }
-        None => println!("{program} cannot be started: timing chessd alone"),
-    }
+        sf
+    } else {
+        None
+    };
 
-    let mut ours: Vec<Vec<Duration>> = vec![Vec::new(); puzzles.len()];
-    let mut theirs: Vec<Vec<Duration>> = vec![Vec::new(); puzzles.len()];
-    for (i, p) in puzzles.iter().enumerate() {
-        for _ in 0..runs {
-            ours[i].push(chessd_solve(p));
+    let mut rows: Vec<Row> = Vec::new();
+    for case in &cases {
+        let n = if case.source == "puzzles" {
+            runs
+        } else {
+            game_runs
+        };
+        let mut row = Row::default();
+        if with_chessd {
+            row.ours = Some(median_outcome(
+                (0..n).map(|_| chessd_solve(case, 1, cap)).collect(),
+            ));
         }
         if let Some(sf) = &mut stockfish {
-            for _ in 0..runs {
-                theirs[i].push(sf.solve(p));
-            }
+            row.theirs = Some(median_outcome(
+                (0..n).map(|_| sf.solve(case, cap)).collect(),
+            ));
         }
+        if with_chessd && with_threads && case.mate >= 6 {
+            row.ours2 = Some(median_outcome(
+                (0..n).map(|_| chessd_solve(case, 2, cap)).collect(),
+            ));
+        }
+        if let (Some(Outcome { mate: Some(m), .. }), Some(Outcome { mate: Some(s), .. })) =
+            (row.ours, row.theirs)
+        {
+            assert!(
+                m <= s,
+                "{}: chessd proves the shortest mate is {m}, Stockfish found a mate in {s}",
+                case.id
+            );
+        }
+        if verbose {
+            let show = |o: Option<Outcome>| match o {
+                None => "-".to_string(),
+                Some(Outcome { time, mate: None }) => format!(">{:.0}", ms(time)),
+                Some(Outcome {
+                    time,
+                    mate: Some(m),
+                }) => format!("{:.1} (#{m})", ms(time)),
+            };
+            println!(
+                "{:<10} {:>2} {:>18} {:>18} {:>18}",
+                case.id,
+                case.mate,
+                show(row.ours),
+                show(row.theirs),
+                show(row.ours2)
+            );
+        }
+        rows.push(row);
     }
 
     println!(
-        "mate solver benchmark: {} puzzles, {runs} runs each, one thread; per puzzle the \
-         median run, per group the median puzzle",
-        puzzles.len()
+        "mate solver benchmark: set {set}, cap {:.0} s a position, one thread unless said; \
+         puzzles {runs} runs each, game positions {game_runs}",
+        cap.as_secs_f64()
     );
-    println!("chessd: shortest mate proven + all keys (uniqueness); Stockfish 'go mate N'");
-    if verbose {
-        println!();
-        println!(
-            "{:<8} {:>4} {:>12} {:>12}",
-            "puzzle", "mate", "chessd ms", "stockfish ms"
-        );
-        for (i, p) in puzzles.iter().enumerate() {
-            println!(
-                "{:<8} {:>4} {:>12.3} {:>12.3}",
-                p.id,
-                p.mate,
-                ms(median(ours[i].clone())),
-                ms(median(theirs[i].clone()))
-            );
-        }
-    }
+    println!(
+        "chessd: shortest mate proven + all keys; Stockfish: 'go mate N' (first mate within N)"
+    );
+    println!(
+        "medians count a position not solved within the cap as the cap; ratio = Stockfish \
+         median / chessd median (above 1: chessd faster)"
+    );
     println!();
     println!(
-        "{:<10} {:<10} {:>8} {:>12} {:>12} {:>12}",
-        "group", "engine", "puzzles", "median ms", "mean ms", "max ms"
+        "{:<12} {:>5} {:>10} {:>12} {:>10} {:>12} {:>7} {:>9} {:>10}",
+        "group",
+        "count",
+        "chessd ok",
+        "chessd ms",
+        "sf ok",
+        "sf ms",
+        "ratio",
+        "sf-only",
+        "2 threads"
     );
-    for mate in [2, 3] {
-        let idx: Vec<usize> = (0..puzzles.len())
-            .filter(|&i| puzzles[i].mate == mate)
-            .collect();
-        let mut medians = Vec::new();
-        for (engine, times) in [("chessd", &ours), ("stockfish", &theirs)] {
-            let per: Vec<Duration> = idx
-                .iter()
-                .filter(|&&i| !times[i].is_empty())
-                .map(|&i| median(times[i].clone()))
+    for source in ["puzzles", "games"] {
+        for mate in 1..=32 {
+            let idx: Vec<usize> = (0..cases.len())
+                .filter(|&i| cases[i].source == source && cases[i].mate == mate)
                 .collect();
-            if per.is_empty() {
+            if idx.is_empty() {
                 continue;
             }
-            let mean = per.iter().sum::<Duration>() / per.len() as u32;
-            let max = per.iter().max().copied().unwrap_or_default();
-            let med = median(per.clone());
-            medians.push(med);
+            let solved = |pick: fn(&Row) -> Option<Outcome>| {
+                idx.iter()
+                    .filter(|&&i| pick(&rows[i]).is_some_and(|o| o.mate.is_some()))
+                    .count()
+            };
+            let med = |pick: fn(&Row) -> Option<Outcome>| {
+                let times: Vec<Duration> = idx
+                    .iter()
+                    .filter_map(|&i| pick(&rows[i]))
+                    .map(|o| o.time)
+                    .collect();
+                (!times.is_empty()).then(|| median(times))
+            };
+            let ours = med(|r| r.ours).unwrap_or_default();
+            let theirs = med(|r| r.theirs);
+            // Positions Stockfish solved and chessd did not.
+            let sf_only = idx
+                .iter()
+                .filter(|&&i| {
+                    rows[i].theirs.is_some_and(|o| o.mate.is_some())
+                        && rows[i].ours.is_some_and(|o| o.mate.is_none())
+                })
+                .count();
+            // Two threads: the median per-position speed-up over the positions one thread
+            // solved.
+            let speedups: Vec<f64> = idx
+                .iter()
+                .filter_map(|&i| match (rows[i].ours, rows[i].ours2) {
+                    (Some(one @ Outcome { mate: Some(_), .. }), Some(two)) => {
+                        Some(one.time.as_secs_f64() / two.time.as_secs_f64().max(1e-9))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let speedup = if speedups.is_empty() {
+                "-".to_string()
+            } else {
+                let mut s = speedups.clone();
+                s.sort_by(f64::total_cmp);
+                let m = if s.len() % 2 == 1 {
+                    s[s.len() / 2]
+                } else {
+                    (s[s.len() / 2 - 1] + s[s.len() / 2]) / 2.0
+                };
+                format!("{m:.2}x")
+            };
             println!(
-                "{:<10} {:<10} {:>8} {:>12.3} {:>12.3} {:>12.3}",
-                format!("mate in {mate}"),
-                engine,
-                per.len(),
-                ms(med),
-                ms(mean),
-                ms(max)
-            );
-        }
-        if let [ours, theirs] = medians[..] {
-            println!(
-                "{:<10} {:<10} {:>8} {:>12} (stockfish median / chessd median; >= 1 meets the target)",
-                "",
-                "ratio",
-                "",
-                format!("{:.2}", theirs.as_secs_f64() / ours.as_secs_f64().max(1e-9)),
+                "{:<12} {:>5} {:>10} {:>12.3} {:>10} {:>12} {:>7} {:>9} {:>10}",
+                format!("{source} #{mate}"),
+                idx.len(),
+                solved(|r| r.ours),
+                ms(ours),
+                theirs.map_or("-".into(), |_| solved(|r| r.theirs).to_string()),
+                theirs.map_or("-".into(), |t| format!("{:.3}", ms(t))),
+                theirs.map_or("-".into(), |t| format!(
+                    "{:.2}",
+                    t.as_secs_f64() / ours.as_secs_f64().max(1e-9)
+                )),
+                theirs.map_or("-".into(), |_| sf_only.to_string()),
+                speedup,
             );
         }
     }

@@ -551,3 +551,71 @@ fn a_small_tree_limit_cuts_the_tree_but_not_the_answer() {
     }
     assert!(has_cut(&s.trees[0]));
 }
+
+// ----- Game positions (mates found by Stockfish in engine games) -----
+
+const GAME_MATES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/data/puzzles/mates_2_8.csv"
+);
+
+/// The rows of `mates_2_8.csv` up to `max_mate`: (id, FEN, Stockfish's mate length, its line).
+fn game_mates(max_mate: u32) -> Vec<(String, String, u32, Vec<String>)> {
+    let text = std::fs::read_to_string(GAME_MATES).expect("the game mates are readable");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|&h| h == name).unwrap();
+    let (id, fen, mate, pv) = (col("id"), col("fen"), col("mate"), col("stockfish_pv"));
+    let rows: Vec<_> = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[id].to_string(),
+                f[fen].to_string(),
+                f[mate].parse::<u32>().unwrap(),
+                f[pv].split_whitespace().map(str::to_string).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), 280, "20 per set and length 2 to 8");
+    rows.into_iter().filter(|r| r.2 <= max_mate).collect()
+}
+
+#[test]
+fn game_mates_up_to_four_are_proven_no_longer_than_stockfish_found() {
+    let rows = game_mates(4);
+    assert_eq!(rows.len(), 120);
+    let mut shorter = 0;
+    for (id, fen, mate, pv) in rows {
+        let p = pos(&fen);
+        // Stockfish's line is legal and mates in `mate` moves.
+        let mut q = p;
+        for uci in &pv {
+            let mv = q
+                .parse_uci(uci)
+                .unwrap_or_else(|e| panic!("{id}: {uci}: {e}"));
+            q.play(mv).unwrap();
+        }
+        assert_eq!(pv.len() as u32, 2 * mate - 1, "{id}: Stockfish's line");
+        assert!(
+            q.is_checkmate(),
+            "{id}: Stockfish's line ends in {}",
+            q.fen()
+        );
+        // chessd proves the shortest mate: never longer than that line, and every key's
+        // tree replays to mate.
+        let s = solve(&p, mate);
+        let m = s
+            .mate
+            .unwrap_or_else(|| panic!("{id}: no mate in {mate} found"));
+        assert!(m <= mate, "{id}");
+        if m < mate {
+            shorter += 1;
+        }
+        // The trees replay to mate in m (so a shorter mate than Stockfish's is real).
+        verify_solution(&p, &s);
+    }
+    // Stockfish's depth-limited analysis sometimes misses the shortest mate.
+    println!("{shorter} of the game mates up to 4 have a shorter mate than Stockfish's");
+}
