@@ -28,6 +28,8 @@
 //! - `CHESSD_BENCH_SET=dev` times the `dev` set instead of `report` (the set to work on; the
 //!   figures reported come from `report`);
 //! - `CHESSD_BENCH_MATES=6,7,8` keeps only those lengths (the puzzles count as 2 and 3);
+//! - `CHESSD_BENCH_KEYS=first` has chessd stop at the first key on the game positions (the
+//!   shortest mate is still proven; the puzzles always check every key);
 //! - `CHESSD_BENCH_ONLY=chessd` (or `stockfish`) times only that side,
 //!   `CHESSD_BENCH_THREADS=1` skips the two-thread runs;
 //! - `CHESSD_BENCH_VERBOSE=1` prints every position; `STOCKFISH=/path` picks another Stockfish
@@ -131,13 +133,13 @@ fn load_cases(set: &str, mates: &Option<Vec<u32>>) -> Vec<Case> {
 
 /// Solves `case` with chessd (every key, `threads` threads, the cap as deadline) and checks
 /// the answer.
-fn chessd_solve(case: &Case, threads: usize, cap: Duration) -> Outcome {
+fn chessd_solve(case: &Case, threads: usize, cap: Duration, all_keys: bool) -> Outcome {
     let pos = Position::from_fen(&case.fen, FenMode::Strict).expect("a valid FEN");
     let start = Instant::now();
     let result = Solver::new(pos)
         .mate_in(case.mate)
         .threads(threads)
-        .find_all_keys(true)
+        .find_all_keys(all_keys || case.keys.is_some())
         .deadline(start + cap)
         .solve();
     let time = start.elapsed();
@@ -347,6 +349,7 @@ fn main() {
     let with_stockfish = only != "chessd";
     let with_chessd = only != "stockfish";
     let with_threads = env_or("CHESSD_BENCH_THREADS", 2) >= 2;
+    let all_keys = std::env::var("CHESSD_BENCH_KEYS").map_or(true, |k| k != "first");
     let program = std::env::var("STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
     let cases = load_cases(&set, &mates);
 
@@ -370,7 +373,9 @@ fn main() {
         let mut row = Row::default();
         if with_chessd {
             row.ours = Some(median_outcome(
-                (0..n).map(|_| chessd_solve(case, 1, cap)).collect(),
+                (0..n)
+                    .map(|_| chessd_solve(case, 1, cap, all_keys))
+                    .collect(),
             ));
         }
         if let Some(sf) = &mut stockfish {
@@ -380,7 +385,9 @@ fn main() {
         }
         if with_chessd && with_threads && case.mate >= 6 {
             row.ours2 = Some(median_outcome(
-                (0..n).map(|_| chessd_solve(case, 2, cap)).collect(),
+                (0..n)
+                    .map(|_| chessd_solve(case, 2, cap, all_keys))
+                    .collect(),
             ));
         }
         if let (Some(Outcome { mate: Some(m), .. }), Some(Outcome { mate: Some(s), .. })) =

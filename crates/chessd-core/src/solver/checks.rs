@@ -74,7 +74,7 @@ pub(crate) fn mate_in_one(pos: &Position) -> Option<Move> {
     }
     let cs = CheckSquares::new(pos);
     let mates = |mv: Move| {
-        let child = pos.after(mv);
+        let child = pos.after_unhashed(mv);
         child.is_check() && !child.has_legal_moves()
     };
     let ours = pos.by_color(us);
@@ -193,7 +193,7 @@ pub(crate) fn mate_in_one_generic(pos: &Position) -> Option<Move> {
             return false;
         }
         for mv in (PieceMoves { to, ..group }) {
-            let child = pos.after(mv);
+            let child = pos.after_unhashed(mv);
             if child.is_check() && !child.has_legal_moves() {
                 found = Some(mv);
                 return true;

@@ -35,6 +35,18 @@ const TABLE_MIN_K: u32 = 2;
 /// The fewest attacker moves left at a defender node for its defences to be fully ordered.
 const ORDERED_MIN_K: u32 = 2;
 
+/// The position after `mv`, with its key only when `hashed` (a search that does not reach the
+/// table from there never reads it: attacker nodes with one move left and defender nodes
+/// below [`TABLE_MIN_K`]).
+#[inline(always)]
+fn child(pos: &Position, mv: Move, hashed: bool) -> Position {
+    if hashed {
+        pos.after(mv)
+    } else {
+        pos.after_unhashed(mv)
+    }
+}
+
 /// What the defences of a position came to.
 enum Defences {
     /// This defence escapes the mate.
@@ -157,7 +169,7 @@ impl<'a> Searcher<'a> {
             }
         };
         for mv in moves.moves() {
-            if self.defend(&pos.after(mv), n - 1, ply + 1)? {
+            if self.defend(&child(pos, mv, n - 1 >= TABLE_MIN_K), n - 1, ply + 1)? {
                 self.table.store(pos.hash(), n, true, Some(mv));
                 return Some(true);
             }
@@ -222,7 +234,7 @@ impl<'a> Searcher<'a> {
             let mut sub = i as u32;
             let class = if Some(mv) == hint {
                 0
-            } else if pos.after(mv).is_check() {
+            } else if pos.after_unhashed(mv).is_check() {
                 1
             } else if Some(mv) == k1 || Some(mv) == k2 {
                 2
@@ -259,7 +271,7 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             tried[i] = hint;
-            if !self.attack(&pos.after(mv), k, ply + 1)? {
+            if !self.attack(&child(pos, mv, k >= 2), k, ply + 1)? {
                 return Some(Defences::Refuted(mv));
             }
         }
@@ -271,7 +283,7 @@ impl<'a> Searcher<'a> {
             if tried.contains(&Some(mv)) {
                 continue;
             }
-            if !self.attack(&pos.after(mv), k, ply + 1)? {
+            if !self.attack(&child(pos, mv, k >= 2), k, ply + 1)? {
                 return Some(Defences::Refuted(mv));
             }
         }
@@ -333,7 +345,7 @@ impl<'a> Searcher<'a> {
                 let class;
                 let mut replies = 0;
                 if count_quiet || candidates.contains(mv.to()) {
-                    let child = pos.after(mv);
+                    let child = pos.after_unhashed(mv);
                     replies = child.count_legal() as u32;
                     let check = child.is_check();
                     if replies == 0 {
