@@ -169,7 +169,7 @@ impl<'a> Searcher<'a> {
             }
         };
         for mv in moves.moves() {
-            if self.defend(&child(pos, mv, n - 1 >= TABLE_MIN_K), n - 1, ply + 1)? {
+            if self.defend(&child(pos, mv, n > TABLE_MIN_K), n - 1, ply + 1)? {
                 self.table.store(pos.hash(), n, true, Some(mv));
                 return Some(true);
             }
