@@ -426,7 +426,12 @@ fn main() {
         cap.as_secs_f64()
     );
     println!(
-        "chessd: shortest mate proven + all keys; Stockfish: 'go mate N' (first mate within N)"
+        "chessd: shortest mate proven + {}; Stockfish: 'go mate N' (first mate within N)",
+        if all_keys {
+            "all keys"
+        } else {
+            "the first key on game positions"
+        }
     );
     println!(
         "medians count a position not solved within the cap as the cap; ratio = Stockfish \
