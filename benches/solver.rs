@@ -13,7 +13,7 @@
 //!
 //! chessd does more than Stockfish: it proves the shortest mate (every shorter length is
 //! refuted first) and finds every key (`find_all_keys`). Stockfish only has to find a mate
-//! within N. Both get one thread and the same cap (`CHESSD_BENCH_CAP` seconds, default 60) on
+//! within N. Both get one thread and the same cap (`CHESSD_BENCH_CAP` seconds, default 20) on
 //! each position; a position not solved within it counts as the cap in the medians. Per group:
 //! how many each solved, the median time, and the ratio of the medians (Stockfish / chessd,
 //! above 1 when chessd is faster). For the mates in 6 to 8, chessd also runs with two threads
@@ -339,7 +339,7 @@ struct Row {
 fn main() {
     let runs: usize = env_or("CHESSD_BENCH_RUNS", 5).max(1);
     let game_runs: usize = env_or("CHESSD_BENCH_GAME_RUNS", 1).max(1);
-    let cap = Duration::from_secs_f64(env_or("CHESSD_BENCH_CAP", 60.0));
+    let cap = Duration::from_secs_f64(env_or("CHESSD_BENCH_CAP", 20.0));
     let set = std::env::var("CHESSD_BENCH_SET").unwrap_or_else(|_| "report".into());
     let mates: Option<Vec<u32>> = std::env::var("CHESSD_BENCH_MATES")
         .ok()
