@@ -4,7 +4,8 @@
 //! generation with check and pin masks, copy-make [`Position`], FEN, UCI and SAN notation,
 //! PGN, game status and draw rules, perft (bulk, statistics, hashing, parallel) and a mate
 //! solver. No I/O, no async. Refused moves say why ([`IllegalReason`],
-//! [`Position::why_illegal`]).
+//! [`Position::why_illegal`]). [`chess2`] is the start of the Chess 2 variant (its positions
+//! and notation so far).
 //!
 //! The optional `serde` feature derives `Serialize` and `Deserialize` for [`Color`], [`Role`],
 //! [`Square`] (as its name, `"e4"`), [`IllegalReason`], the game's
@@ -29,6 +30,7 @@
 
 pub mod attacks;
 mod bitboard;
+pub mod chess2;
 mod color;
 pub mod display;
 pub mod fen;
