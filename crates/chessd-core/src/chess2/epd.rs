@@ -22,16 +22,16 @@ const CASTLING: [(char, u8); 4] = [('K', 1), ('Q', 2), ('k', 4), ('q', 8)];
 /// (a Reaper army's `q` is the Reaper, its `r` a Ghost).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Chess2Position {
-    by_color: [Bitboard; 2],
-    by_role: [Bitboard; 6],
-    turn: Color,
-    king_turn: bool,
-    castling: u8,
-    ep_square: Option<Square>,
-    halfmove_clock: u32,
-    fullmove_number: u32,
-    armies: [Army; 2],
-    stones: [u8; 2],
+    pub(super) by_color: [Bitboard; 2],
+    pub(super) by_role: [Bitboard; 6],
+    pub(super) turn: Color,
+    pub(super) king_turn: bool,
+    pub(super) castling: u8,
+    pub(super) ep_square: Option<Square>,
+    pub(super) halfmove_clock: u32,
+    pub(super) fullmove_number: u32,
+    pub(super) armies: [Army; 2],
+    pub(super) stones: [u8; 2],
 }
 
 /// What is wrong with a Chess 2 EPD.
@@ -221,7 +221,8 @@ impl Chess2Position {
         Ok(())
     }
 
-    fn put(&mut self, sq: Square, piece: Piece) {
+    /// Puts `piece` on the empty square `sq`.
+    pub(super) fn put(&mut self, sq: Square, piece: Piece) {
         self.by_color[piece.color as usize] = self.by_color[piece.color as usize].with(sq);
         self.by_role[piece.role.index()] = self.by_role[piece.role.index()].with(sq);
     }

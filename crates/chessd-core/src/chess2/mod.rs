@@ -5,7 +5,9 @@
 //! differ from the Go engine CGamesPlay/chess2, whose notation this module speaks.
 //!
 //! So far: the armies, positions in the Go engine's EPD (a FEN, then the two armies and the
-//! two stone counts), and its move strings with duels.
+//! two stone counts), its move strings with duels, and legal moves, move making (every
+//! capture succeeding, as in perft), threats and midline invasion for the Classic, Nemesis
+//! and Empowered armies ([`Chess2Position::is_supported`]).
 //!
 //! ```
 //! use chessd_core::chess2::{Army, Chess2Move, Chess2Position};
@@ -22,8 +24,10 @@
 
 mod army;
 mod epd;
+mod movegen;
 mod notation;
 
 pub use army::Army;
 pub use epd::{Chess2Position, EpdError, MAX_STONES};
+pub use movegen::perft;
 pub use notation::{Chess2Move, Duel, MoveParseError};
