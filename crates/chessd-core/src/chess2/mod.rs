@@ -5,9 +5,9 @@
 //! differ from the Go engine CGamesPlay/chess2, whose notation this module speaks.
 //!
 //! So far: the armies, positions in the Go engine's EPD (a FEN, then the two armies and the
-//! two stone counts), its move strings with duels, and legal moves, move making (every
-//! capture succeeding, as in perft), threats and midline invasion for the Classic, Nemesis
-//! and Empowered armies ([`Chess2Position::is_supported`]).
+//! two stone counts), its move strings with duels, and, for every army, legal moves, move
+//! making (every capture succeeding, as in perft), the Two Kings' king turn, threats,
+//! midline invasion and [`perft`]. Duels, outcomes and draws come next.
 //!
 //! ```
 //! use chessd_core::chess2::{Army, Chess2Move, Chess2Position};

@@ -1,4 +1,4 @@
-//! Chess 2 moves for the armies done so far: Classic, Nemesis and Empowered.
+//! Chess 2 moves for every army.
 //!
 //! The definitions are the Go engine's, which follow the rules: a move is *pseudo-legal* if
 //! it follows the moved piece's rules and takes only pieces it may take; a king is
@@ -6,8 +6,9 @@
 //! pseudo-legal and leaves none of the mover's kings threatened. Duels are left out here:
 //! every capture succeeds, as in perft.
 //!
-//! Positions with another army are refused by [`Chess2Position::is_supported`]; the other
-//! armies come with the next steps of `docs/chess2.md`.
+//! Where chessd and the Go engine differ on what threatens a square (a Ghost threatens
+//! nothing, as it cannot capture; an Elephant threatens only what one of its legal rampages
+//! would take), `docs/chess2.md` says so.
 
 use super::{Army, Chess2Move, Chess2Position, MAX_STONES};
 use crate::{
@@ -27,14 +28,6 @@ const CASTLES: [(u8, Color, u32, u32, u32, u32); 4] = [
 ];
 
 impl Chess2Position {
-    /// Whether both armies are ones whose moves are generated so far (Classic, Nemesis,
-    /// Empowered).
-    pub fn is_supported(&self) -> bool {
-        self.armies()
-            .iter()
-            .all(|a| matches!(a, Army::Classic | Army::Nemesis | Army::Empowered))
-    }
-
     fn occupied(&self) -> Bitboard {
         self.by_color[0] | self.by_color[1]
     }
@@ -58,8 +51,22 @@ impl Chess2Position {
                 let lines = bishop_attacks(from, occ) | rook_attacks(from, occ);
                 lines & (!occ | self.by_role[Role::King.index()])
             }
+            // The Reaper goes anywhere but the enemy's back rank, and never takes a king.
+            (Role::Queen, Army::Reaper) => {
+                !Bitboard::rank(Rank::new(7).relative(piece.color))
+                    - self.pieces(!piece.color, Role::King)
+            }
+            (Role::Queen, Army::Animals) => rook_attacks(from, occ) | knight_attacks(from),
             (Role::Queen, _) => bishop_attacks(from, occ) | rook_attacks(from, occ),
             (Role::Pawn, _) => pawn_attacks(piece.color, from),
+            // A Ghost takes nothing, so it threatens nothing.
+            (Role::Rook, Army::Reaper) => Bitboard::EMPTY,
+            (Role::Rook, Army::Animals) => {
+                let mut mask = Bitboard::EMPTY;
+                self.rampages(from, piece.color, |path, _| mask |= path);
+                mask
+            }
+            (Role::Bishop, Army::Animals) => bishop_attacks(from, occ) & within_two(from),
             (role, Army::Empowered) => {
                 // Its own powers and those of orthogonally adjacent knights, bishops, rooks.
                 let ours = self.ours(piece.color);
@@ -83,6 +90,53 @@ impl Chess2Position {
         }
     }
 
+    /// The pieces no piece may take: Ghosts, and Elephants more than two squares from `from`.
+    fn untouchable(&self, from: Square) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for color in Color::ALL {
+            match self.army(color) {
+                Army::Reaper => out |= self.pieces(color, Role::Rook),
+                Army::Animals => out |= self.pieces(color, Role::Rook) - within_two(from),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Every legal-looking rampage of the Elephant on `from` (of `color`): for each, the
+    /// squares it passes over and its target square. A rampage goes 1 to 3 squares in a
+    /// straight line over pieces it may take (friend or foe, never its own king, a Ghost, a
+    /// Nemesis or a far Elephant); once it has passed a piece it must go on until its third
+    /// square, the board's edge, or a piece it may not take.
+    fn rampages(&self, from: Square, color: Color, mut each: impl FnMut(Bitboard, Square)) {
+        let occ = self.occupied();
+        let mut blocked = self.untouchable(from);
+        for side in Color::ALL {
+            if self.army(side) == Army::Nemesis {
+                blocked |= self.pieces(side, Role::Queen);
+            }
+        }
+        let own_kings = self.pieces(color, Role::King);
+        for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+            let mut path = Bitboard::EMPTY;
+            let mut sq = from;
+            for distance in 1..=3 {
+                let Some(next) = step(sq, df, dr) else { break };
+                if blocked.contains(next) || own_kings.contains(next) {
+                    break;
+                }
+                sq = next;
+                path = path.with(sq);
+                let stops_here = distance == 3
+                    || (path & occ).is_empty()
+                    || step(sq, df, dr).is_none_or(|beyond| blocked.contains(beyond));
+                if stops_here {
+                    each(path, sq);
+                }
+            }
+        }
+    }
+
     /// The squares `color`'s pieces threaten.
     fn threats(&self, color: Color) -> Bitboard {
         let mut all = Bitboard::EMPTY;
@@ -97,15 +151,20 @@ impl Chess2Position {
         (self.threats(!color) & self.pieces(color, Role::King)).nonempty()
     }
 
-    /// The enemy pieces the piece of `role` may take (before its own movement rules).
-    fn takeable(&self, us: Color, role: Role) -> Bitboard {
+    /// The pieces the piece of `role` on `from` may take (before its own movement rules):
+    /// enemy pieces but Ghosts, far Elephants and (for all but a king) the Nemesis; for a Wild
+    /// Horse also its own pieces but its king.
+    fn takeable(&self, us: Color, role: Role, from: Square) -> Bitboard {
         let them = !us;
-        let mut enemy = self.ours(them);
+        let mut pieces = self.ours(them);
         if self.army(them) == Army::Nemesis && role != Role::King {
             // Only a king takes the Nemesis.
-            enemy = enemy - self.pieces(them, Role::Queen);
+            pieces = pieces - self.pieces(them, Role::Queen);
         }
-        enemy
+        if self.army(us) == Army::Animals && role == Role::Knight {
+            pieces |= self.ours(us) - self.pieces(us, Role::King);
+        }
+        pieces - self.untouchable(from)
     }
 
     /// The pseudo-legal moves of the side to move, without duels.
@@ -114,26 +173,47 @@ impl Chess2Position {
         let army = self.army(us);
         let occ = self.occupied();
         let empty = !occ;
+        if self.is_king_turn() {
+            out.push(Chess2Move::Pass);
+        }
         for from in self.ours(us) {
             let Some(piece) = self.piece_at(from) else {
                 continue;
             };
-            let takeable = self.takeable(us, piece.role);
-            if piece.role == Role::Pawn {
-                self.pawn_moves(from, army, takeable, out);
+            if self.is_king_turn() && piece.role != Role::King {
                 continue;
             }
-            let reach = match (piece.role, army) {
-                // The Nemesis moves like a queen onto empty squares only (a king it would
-                // take is a check, never a move).
-                (Role::Queen, Army::Nemesis) => self.attack_mask(from) & empty,
-                _ => self.attack_mask(from) & (empty | takeable),
-            };
-            for to in reach {
-                out.push(Chess2Move::new(from, to, None));
+            let takeable = self.takeable(us, piece.role, from);
+            match (piece.role, army) {
+                (Role::Pawn, _) => self.pawn_moves(from, army, takeable, out),
+                (Role::Rook, Army::Animals) => self.rampages(from, us, |_, to| {
+                    out.push(Chess2Move::new(from, to, None));
+                }),
+                _ => {
+                    let reach = match (piece.role, army) {
+                        // The Nemesis moves like a queen onto empty squares only (a king it
+                        // would take is a check, never a move).
+                        (Role::Queen, Army::Nemesis) => self.attack_mask(from) & empty,
+                        // A Ghost goes to any empty square.
+                        (Role::Rook, Army::Reaper) => empty,
+                        _ => self.attack_mask(from) & (empty | takeable),
+                    };
+                    for to in reach {
+                        out.push(Chess2Move::new(from, to, None));
+                    }
+                }
             }
-            if piece.role == Role::King && army == Army::Classic {
-                self.castling_moves(from, out);
+            if piece.role == Role::King {
+                match army {
+                    Army::Classic => self.castling_moves(from, out),
+                    // The Whirlwind, unless the other warrior king is next to this one.
+                    Army::TwoKings
+                        if (king_attacks(from) & self.pieces(us, Role::King)).is_empty() =>
+                    {
+                        out.push(Chess2Move::new(from, from, None));
+                    }
+                    _ => {}
+                }
             }
         }
     }
@@ -164,7 +244,10 @@ impl Chess2Position {
         for to in targets {
             if last.contains(to) {
                 for role in PROMOTIONS {
-                    out.push(Chess2Move::new(from, to, Some(role)));
+                    // Two Kings has no queen to promote to.
+                    if !(army == Army::TwoKings && role == Role::Queen) {
+                        out.push(Chess2Move::new(from, to, Some(role)));
+                    }
                 }
             } else {
                 out.push(Chess2Move::new(from, to, None));
@@ -198,10 +281,6 @@ impl Chess2Position {
     /// The legal moves of the side to move (no duel fields: every capture succeeds), or none
     /// once the game is over by midline invasion.
     pub fn legal_moves(&self) -> Vec<Chess2Move> {
-        debug_assert!(
-            self.is_supported(),
-            "an army whose moves are not generated yet"
-        );
         let mut moves = Vec::with_capacity(64);
         if self.midline_winner().is_some() {
             return moves;
@@ -227,8 +306,26 @@ impl Chess2Position {
 
     /// The position after `mv`, a pseudo-legal move of the side to move, every capture
     /// succeeding.
+    ///
+    /// Turns: a Two Kings side's normal move is followed by its king turn (same side to move),
+    /// then the other side moves. The en-passant square and the halfmove clock move on at
+    /// normal moves only; a capture or a pawn move resets the clock.
     pub fn after(&self, mv: Chess2Move) -> Chess2Position {
         let mut next = *self;
+        let us = self.turn();
+        if !self.king_turn {
+            next.ep_square = None;
+            next.halfmove_clock = self.halfmove_clock + 1;
+        }
+        if self.army(us) == Army::TwoKings && !self.king_turn {
+            next.king_turn = true;
+        } else {
+            next.king_turn = false;
+            next.turn = !us;
+            if us == Color::Black {
+                next.fullmove_number += 1;
+            }
+        }
         let Chess2Move::Play {
             from,
             to,
@@ -236,39 +333,56 @@ impl Chess2Position {
             ..
         } = mv
         else {
-            next.king_turn = false;
-            next.turn = !self.turn();
             return next;
         };
-        let us = self.turn();
         let Some(piece) = self.piece_at(from) else {
             return next;
         };
-        let mut zeroing = piece.role == Role::Pawn;
-        next.ep_square = None;
-        // The piece taken, if any (en passant takes the pawn behind the target square).
-        let mut taken = self.piece_at(to).map(|p| (to, p));
-        if piece.role == Role::Pawn && Some(to) == self.ep_square() && taken.is_none() {
-            let behind = Square::from_coords(to.file(), from.rank());
-            taken = self.piece_at(behind).map(|p| (behind, p));
-        }
-        if let Some((sq, victim)) = taken {
-            next.remove(sq, victim.color, victim.role);
-            zeroing = true;
-            if victim.color != us && victim.role == Role::Pawn {
-                let stones = &mut next.stones[us as usize];
-                *stones = (*stones + 1).min(MAX_STONES);
+        let army = self.army(us);
+        // What the move takes.
+        let taken = if from == to {
+            // A Whirlwind: every neighbour but Ghosts.
+            king_attacks(from) & (self.occupied() - self.untouchable(from))
+        } else if piece.role == Role::Rook && army == Army::Animals {
+            between(from, to).with(to) & self.occupied()
+        } else if piece.role == Role::Pawn
+            && Some(to) == self.ep_square()
+            && from.file() != to.file()
+            && !self.occupied().contains(to)
+        {
+            Bitboard::from_square(Square::from_coords(to.file(), from.rank())) & self.occupied()
+        } else {
+            Bitboard::from_square(to) & self.occupied()
+        };
+        for sq in taken {
+            if let Some(victim) = self.piece_at(sq) {
+                next.remove(sq, victim.color, victim.role);
+                if victim.color != us && victim.role == Role::Pawn {
+                    let stones = &mut next.stones[us as usize];
+                    *stones = (*stones + 1).min(MAX_STONES);
+                }
             }
         }
-        next.remove(from, us, piece.role);
-        next.put(
-            to,
-            Piece {
-                color: us,
-                role: promotion.unwrap_or(piece.role),
-            },
-        );
-        if piece.role == Role::King && from.file().index().abs_diff(to.file().index()) == 2 {
+        if taken.nonempty() || piece.role == Role::Pawn {
+            next.halfmove_clock = 0;
+        }
+        // The piece moves, unless it whirlwinds or is a Tiger that has pounced.
+        let stays =
+            from == to || (piece.role == Role::Bishop && army == Army::Animals && taken.nonempty());
+        if !stays {
+            next.remove(from, us, piece.role);
+            next.put(
+                to,
+                Piece {
+                    color: us,
+                    role: promotion.unwrap_or(piece.role),
+                },
+            );
+        }
+        if piece.role == Role::King
+            && army == Army::Classic
+            && from.file().index().abs_diff(to.file().index()) == 2
+        {
             for (_, color, _, king_to, rook_from, rook_to) in CASTLES {
                 let back = Rank::new(0).relative(color);
                 if color == us && to == Square::from_coords(File::new(king_to), back) {
@@ -293,23 +407,17 @@ impl Chess2Position {
                 Rank::new((from.rank().index() + to.rank().index()) as u32 / 2),
             ));
         }
-        // A move from or to a king's or rook's home square ends the rights that need it.
+        // A move from or to a king's or rook's home square, or a capture there, ends the
+        // rights that need it.
+        let touched = taken.with(from).with(to);
         for (bit, color, king_from, _, rook_from, _) in CASTLES {
             let back = Rank::new(0).relative(color);
-            let homes = [
-                Square::from_coords(File::new(king_from), back),
-                Square::from_coords(File::new(rook_from), back),
-            ];
-            if homes.contains(&from) || homes.contains(&to) {
+            let homes = Bitboard::from_square(Square::from_coords(File::new(king_from), back))
+                .with(Square::from_coords(File::new(rook_from), back));
+            if (homes & touched).nonempty() {
                 next.castling &= !bit;
             }
         }
-        next.halfmove_clock = if zeroing { 0 } else { self.halfmove_clock + 1 };
-        if us == Color::Black {
-            next.fullmove_number += 1;
-        }
-        next.turn = !us;
-        next.king_turn = false;
         next
     }
 
@@ -317,6 +425,27 @@ impl Chess2Position {
         self.by_color[color as usize] = self.by_color[color as usize].without(sq);
         self.by_role[role.index()] = self.by_role[role.index()].without(sq);
     }
+}
+
+/// The square one step from `sq` by (`df` files, `dr` ranks), if on the board.
+fn step(sq: Square, df: i32, dr: i32) -> Option<Square> {
+    let file = sq.file().index() as i32 + df;
+    let rank = sq.rank().index() as i32 + dr;
+    ((0..8).contains(&file) && (0..8).contains(&rank))
+        .then(|| Square::from_coords(File::new(file as u32), Rank::new(rank as u32)))
+}
+
+/// The squares at most two steps (king-wise) from `sq`: the 5×5 box around it.
+fn within_two(sq: Square) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for df in -2..=2 {
+        for dr in -2..=2 {
+            if let Some(s) = step(sq, df, dr) {
+                out = out.with(s);
+            }
+        }
+    }
+    out
 }
 
 /// The four orthogonal neighbours of `sq`.
