@@ -256,3 +256,21 @@ fn animals_move_by_their_own_rules() {
     assert_eq!(queen.len(), 12);
     assert!(queen.contains("a1b3") && !queen.contains("a1b2"));
 }
+
+#[test]
+fn where_chessd_follows_the_rulebook_over_the_go_engine() {
+    use chessd_core::Color;
+    // An Elephant cannot rampage over its own king, so it does not threaten the king
+    // beyond it (the Go engine's known bug counts this as check).
+    let pos = Chess2Position::from_epd("8/8/k7/8/K7/R7/8/8 b - - 0 1 ac 33").unwrap();
+    assert!(!pos.is_threatened(Color::Black));
+    assert!(moves_from(&pos.to_epd(), "a6").contains("a6a7"));
+    // A Ghost captures nothing, so it threatens no square a castling king crosses (the Go
+    // engine forbids castling while the enemy has a Ghost on the board).
+    let epd = "r3k3/8/8/8/8/8/8/4K2R w K - 0 1 cr 33";
+    assert!(moves_from(epd, "e1").contains("e1g1"));
+    // A Whirlwind on a normal turn: see the_whirlwind_destroys_every_neighbour_but_ghosts.
+    // Every pawn move restarts the halfmove clock, a Nemesis pawn's step too.
+    let pos = Chess2Position::from_epd("4k3/8/8/8/8/8/2P5/4K3 w - - 10 9 nc 33").unwrap();
+    assert_eq!(pos.after("c2d2".parse().unwrap()).halfmove_clock(), 0);
+}
