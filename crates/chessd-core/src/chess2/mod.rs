@@ -7,7 +7,8 @@
 //! So far: the armies, positions in the Go engine's EPD (a FEN, then the two armies and the
 //! two stone counts), its move strings with duels, and, for every army, legal moves, move
 //! making (every capture succeeding, as in perft), the Two Kings' king turn, threats,
-//! midline invasion and [`perft`]. Duels, outcomes and draws come next.
+//! midline invasion and [`perft`]; [`Chess2Position::play`] plays a move with its duels, and
+//! [`Chess2Position::outcome`] says how a game has ended.
 //!
 //! ```
 //! use chessd_core::chess2::{Army, Chess2Move, Chess2Position};
@@ -23,11 +24,13 @@
 //! ```
 
 mod army;
+mod duel;
 mod epd;
 mod movegen;
 mod notation;
 
 pub use army::Army;
+pub use duel::{duel_rank, Chess2Outcome, PlayError};
 pub use epd::{Chess2Position, EpdError, MAX_STONES};
 pub use movegen::perft;
 pub use notation::{Chess2Move, Duel, MoveParseError};

@@ -421,7 +421,8 @@ impl Chess2Position {
         next
     }
 
-    fn remove(&mut self, sq: Square, color: Color, role: Role) {
+    /// Takes the `color` `role` off `sq`.
+    pub(super) fn remove(&mut self, sq: Square, color: Color, role: Role) {
         self.by_color[color as usize] = self.by_color[color as usize].without(sq);
         self.by_role[role.index()] = self.by_role[role.index()].without(sq);
     }
