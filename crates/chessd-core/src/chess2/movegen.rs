@@ -12,7 +12,10 @@
 
 use super::{Army, Chess2Move, Chess2Position, MAX_STONES};
 use crate::{
-    attacks::{between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks},
+    attacks::{
+        between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks,
+        rook_attacks, rook_rays,
+    },
     Bitboard, Color, File, Piece, Rank, Role, Square,
 };
 
@@ -148,7 +151,53 @@ impl Chess2Position {
 
     /// Whether some pseudo-legal move of `color`'s opponent would take one of its kings.
     pub fn is_threatened(&self, color: Color) -> bool {
-        (self.threats(!color) & self.pieces(color, Role::King)).nonempty()
+        self.pieces(color, Role::King)
+            .into_iter()
+            .any(|king| self.king_attacked(king, color))
+    }
+
+    /// Whether the king of `color` on `king` is threatened, looked up from the king's square
+    /// (the same answer as the enemy's [`Self::threats`], without building them).
+    fn king_attacked(&self, king: Square, color: Color) -> bool {
+        let them = !color;
+        let army = self.army(them);
+        let occ = self.occupied();
+        let theirs = |role: Role| self.pieces(them, role);
+        let diagonal = bishop_attacks(king, occ);
+        let orthogonal = rook_attacks(king, occ);
+        let knights = knight_attacks(king);
+        let near = king_attacks(king);
+        if (pawn_attacks(color, king) & theirs(Role::Pawn)).nonempty()
+            || (near & theirs(Role::King)).nonempty()
+        {
+            return true;
+        }
+        match army {
+            Army::Classic | Army::Nemesis | Army::TwoKings => {
+                (knights & theirs(Role::Knight)).nonempty()
+                    || (diagonal & (theirs(Role::Bishop) | theirs(Role::Queen))).nonempty()
+                    || (orthogonal & (theirs(Role::Rook) | theirs(Role::Queen))).nonempty()
+            }
+            Army::Reaper => {
+                // The Reaper never takes a king and Ghosts take nothing.
+                (knights & theirs(Role::Knight)).nonempty()
+                    || (diagonal & theirs(Role::Bishop)).nonempty()
+            }
+            Army::Empowered => {
+                (near & theirs(Role::Queen)).nonempty()
+                    || (theirs(Role::Knight) | theirs(Role::Bishop) | theirs(Role::Rook))
+                        .into_iter()
+                        .any(|sq| self.attack_mask(sq).contains(king))
+            }
+            Army::Animals => {
+                (knights & (theirs(Role::Knight) | theirs(Role::Queen))).nonempty()
+                    || (diagonal & within_two(king) & theirs(Role::Bishop)).nonempty()
+                    || (orthogonal & theirs(Role::Queen)).nonempty()
+                    || (theirs(Role::Rook) & rook_rays_within_three(king))
+                        .into_iter()
+                        .any(|sq| self.attack_mask(sq).contains(king))
+            }
+        }
     }
 
     /// The pieces the piece of `role` on `from` may take (before its own movement rules):
@@ -287,7 +336,10 @@ impl Chess2Position {
         }
         self.pseudo_moves(&mut moves);
         let us = self.turn();
-        moves.retain(|&mv| !self.after(mv).is_threatened(us));
+        let quick = self.quick_legality(us);
+        moves.retain(|&mv| {
+            quick.is_some_and(|q| q.surely_legal(self, mv)) || !self.after(mv).is_threatened(us)
+        });
         moves
     }
 
@@ -428,12 +480,76 @@ impl Chess2Position {
     }
 }
 
+/// A short cut for the legality test: when the side to move is not threatened and neither
+/// side plays the Animals (whose rampages, own-piece captures and pouncing Tigers change the
+/// board in more places), a move of a piece other than a king, from a square on no rank,
+/// file or diagonal through one of its kings, not taking en passant, cannot expose a king:
+/// every threat runs along such a line or comes from a square the move does not touch.
+#[derive(Clone, Copy)]
+struct QuickLegality {
+    /// The rays (empty board) through the mover's kings.
+    rays: Bitboard,
+}
+
+impl QuickLegality {
+    fn surely_legal(self, pos: &Chess2Position, mv: Chess2Move) -> bool {
+        let Chess2Move::Play { from, to, .. } = mv else {
+            return false;
+        };
+        if from == to || self.rays.contains(from) {
+            return false;
+        }
+        match pos.piece_at(from).map(|p| p.role) {
+            Some(Role::King) | None => false,
+            Some(Role::Pawn) => Some(to) != pos.ep_square(),
+            Some(_) => true,
+        }
+    }
+}
+
+impl Chess2Position {
+    /// The short cut of [`QuickLegality`], when it applies to the side to move `us`.
+    fn quick_legality(&self, us: Color) -> Option<QuickLegality> {
+        if self.king_turn
+            || self.army(us) == Army::Animals
+            || self.army(!us) == Army::Animals
+            || self.is_threatened(us)
+        {
+            return None;
+        }
+        let mut rays = Bitboard::EMPTY;
+        for king in self.pieces(us, Role::King) {
+            rays |= rook_rays(king) | bishop_rays(king);
+        }
+        Some(QuickLegality { rays })
+    }
+}
+
 /// The square one step from `sq` by (`df` files, `dr` ranks), if on the board.
 fn step(sq: Square, df: i32, dr: i32) -> Option<Square> {
     let file = sq.file().index() as i32 + df;
     let rank = sq.rank().index() as i32 + dr;
     ((0..8).contains(&file) && (0..8).contains(&rank))
         .then(|| Square::from_coords(File::new(file as u32), Rank::new(rank as u32)))
+}
+
+/// The squares up to three steps from `sq` along its rank and file (where an Elephant can
+/// reach it from).
+fn rook_rays_within_three(sq: Square) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+        let mut at = sq;
+        for _ in 0..3 {
+            match step(at, df, dr) {
+                Some(next) => {
+                    out = out.with(next);
+                    at = next;
+                }
+                None => break,
+            }
+        }
+    }
+    out
 }
 
 /// The squares at most two steps (king-wise) from `sq`: the 5×5 box around it.
@@ -488,4 +604,91 @@ pub fn perft(pos: &Chess2Position, depth: u32) -> u64 {
         .iter()
         .map(|&mv| perft(&pos.after(mv), depth - 1))
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain definitions: every pseudo-legal move made and the enemy's whole threat map
+    /// looked at.
+    fn slow_legal(pos: &Chess2Position) -> Vec<Chess2Move> {
+        let mut moves = Vec::new();
+        if pos.midline_winner().is_some() {
+            return moves;
+        }
+        pos.pseudo_moves(&mut moves);
+        let us = pos.turn();
+        moves.retain(|&mv| {
+            let next = pos.after(mv);
+            (next.threats(!us) & next.pieces(us, Role::King)).is_empty()
+        });
+        moves
+    }
+
+    /// Along random games of every pair of armies (from the start and from a position with
+    /// more open lines), the short cuts (looking up threats from the kings' squares, skipping
+    /// the test for moves that cannot expose a king) give exactly the plain definitions'
+    /// answers.
+    #[test]
+    fn short_cuts_agree_with_the_definitions_along_random_games() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next_random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut positions = 0;
+        for white in Army::ALL {
+            for black in Army::ALL {
+                let open = format!(
+                    "r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 {}{} 33",
+                    white.char(),
+                    black.char()
+                )
+                .replace(
+                    "pnbq1bnp",
+                    if black == Army::TwoKings {
+                        "pnbk1bnp"
+                    } else {
+                        "pnbq1bnp"
+                    },
+                )
+                .replace(
+                    "PNBQ1BNP",
+                    if white == Army::TwoKings {
+                        "PNBK1BNP"
+                    } else {
+                        "PNBQ1BNP"
+                    },
+                );
+                let starts = [
+                    Chess2Position::start(white, black),
+                    Chess2Position::from_epd(&open).unwrap(),
+                ];
+                for start in starts {
+                    for _ in 0..8 {
+                        let mut pos = start;
+                        for _ in 0..80 {
+                            for color in Color::ALL {
+                                let plain = (pos.threats(!color) & pos.pieces(color, Role::King))
+                                    .nonempty();
+                                assert_eq!(pos.is_threatened(color), plain, "{}", pos.to_epd());
+                            }
+                            let fast = pos.legal_moves();
+                            assert_eq!(fast, slow_legal(&pos), "{}", pos.to_epd());
+                            positions += 1;
+                            if fast.is_empty() {
+                                break;
+                            }
+                            let mv = fast[(next_random() % fast.len() as u64) as usize];
+                            pos = pos.after(mv);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(positions > 20_000, "{positions}");
+    }
 }
