@@ -124,3 +124,61 @@ fn bad_depth_is_a_usage_error() {
     let missing = chessd(&["perft"]);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// The Reaper-against-Reaper row of the Go engine's perft file (`tests/data/chess2/`):
+/// 165 / 26905 / 4365224.
+const CHESS2_REAPERS: &str = "r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 rr 33";
+
+#[test]
+fn chess2_perft_counts_the_go_engines_rows() {
+    let v = json(&[
+        "perft",
+        "2",
+        "--variant",
+        "chess2",
+        "--fen",
+        CHESS2_REAPERS,
+        "--json",
+    ]);
+    assert_eq!(v["nodes"], 26_905);
+    // Without --fen: both armies Classic, which is standard chess at this depth.
+    let v = json(&["perft", "3", "--variant", "chess2", "--json"]);
+    assert_eq!(v["nodes"], 8_902);
+    // Divide: one count per root move (the Go engine's move strings), adding up.
+    let v = json(&[
+        "perft",
+        "2",
+        "--variant",
+        "chess2",
+        "--fen",
+        CHESS2_REAPERS,
+        "--divide",
+        "--json",
+    ]);
+    let divide = v["divide"].as_object().unwrap();
+    assert_eq!(divide.len(), 165);
+    assert_eq!(
+        divide.values().map(|n| n.as_u64().unwrap()).sum::<u64>(),
+        26_905
+    );
+    // The human form names the variant and the EPD.
+    let out = chessd(&["perft", "1", "--variant", "chess2", "--fen", CHESS2_REAPERS]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("chess2") && text.contains("rr 33"), "{text}");
+}
+
+#[test]
+fn chess2_perft_refuses_bad_input() {
+    let out = chessd(&[
+        "perft",
+        "1",
+        "--variant",
+        "chess2",
+        "--fen",
+        "8/8/8/8/8/8/8/8 w - - 0 1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Chess 2 EPD"));
+    let out = chessd(&["perft", "1", "--variant", "chess2", "--stats"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

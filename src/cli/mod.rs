@@ -4,6 +4,7 @@ pub mod engine;
 pub mod engine_match;
 pub mod loadtest;
 pub mod perft;
+pub mod perft_chess2;
 pub mod progress;
 pub mod serve;
 pub mod solve;

@@ -1,4 +1,5 @@
-//! `chessd perft <depth> [--fen FEN] [--stats] [--threads N] [--hash MiB] [--divide] [--json]`
+//! `chessd perft <depth> [--fen FEN] [--stats] [--threads N] [--hash MiB] [--divide] [--json]
+//! [--variant chess2]`
 
 use std::{collections::BTreeMap, process::ExitCode};
 
@@ -7,7 +8,7 @@ use chessd_core::{
     perft::{Perft, PerftProgress, PerftResult, PerftStats},
     FenMode, Position,
 };
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{progress, table, usage_error};
@@ -43,10 +44,26 @@ pub struct PerftArgs {
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
+    /// The game: standard chess (and Chess960 FENs), or Chess 2, whose `--fen` is an EPD with
+    /// the armies and stones (`… w KQkq - 0 1 cc 33`).
+    #[arg(long, value_enum, default_value_t = Variant::Standard)]
+    pub variant: Variant,
+}
+
+/// The games `chessd perft` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Variant {
+    /// Standard chess and Chess960.
+    Standard,
+    /// Chess 2 (duels are never started while counting, as the Go engine counts).
+    Chess2,
 }
 
 /// Runs `chessd perft`.
 pub fn run(args: &PerftArgs) -> ExitCode {
+    if args.variant == Variant::Chess2 {
+        return super::perft_chess2::run(args);
+    }
     let pos = match &args.fen {
         None => Position::startpos(),
         Some(fen) => match Position::from_fen(fen, FenMode::Lenient) {
@@ -250,6 +267,7 @@ mod tests {
             split: None,
             divide: false,
             json: true,
+            variant: Variant::Standard,
         };
         let with = serde_json::to_value(JsonOutput::new(&pos, &result, &args(true))).unwrap();
         assert_eq!(with["captures"], 34);
