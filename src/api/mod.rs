@@ -3,6 +3,7 @@
 //! ([`routes::route_table`]).
 
 pub mod archive;
+pub mod chess2;
 pub mod client;
 pub mod cluster;
 pub mod engines;

@@ -6,7 +6,7 @@ use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
 };
 
-use super::{archive, cluster, engines, export, games, jobs, position, system, work, ws};
+use super::{archive, chess2, cluster, engines, export, games, jobs, position, system, work, ws};
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
 /// handler that answers it.
@@ -55,6 +55,9 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(GET, "/openapi.json", system::openapi),
         R::new(GET, "/v1/position", position::lookup),
         R::new(POST, "/v1/position/move", position::apply_move),
+        // The Go Chess 2 engine's HTTP API.
+        R::new(GET, "/chess2/new", chess2::new_game),
+        R::new(POST, "/chess2/move", chess2::apply_move),
         R::new(GET, "/v1/games", archive::list),
         R::new(POST, "/v1/games", games::create),
         // Before `/v1/games/{id}`, which would take `export` for an id.
