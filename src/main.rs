@@ -51,7 +51,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Perft(args)) => cli::perft::run(&args),
+        Some(Command::Perft(args)) => match args.variant {
+            cli::perft::Variant::Standard => cli::perft::run(&args),
+            cli::perft::Variant::Chess2 => cli::perft_chess2::run(&args),
+        },
         Some(Command::Solve(args)) => cli::solve::run(&args),
         Some(Command::Loadtest(args)) => cli::loadtest::run(&args),
         Some(Command::Worker(args)) => cli::worker::run(&args),

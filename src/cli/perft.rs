@@ -59,11 +59,9 @@ pub enum Variant {
     Chess2,
 }
 
-/// Runs `chessd perft`.
+/// Runs `chessd perft` for standard chess (`main` sends `--variant chess2` to the Chess 2
+/// command).
 pub fn run(args: &PerftArgs) -> ExitCode {
-    if args.variant == Variant::Chess2 {
-        return super::perft_chess2::run(args);
-    }
     let pos = match &args.fen {
         None => Position::startpos(),
         Some(fen) => match Position::from_fen(fen, FenMode::Lenient) {
