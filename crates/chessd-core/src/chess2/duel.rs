@@ -13,7 +13,7 @@
 use std::fmt;
 
 use super::{Army, Chess2Move, Chess2Position, Duel, MAX_STONES};
-use crate::{attacks::between, Bitboard, Color, Piece, Role, Square};
+use crate::{attacks::between, Color, Piece, Role, Square};
 
 /// Why a move cannot be played.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,10 +110,10 @@ impl Chess2Position {
         let Some(piece) = self.piece_at(from) else {
             return Vec::new();
         };
-        let occ = self.occupied_squares();
+        let occ = self.occupied();
         let squares: Vec<Square> = if from == to {
-            // A Whirlwind: no duels (kings never duel), but listed for completeness.
-            (crate::attacks::king_attacks(from) & occ).collect()
+            // A Whirlwind destroys every neighbour but Ghosts (with no duel: kings never duel).
+            (crate::attacks::king_attacks(from) & (occ - self.untouchable(from))).collect()
         } else if piece.role == Role::Rook && self.army(piece.color) == Army::Animals {
             let path = between(from, to).with(to) & occ;
             let mut squares: Vec<Square> = path.collect();
@@ -234,10 +234,6 @@ impl Chess2Position {
             }
         }
         Ok(next)
-    }
-
-    fn occupied_squares(&self) -> Bitboard {
-        self.by_color[0] | self.by_color[1]
     }
 }
 

@@ -31,7 +31,8 @@ const CASTLES: [(u8, Color, u32, u32, u32, u32); 4] = [
 ];
 
 impl Chess2Position {
-    fn occupied(&self) -> Bitboard {
+    /// Every occupied square.
+    pub(super) fn occupied(&self) -> Bitboard {
         self.by_color[0] | self.by_color[1]
     }
 
@@ -94,7 +95,7 @@ impl Chess2Position {
     }
 
     /// The pieces no piece may take: Ghosts, and Elephants more than two squares from `from`.
-    fn untouchable(&self, from: Square) -> Bitboard {
+    pub(super) fn untouchable(&self, from: Square) -> Bitboard {
         let mut out = Bitboard::EMPTY;
         for color in Color::ALL {
             match self.army(color) {
