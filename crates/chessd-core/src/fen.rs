@@ -150,6 +150,15 @@ impl FromStr for Position {
 }
 
 fn parse_placement(pos: &mut Position, placement: &str) -> Result<(), FenError> {
+    read_placement(placement, |sq, piece| pos.put(sq, piece))
+}
+
+/// Reads a FEN placement field (`rnbqkbnr/pppppppp/8/…`), handing each piece to `put`; the
+/// same reader serves standard positions and Chess 2's ([`crate::chess2`]).
+pub(crate) fn read_placement(
+    placement: &str,
+    mut put: impl FnMut(Square, Piece),
+) -> Result<(), FenError> {
     let ranks: Vec<&str> = placement.split('/').collect();
     if ranks.len() != 8 {
         return Err(FenError::WrongRankCount(ranks.len()));
@@ -162,7 +171,7 @@ fn parse_placement(pos: &mut Position, placement: &str) -> Result<(), FenError> 
                 file += d as usize;
             } else if let Some(piece) = Piece::from_char(c) {
                 if file < 8 {
-                    pos.put(Square::new(rank * 8 + file as u32), piece);
+                    put(Square::new(rank * 8 + file as u32), piece);
                 }
                 file += 1;
             } else {
@@ -180,6 +189,31 @@ fn parse_placement(pos: &mut Position, placement: &str) -> Result<(), FenError> 
         }
     }
     Ok(())
+}
+
+/// Writes a FEN placement field, asking `piece_on` what stands on each square.
+pub(crate) fn write_placement(out: &mut String, piece_on: impl Fn(Square) -> Option<Piece>) {
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            match piece_on(Square::new(rank * 8 + file)) {
+                Some(p) => {
+                    if empty > 0 {
+                        out.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    out.push(p.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            out.push('/');
+        }
+    }
 }
 
 /// Resolves one castling character to the square of its rook.
@@ -376,27 +410,7 @@ impl Position {
     /// ```
     pub fn fen(&self) -> String {
         let mut out = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.piece_on(Square::new(rank * 8 + file)) {
-                    Some(p) => {
-                        if empty > 0 {
-                            out.push(char::from(b'0' + empty));
-                            empty = 0;
-                        }
-                        out.push(p.char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                out.push(char::from(b'0' + empty));
-            }
-            if rank > 0 {
-                out.push('/');
-            }
-        }
+        write_placement(&mut out, |sq| self.piece_on(sq));
         out.push(' ');
         out.push(self.turn.char());
         out.push(' ');

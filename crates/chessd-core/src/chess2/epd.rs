@@ -4,7 +4,10 @@
 use std::fmt;
 
 use super::Army;
-use crate::{Bitboard, Color, File, Piece, Rank, Role, Square};
+use crate::{
+    fen::{read_placement, write_placement},
+    Bitboard, Color, FenError, Piece, Rank, Role, Square,
+};
 
 /// The most stones a side may hold.
 pub const MAX_STONES: u8 = 6;
@@ -178,32 +181,10 @@ impl Chess2Position {
     }
 
     fn parse_placement(&mut self, placement: &str) -> Result<(), EpdError> {
-        let ranks: Vec<&str> = placement.split('/').collect();
-        if ranks.len() != 8 {
-            return Err(EpdError::BadPlacement);
-        }
-        for (row, text) in ranks.iter().enumerate() {
-            let rank = Rank::new(7 - row as u32);
-            let mut file = 0u32;
-            for c in text.chars() {
-                if let Some(skip) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
-                    file += skip;
-                } else {
-                    let piece = Piece::from_char(c).ok_or(EpdError::BadPieceLetter(c))?;
-                    if file >= 8 {
-                        return Err(EpdError::BadPlacement);
-                    }
-                    self.put(Square::from_coords(File::new(file), rank), piece);
-                    file += 1;
-                }
-                if file > 8 {
-                    return Err(EpdError::BadPlacement);
-                }
-            }
-            if file != 8 {
-                return Err(EpdError::BadPlacement);
-            }
-        }
+        read_placement(placement, |sq, piece| self.put(sq, piece)).map_err(|e| match e {
+            FenError::BadPieceLetter { letter, .. } => EpdError::BadPieceLetter(letter),
+            _ => EpdError::BadPlacement,
+        })?;
         for color in Color::ALL {
             let kings = (self.by_color[color as usize] & self.by_role[Role::King.index()]).count();
             if kings != self.army(color).kings() {
@@ -230,28 +211,7 @@ impl Chess2Position {
     /// The EPD of the position, in the Go engine's form.
     pub fn to_epd(&self) -> String {
         let mut out = String::with_capacity(80);
-        for row in 0..8 {
-            let rank = Rank::new(7 - row);
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.piece_at(Square::from_coords(File::new(file), rank)) {
-                    Some(piece) => {
-                        if empty > 0 {
-                            out.push(char::from(b'0' + empty));
-                            empty = 0;
-                        }
-                        out.push(piece.char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                out.push(char::from(b'0' + empty));
-            }
-            if row < 7 {
-                out.push('/');
-            }
-        }
+        write_placement(&mut out, |sq| self.piece_at(sq));
         let side = match (self.turn, self.king_turn) {
             (Color::White, false) => 'w',
             (Color::Black, false) => 'b',
