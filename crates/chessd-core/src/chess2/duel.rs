@@ -13,7 +13,7 @@
 use std::fmt;
 
 use super::{Army, Chess2Move, Chess2Position, Duel, MAX_STONES};
-use crate::{attacks::between, Color, Piece, Role, Square};
+use crate::{Color, Piece, Role, Square};
 
 /// Why a move cannot be played.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,27 +110,9 @@ impl Chess2Position {
         let Some(piece) = self.piece_at(from) else {
             return Vec::new();
         };
-        let occ = self.occupied();
-        let squares: Vec<Square> = if from == to {
-            // A Whirlwind destroys every neighbour but Ghosts (with no duel: kings never duel).
-            (crate::attacks::king_attacks(from) & (occ - self.untouchable(from))).collect()
-        } else if piece.role == Role::Rook && self.army(piece.color) == Army::Animals {
-            let path = between(from, to).with(to) & occ;
-            let mut squares: Vec<Square> = path.collect();
-            // Path order: nearest to the Elephant first.
-            squares.sort_by_key(|sq| distance(from, *sq));
-            squares
-        } else if piece.role == Role::Pawn
-            && Some(to) == self.ep_square()
-            && from.file() != to.file()
-            && !occ.contains(to)
-        {
-            vec![Square::from_coords(to.file(), from.rank())]
-        } else if occ.contains(to) {
-            vec![to]
-        } else {
-            Vec::new()
-        };
+        let mut squares: Vec<Square> = self.taken_squares(from, to, piece).collect();
+        // Path order (an Elephant's rampage): nearest to the moving piece first.
+        squares.sort_by_key(|sq| distance(from, *sq));
         squares
             .into_iter()
             .filter_map(|sq| self.piece_at(sq).map(|p| (sq, p)))

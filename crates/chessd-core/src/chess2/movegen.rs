@@ -392,21 +392,7 @@ impl Chess2Position {
             return next;
         };
         let army = self.army(us);
-        // What the move takes.
-        let taken = if from == to {
-            // A Whirlwind: every neighbour but Ghosts.
-            king_attacks(from) & (self.occupied() - self.untouchable(from))
-        } else if piece.role == Role::Rook && army == Army::Animals {
-            between(from, to).with(to) & self.occupied()
-        } else if piece.role == Role::Pawn
-            && Some(to) == self.ep_square()
-            && from.file() != to.file()
-            && !self.occupied().contains(to)
-        {
-            Bitboard::from_square(Square::from_coords(to.file(), from.rank())) & self.occupied()
-        } else {
-            Bitboard::from_square(to) & self.occupied()
-        };
+        let taken = self.taken_squares(from, to, piece);
         for sq in taken {
             if let Some(victim) = self.piece_at(sq) {
                 next.remove(sq, victim.color, victim.role);
@@ -472,6 +458,26 @@ impl Chess2Position {
             }
         }
         next
+    }
+
+    /// The squares of the pieces the `piece` on `from` takes by moving to `to`: a Whirlwind's
+    /// neighbours but Ghosts, an Elephant's whole path, the pawn behind an en-passant target,
+    /// else the target square.
+    pub(super) fn taken_squares(&self, from: Square, to: Square, piece: Piece) -> Bitboard {
+        let occ = self.occupied();
+        if from == to {
+            king_attacks(from) & (occ - self.untouchable(from))
+        } else if piece.role == Role::Rook && self.army(piece.color) == Army::Animals {
+            between(from, to).with(to) & occ
+        } else if piece.role == Role::Pawn
+            && Some(to) == self.ep_square()
+            && from.file() != to.file()
+            && !occ.contains(to)
+        {
+            Bitboard::from_square(Square::from_coords(to.file(), from.rank())) & occ
+        } else {
+            Bitboard::from_square(to) & occ
+        }
     }
 
     /// Takes the `color` `role` off `sq`.
