@@ -74,8 +74,9 @@ fn reply(pos: &Chess2Position, duels: Option<Vec<String>>) -> Chess2Reply {
     }
 }
 
-/// Every combination of duel fields that `mv` (without its own fields) could carry, as the
-/// suffix after the move's squares.
+/// Every combination of duel fields that `mv` (a legal move without its own fields) could
+/// carry, as the suffix after the move's squares; the move's legality is not checked again
+/// for each.
 fn available_duels(pos: &Chess2Position, mv: Chess2Move) -> Vec<String> {
     let fields = pos.taken_by(mv).len().min(3);
     let mut choices = vec![Duel::DECLINED];
@@ -98,7 +99,7 @@ fn available_duels(pos: &Chess2Position, mv: Chess2Move) -> Vec<String> {
         let Some(with) = mv.with_duels(&list[..kept]) else {
             continue;
         };
-        if kept > 0 && pos.play(with).is_ok() {
+        if kept > 0 && pos.resolve_duels(mv, with.duels()).is_ok() {
             let text = with.to_string();
             let head = mv.to_string();
             out.push(text[head.len()..].to_string());

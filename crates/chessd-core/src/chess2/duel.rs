@@ -122,7 +122,7 @@ impl Chess2Position {
     /// Plays `mv` with its duels: checks that the move is legal and every duel allowed and
     /// answered, and returns the position after it.
     pub fn play(&self, mv: Chess2Move) -> Result<Chess2Position, PlayError> {
-        if self.outcome().is_some() {
+        if self.midline_winner().is_some() {
             return Err(PlayError::GameOver);
         }
         let bare = match mv {
@@ -134,11 +134,25 @@ impl Chess2Position {
                 ..
             } => Chess2Move::new(from, to, promotion),
         };
-        if !self.legal_moves().contains(&bare) {
+        let legal = self.legal_moves();
+        if legal.is_empty() {
+            return Err(PlayError::GameOver);
+        }
+        if !legal.contains(&bare) {
             return Err(PlayError::Illegal);
         }
+        self.resolve_duels(bare, mv.duels())
+    }
+
+    /// The position after `bare`, one of [`Chess2Position::legal_moves`] (without duel
+    /// fields), with these duels: checks every duel and resolves them in path order. For
+    /// trying several sets of duels on one move without checking its legality each time.
+    pub fn resolve_duels(
+        &self,
+        bare: Chess2Move,
+        duels: &[Duel],
+    ) -> Result<Chess2Position, PlayError> {
         let taken = self.taken_by(bare);
-        let duels = mv.duels();
         if duels.len() > taken.len() {
             return Err(PlayError::TooManyDuels);
         }
