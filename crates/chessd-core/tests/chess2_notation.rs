@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 
+mod common;
+
 use chessd_core::chess2::{Army, Chess2Move, Chess2Position};
 
 const PERFT: &str = concat!(
@@ -56,39 +58,13 @@ mod properties {
         "rnbkkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b - e3 0 1 ck 60",
     ];
 
-    /// `text` with one character replaced, inserted or deleted.
-    fn mutated(
-        samples: &'static [&'static str],
-        alphabet: &'static str,
-    ) -> impl Strategy<Value = String> {
-        (
-            prop::sample::select(samples),
-            0usize..100,
-            0u8..3,
-            prop::sample::select(alphabet.chars().collect::<Vec<_>>()),
-        )
-            .prop_map(|(text, at, op, c)| {
-                let mut chars: Vec<char> = text.chars().collect();
-                let at = at % (chars.len() + 1);
-                match op {
-                    0 if at < chars.len() => chars[at] = c,
-                    1 => chars.insert(at, c),
-                    _ if at < chars.len() => {
-                        chars.remove(at);
-                    }
-                    _ => chars.push(c),
-                }
-                chars.into_iter().collect()
-            })
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
 
         /// The EPD parser never panics, and what it accepts writes back to itself.
         #[test]
         fn epds_never_panic_and_round_trip(
-            text in mutated(&SAMPLE_EPDS, "pnbrqkPNBRQK12345678/ -wbKQkqcneraxdh0123456789\u{e9}")
+            text in common::mutated(&SAMPLE_EPDS, "pnbrqkPNBRQK12345678/ -wbKQkqcneraxdh0123456789\u{e9}")
         ) {
             if let Ok(pos) = Chess2Position::from_epd(&text) {
                 let again = Chess2Position::from_epd(&pos.to_epd()).expect("our own EPD parses");
@@ -100,7 +76,7 @@ mod properties {
         /// parses to the same move.
         #[test]
         fn moves_never_panic_and_round_trip(
-            text in mutated(
+            text in common::mutated(
                 &["e2e4", "a7a8q:22", "a8d8::10+", "h1h4:00-:12:2", "0000", "e1e1:"],
                 "abcdefgh123456780:+-qrbnkpQ@ x",
             )

@@ -2,6 +2,8 @@
 //! mutations of valid input, and whatever they accept is consistent (a parsed FEN writes back
 //! to a FEN that parses to the same position; an accepted move is legal).
 
+mod common;
+
 use chessd_core::{FenMode, Position};
 use proptest::prelude::*;
 
@@ -16,29 +18,10 @@ const SAMPLE_FENS: [&str; 6] = [
 
 /// A FEN with one character replaced, inserted or deleted.
 fn mutated_fen() -> impl Strategy<Value = String> {
-    (
-        prop::sample::select(&SAMPLE_FENS[..]),
-        0usize..100,
-        0u8..3,
-        prop::sample::select(
-            "pnbrqkPNBRQK12345678/ -wbKQkqabcdefghAH0123456789x\u{e9}"
-                .chars()
-                .collect::<Vec<_>>(),
-        ),
+    common::mutated(
+        &SAMPLE_FENS,
+        "pnbrqkPNBRQK12345678/ -wbKQkqabcdefghAH0123456789x\u{e9}",
     )
-        .prop_map(|(fen, at, op, c)| {
-            let mut chars: Vec<char> = fen.chars().collect();
-            let at = at % (chars.len() + 1);
-            match op {
-                0 if at < chars.len() => chars[at] = c,
-                1 => chars.insert(at, c),
-                _ if at < chars.len() => {
-                    chars.remove(at);
-                }
-                _ => chars.push(c),
-            }
-            chars.into_iter().collect()
-        })
 }
 
 fn check_fen(text: &str) {

@@ -38,3 +38,31 @@ pub fn fens(path: &str) -> impl Iterator<Item = String> {
         .collect::<Vec<_>>()
         .into_iter()
 }
+
+/// One of `samples` with one character replaced, inserted or deleted (the character drawn
+/// from `alphabet`): near-valid input for the parsers' property tests.
+pub fn mutated(
+    samples: &'static [&'static str],
+    alphabet: &str,
+) -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    (
+        prop::sample::select(samples),
+        0usize..100,
+        0u8..3,
+        prop::sample::select(alphabet.chars().collect::<Vec<_>>()),
+    )
+        .prop_map(|(text, at, op, c)| {
+            let mut chars: Vec<char> = text.chars().collect();
+            let at = at % (chars.len() + 1);
+            match op {
+                0 if at < chars.len() => chars[at] = c,
+                1 => chars.insert(at, c),
+                _ if at < chars.len() => {
+                    chars.remove(at);
+                }
+                _ => chars.push(c),
+            }
+            chars.into_iter().collect()
+        })
+}
