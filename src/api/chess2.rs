@@ -59,11 +59,10 @@ fn army(letter: &str, side: &str) -> Result<Army, ApiError> {
 }
 
 fn reply(pos: &Chess2Position, duels: Option<Vec<String>>) -> Chess2Reply {
-    let outcome = pos.outcome();
-    let mut legal_moves: Vec<String> = match outcome {
-        Some(_) => Vec::new(),
-        None => pos.legal_moves().iter().map(ToString::to_string).collect(),
-    };
+    // No moves once the game is over (legal_moves is already empty after a midline win).
+    let moves = pos.legal_moves();
+    let outcome = pos.outcome_given(&moves);
+    let mut legal_moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
     legal_moves.sort();
     Chess2Reply {
         epd: pos.to_epd(),

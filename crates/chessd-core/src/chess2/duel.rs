@@ -88,10 +88,15 @@ pub fn duel_rank(role: Role) -> Option<u8> {
 impl Chess2Position {
     /// How the game has ended, if it has (draws are the game's to claim).
     pub fn outcome(&self) -> Option<Chess2Outcome> {
+        self.outcome_given(&self.legal_moves())
+    }
+
+    /// [`Chess2Position::outcome`] when the position's legal moves are already at hand.
+    pub fn outcome_given(&self, legal_moves: &[Chess2Move]) -> Option<Chess2Outcome> {
         if let Some(winner) = self.midline_winner() {
             return Some(Chess2Outcome::MidlineInvasion(winner));
         }
-        if !self.legal_moves().is_empty() {
+        if !legal_moves.is_empty() {
             return None;
         }
         let us = self.turn();
