@@ -58,6 +58,8 @@ fn reasons_match_their_names() {
         (Reason::Timeout, "timeout"),
         (Reason::Agreement, "agreement"),
         (Reason::Manual, "manual"),
+        (Reason::MidlineInvasion, "midline_invasion"),
+        (Reason::NoLegalMoves, "no_legal_moves"),
     ];
     for (reason, name) in all {
         assert_eq!(reason.name(), name);

@@ -8,7 +8,8 @@
 //! two stone counts), its move strings with duels, and, for every army, legal moves, move
 //! making (every capture succeeding, as in perft), the Two Kings' king turn, threats,
 //! midline invasion and [`perft`]; [`Chess2Position::play`] plays a move with its duels, and
-//! [`Chess2Position::outcome`] says how a game has ended.
+//! [`Chess2Position::outcome`] says how a game has ended; [`Chess2Game`] is a game whose duels
+//! are steps of their own (challenge, then hidden bids).
 //!
 //! ```
 //! use chessd_core::chess2::{Army, Chess2Move, Chess2Position};
@@ -26,11 +27,16 @@
 mod army;
 mod duel;
 mod epd;
+mod game;
 mod movegen;
 mod notation;
 
 pub use army::Army;
 pub use duel::{duel_rank, Chess2Outcome, PlayError};
 pub use epd::{Chess2Position, EpdError, MAX_STONES};
+pub use game::{
+    ActionParseError, Chess2Action, Chess2Game, Chess2GameError, Chess2Played, DuelStage,
+    PendingDuel,
+};
 pub use movegen::perft;
 pub use notation::{Chess2Move, Duel, MoveParseError};

@@ -106,6 +106,11 @@ pub enum Reason {
     Agreement,
     /// Set from outside (an arbiter, an administrator).
     Manual,
+    /// Chess 2: the winner's king (both, for Two Kings) crossed the midline.
+    MidlineInvasion,
+    /// Chess 2: the side to move had no legal move and was not in check (it loses: Chess 2
+    /// has no stalemate).
+    NoLegalMoves,
 }
 
 impl Reason {
@@ -123,6 +128,8 @@ impl Reason {
             Reason::Timeout => "timeout",
             Reason::Agreement => "agreement",
             Reason::Manual => "manual",
+            Reason::MidlineInvasion => "midline_invasion",
+            Reason::NoLegalMoves => "no_legal_moves",
         }
     }
 }
@@ -141,6 +148,8 @@ impl fmt::Display for Reason {
             Reason::Timeout => "timeout",
             Reason::Agreement => "agreement",
             Reason::Manual => "decision",
+            Reason::MidlineInvasion => "midline invasion",
+            Reason::NoLegalMoves => "having no legal move",
         })
     }
 }
