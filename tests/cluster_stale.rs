@@ -70,6 +70,7 @@ async fn moves(games: &Games, id: &str) -> Result<Vec<String>, GameError> {
     let snapshot = games.get(id).await?.snapshot().await?;
     Ok(snapshot
         .game
+        .chess()?
         .history()
         .iter()
         .map(|m| m.uci.clone())
@@ -109,7 +110,7 @@ async fn a_node_holding_its_shard_again_serves_the_stored_game_not_its_stale_cop
     shard_a.0.store(first, Ordering::SeqCst);
     let client = ClientKey::Address("127.0.0.1".parse().unwrap());
     let new = NewGame {
-        game: Game::new(Position::startpos()),
+        game: Game::new(Position::startpos()).into(),
         options: GameOptions {
             idle_timeout: None,
             abandon_after: None,

@@ -73,6 +73,8 @@ fn expected_status(s: &Status) -> Value {
         Reason::Timeout => "timeout",
         Reason::Agreement => "agreement",
         Reason::Manual => "manual",
+        Reason::MidlineInvasion => "midline_invasion",
+        Reason::NoLegalMoves => "no_legal_moves",
     });
     json!({ "result": result, "reason": reason, "note": s.note })
 }

@@ -36,7 +36,7 @@ async fn a_handle_whose_game_left_memory_brings_it_back() {
 
     let snapshot = handle.snapshot().await.expect("the game comes back");
     assert_eq!(snapshot.version, 1);
-    assert_eq!(snapshot.game.history().len(), 1);
+    assert_eq!(snapshot.game.plies(), 1);
     assert_eq!(games.len(), 1, "brought back once, into memory");
 
     // A game stopped for good stays gone, through an old handle too.

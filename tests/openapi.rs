@@ -563,6 +563,7 @@ fn refused(secret: &str, caller: &str) -> bool {
 fn sample_body(op_id: &str, saved_state: &Value) -> Option<Value> {
     match op_id {
         "makeMove" => Some(json!({"uci": "e2e4"})),
+        "duelStep" => Some(json!({"action": "challenge"})),
         "loadPgn" => Some(json!({"pgn": "1. d4 d5 *"})),
         "loadFen" => Some(json!({"fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"})),
         "restoreState" => Some(saved_state.clone()),

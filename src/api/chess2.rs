@@ -48,7 +48,8 @@ pub struct Chess2Reply {
     pub available_duels: Option<Vec<String>>,
 }
 
-fn army(letter: &str, side: &str) -> Result<Army, ApiError> {
+/// The army of a letter (`c n e r k a`), or `invalid_request` naming the `side` field.
+pub(crate) fn army(letter: &str, side: &str) -> Result<Army, ApiError> {
     let mut chars = letter.chars();
     match (chars.next().and_then(Army::from_char), chars.next()) {
         (Some(army), None) => Ok(army),

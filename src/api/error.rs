@@ -102,6 +102,18 @@ pub enum ErrorCode {
     TaskGone,
     /// Engine opponents that cannot play one game together (two for the same side).
     InvalidOpponents,
+    /// A request for the other variant (a FEN or an engine for a Chess 2 game, a duel step in
+    /// a standard game).
+    WrongVariant,
+    /// Chess 2: a move while a duel waits to be settled.
+    DuelPending,
+    /// Chess 2: a duel step (challenge, decline, bid) with no duel waiting for it.
+    NoDuel,
+    /// Chess 2: a second bid by the same side in one duel.
+    AlreadyBid,
+    /// Chess 2: a bid over the side's stones, or not the 1 a defender facing an attacker
+    /// without stones must bid.
+    InvalidBid,
     /// Something went wrong inside the server.
     Internal,
 }
@@ -141,6 +153,8 @@ impl ErrorCode {
             WorkDisabled => StatusCode::FORBIDDEN,
             TaskGone => StatusCode::CONFLICT,
             InvalidOpponents => StatusCode::UNPROCESSABLE_ENTITY,
+            WrongVariant | DuelPending | NoDuel | AlreadyBid => StatusCode::CONFLICT,
+            InvalidBid => StatusCode::UNPROCESSABLE_ENTITY,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -193,6 +207,11 @@ impl ErrorCode {
             WorkDisabled => "work_disabled",
             TaskGone => "task_gone",
             InvalidOpponents => "invalid_opponents",
+            WrongVariant => "wrong_variant",
+            DuelPending => "duel_pending",
+            NoDuel => "no_duel",
+            AlreadyBid => "already_bid",
+            InvalidBid => "invalid_bid",
             Internal => "internal",
         }
     }
@@ -318,6 +337,24 @@ impl From<chessd_core::game::GameError> for ApiError {
     }
 }
 
+impl From<chessd_core::chess2::Chess2GameError> for ApiError {
+    fn from(e: chessd_core::chess2::Chess2GameError) -> ApiError {
+        use chessd_core::chess2::Chess2GameError as G;
+        let code = match &e {
+            G::GameOver(_) => ErrorCode::GameOver,
+            G::AlreadyHasStatus(_) => ErrorCode::AlreadyHasStatus,
+            G::Play(_) | G::DuelFieldsInGame => ErrorCode::IllegalMove,
+            G::DuelPending => ErrorCode::DuelPending,
+            G::NoDuel => ErrorCode::NoDuel,
+            G::NotYourStep(_) => ErrorCode::NotYourTurn,
+            G::AlreadyBid(_) => ErrorCode::AlreadyBid,
+            G::BadBid { .. } => ErrorCode::InvalidBid,
+            G::NothingToClaim => ErrorCode::NoDrawToClaim,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> ApiError {
         let code = match &e {
@@ -338,6 +375,9 @@ impl From<GameError> for ApiError {
     fn from(e: GameError) -> ApiError {
         let code = match e {
             GameError::Rules(e) => return e.into(),
+            GameError::Chess2(e) => return e.into(),
+            GameError::WrongVariant(_) => ErrorCode::WrongVariant,
+            GameError::Chess2Notation(_) => ErrorCode::IllegalMove,
             GameError::Engine(e) => return e.into(),
             GameError::Admission(e) => return e.into(),
             GameError::Fen(e) => return e.into(),
@@ -347,6 +387,7 @@ impl From<GameError> for ApiError {
             GameError::NotYourTurn(_) => ErrorCode::NotYourTurn,
             GameError::Flagged(_) | GameError::Finished(_) => ErrorCode::GameOver,
             GameError::Pgn(_) => ErrorCode::InvalidPgn,
+            GameError::InvalidEpd(_) => ErrorCode::InvalidFen,
             GameError::InvalidState(_) => ErrorCode::InvalidState,
             GameError::InvalidRequest(_) => ErrorCode::InvalidRequest,
             GameError::NoDrawOffer => ErrorCode::NoDrawToClaim,

@@ -161,7 +161,6 @@ impl<'a> ExportedGame<'a> {
             name: record.player(color),
             engine: record.engine(color),
         };
-        let start = record.game.start_position();
         ExportedGame {
             id: record.id,
             created_ms: record.created_ms,
@@ -174,14 +173,10 @@ impl<'a> ExportedGame<'a> {
                 black: seat(Color::Black),
             },
             time_control: record.time_control,
-            variant: if start.is_chess960() {
-                "chess960"
-            } else {
-                "standard"
-            },
-            initial_fen: start.fen(),
+            variant: record.game.variant(),
+            initial_fen: record.game.start_fen(),
             moves: history(&record.game),
-            fen: record.game.position().fen(),
+            fen: record.game.fen(),
         }
     }
 }

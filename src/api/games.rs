@@ -12,6 +12,7 @@ use uuid::Uuid;
 use crate::{
     api::{
         bearer,
+        chess2_games::{self, ArmiesBody, Chess2View},
         client::client_key,
         error::{ApiError, ErrorCode},
         optional_json,
@@ -20,11 +21,12 @@ use crate::{
     game::{
         actor::GameOptions,
         archive::GameRecord,
+        board::DuelView,
         clock::{ClockView, TimeControl},
         command::{Action, ActionReply, GameSnapshot, MoveInput, OpponentSpec, OptionsPatch},
         engine_state::Opponent,
         state::SavedState,
-        GameHandle, NewGame,
+        Board, GameHandle, NewGame,
     },
     uci::protocol::GoLimits,
     AppState,
@@ -49,7 +51,11 @@ pub const PGN_CONTENT_TYPE: &str = "application/x-chess-pgn; charset=utf-8";
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
-    /// Start from this FEN (strict).
+    /// `standard` (default; a Chess960 FEN makes a Chess960 game) or `chess2`.
+    pub variant: Option<String>,
+    /// A Chess 2 game's armies (default Classic for both).
+    pub armies: Option<ArmiesBody>,
+    /// Start from this FEN (strict; for Chess 2 an EPD).
     pub fen: Option<String>,
     /// Start from this PGN (its moves are played).
     pub pgn: Option<String>,
@@ -86,7 +92,9 @@ pub struct GameView {
     pub id: Uuid,
     /// Event version: bumps with every change.
     pub version: u64,
-    /// The current position.
+    /// `standard`, `chess960` or `chess2`.
+    pub variant: String,
+    /// The current position (an EPD for Chess 2).
     pub fen: String,
     /// The starting position.
     pub start_fen: String,
@@ -106,6 +114,9 @@ pub struct GameView {
     pub claimable_draw: Option<Reason>,
     /// Options.
     pub options: OptionsView,
+    /// A Chess 2 game's armies, stones and waiting duel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chess2: Option<Chess2View>,
 }
 
 /// A game's options.
@@ -140,20 +151,29 @@ pub struct OpponentView {
 
 impl From<&GameSnapshot> for GameView {
     fn from(s: &GameSnapshot) -> GameView {
-        let pos = s.game.position();
+        let (turn, check, chess2) = match &s.game {
+            Board::Chess(game) => (game.turn(), game.position().is_check(), None),
+            Board::Chess2(game) => {
+                let turn = game.position().turn();
+                let check = game.position().is_threatened(turn);
+                (turn, check, Some(Chess2View::of(game)))
+            }
+        };
         GameView {
             id: s.id,
             version: s.version,
-            fen: pos.fen(),
-            start_fen: s.game.start_position().fen(),
-            turn: pos.turn(),
-            check: pos.is_check(),
+            variant: s.game.variant().to_string(),
+            fen: s.game.fen(),
+            start_fen: s.game.start_fen(),
+            turn,
+            check,
             status: s.game.status().clone(),
             moves: history(&s.game),
             clocks: s.clocks,
             draw_offer: s.draw_offer,
             claimable_draw: s.game.claimable_draw(),
             options: options_view(s),
+            chess2,
         }
     }
 }
@@ -211,9 +231,31 @@ async fn command(
 }
 
 /// Builds the starting game of a creation request.
-fn starting_game(body: &CreateGame) -> Result<Game, ApiError> {
+fn starting_game(body: &CreateGame) -> Result<Board, ApiError> {
     let policy = body.draw_policy.unwrap_or_default();
-    match (&body.fen, &body.pgn) {
+    match body.variant.as_deref() {
+        None | Some("standard") => {}
+        Some("chess2") => {
+            if body.pgn.is_some() {
+                return Err(ApiError::invalid_request(
+                    "a Chess 2 game starts from its armies or an EPD (fen), not a PGN",
+                ));
+            }
+            return chess2_games::starting_game(body.fen.as_deref(), body.armies.as_ref(), policy);
+        }
+        Some(other) => {
+            return Err(ApiError::invalid_request(format!(
+                "variant '{other}' is not standard or chess2 (a Chess960 game is a standard \
+                 game from a Chess960 FEN)"
+            )))
+        }
+    }
+    if body.armies.is_some() {
+        return Err(ApiError::invalid_request(
+            "armies go with \"variant\": \"chess2\" only",
+        ));
+    }
+    let game = match (&body.fen, &body.pgn) {
         (Some(_), Some(_)) => Err(ApiError::invalid_request(
             "give either fen or pgn, not both",
         )),
@@ -223,7 +265,8 @@ fn starting_game(body: &CreateGame) -> Result<Game, ApiError> {
         )),
         (None, Some(text)) => read_pgn(text, policy),
         (None, None) => Ok(Game::with_policy(Position::startpos(), policy)),
-    }
+    }?;
+    Ok(game.into())
 }
 
 fn read_pgn(text: &str, policy: DrawPolicy) -> Result<Game, ApiError> {
@@ -317,7 +360,7 @@ pub async fn fen(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "fen": snap.game.position().fen() })))
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "fen": snap.game.fen() })))
 }
 
 /// `GET /v1/games/{id}/status`
@@ -341,7 +384,7 @@ pub async fn turn(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "turn": snap.game.position().turn() })))
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "turn": snap.game.to_act() })))
 }
 
 /// `?format=` of the legal-moves route.
@@ -392,12 +435,19 @@ pub async fn legal_moves(
     query: web::Query<LegalMovesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
+    let game = match &snap.game {
+        Board::Chess(game) => game,
+        Board::Chess2(game) => {
+            return chess2_games::legal_moves(game, query.format.as_deref())
+                .map(|json| HttpResponse::Ok().json(json))
+        }
+    };
     // A finished game has no legal moves, whatever its last position allows.
-    let json = match (snap.game.is_over(), query.format.as_deref()) {
+    let json = match (game.is_over(), query.format.as_deref()) {
         (true, Some("count")) => serde_json::json!({ "count": 0 }),
-        (true, format) => legal_moves_json(snap.game.position(), format)
+        (true, format) => legal_moves_json(game.position(), format)
             .map(|_| serde_json::json!({ "moves": [], "count": 0 }))?,
-        (false, format) => legal_moves_json(snap.game.position(), format)?,
+        (false, format) => legal_moves_json(game.position(), format)?,
     };
     Ok(HttpResponse::Ok().json(json))
 }
@@ -430,10 +480,11 @@ pub async fn pieces(
             )))
         }
     };
-    let list: Vec<serde_json::Value> = snap
-        .game
-        .position()
-        .pieces_list()
+    let pieces = match &snap.game {
+        Board::Chess(game) => game.position().pieces_list(),
+        Board::Chess2(game) => chess2_games::pieces_list(game.position()),
+    };
+    let list: Vec<serde_json::Value> = pieces
         .into_iter()
         .map(|(piece, sq): (chessd_core::Piece, Square)| {
             let square = if by_index {
@@ -482,7 +533,7 @@ pub async fn board(
         unicode,
         flipped: query.flipped,
     };
-    let text = chessd_core::display::game_diagram(&snap.game, style);
+    let text = chessd_core::display::game_diagram(snap.game.chess()?, style);
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
         .body(text))
@@ -570,6 +621,10 @@ pub struct MoveReply {
     pub version: u64,
     /// Clocks, when timed.
     pub clocks: Option<ClockView>,
+    /// Chess 2: the duel the move started, waiting to be settled (the move is played once
+    /// it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duel: Option<DuelView>,
 }
 
 /// `POST /v1/games/{id}/moves`
@@ -581,18 +636,24 @@ pub async fn make_move(
 ) -> Result<web::Json<MoveReply>, ApiError> {
     let input = body.into_inner().input()?;
     let reply = command(&state, &req, &id, Action::Move(input)).await?;
-    let played = reply
-        .played
-        .ok_or_else(|| ApiError::internal("a move without a played move"))?;
     let snap = reply.snapshot;
+    let (uci, san, duel) = match (&snap.game, reply.played) {
+        (Board::Chess(_), Some(played)) => (played.uci, played.san, None),
+        (Board::Chess2(game), _) => {
+            let (text, duel) = chess2_games::move_answer(game);
+            (text.clone(), text, duel)
+        }
+        (Board::Chess(_), None) => return Err(ApiError::internal("a move without a played move")),
+    };
     Ok(web::Json(MoveReply {
-        uci: played.uci,
-        san: played.san,
-        fen: snap.game.position().fen(),
+        uci,
+        san,
+        fen: snap.game.fen(),
         status: snap.game.status().clone(),
-        turn: snap.game.position().turn(),
+        turn: snap.game.to_act(),
         version: snap.version,
         clocks: snap.clocks,
+        duel,
     }))
 }
 

@@ -4,6 +4,7 @@
 
 pub mod archive;
 pub mod chess2;
+pub mod chess2_games;
 pub mod client;
 pub mod cluster;
 pub mod engines;

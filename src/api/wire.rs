@@ -1,10 +1,9 @@
 //! Small JSON shapes shared by several routes: a move in both notations, the history, and the
 //! promotion names clients may send.
 
-use chessd_core::{
-    game::{Game, PlayedMove},
-    Role,
-};
+use chessd_core::{game::PlayedMove, Role};
+
+use crate::game::Board;
 use serde::{Deserialize, Serialize};
 
 /// One move: UCI and SAN.
@@ -25,9 +24,23 @@ impl From<&PlayedMove> for MoveView {
     }
 }
 
-/// The moves played so far.
-pub fn history(game: &Game) -> Vec<MoveView> {
-    game.history().iter().map(MoveView::from).collect()
+/// The moves played so far. A Chess 2 move shows its Go engine move string, duel fields
+/// included, as both `uci` and `san` (Chess 2 has no SAN).
+pub fn history(board: &Board) -> Vec<MoveView> {
+    match board {
+        Board::Chess(game) => game.history().iter().map(MoveView::from).collect(),
+        Board::Chess2(game) => game
+            .history()
+            .iter()
+            .map(|p| {
+                let text = p.mv.to_string();
+                MoveView {
+                    uci: text.clone(),
+                    san: text,
+                }
+            })
+            .collect(),
+    }
 }
 
 /// A promotion piece as clients send it (`"q"`, `"r"`, `"b"`, `"n"`, or the piece's name).

@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use crate::{
     admission::Permit,
     api::error::ApiError,
-    api::{bearer, client::client_key, games::GameView, ws_limits},
+    api::{bearer, chess2_games::DuelBody, client::client_key, games::GameView, ws_limits},
     game::{
         command::{Action, Caller, MoveInput},
         events::EventFrame,
@@ -81,6 +81,19 @@ pub enum ClientFrame {
     },
     /// `draw_claim`.
     DrawClaim {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `duel`: a Chess 2 duel step, as `POST /v1/games/{id}/duel` takes it.
+    Duel {
+        /// `challenge`, `decline` or `bid`.
+        action: String,
+        /// A bid's stones.
+        stones: Option<u8>,
+        /// The attacker's choice if both bid 0.
+        gain: Option<bool>,
+        /// The side that bids (the admin names it).
+        side: Option<chessd_core::Color>,
         /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
@@ -261,6 +274,28 @@ impl Connection {
             ClientFrame::DrawAccept { ack } => (Action::AcceptDraw, ack),
             ClientFrame::DrawDecline { ack } => (Action::DeclineDraw, ack),
             ClientFrame::DrawClaim { ack } => (Action::ClaimDraw, ack),
+            ClientFrame::Duel {
+                action,
+                stones,
+                gain,
+                side,
+                ack,
+            } => {
+                let body = DuelBody {
+                    action,
+                    stones,
+                    gain,
+                    side,
+                };
+                match body.step() {
+                    Ok(step) => (Action::Duel(step), ack),
+                    Err(e) => {
+                        return self
+                            .send_json(&serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message}))
+                            .await
+                    }
+                }
+            }
         };
         let reply = self.game.act(self.token.clone(), action).await;
         let answer = match reply {

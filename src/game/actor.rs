@@ -12,18 +12,21 @@ use actix::{
     Actor, ActorContext, ActorFutureExt, AsyncContext, Context, Handler, SpawnHandle, WrapFuture,
 };
 use chessd_core::{
+    chess2::{Chess2Game, Chess2Position},
     game::{Game, PlayedMove},
     pgn, Color, FenMode, Position,
 };
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
+mod chess2;
 mod engine;
 mod ponder;
 
 use crate::{
     admission::Permit,
     game::{
+        board::Board,
         clock::Clock,
         command::{
             Action, ActionReply, Caller, Envelope, GameSnapshot, MoveInput, Request, Subscription,
@@ -65,7 +68,7 @@ pub struct GameEnv {
 /// One game.
 pub struct GameActor {
     id: Uuid,
-    game: Game,
+    game: Board,
     options: GameOptions,
     secrets: SecretDigests,
     clock: Option<Clock>,
@@ -122,7 +125,7 @@ impl GameActor {
     /// the game's opponent (and rival, when two engines play) when the actor starts.
     pub fn new(
         id: Uuid,
-        game: Game,
+        game: Board,
         options: GameOptions,
         secrets: SecretDigests,
         env: Arc<GameEnv>,
@@ -132,7 +135,7 @@ impl GameActor {
         let clock = options.time_control.map(Clock::new);
         let log = EventLog::new(env.event_history);
         // A game created with moves (from a PGN) is a game under way, not one nobody plays.
-        let moved = !game.history().is_empty();
+        let moved = game.has_started();
         GameActor {
             id,
             game,
@@ -295,7 +298,7 @@ impl GameActor {
         TerminateInfo {
             id: self.id,
             reason: self.stop_reason,
-            state: self.saved_state(),
+            state: self.public_state(),
         }
     }
 
@@ -442,7 +445,7 @@ impl GameActor {
         input: MoveInput,
         ctx: &mut Context<Self>,
     ) -> Result<PlayedMove, GameError> {
-        let turn = self.game.position().turn();
+        let turn = self.game.to_act();
         match caller {
             Caller::Admin => {}
             Caller::Seat(c) if c == turn => {}
@@ -459,8 +462,14 @@ impl GameActor {
         if self.check_flag(ctx) {
             return Err(GameError::Flagged(turn));
         }
-        let first_move = self.game.history().is_empty();
-        let played = input.play_on(&mut self.game)?.clone();
+        let Board::Chess(game) = &mut self.game else {
+            return Err(GameError::invalid(
+                "a Chess 2 move is sent as {\"uci\": \"e2e4\"} (the Go engine's move string, \
+                 without duel fields)",
+            ));
+        };
+        let first_move = game.history().is_empty();
+        let played = input.play_on(game)?.clone();
         self.moved = true;
         crate::metrics::count_move();
 
@@ -482,10 +491,10 @@ impl GameActor {
         let clocks = self.clock.as_ref().map(|c| c.view(now));
         self.publish(
             EventKind::Move {
-                ply: self.game.history().len(),
+                ply: self.game.plies(),
                 uci: played.uci.clone(),
                 san: played.san.clone(),
-                fen: self.game.position().fen(),
+                fen: self.game.fen(),
                 status: self.game.status().clone(),
                 clocks,
             },
@@ -498,7 +507,7 @@ impl GameActor {
     /// Replaces the game (new position, PGN or restored state), keeping id, secrets and options.
     fn reinitialise(
         &mut self,
-        game: Game,
+        game: Board,
         clock: Option<Clock>,
         draw_offer: Option<Color>,
         ctx: &mut Context<Self>,
@@ -507,20 +516,20 @@ impl GameActor {
         self.clock = clock;
         self.draw_offer = draw_offer;
         // A game loaded with moves is a game under way, not one nobody plays.
-        if !self.game.history().is_empty() {
+        if self.game.has_started() {
             self.moved = true;
         }
         // A game that is under way resumes with the side to move's time running; a game with no
         // move yet starts its clocks with the first move, as a new game does.
         if let Some(clock) = self.clock.as_mut() {
-            if !self.game.is_over() && !self.game.history().is_empty() {
-                clock.start(self.game.position().turn(), std::time::Instant::now());
+            if !self.game.is_over() && self.game.has_started() {
+                clock.start(self.game.to_act(), std::time::Instant::now());
             }
         }
         self.log.clear_history();
         self.publish(
             EventKind::Reset {
-                fen: self.game.position().fen(),
+                fen: self.game.fen(),
                 status: self.game.status().clone(),
             },
             ctx,
@@ -536,7 +545,11 @@ impl GameActor {
     ) -> Result<Option<PlayedMove>, GameError> {
         let now = std::time::Instant::now();
         match action {
+            Action::Move(MoveInput::Uci(text)) if matches!(self.game, Board::Chess2(_)) => {
+                self.play_chess2_move(caller, &text, ctx)?;
+            }
             Action::Move(input) => return self.play_move(caller, input, ctx).map(Some),
+            Action::Duel(step) => self.take_duel_step(caller, step, ctx)?,
             Action::Resign(side) => {
                 let loser = match (caller, side) {
                     (Caller::Seat(c), None) => c,
@@ -598,19 +611,29 @@ impl GameActor {
                 self.end_without_move(now, ctx);
             }
             Action::LoadFen(fen) => {
-                let pos = Position::from_fen(&fen, FenMode::Strict)?;
-                let game = Game::with_policy(pos, self.options.draw_policy);
+                let game = match &self.game {
+                    Board::Chess(_) => {
+                        let pos = Position::from_fen(&fen, FenMode::Strict)?;
+                        Game::with_policy(pos, self.options.draw_policy).into()
+                    }
+                    Board::Chess2(_) => {
+                        let pos = Chess2Position::from_epd(&fen)
+                            .map_err(|e| GameError::InvalidEpd(e.to_string()))?;
+                        Chess2Game::new(pos, self.options.draw_policy).into()
+                    }
+                };
                 let clock = self.options.time_control.map(Clock::new);
                 self.reinitialise(game, clock, None, ctx);
             }
             Action::LoadPgn(text) => {
+                self.game.chess()?;
                 let parsed = pgn::PgnReader::new(&text)
                     .with_policy(self.options.draw_policy)
                     .next()
                     .ok_or_else(|| GameError::Pgn("the PGN holds no game".into()))?
                     .map_err(|e| GameError::Pgn(e.to_string()))?;
                 let clock = self.options.time_control.map(Clock::new);
-                self.reinitialise(parsed.game, clock, None, ctx);
+                self.reinitialise(parsed.game.into(), clock, None, ctx);
             }
             Action::Restore(state) => {
                 let game = state.restore()?;
@@ -631,11 +654,7 @@ impl GameActor {
                     }
                     // Replaying under the new policy re-derives the status (a repetition that
                     // was only claimable may now end the game).
-                    let mut game = Game::with_policy(*self.game.start_position(), policy);
-                    for played in self.game.history() {
-                        game.play(played.mv)
-                            .map_err(|e| GameError::Internal(e.to_string()))?;
-                    }
+                    let game = self.game.with_policy(policy)?;
                     self.options.draw_policy = policy;
                     self.game = game;
                     if self.game.is_over() {
@@ -655,14 +674,23 @@ impl GameActor {
         Ok(None)
     }
 
-    fn saved_state(&self) -> SavedState {
+    fn saved_clock(&self) -> Option<SavedClock> {
         let now = std::time::Instant::now();
-        let clock = self.clock.as_ref().map(|c| SavedClock {
+        self.clock.as_ref().map(|c| SavedClock {
             control: c.control(),
             white_ms: c.remaining(Color::White, now),
             black_ms: c.remaining(Color::Black, now),
-        });
-        SavedState::capture(&self.game, clock, self.draw_offer)
+        })
+    }
+
+    /// The whole state, as the store keeps it (a Chess 2 bid not yet revealed included).
+    fn saved_state(&self) -> SavedState {
+        SavedState::capture(&self.game, self.saved_clock(), self.draw_offer)
+    }
+
+    /// The state as clients and webhooks may see it: [`SavedState::capture_public`].
+    fn public_state(&self) -> SavedState {
+        SavedState::capture_public(&self.game, self.saved_clock(), self.draw_offer)
     }
 }
 
@@ -755,7 +783,7 @@ impl Handler<Envelope> for GameActor {
                 self.answer(reply, Ok(self.snapshot()));
             }
             Request::SavedState(reply) => {
-                self.answer(reply, Ok(self.saved_state()));
+                self.answer(reply, Ok(self.public_state()));
             }
             Request::Act(action, reply) => {
                 let answer = self.handle_action(caller, action, ctx);
@@ -839,7 +867,7 @@ pub struct ActorStart {
     /// The game's id.
     pub id: Uuid,
     /// The game.
-    pub game: Game,
+    pub game: Board,
     /// Its options.
     pub options: GameOptions,
     /// Digests of its secrets.

@@ -3,11 +3,7 @@
 //! route) or from the store (the export replays each stored game through the rules), so both
 //! write the same tags.
 
-use chessd_core::{
-    game::{Game, Reason},
-    pgn::PgnGame,
-    Color,
-};
+use chessd_core::{game::Reason, pgn::PgnGame, Color};
 use uuid::Uuid;
 
 use crate::{
@@ -31,7 +27,7 @@ pub struct GameRecord {
     /// When it was created (Unix ms).
     pub created_ms: i64,
     /// The game: its start, moves and status.
-    pub game: Game,
+    pub game: crate::game::Board,
     /// Its clocks, when timed.
     pub time_control: Option<TimeControl>,
     /// The sides engines play and the engines' configured names.
@@ -184,13 +180,18 @@ impl GameRecord {
 
     /// The game in PGN export format, with [`GameRecord::pgn_tags`].
     pub fn to_pgn(&self) -> String {
-        PgnGame::from_game(&self.game, self.pgn_tags()).to_pgn()
+        match &self.game {
+            crate::game::Board::Chess(game) => PgnGame::from_game(game, self.pgn_tags()).to_pgn(),
+            crate::game::Board::Chess2(game) => {
+                chessd_core::pgn::write_chess2_game(game, &self.pgn_tags())
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use chessd_core::Position;
+    use chessd_core::{game::Game, Position};
 
     use super::*;
 
@@ -199,7 +200,7 @@ mod tests {
             id: Uuid::nil(),
             // 2024-02-29 23:59:58 UTC.
             created_ms: 1_709_251_198_000,
-            game,
+            game: game.into(),
             time_control: None,
             engine_seats: Vec::new(),
             live: true,

@@ -109,6 +109,24 @@ impl MoveInput {
     }
 }
 
+/// A Chess 2 duel step as a client asks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DuelStep {
+    /// The defender starts the duel.
+    Challenge,
+    /// The defender lets the capture happen.
+    Decline,
+    /// A hidden bid.
+    Bid {
+        /// The side that bids: a seat's own (`None`, or the same side); the admin must name it.
+        side: Option<Color>,
+        /// Stones, 0 to 2.
+        stones: u8,
+        /// The attacker's choice if both bid 0 (see [`chessd_core::chess2::Chess2Action`]).
+        gain: Option<bool>,
+    },
+}
+
 /// Changes to a game's options (absent fields stay as they are).
 #[derive(Clone, Debug, Default)]
 pub struct OptionsPatch {
@@ -123,6 +141,9 @@ pub struct OptionsPatch {
 pub enum Action {
     /// Play a move (side to move's seat or admin).
     Move(MoveInput),
+    /// A Chess 2 duel step: the defender's challenge or decline, or a side's bid (a seat for
+    /// itself, or the admin).
+    Duel(DuelStep),
     /// Resign (a seat resigns itself; the admin names the side).
     Resign(Option<Color>),
     /// Offer a draw (a seat).
@@ -153,7 +174,9 @@ impl Action {
     /// The secret this action needs (finer rules, such as whose turn it is, follow).
     pub fn need(&self) -> Need {
         match self {
-            Action::Move(_) | Action::Resign(_) | Action::ClaimDraw => Need::Player,
+            Action::Move(_) | Action::Duel(_) | Action::Resign(_) | Action::ClaimDraw => {
+                Need::Player
+            }
             Action::OfferDraw | Action::AcceptDraw | Action::DeclineDraw => Need::Seat,
             Action::SetDraw(_)
             | Action::SetWinner(..)
@@ -170,7 +193,11 @@ impl Action {
     pub fn changes_game(&self) -> bool {
         matches!(
             self,
-            Action::Move(_) | Action::LoadFen(_) | Action::LoadPgn(_) | Action::Restore(_)
+            Action::Move(_)
+                | Action::Duel(_)
+                | Action::LoadFen(_)
+                | Action::LoadPgn(_)
+                | Action::Restore(_)
         )
     }
 }
@@ -265,7 +292,7 @@ pub struct GameSnapshot {
     /// The game id.
     pub id: Uuid,
     /// The game (cheap to clone: the history is shared).
-    pub game: Game,
+    pub game: crate::game::Board,
     /// The event version.
     pub version: u64,
     /// Both clocks, when timed.

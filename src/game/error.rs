@@ -21,6 +21,17 @@ pub enum GameError {
     /// already set, nothing to claim).
     #[error(transparent)]
     Rules(#[from] chessd_core::game::GameError),
+    /// A Chess 2 game refused a step (an illegal move, a duel step out of turn, a bid not
+    /// allowed, a duel waiting).
+    #[error(transparent)]
+    Chess2(#[from] chessd_core::chess2::Chess2GameError),
+    /// A Chess 2 move string that does not read.
+    #[error("{0}")]
+    Chess2Notation(String),
+    /// A request made for the other variant (a FEN for a Chess 2 game, a duel step in a
+    /// standard game).
+    #[error("{0}")]
+    WrongVariant(String),
     /// The side to move ran out of time; the game is over.
     #[error("{0} ran out of time; the game is over")]
     Flagged(Color),
@@ -30,6 +41,9 @@ pub enum GameError {
     /// A FEN that does not read or describes an impossible position.
     #[error("invalid FEN: {0}")]
     Fen(#[from] FenError),
+    /// A Chess 2 EPD that does not read or describes an impossible position.
+    #[error("invalid EPD: {0}")]
+    InvalidEpd(String),
     /// A PGN that does not read.
     #[error("{0}")]
     Pgn(String),

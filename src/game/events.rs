@@ -30,6 +30,30 @@ pub enum EventKind {
         /// Both clocks after the move, when the game is timed.
         clocks: Option<ClockView>,
     },
+    /// A step of a Chess 2 game: a move, or a duel's challenge, decline or bid.
+    Chess2Step {
+        /// Moves completed so far.
+        ply: usize,
+        /// Who took the step.
+        by: Color,
+        /// The step as everyone may see it: the move string, `challenge`, `decline`, or `bid`
+        /// (its amount shows once both bids are in, in `duel.settled` or `played`).
+        action: String,
+        /// The move this step completed, with its duel fields (`e4d5:12`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        played: Option<String>,
+        /// The position after the step, in EPD (before the move while a duel waits).
+        epd: String,
+        /// The duel waiting to be settled, if any.
+        duel: Option<crate::game::board::DuelView>,
+        /// The status after the step.
+        status: Status,
+        /// Both clocks after the step, when the game is timed.
+        clocks: Option<ClockView>,
+        /// The step as stored (a bid with its amount): never sent to clients.
+        #[serde(skip)]
+        record: String,
+    },
     /// A side offered a draw.
     DrawOffered {
         /// Who offered.
@@ -88,6 +112,16 @@ pub enum EventKind {
     /// Transient: an analysis with limits (depth, time, nodes…) ended by itself; its result is
     /// also kept for `DELETE …/engine/analysis`.
     EngineAnalysisDone(crate::game::engine_state::AnalysisReport),
+}
+
+impl EventKind {
+    /// The same event with these clocks (for a move or a Chess 2 step).
+    pub fn with_clocks(mut self, view: Option<ClockView>) -> EventKind {
+        if let EventKind::Move { clocks, .. } | EventKind::Chess2Step { clocks, .. } = &mut self {
+            *clocks = view;
+        }
+        self
+    }
 }
 
 /// An engine `info` line as JSON: the PV both in UCI and in SAN (SAN stops at the first move

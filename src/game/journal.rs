@@ -8,13 +8,15 @@
 use std::time::{Duration, Instant};
 
 use chessd_core::{
-    game::{DrawPolicy, Game, Reason, Status},
+    chess2::{ActionParseError, Chess2Action},
+    game::{DrawPolicy, Reason, Status},
     Color,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::{
     game::{
+        board::{chess2_step_event, Board},
         clock::{Clock, ClockView, TimeControl},
         events::{EventKind, EventLog},
         options::GameOptions,
@@ -112,6 +114,10 @@ impl Entry {
                 uci: uci.clone(),
                 clocks: both(*clocks),
             },
+            EventKind::Chess2Step { record, clocks, .. } => Entry::Move {
+                uci: record.clone(),
+                clocks: both(*clocks),
+            },
             EventKind::DrawOffered { by } => Entry::DrawOffered { by: *by },
             EventKind::DrawDeclined { by } => Entry::DrawDeclined { by: *by },
             EventKind::GameEnd { status, clocks } => Entry::End {
@@ -198,7 +204,7 @@ impl StoredOptions {
 }
 
 /// The setup stored for a new game: the game as created, its clocks full.
-pub fn setup_of(game: &Game, time_control: Option<TimeControl>) -> SavedState {
+pub fn setup_of(game: &Board, time_control: Option<TimeControl>) -> SavedState {
     let clock = time_control.map(|control| SavedClock {
         control,
         white_ms: control.initial_ms,
@@ -224,7 +230,7 @@ pub fn setup_text(setup: &SavedState) -> String {
 #[derive(Debug)]
 pub struct Replayed {
     /// The game.
-    pub game: Game,
+    pub game: Board,
     /// Its clocks (running for the side to move when the game is under way).
     pub clock: Option<Clock>,
     /// A pending draw offer.
@@ -285,20 +291,13 @@ pub fn replay(
         let version = *version;
         let event = match entry {
             Entry::Move { uci, clocks } => {
-                let played = game.play_uci(uci).map_err(|e| corrupt(version, e))?.clone();
+                let event = replay_move(&mut game, uci).map_err(|e| corrupt(version, e))?;
                 set_clocks(&mut clock, *clocks);
                 resume(&game, clock.as_mut(), now);
                 if game.is_over() {
                     draw_offer = None;
                 }
-                EventKind::Move {
-                    ply: game.history().len(),
-                    uci: played.uci,
-                    san: played.san,
-                    fen: game.position().fen(),
-                    status: game.status().clone(),
-                    clocks: clock.as_ref().map(|c| c.view(now)),
-                }
+                event.with_clocks(clock.as_ref().map(|c| c.view(now)))
             }
             Entry::DrawOffered { by } => {
                 draw_offer = Some(*by);
@@ -326,7 +325,7 @@ pub fn replay(
                 draw_offer = state.draw_offer;
                 log.clear_history();
                 EventKind::Reset {
-                    fen: game.position().fen(),
+                    fen: game.fen(),
                     status: game.status().clone(),
                 }
             }
@@ -352,17 +351,45 @@ fn set_clocks(clock: &mut Option<Clock>, clocks: Option<[u64; 2]>) {
     }
 }
 
+/// Replays one stored move (a Chess 2 step) and gives its event, clocks not yet set.
+fn replay_move(game: &mut Board, text: &str) -> Result<EventKind, GameError> {
+    match game {
+        Board::Chess(game) => {
+            let played = game.play_uci(text)?.clone();
+            Ok(EventKind::Move {
+                ply: game.history().len(),
+                uci: played.uci,
+                san: played.san,
+                fen: game.position().fen(),
+                status: game.status().clone(),
+                clocks: None,
+            })
+        }
+        Board::Chess2(game) => {
+            let step: Chess2Action = text
+                .parse()
+                .map_err(|e: ActionParseError| GameError::Chess2Notation(e.to_string()))?;
+            let by = match step {
+                Chess2Action::Bid { by, .. } => by,
+                _ => game.to_act(),
+            };
+            let played = game.replay(step)?.cloned();
+            Ok(chess2_step_event(game, by, step, played.as_ref(), None))
+        }
+    }
+}
+
 /// Starts the side to move's clock when the game is under way (its first move made).
-fn resume(game: &Game, clock: Option<&mut Clock>, now: Instant) {
+fn resume(game: &Board, clock: Option<&mut Clock>, now: Instant) {
     if let Some(c) = clock {
-        if !game.is_over() && !game.history().is_empty() {
-            c.start(game.position().turn(), now);
+        if !game.is_over() && game.has_started() {
+            c.start(game.to_act(), now);
         }
     }
 }
 
 /// Applies a result set without a move; a game already over must have ended the same way.
-fn end(game: &mut Game, status: &Status) -> Result<(), String> {
+fn end(game: &mut Board, status: &Status) -> Result<(), String> {
     if game.is_over() {
         return if game.status() == status {
             Ok(())
@@ -380,7 +407,7 @@ fn end(game: &mut Game, status: &Status) -> Result<(), String> {
         (Some(Reason::Manual), None) => game.set_draw(status.note.clone()),
         (Some(Reason::Manual), Some(w)) => game.set_winner(w, status.note.clone()),
         (Some(Reason::Timeout), Some(w)) => game.flag(!w),
-        (Some(Reason::Timeout), None) => game.flag(game.position().turn()),
+        (Some(Reason::Timeout), None) => game.flag(game.to_act()),
         (Some(_), None) => game.claim_draw(),
         _ => return Err(format!("{status:?} cannot be set without a move")),
     };
@@ -397,7 +424,7 @@ fn end(game: &mut Game, status: &Status) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chessd_core::Position;
+    use chessd_core::{game::Game, Position};
 
     fn entries(list: Vec<Entry>) -> Vec<(u64, Entry)> {
         list.into_iter()
@@ -416,7 +443,7 @@ mod tests {
     #[test]
     fn a_replayed_game_matches_the_one_played() {
         let mut played = Game::new(Position::default());
-        let setup = setup_of(&played, None);
+        let setup = setup_of(&played.clone().into(), None);
         for m in ["e2e4", "e7e5", "g1f3"] {
             played.play_uci(m).unwrap();
         }
@@ -433,7 +460,7 @@ mod tests {
             },
         ]);
         let r = replay(&setup, DrawPolicy::default(), &journal, 16, Instant::now()).unwrap();
-        assert_eq!(r.game.position().fen(), played.position().fen());
+        assert_eq!(r.game.fen(), played.position().fen());
         assert_eq!(r.game.status(), played.status());
         assert_eq!(r.log.version(), 6);
         let missed = r.log.since(4).unwrap();
@@ -451,7 +478,7 @@ mod tests {
             initial_ms: 60_000,
             increment_ms: 0,
         };
-        let setup = setup_of(&Game::new(Position::default()), Some(control));
+        let setup = setup_of(&Game::new(Position::default()).into(), Some(control));
         let journal = entries(vec![
             Entry::Move {
                 uci: "e2e4".into(),
@@ -479,8 +506,8 @@ mod tests {
         let mut game = Game::from_fen("7k/8/8/8/8/8/8/K5R1 w - - 0 1").unwrap();
         game.play_uci("g1g2").unwrap();
         for setup in [
-            setup_of(&Game::new(Position::default()), None),
-            setup_of(&game, Some(control)),
+            setup_of(&Game::new(Position::default()).into(), None),
+            setup_of(&game.clone().into(), Some(control)),
         ] {
             let text = setup_text(&setup);
             assert!(!text.contains("null") && !text.contains("status"), "{text}");
@@ -534,7 +561,7 @@ mod tests {
 
     #[test]
     fn a_corrupt_journal_is_refused() {
-        let setup = setup_of(&Game::new(Position::default()), None);
+        let setup = setup_of(&Game::new(Position::default()).into(), None);
         let illegal = entries(vec![mv("e2e4"), mv("e2e4")]);
         assert!(replay(&setup, DrawPolicy::default(), &illegal, 16, Instant::now()).is_err());
         let gap = vec![(1, mv("e2e4")), (3, mv("e7e5"))];

@@ -8,6 +8,7 @@
 
 pub mod actor;
 pub mod archive;
+pub mod board;
 pub mod clock;
 pub mod command;
 pub mod engine_state;
@@ -25,6 +26,7 @@ pub mod secrets;
 pub mod service;
 pub mod state;
 
+pub use board::Board;
 pub use error::GameError;
 pub use handle::GameHandle;
 pub use service::{Games, NewGame};

@@ -4,7 +4,6 @@
 
 use std::sync::{Arc, Weak};
 
-use chessd_core::game::Game;
 use dashmap::DashMap;
 use uuid::Uuid;
 
@@ -40,8 +39,8 @@ pub struct Games {
 
 /// A game to create.
 pub struct NewGame {
-    /// The starting game (a position, or a PGN's moves played).
-    pub game: Game,
+    /// The starting game (a position, or a PGN's moves played; or a Chess 2 game).
+    pub game: crate::game::Board,
     /// Its options.
     pub options: GameOptions,
     /// Engines that play a side by themselves: none, one, or one for each side (an engine
@@ -233,6 +232,10 @@ impl Games {
     ) -> Result<(GameHandle, Secrets), GameError> {
         let mut new = new;
         check_opponents(&new.opponents)?;
+        if !new.opponents.is_empty() {
+            // UCI and XBoard engines play standard chess and Chess960 only.
+            new.game.chess()?;
+        }
         for spec in &mut new.opponents {
             // The opponent's limits must end its searches by themselves, with sane values (no
             // limits at all: the clocks, or `movetime 500`).
@@ -265,7 +268,7 @@ impl Games {
             check_can_play(
                 &spec.engine,
                 started.engine.identity(),
-                new.game.start_position(),
+                new.game.chess()?.start_position(),
             )?;
             opponents.push((started, spec.opponent));
         }

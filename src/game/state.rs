@@ -2,12 +2,13 @@
 //! `set_game_state`), validated on restore by replaying it through the rules.
 
 use chessd_core::{
+    chess2::{Chess2Action, Chess2Game, Chess2Position, DuelStage},
     game::{DrawPolicy, Game, GameResult, Reason, Status},
     Color, FenMode, Position,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::{game::clock::TimeControl, game::GameError};
+use crate::{game::clock::TimeControl, game::Board, game::GameError};
 
 /// The format tag written into every saved state.
 pub const STATE_FORMAT: &str = "chessd.game/1";
@@ -44,9 +45,13 @@ pub struct SavedClock {
 pub struct SavedState {
     /// Always [`STATE_FORMAT`].
     pub format: String,
-    /// The starting position.
+    /// `chess2` for a Chess 2 game; absent for standard chess and Chess960.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The starting position (an EPD for Chess 2).
     pub start_fen: String,
-    /// The moves in UCI.
+    /// The moves in UCI; for Chess 2, every step: the moves, and the duels' `challenge`,
+    /// `decline` and bids (`bid:w:1`, `bid:b:0+`).
     pub moves: Vec<String>,
     /// The draw policy.
     #[serde(default)]
@@ -71,11 +76,11 @@ fn invalid(message: impl Into<String>) -> GameError {
 impl SavedState {
     /// Saves a game.
     pub fn capture(
-        game: &Game,
+        board: &Board,
         clock: Option<SavedClock>,
         draw_offer: Option<Color>,
     ) -> SavedState {
-        let status = game.status();
+        let status = board.status();
         let set_result = match status.reason {
             Some(
                 r @ (Reason::Resignation | Reason::Agreement | Reason::Manual | Reason::Timeout),
@@ -86,11 +91,24 @@ impl SavedState {
             }),
             _ => None,
         };
+        let (variant, start_fen, moves) = match board {
+            Board::Chess(game) => (
+                None,
+                game.start_position().fen(),
+                game.history().iter().map(|m| m.uci.clone()).collect(),
+            ),
+            Board::Chess2(game) => (
+                Some(CHESS2.to_string()),
+                game.start_position().to_epd(),
+                game.steps().iter().map(|s| s.to_string()).collect(),
+            ),
+        };
         SavedState {
             format: STATE_FORMAT.to_string(),
-            start_fen: game.start_position().fen(),
-            moves: game.history().iter().map(|m| m.uci.clone()).collect(),
-            draw_policy: game.policy(),
+            variant,
+            start_fen,
+            moves,
+            draw_policy: board.policy(),
             set_result,
             clock,
             draw_offer,
@@ -98,22 +116,47 @@ impl SavedState {
         }
     }
 
+    /// [`SavedState::capture`] as clients may read it: a Chess 2 bid not yet revealed (its
+    /// duel waits for the other bid) is left out, so the state restores with that bid still to
+    /// be made.
+    pub fn capture_public(
+        board: &Board,
+        clock: Option<SavedClock>,
+        draw_offer: Option<Color>,
+    ) -> SavedState {
+        let mut state = SavedState::capture(board, clock, draw_offer);
+        if let Board::Chess2(game) = board {
+            let waiting_bids = game
+                .pending_duel()
+                .is_some_and(|p| matches!(p.stage(), DuelStage::Bids { .. }));
+            if waiting_bids {
+                while state.moves.last().is_some_and(|s| s.starts_with("bid:")) {
+                    state.moves.pop();
+                }
+            }
+        }
+        state
+    }
+
     /// Rebuilds the game, checking every part: a bad state is an `invalid_state` error and never
     /// a half-restored game.
-    pub fn restore(&self) -> Result<Game, GameError> {
+    pub fn restore(&self) -> Result<Board, GameError> {
         if self.format != STATE_FORMAT {
             return Err(invalid(format!(
                 "unknown state format '{}', expected '{STATE_FORMAT}'",
                 self.format
             )));
         }
-        let start = Position::from_fen(&self.start_fen, FenMode::Strict)
-            .map_err(|e| invalid(format!("start_fen: {e}")))?;
-        let mut game = Game::with_policy(start, self.draw_policy);
-        for (i, uci) in self.moves.iter().enumerate() {
-            game.play_uci(uci)
-                .map_err(|e| invalid(format!("move {} ({uci}): {e}", i + 1)))?;
-        }
+        let mut game = match self.variant.as_deref() {
+            None => self.replay_chess()?,
+            Some(CHESS2) => self.replay_chess2()?,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "variant '{other}' is not one chessd plays (leave it out for standard \
+                     chess and Chess960, or write '{CHESS2}')"
+                )))
+            }
+        };
         if let Some(set) = &self.set_result {
             apply_set_result(&mut game, set)?;
         }
@@ -138,9 +181,37 @@ impl SavedState {
         }
         Ok(game)
     }
+
+    fn replay_chess(&self) -> Result<Board, GameError> {
+        let start = Position::from_fen(&self.start_fen, FenMode::Strict)
+            .map_err(|e| invalid(format!("start_fen: {e}")))?;
+        let mut game = Game::with_policy(start, self.draw_policy);
+        for (i, uci) in self.moves.iter().enumerate() {
+            game.play_uci(uci)
+                .map_err(|e| invalid(format!("move {} ({uci}): {e}", i + 1)))?;
+        }
+        Ok(game.into())
+    }
+
+    fn replay_chess2(&self) -> Result<Board, GameError> {
+        let start = Chess2Position::from_epd(&self.start_fen)
+            .map_err(|e| invalid(format!("start_fen: {e}")))?;
+        let mut game = Chess2Game::new(start, self.draw_policy);
+        for (i, text) in self.moves.iter().enumerate() {
+            let step: Chess2Action = text
+                .parse()
+                .map_err(|e| invalid(format!("step {} ({text}): {e}", i + 1)))?;
+            game.replay(step)
+                .map_err(|e| invalid(format!("step {} ({text}): {e}", i + 1)))?;
+        }
+        Ok(game.into())
+    }
 }
 
-fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), GameError> {
+/// The `variant` of a Chess 2 game's state.
+pub const CHESS2: &str = "chess2";
+
+fn apply_set_result(game: &mut Board, set: &SetResult) -> Result<(), GameError> {
     use chessd_core::Color;
     let winner = match set.result.as_str() {
         "white_wins" => Some(Color::White),
@@ -159,7 +230,7 @@ fn apply_set_result(game: &mut Game, set: &SetResult) -> Result<(), GameError> {
         ("manual", Some(w)) => game.set_winner(w, set.note.clone()),
         ("timeout", _) => {
             // A flag by the loser: a draw when the winner could not have mated.
-            let loser = winner.map_or(game.position().turn(), |w| !w);
+            let loser = winner.map_or(game.to_act(), |w| !w);
             game.flag(loser)
         }
         (reason, _) => {

@@ -343,7 +343,7 @@ impl Rng {
 }
 
 #[test]
-fn random_games_with_random_duels_replay_through_play() {
+fn random_games_with_random_duels_replay_through_play_and_their_steps_rebuild_them() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut moves = 0;
     let mut duels = 0;
@@ -386,6 +386,12 @@ fn random_games_with_random_duels_replay_through_play() {
                         assert_eq!(replayed.to_epd(), played.epd, "{}", played.mv);
                     }
                 }
+                // The recorded steps rebuild the same game, a duel half-way included.
+                let mut again = Chess2Game::new(start, DrawPolicy::Automatic);
+                for step in g.steps() {
+                    again.replay(*step).unwrap();
+                }
+                assert_eq!(format!("{again:?}"), format!("{g:?}"));
             }
         }
     }

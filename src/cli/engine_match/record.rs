@@ -54,7 +54,7 @@ fn record(
     GameRecord {
         id: uuid::Uuid::nil(),
         created_ms,
-        game,
+        game: game.into(),
         time_control,
         engine_seats,
         live: false,

@@ -68,6 +68,11 @@ impl GameActor {
                 return;
             }
         }
+        // UCI and XBoard engines play standard chess and Chess960 only.
+        if let Err(e) = self.game.chess() {
+            self.answer(reply, Err(e));
+            return;
+        }
         match action {
             EngineAction::Attach { client, name, fen } => {
                 self.attach_engine(client, name, fen, reply, ctx)
@@ -94,6 +99,14 @@ impl GameActor {
         }
     }
 
+    /// The standard game engines work on. Engine requests for a Chess 2 game are refused
+    /// before they reach the engine code ([`GameActor::handle_engine`]) and no engine is ever
+    /// attached to one, so the empty placeholder is never what an engine sees.
+    pub(super) fn chess_game(&self) -> &Game {
+        static PLACEHOLDER: std::sync::LazyLock<Game> = std::sync::LazyLock::new(Game::default);
+        self.game.chess().unwrap_or(&PLACEHOLDER)
+    }
+
     /// While an engine opponent plays an unfinished game, only the admin may replace or detach
     /// it, or have it choose a move without one of the player's (a seat would otherwise take
     /// its opponent away, or have it play the seat's own move).
@@ -113,7 +126,11 @@ impl GameActor {
     fn check_attached_can_play(&self) -> Result<(), GameError> {
         let rival = self.engine.rival.as_ref().map(|r| &r.attached);
         for a in self.engine.attached.iter().chain(rival) {
-            check_can_play(&a.name, a.engine.identity(), self.game.start_position())?;
+            check_can_play(
+                &a.name,
+                a.engine.identity(),
+                self.chess_game().start_position(),
+            )?;
         }
         Ok(())
     }
@@ -121,10 +138,10 @@ impl GameActor {
     /// The position after `ply` plies of the game (at most the game's length) and its spec.
     fn position_at(&self, ply: usize) -> (PositionSpec, Position) {
         let mut spec = self.position_spec();
-        let history = self.game.history();
+        let history = self.chess_game().history();
         let ply = ply.min(history.len());
         spec.moves.truncate(ply);
-        let mut root = *self.game.start_position();
+        let mut root = *self.chess_game().start_position();
         for played in &history[..ply] {
             root = root.after(played.mv);
         }
@@ -133,7 +150,7 @@ impl GameActor {
 
     /// Checks that every move of a `searchmoves` list is legal in the current position.
     fn check_searchmoves(&self, moves: &[String]) -> Result<(), GameError> {
-        self.check_searchmoves_in(self.game.position(), moves)
+        self.check_searchmoves_in(self.chess_game().position(), moves)
     }
 
     /// Checks that every move of a `searchmoves` list is legal in `pos`.
@@ -148,7 +165,7 @@ impl GameActor {
 
     /// The position the engine is told about: start and the whole history.
     pub(super) fn position_spec(&self) -> PositionSpec {
-        let start = self.game.start_position();
+        let start = self.chess_game().start_position();
         let chess960 = start.is_chess960();
         let fen = start.fen();
         let start = if !chess960 && fen == chessd_core::fen::START_FEN {
@@ -158,7 +175,12 @@ impl GameActor {
         };
         PositionSpec {
             start,
-            moves: self.game.history().iter().map(|p| p.uci.clone()).collect(),
+            moves: self
+                .chess_game()
+                .history()
+                .iter()
+                .map(|p| p.uci.clone())
+                .collect(),
             chess960,
         }
     }
@@ -293,7 +315,7 @@ impl GameActor {
             generation,
             busy: None,
             analysis: None,
-            root: *self.game.position(),
+            root: *self.chess_game().position(),
             lines: BTreeMap::new(),
             pondering: None,
             _permit: started.permit,
@@ -349,7 +371,7 @@ impl GameActor {
                 if act.engine.locks_game() {
                     return Err(busy_error("the engine is choosing a move for this game"));
                 }
-                let start_of_game = start.as_ref().unwrap_or(act.game.start_position());
+                let start_of_game = start.as_ref().unwrap_or(act.chess_game().start_position());
                 check_can_play(&started.name, started.engine.identity(), start_of_game)?;
                 if let Some(pos) = start {
                     act.reset_game(Game::with_policy(pos, act.options.draw_policy), ctx);
@@ -383,7 +405,7 @@ impl GameActor {
         self.check_attached_can_play()?;
         self.check_searchmoves(&limits.searchmoves)?;
         let position = self.position_spec();
-        let root = *self.game.position();
+        let root = *self.chess_game().position();
         let white = root.turn() == Color::White;
         let a = self.engine.slot(slot).ok_or(GameError::NoEngine)?;
         if a.busy.is_some() {
@@ -481,7 +503,8 @@ impl GameActor {
         if self.game.is_over() {
             return;
         }
-        let Some((slot, opponent)) = self.engine.player_of(self.game.position().turn()) else {
+        let Some((slot, opponent)) = self.engine.player_of(self.chess_game().position().turn())
+        else {
             return;
         };
         if !self.engine.slot(slot).is_some_and(|a| a.is_idle()) {
@@ -502,7 +525,7 @@ impl GameActor {
                     return;
                 }
             };
-        let root = *self.game.position();
+        let root = *self.chess_game().position();
         let search = engine.search(request);
         ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
             if let Some(a) = act.engine.current(generation) {
@@ -535,7 +558,7 @@ impl GameActor {
         if self.engine.current(generation).is_none() {
             return Err(GameError::NoEngine);
         }
-        if self.game.position() != root {
+        if self.chess_game().position() != root {
             return Err(busy_error("the game changed while the engine was thinking"));
         }
         let played = self.play_move(Caller::Admin, MoveInput::Uci(uci), ctx)?;
@@ -558,7 +581,7 @@ impl GameActor {
         };
         let restart = match analysis.ply {
             None => !self.game.is_over(),
-            Some(ply) if ply <= self.game.history().len() => {
+            Some(ply) if ply <= self.chess_game().history().len() => {
                 if self.position_at(ply).1 == root {
                     return;
                 }
@@ -677,7 +700,7 @@ impl GameActor {
     /// Replaces the game by `game` (as a FEN load does) for engine routes.
     fn reset_game(&mut self, game: Game, ctx: &mut Context<Self>) {
         let clock = self.options.time_control.map(Clock::new);
-        self.reinitialise(game, clock, None, ctx);
+        self.reinitialise(game.into(), clock, None, ctx);
     }
 
     fn best_move(
@@ -696,7 +719,7 @@ impl GameActor {
                 return;
             }
         };
-        let root = *self.game.position();
+        let root = *self.chess_game().position();
         ctx.spawn(
             engine
                 .search(request)
@@ -744,7 +767,7 @@ impl GameActor {
             if !limits.searchmoves.is_empty() {
                 // The engine's moves are searched after the player's: check them there, before
                 // the player's move is played.
-                let mut after = self.game.clone();
+                let mut after = self.chess_game().clone();
                 let ready = match &player_move {
                     Some(input) => input.play_on(&mut after).is_ok(),
                     None => true,
@@ -791,7 +814,7 @@ impl GameActor {
                     return;
                 }
             };
-        let root = *self.game.position();
+        let root = *self.chess_game().position();
         ctx.spawn(
             engine
                 .search(request)
@@ -870,7 +893,7 @@ impl GameActor {
             return;
         }
         let position = self.position_spec();
-        let root = *self.game.position();
+        let root = *self.chess_game().position();
         let a = match self.engine.attached() {
             Ok(a) => a,
             Err(e) => {
@@ -958,7 +981,7 @@ impl GameActor {
     ) {
         let over = self.game.is_over();
         // A ply past the game's end is its end (the answer says which ply is analysed).
-        let len = self.game.history().len();
+        let len = self.chess_game().history().len();
         request.ply = request.ply.map(|p| p.min(len));
         let checked = (|| {
             if self.engine.has_opponent() && !over {
@@ -1017,7 +1040,7 @@ impl GameActor {
                         check_can_play(
                             &started.name,
                             started.engine.identity(),
-                            act.game.start_position(),
+                            act.chess_game().start_position(),
                         )?;
                         analysis_multipv(started.engine.identity(), request.multipv)?;
                         act.install_engine(started, None, ctx);

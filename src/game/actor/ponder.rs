@@ -46,7 +46,7 @@ impl GameActor {
             // Two engines play: neither thinks on the other's time (they share the machine).
             return;
         }
-        let from = *self.game.position();
+        let from = *self.chess_game().position();
         if self.game.is_over() || from.turn() == opponent.plays {
             return;
         }
@@ -97,8 +97,8 @@ impl GameActor {
     /// whether the ponder search is now the engine's move (nothing more to start).
     pub(super) fn follow_ponder(&mut self, ctx: &mut Context<Self>) -> bool {
         let over = self.game.is_over();
-        let position = *self.game.position();
-        let last = self.game.history().last().map(|p| p.uci.clone());
+        let position = *self.chess_game().position();
+        let last = self.chess_game().history().last().map(|p| p.uci.clone());
         let Some(a) = self.engine.attached.as_mut() else {
             return false;
         };
@@ -189,7 +189,7 @@ impl GameActor {
             self.engine_turn(ctx);
             return;
         }
-        let root = *self.game.position();
+        let root = *self.chess_game().position();
         let ponder = result.as_ref().ok().and_then(|r| r.ponder.clone());
         match self.apply_engine_move(generation, &root, result, ctx) {
             Ok(_) => {

@@ -306,6 +306,8 @@ pub struct Chess2Game {
     start: Chess2Position,
     position: Chess2Position,
     history: Arc<Vec<Chess2Played>>,
+    /// Every step taken, in order (bids with their amounts): replaying them rebuilds the game.
+    steps: Arc<Vec<Chess2Action>>,
     /// The positions since the last irreversible move (for repetitions).
     repetitions: Arc<Vec<Chess2Position>>,
     status: Status,
@@ -339,6 +341,7 @@ impl Chess2Game {
             start,
             position: start,
             history: Arc::new(Vec::new()),
+            steps: Arc::new(Vec::new()),
             repetitions: Arc::new(vec![start]),
             status: Status::ongoing(),
             policy,
@@ -361,6 +364,12 @@ impl Chess2Game {
     /// The moves played, oldest first.
     pub fn history(&self) -> &[Chess2Played] {
         &self.history
+    }
+
+    /// Every step taken so far, in order, bids with their amounts (keep them from the other
+    /// side until the duel is settled): [`Chess2Game::replay`] of these rebuilds the game.
+    pub fn steps(&self) -> &[Chess2Action] {
+        &self.steps
     }
 
     /// The game's status.
@@ -458,7 +467,21 @@ impl Chess2Game {
                 self.bid(by, stones, gain)?
             }
         };
+        Arc::make_mut(&mut self.steps).push(action);
         Ok(if done { self.history.last() } else { None })
+    }
+
+    /// Takes a recorded step (one of [`Chess2Game::steps`]) as the side it belongs to: a bid
+    /// names its side, every other step is the turn of the side that must act.
+    pub fn replay(
+        &mut self,
+        action: Chess2Action,
+    ) -> Result<Option<&Chess2Played>, Chess2GameError> {
+        let by = match action {
+            Chess2Action::Bid { by, .. } => by,
+            _ => self.to_act(),
+        };
+        self.act(by, action)
     }
 
     /// A move by the side to move: played at once, or stopped at its first duel.

@@ -228,6 +228,62 @@ fn suffix(nag: u8) -> Option<&'static str> {
     })
 }
 
+/// Writes a Chess 2 game in PGN export format: the seven-tag roster, `[Variant "Chess 2"]`,
+/// `[SetUp "1"]` and the start as `[FEN]` (an EPD with the armies and stones), then the other
+/// `tags`; the movetext holds the Go engine's move strings with their duel fields (Chess 2
+/// has no SAN), numbered as in chess, a Two Kings king turn following its side's move.
+pub fn write_chess2_game(game: &crate::chess2::Chess2Game, tags: &[(String, String)]) -> String {
+    let tag = |name: &str| {
+        tags.iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    };
+    let result = game.status().result.pgn();
+    let mut out = String::new();
+    for (name, default) in ROSTER {
+        write_tag(&mut out, name, tag(name).unwrap_or(default));
+    }
+    write_tag(&mut out, "Result", result);
+    write_tag(&mut out, "Variant", "Chess 2");
+    write_tag(&mut out, "SetUp", "1");
+    write_tag(&mut out, "FEN", &game.start_position().to_epd());
+    for (name, value) in tags {
+        let special = ROSTER.iter().any(|(r, _)| r.eq_ignore_ascii_case(name))
+            || ["Result", "Variant", "SetUp", "FEN"]
+                .iter()
+                .any(|r| r.eq_ignore_ascii_case(name));
+        if !special {
+            write_tag(&mut out, name, value);
+        }
+    }
+    out.push('\n');
+    let mut wrap = Wrap::default();
+    let mut number = game.start_position().fullmove_number();
+    let mut previous: Option<Color> = None;
+    for played in game.history() {
+        let mut token = String::new();
+        match (played.by, previous) {
+            (Color::White, Some(Color::White)) | (Color::Black, Some(_)) => {}
+            (Color::White, _) => {
+                if previous.is_some() {
+                    number += 1;
+                }
+                let _ = write!(token, "{number}. ");
+            }
+            (Color::Black, None) => {
+                let _ = write!(token, "{number}... ");
+            }
+        }
+        token.push_str(&played.mv.to_string());
+        wrap.token(&token);
+        previous = Some(played.by);
+    }
+    wrap.token(result);
+    out.push_str(&wrap.out);
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

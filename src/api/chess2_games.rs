@@ -1,0 +1,210 @@
+//! Chess 2 games under `/v1/games`: creating one (`"variant": "chess2"` with armies), how its
+//! state shows (armies, stones, the duel waiting), and its duel steps
+//! (`POST /v1/games/{id}/duel`). Moves, results, draws, clocks, the WebSocket and the archive
+//! are the routes every game has.
+
+use actix_web::{web, HttpRequest};
+use chessd_core::{
+    chess2::{Army, Chess2Game, Chess2Position},
+    game::DrawPolicy,
+    Color,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    api::{bearer, chess2::army, error::ApiError, games::GameView},
+    game::{
+        board::DuelView,
+        command::{Action, DuelStep},
+        Board,
+    },
+    AppState,
+};
+
+/// The `armies` of `POST /v1/games` for a Chess 2 game (default: Classic for both).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmiesBody {
+    /// White's army letter (`c n e r k a`).
+    pub white: Option<String>,
+    /// Black's army letter.
+    pub black: Option<String>,
+}
+
+/// A Chess 2 game's own state, as `GameView` shows it under `chess2`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Chess2View {
+    /// Each side's army letter.
+    pub armies: SidesView<char>,
+    /// Each side's stones.
+    pub stones: SidesView<u8>,
+    /// Whether the side to move is in a Two Kings king turn (it may move a king or pass).
+    pub king_turn: bool,
+    /// The side that must act now: the side to move, or the side a duel waits for.
+    pub to_act: Color,
+    /// The duel waiting to be settled (never the amounts bid).
+    pub duel: Option<DuelView>,
+}
+
+/// A value for each side.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct SidesView<T> {
+    /// White's.
+    pub white: T,
+    /// Black's.
+    pub black: T,
+}
+
+impl Chess2View {
+    /// The view of `game`.
+    pub fn of(game: &Chess2Game) -> Chess2View {
+        let pos = game.position();
+        let [white, black] = pos.armies();
+        let [white_stones, black_stones] = pos.stones();
+        Chess2View {
+            armies: SidesView {
+                white: white.char(),
+                black: black.char(),
+            },
+            stones: SidesView {
+                white: white_stones,
+                black: black_stones,
+            },
+            king_turn: pos.is_king_turn(),
+            to_act: game.to_act(),
+            duel: game.pending_duel().map(DuelView::of),
+        }
+    }
+}
+
+/// The starting Chess 2 game of a creation request: the armies' start, or an EPD (whose
+/// armies are its own).
+pub fn starting_game(
+    fen: Option<&str>,
+    armies: Option<&ArmiesBody>,
+    policy: DrawPolicy,
+) -> Result<Board, ApiError> {
+    let start = match (fen, armies) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::invalid_request(
+                "give either armies or fen (an EPD, which names its armies), not both",
+            ))
+        }
+        (Some(epd), None) => Chess2Position::from_epd(epd)
+            .map_err(|e| ApiError::new(crate::api::error::ErrorCode::InvalidFen, e.to_string()))?,
+        (None, armies) => {
+            let armies = armies.cloned().unwrap_or_default();
+            let pick = |letter: Option<String>, side: &str| match letter {
+                Some(l) => army(&l, &format!("armies.{side}")),
+                None => Ok(Army::Classic),
+            };
+            Chess2Position::start(pick(armies.white, "white")?, pick(armies.black, "black")?)
+        }
+    };
+    Ok(Chess2Game::new(start, policy).into())
+}
+
+/// `POST /v1/games/{id}/duel` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DuelBody {
+    /// `challenge`, `decline` or `bid`.
+    pub action: String,
+    /// A bid's stones, 0 to 2.
+    pub stones: Option<u8>,
+    /// The attacker's choice if both bid 0: gain a stone (`true`, the default unless it holds
+    /// 6) or take one from the defender (`false`).
+    pub gain: Option<bool>,
+    /// The side that bids: a seat bids for itself; the admin names the side.
+    pub side: Option<Color>,
+}
+
+impl DuelBody {
+    /// The step asked for (a bid's side is settled by the game, from the secret).
+    pub fn step(self) -> Result<DuelStep, ApiError> {
+        let only_bids =
+            |what: &str| ApiError::invalid_request(format!("{what} goes with action \"bid\" only"));
+        match self.action.as_str() {
+            "challenge" | "decline" => {
+                if self.stones.is_some() || self.gain.is_some() {
+                    return Err(only_bids("stones or gain"));
+                }
+                if self.side.is_some() {
+                    return Err(only_bids("side"));
+                }
+                Ok(if self.action == "challenge" {
+                    DuelStep::Challenge
+                } else {
+                    DuelStep::Decline
+                })
+            }
+            "bid" => {
+                let stones = self
+                    .stones
+                    .ok_or_else(|| ApiError::invalid_request("a bid needs stones (0 to 2)"))?;
+                if stones > 2 {
+                    return Err(ApiError::invalid_request("a bid is 0, 1 or 2 stones"));
+                }
+                Ok(DuelStep::Bid {
+                    side: self.side,
+                    stones,
+                    gain: self.gain,
+                })
+            }
+            other => Err(ApiError::invalid_request(format!(
+                "action '{other}' is not challenge, decline or bid"
+            ))),
+        }
+    }
+}
+
+/// `POST /v1/games/{id}/duel`: the defender challenges or declines the capture at stake, or
+/// a side bids (hidden from the other side until both bids are in).
+pub async fn duel_step(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Json<DuelBody>,
+) -> Result<web::Json<GameView>, ApiError> {
+    let step = body.into_inner().step()?;
+    let game = state.games.get(&id).await?;
+    let reply = game.act(bearer(&req), Action::Duel(step)).await?;
+    Ok(web::Json(GameView::from(&reply.snapshot)))
+}
+
+/// `GET …/legal-moves` of a Chess 2 game: its move strings, sorted (`uci`), or their `count`;
+/// none while a duel waits or once the game is over.
+pub fn legal_moves(game: &Chess2Game, format: Option<&str>) -> Result<serde_json::Value, ApiError> {
+    let mut moves: Vec<String> = game.legal_moves().iter().map(ToString::to_string).collect();
+    moves.sort();
+    match format.unwrap_or("uci") {
+        "uci" => Ok(serde_json::json!({ "moves": moves, "count": moves.len() })),
+        "count" => Ok(serde_json::json!({ "count": moves.len() })),
+        other => Err(ApiError::invalid_request(format!(
+            "format '{other}' is not one of uci, count (a Chess 2 game has no index format)"
+        ))),
+    }
+}
+
+/// The pieces of a Chess 2 position, a1 first (letters as on the board: the army says how
+/// each moves).
+pub fn pieces_list(pos: &Chess2Position) -> Vec<(chessd_core::Piece, chessd_core::Square)> {
+    chessd_core::Square::all()
+        .filter_map(|sq| pos.piece_at(sq).map(|piece| (piece, sq)))
+        .collect()
+}
+
+/// What a Chess 2 move's answer shows: the move played (with its duel fields), or, while its
+/// duel waits, the move without them and the duel.
+pub fn move_answer(game: &Chess2Game) -> (String, Option<DuelView>) {
+    match game.pending_duel() {
+        Some(p) => (p.mv().to_string(), Some(DuelView::of(p))),
+        None => (
+            game.history()
+                .last()
+                .map(|p| p.mv.to_string())
+                .unwrap_or_default(),
+            None,
+        ),
+    }
+}
