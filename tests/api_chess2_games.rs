@@ -99,9 +99,21 @@ async fn bad_creations_get_clear_errors_and_create_nothing() {
             "invalid_fen",
         ),
         (
-            json!({"variant": "chess2", "opponent": {"engine": "builtin", "plays": "black"}}),
-            StatusCode::CONFLICT,
-            "wrong_variant",
+            json!({"variant": "chess2", "opponent": {"engine": "nosuch", "plays": "black"}}),
+            StatusCode::NOT_FOUND,
+            "engine_not_found",
+        ),
+        (
+            json!({"variant": "chess2",
+                "opponent": {"engine": "builtin", "plays": "black", "go": {"movetime": 100}}}),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            json!({"variant": "chess2",
+                "opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 9}}}),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
         ),
     ] {
         let (st, v) = app.post("/v1/games", None, body.clone()).await;
@@ -498,4 +510,124 @@ async fn the_clock_runs_for_whoever_must_act_and_a_flag_ends_the_game() {
     let v = app.view(&g).await;
     assert_eq!(v["status"]["reason"], "timeout", "{v}");
     assert_eq!(v["status"]["result"], "white_wins", "{v}");
+}
+
+/// A small deterministic generator (xorshift) for the human side's choices.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// Sends one frame and reads until its answer (`ack` or `error`), counting the events that
+/// come meanwhile.
+async fn ws_step(conn: &mut common::WsConn, frame: Value, steps_seen: &mut Vec<Value>) -> Value {
+    ws_send(conn, &frame).await;
+    loop {
+        let v = ws_json(conn).await;
+        match v["type"].as_str() {
+            Some("ack") | Some("error") => return v,
+            Some("chess2_step") => steps_seen.push(v),
+            _ => {}
+        }
+    }
+}
+
+#[actix_web::test]
+async fn a_whole_game_against_chessds_own_player_over_the_websocket() {
+    let server = Server::start(&[]);
+    let c = client();
+    let (st, created) = post_json(
+        &c,
+        &format!("{}/v1/games", server.base),
+        None,
+        &json!({"variant": "chess2", "armies": {"white": "c", "black": "a"},
+            "opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 2}}}),
+    )
+    .await;
+    assert_eq!(st, 201, "{created}");
+    assert_eq!(
+        created["options"]["opponent"]["plays"], "black",
+        "{created}"
+    );
+    let g = common::GameSecrets::from_answer(&created);
+    let mut ws = ws_connect(&c, &server.ws_url(&g.id, &format!("token={}", g.white))).await;
+    assert_eq!(ws_json(&mut ws).await["type"], "hello");
+    assert_eq!(ws_json(&mut ws).await["type"], "state");
+    let view_url = format!("{}{}", server.base, g.uri(""));
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut seen = Vec::new();
+    let mut white_steps = 0;
+    let view = loop {
+        let (_, view) = get_json(&c, &view_url).await;
+        if view["status"]["result"] != "ongoing" {
+            break view;
+        }
+        assert!(white_steps < 400, "the game did not end: {view}");
+        let duel = &view["chess2"]["duel"];
+        let frame = if duel.is_null() && view["chess2"]["to_act"] == "white" {
+            let (_, moves) = get_json(&c, &format!("{view_url}/legal-moves")).await;
+            let list = moves["moves"].as_array().unwrap();
+            let mv = list[rng.below(list.len())].clone();
+            json!({"type": "move", "uci": mv})
+        } else if duel["stage"] == "challenge" && duel["defender"] == "white" {
+            let action = if rng.below(2) == 0 {
+                "challenge"
+            } else {
+                "decline"
+            };
+            json!({"type": "duel", "action": action})
+        } else if duel["stage"] == "bids"
+            && !duel["bids_in"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("white"))
+        {
+            json!({"type": "duel", "action": "bid", "stones": rng.below(3)})
+        } else {
+            // chessd's player is due: wait for its step.
+            let v = ws_json(&mut ws).await;
+            if v["type"] == "chess2_step" {
+                seen.push(v);
+            }
+            continue;
+        };
+        let answer = ws_step(&mut ws, frame.clone(), &mut seen).await;
+        if answer["type"] == "error" {
+            // A bid over White's stones: bid what the rules allow instead.
+            assert_eq!(answer["code"], "invalid_bid", "{frame}: {answer}");
+            for stones in [0, 1] {
+                let retry = json!({"type": "duel", "action": "bid", "stones": stones});
+                if ws_step(&mut ws, retry, &mut seen).await["type"] == "ack" {
+                    break;
+                }
+            }
+        }
+        white_steps += 1;
+    };
+    // Every step came over the WebSocket, chessd's player's included.
+    assert!(
+        seen.iter().any(|s| s["by"] == "black"),
+        "no step of chessd's player was seen"
+    );
+    // The moves replay through the rules to the position the server shows.
+    let mut pos =
+        chessd_core::chess2::Chess2Position::from_epd(view["start_fen"].as_str().unwrap()).unwrap();
+    for mv in view["moves"].as_array().unwrap() {
+        pos = pos
+            .play(mv["uci"].as_str().unwrap().parse().unwrap())
+            .unwrap();
+    }
+    assert_eq!(pos.to_epd(), view["fen"], "{view}");
+    eprintln!(
+        "chessd's player: {} after {} moves ({} of White's steps)",
+        view["status"],
+        view["moves"].as_array().unwrap().len(),
+        white_steps
+    );
 }

@@ -117,6 +117,7 @@ async fn a_node_holding_its_shard_again_serves_the_stored_game_not_its_stale_cop
             webhook: None,
             time_control: None,
             draw_policy: Default::default(),
+            chess2_bots: Vec::new(),
         },
         opponents: Vec::new(),
     };

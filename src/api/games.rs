@@ -307,6 +307,7 @@ pub async fn create(
         webhook,
         time_control: body.time_control,
         draw_policy: game.policy(),
+        chess2_bots: Vec::new(),
     };
     let opponents =
         match (body.opponent, body.opponents) {

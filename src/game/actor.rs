@@ -115,6 +115,8 @@ pub struct GameActor {
     /// Requests that came while writes were in flight: handled, in order, once they are
     /// committed, so that every request sees only committed state.
     backlog: VecDeque<Envelope>,
+    /// Whether chessd's Chess 2 player is searching its move.
+    chess2_thinking: bool,
 }
 
 /// An answer held until the writes before it are committed; told the error if one failed.
@@ -136,6 +138,11 @@ impl GameActor {
         let log = EventLog::new(env.event_history);
         // A game created with moves (from a PGN) is a game under way, not one nobody plays.
         let moved = game.has_started();
+        let mut engine = EngineState::default();
+        // chessd's Chess 2 player names its seats as an engine opponent does.
+        for bot in &options.chess2_bots {
+            engine.seat(bot.plays, &bot.engine);
+        }
         GameActor {
             id,
             game,
@@ -151,7 +158,7 @@ impl GameActor {
             flag_timer: None,
             stop_reason: StopReason::Stopped,
             env,
-            engine: EngineState::default(),
+            engine,
             pending_opponents: opponents,
             permit,
             moved,
@@ -166,6 +173,7 @@ impl GameActor {
             stopping: false,
             outbox: None,
             backlog: VecDeque::new(),
+            chess2_thinking: false,
         }
     }
 
@@ -345,6 +353,7 @@ impl GameActor {
             && self.in_flight == 0
             && self.backlog.is_empty()
             && !self.stopping
+            && !self.chess2_thinking
             && self.engine.attached.is_none()
             && self.engine.rival.is_none()
             && self.clock.as_ref().is_none_or(|c| c.running().is_none())
@@ -637,6 +646,14 @@ impl GameActor {
             }
             Action::Restore(state) => {
                 let game = state.restore()?;
+                if matches!(game, Board::Chess2(_)) != matches!(self.game, Board::Chess2(_)) {
+                    // A game keeps its variant (and so the engines and routes that go with it).
+                    return Err(GameError::WrongVariant(format!(
+                        "this game is {}; a saved state of another variant makes a new game \
+                         (POST /v1/games)",
+                        self.game.variant()
+                    )));
+                }
                 let clock = state
                     .clock
                     .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
@@ -716,6 +733,8 @@ impl Actor for GameActor {
         if let Some((started, opponent)) = opponents.next() {
             self.install_rival(started, opponent, ctx);
         }
+        // A Chess 2 game whose own player is due to act (new, or back from the store).
+        self.chess2_bot_turn(ctx);
         if let Some(after) = self.options.abandon_after {
             ctx.run_later(after, |act, ctx| {
                 if !act.moved {
@@ -853,6 +872,7 @@ impl GameActor {
         if changes_game {
             self.after_game_change(ctx);
             self.engine_turn(ctx);
+            self.chess2_bot_turn(ctx);
         }
         self.release_engine_if_over();
         Ok(ActionReply {

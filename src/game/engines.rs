@@ -93,6 +93,23 @@ impl EngineFactory {
         self.engines.keys().next().map(String::as_str)
     }
 
+    /// Checks that `name` is a configured engine that can play Chess 2: one of this binary
+    /// (`builtin = true`), whose Chess 2 player runs in the server (UCI carries no duels).
+    pub fn check_chess2_player(&self, name: &str) -> Result<(), GameError> {
+        let config = self.engines.get(name).ok_or_else(|| {
+            GameError::Engine(crate::uci::EngineError::NotConfigured(name.to_string()))
+        })?;
+        match config.endpoint.endpoint() {
+            Ok(Endpoint::Builtin) => Ok(()),
+            _ => Err(GameError::Engine(crate::uci::EngineError::Unsupported(
+                format!(
+                "engine '{name}' cannot play Chess 2: only chessd's own engine (builtin = true) \
+                 does"
+            ),
+            ))),
+        }
+    }
+
     /// Starts the configured engine `name` for `client`. The client's and the server's
     /// engine-session places are taken before anything is started.
     pub async fn start(&self, client: &ClientKey, name: &str) -> Result<StartedEngine, GameError> {

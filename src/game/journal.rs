@@ -165,6 +165,9 @@ pub struct StoredOptions {
     /// The engine playing the other side, when two engines play the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rival: Option<StoredOpponent>,
+    /// Chess 2: chessd's own player, on the sides it plays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chess2_bots: Vec<crate::game::options::Chess2Bot>,
 }
 
 impl StoredOptions {
@@ -179,6 +182,7 @@ impl StoredOptions {
             draw_policy: options.draw_policy,
             opponent: opponents.first().cloned(),
             rival: opponents.get(1).cloned(),
+            chess2_bots: options.chess2_bots.clone(),
         }
     }
 
@@ -199,6 +203,7 @@ impl StoredOptions {
                 .and_then(|u| url::Url::parse(u).ok()),
             time_control: self.time_control,
             draw_policy: self.draw_policy,
+            chess2_bots: self.chess2_bots.clone(),
         }
     }
 }
@@ -527,6 +532,7 @@ mod tests {
                 webhook: None,
                 time_control: None,
                 draw_policy: DrawPolicy::default(),
+                chess2_bots: Vec::new(),
             },
             &[],
         );

@@ -1,8 +1,9 @@
-//! A game's options: timers, webhook, clocks, draw rules.
+//! A game's options: timers, webhook, clocks, draw rules, and chessd's own Chess 2 player.
 
 use std::time::Duration;
 
-use chessd_core::game::DrawPolicy;
+use chessd_core::{game::DrawPolicy, Color};
+use serde::{Deserialize, Serialize};
 
 use crate::game::clock::TimeControl;
 
@@ -20,4 +21,27 @@ pub struct GameOptions {
     pub time_control: Option<TimeControl>,
     /// Draw rules.
     pub draw_policy: DrawPolicy,
+    /// Chess 2: chessd's own player, on the sides it plays (none, one, or both).
+    pub chess2_bots: Vec<Chess2Bot>,
+}
+
+/// chessd's Chess 2 player in a game (`chessd_core::chess2::bot`, run in the server: UCI
+/// cannot carry duels, so no engine process plays Chess 2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chess2Bot {
+    /// The configured engine it was asked as (a `builtin = true` engine).
+    pub engine: String,
+    /// The side it plays.
+    pub plays: Color,
+    /// Its search depth in plies.
+    pub depth: u32,
+}
+
+impl Chess2Bot {
+    /// The deepest search a client may ask of it.
+    pub const MAX_DEPTH: u32 = 4;
+    /// The depth when none is asked.
+    pub const DEFAULT_DEPTH: u32 = 3;
+    /// Positions searched per move at most: the cost of one move, whatever the depth asked.
+    pub const NODE_BUDGET: u64 = 200_000;
 }

@@ -17,6 +17,7 @@ use crate::{
         handle::Reload,
         hooks::Hooks,
         journal::{setup_of, setup_text, StoredOpponent, StoredOptions},
+        options::Chess2Bot,
         ownership::Ownership,
         registry::GameRegistry,
         GameError, GameHandle,
@@ -232,9 +233,12 @@ impl Games {
     ) -> Result<(GameHandle, Secrets), GameError> {
         let mut new = new;
         check_opponents(&new.opponents)?;
-        if !new.opponents.is_empty() {
-            // UCI and XBoard engines play standard chess and Chess960 only.
-            new.game.chess()?;
+        if matches!(new.game, crate::game::Board::Chess2(_)) {
+            // Chess 2 is played by chessd's own player in the server, not an engine process.
+            new.options.chess2_bots = std::mem::take(&mut new.opponents)
+                .into_iter()
+                .map(|spec| self.chess2_bot(spec))
+                .collect::<Result<_, _>>()?;
         }
         for spec in &mut new.opponents {
             // The opponent's limits must end its searches by themselves, with sane values (no
@@ -315,6 +319,29 @@ impl Games {
         let handle = self.handle(id, addr, fence);
         self.registry.insert(reservation, handle.clone());
         Ok((handle, secrets))
+    }
+
+    /// chessd's Chess 2 player for an opponent asked of a Chess 2 game: a `builtin` engine,
+    /// with at most a search depth.
+    fn chess2_bot(&self, spec: OpponentSpec) -> Result<Chess2Bot, GameError> {
+        self.env.engines.check_chess2_player(&spec.engine)?;
+        let go = spec.opponent.go.unwrap_or_default();
+        let depth = go.depth.unwrap_or(Chess2Bot::DEFAULT_DEPTH);
+        let only_depth = crate::uci::protocol::GoLimits {
+            depth: go.depth,
+            ..Default::default()
+        };
+        if go != only_depth || !(1..=Chess2Bot::MAX_DEPTH).contains(&depth) {
+            return Err(GameError::invalid(format!(
+                "chessd's Chess 2 player takes only go.depth, 1 to {}",
+                Chess2Bot::MAX_DEPTH
+            )));
+        }
+        Ok(Chess2Bot {
+            engine: spec.engine,
+            plays: spec.opponent.plays,
+            depth,
+        })
     }
 
     /// Starts again the engine opponent of an unfinished stored game, counted against the

@@ -3,14 +3,15 @@
 //! the clock of the side that must act, stored, and published as one `chess2_step` event,
 //! whose text never shows a bid before both are in.
 
-use actix::Context;
-use chessd_core::chess2::{Chess2Action, Chess2Move};
+use actix::{fut::wrap_future, ActorFutureExt, AsyncContext, Context};
+use chessd_core::chess2::{bot, Chess2Action, Chess2Move};
 
 use super::GameActor;
 use crate::game::{
-    board::chess2_step_event,
+    board::{chess2_step_event, Board},
     command::{Caller, DuelStep},
     events::EventKind,
+    options::Chess2Bot,
     GameError,
 };
 
@@ -117,5 +118,54 @@ impl GameActor {
         self.publish(event, ctx);
         self.arm_flag_timer(ctx);
         Ok(())
+    }
+
+    /// Lets chessd's Chess 2 player take its step when the game waits for one from it: its
+    /// move is searched on a blocking thread, its duel answers are chosen at once. The step
+    /// is taken only if the game has not changed meanwhile; then the next one is looked for
+    /// (a Two Kings king turn, a bid after its own challenge, the other side's player).
+    pub(super) fn chess2_bot_turn(&mut self, ctx: &mut Context<Self>) {
+        if self.chess2_thinking {
+            return;
+        }
+        let Board::Chess2(game) = &self.game else {
+            return;
+        };
+        let Some(player) = self
+            .options
+            .chess2_bots
+            .iter()
+            .find(|b| game.awaits(b.plays))
+            .cloned()
+        else {
+            return;
+        };
+        let game = game.clone();
+        let steps = game.steps().len();
+        self.chess2_thinking = true;
+        let search = tokio::task::spawn_blocking(move || {
+            bot::next_step(&game, player.plays, player.depth, Chess2Bot::NODE_BUDGET)
+        });
+        ctx.spawn(wrap_future(search).map(move |found, act: &mut GameActor, ctx| {
+            act.chess2_thinking = false;
+            let unchanged = act.game.chess2().is_ok_and(|g| g.steps().len() == steps);
+            match found {
+                Ok(Some(action)) if unchanged => {
+                    match act.take_chess2_step(Caller::Admin, action, ctx) {
+                        Ok(()) => act.after_game_change(ctx),
+                        Err(e) => {
+                            tracing::warn!(game = %act.id, error = %e, "chessd's Chess 2 player's step was refused");
+                            return;
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(game = %act.id, error = %e, "chessd's Chess 2 player failed");
+                    return;
+                }
+            }
+            act.chess2_bot_turn(ctx);
+        }));
     }
 }

@@ -400,6 +400,21 @@ impl Chess2Game {
         }
     }
 
+    /// Whether the game waits for a step from `color`: its move, its choice as defender, or
+    /// its bid (both sides may owe a bid at once).
+    pub fn awaits(&self, color: Color) -> bool {
+        if self.is_over() {
+            return false;
+        }
+        match &self.pending {
+            None => self.position.turn() == color,
+            Some(p) => match p.stage {
+                DuelStage::Challenge => p.defender() == color,
+                DuelStage::Bids { .. } => p.awaits_bid_from(color),
+            },
+        }
+    }
+
     /// The moves the side to move may make now (none while a duel waits or once the game is
     /// over).
     pub fn legal_moves(&self) -> Vec<Chess2Move> {

@@ -25,6 +25,7 @@
 //! ```
 
 mod army;
+pub mod bot;
 mod duel;
 mod epd;
 mod game;
