@@ -82,6 +82,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/app.js", JS),
     asset!("js/board.js", JS),
     asset!("js/chess.js", JS),
+    asset!("js/chess2.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/game.js", JS),
     asset!("js/lobby.js", JS),

@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may fail loudly
 
 mod analysis;
+mod chess2;
 #[path = "../common/mod.rs"]
 mod common;
 mod engine_match;

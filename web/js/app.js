@@ -1,7 +1,9 @@
-// The single-page app: hash routes (#/ lobby, #/game/{id}?seat=…, #/puzzles, #/perft), each page
+// The single-page app: hash routes (#/ lobby, #/game/{id}?seat=…, #/chess2/{id}?seat=…,
+// #/puzzles, #/perft), each page
 // mounted into <main> and unmounted (sockets closed, timers stopped) when leaving it.
 
 import { h, setChildren } from './dom.js';
+import { mountChess2Game } from './chess2.js';
 import { mountGame } from './game.js';
 import { mountLobby } from './lobby.js';
 import { mountPerft } from './perft.js';
@@ -20,7 +22,10 @@ function route() {
   const params = new URLSearchParams(query || '');
   const parts = path.split('/').filter(Boolean);
   let section = 'play';
-  if (parts[0] === 'game' && parts[1]) {
+  if (parts[0] === 'chess2' && parts[1]) {
+    unmount = mountChess2Game(main, decodeURIComponent(parts[1]), params);
+    document.title = 'Chess 2 · chessd';
+  } else if (parts[0] === 'game' && parts[1]) {
     unmount = mountGame(main, decodeURIComponent(parts[1]), params);
     document.title = 'Game · chessd';
   } else if (parts[0] === 'puzzles') {

@@ -124,6 +124,11 @@ export function mountGame(root, id, params) {
   // ----- state -----
 
   function loadState(view) {
+    // A Chess 2 game has its own page.
+    if (view.variant === 'chess2') {
+      location.replace(`#/chess2/${encodeURIComponent(id)}${token ? `?seat=${encodeURIComponent(token)}` : ''}`);
+      return;
+    }
     // An answer older than what the socket already delivered changes nothing.
     if (st.game && view.version < st.version) return;
     st.game = view;

@@ -4,6 +4,7 @@
 import { api, explain, forgetGame, gameLink, myGames, rememberGame } from './api.js';
 import { copyField, h, setChildren, toast } from './dom.js';
 import { pieceSvg } from './pieces.js';
+import { ARMIES, chess2Link } from './chess2.js';
 
 const TIME_CONTROLS = [
   { id: 'none', label: 'Unlimited' },
@@ -45,7 +46,24 @@ export function mountLobby(root) {
   let engines = null;
   const form = h('form.card.create-game', { 'aria-labelledby': 'create-title' });
   const result = h('div.card.created', { hidden: true });
-  const state = { opponent: 'friend', color: 'random', tc: 'none' };
+  const state = { opponent: 'friend', color: 'random', tc: 'none', variant: 'standard' };
+
+  // Chess 2: each side's army.
+  const armySelect = (side) => h(`select#army-${side}`, { 'aria-label': `${side === 'white' ? 'White' : 'Black'}'s army` },
+    ARMIES.map((a) => h('option', { value: a.id }, a.name)));
+  const whiteArmy = armySelect('white');
+  const blackArmy = armySelect('black');
+  const armiesRow = h('div.field.armies', { hidden: true },
+    h('label', { for: 'army-white' }, 'White\'s army'), whiteArmy,
+    h('label', { for: 'army-black' }, 'Black\'s army'), blackArmy);
+  const variantSeg = segmented('variant', [
+    { value: 'standard', label: 'Chess' },
+    { value: 'chess2', label: 'Chess 2', title: 'David Sirlin\'s Chess 2: six armies, duels, midline invasion' },
+  ], 'standard', (v) => {
+    state.variant = v;
+    armiesRow.hidden = v !== 'chess2';
+    thinkSelect.disabled = v === 'chess2';
+  });
 
   const engineSelect = h('select#engine', { 'aria-label': 'Engine' });
   const thinkSelect = h('select#think', { 'aria-label': 'Engine thinking time' },
@@ -83,6 +101,8 @@ export function mountLobby(root) {
   const submit = h('button.btn.primary.big#create-game', { type: 'submit' }, 'Create game');
   setChildren(form,
     h('h2#create-title', 'Create a game'),
+    h('div.field', h('span.label', 'Game'), variantSeg),
+    armiesRow,
     h('div.field', h('span.label', 'Play against'), opponentSeg),
     engineRow,
     engineNote,
@@ -123,6 +143,13 @@ export function mountLobby(root) {
       body.opponent = { engine: name, plays: other, go: { movetime: Number(thinkSelect.value) } };
       opponent = { engine: name };
     }
+    const chess2 = state.variant === 'chess2';
+    if (chess2) {
+      body.variant = 'chess2';
+      body.armies = { white: whiteArmy.value, black: blackArmy.value };
+      // chessd's own Chess 2 player searches to a depth; it takes no time limit.
+      if (body.opponent) body.opponent.go = { depth: 3 };
+    }
     const created = await api('POST', '/v1/games', body);
     const secrets = created.secrets;
     rememberGame({
@@ -133,25 +160,28 @@ export function mountLobby(root) {
       invite: opponent === 'friend' ? secrets[other] : null,
       opponent,
       tc: body.time_control || null,
+      variant: chess2 ? 'chess2' : undefined,
     });
+    const page = chess2 ? 'chess2' : 'game';
     if (opponent !== 'friend') {
-      location.hash = `#/game/${created.id}?seat=${encodeURIComponent(secrets[color])}`;
+      location.hash = `#/${page}/${created.id}?seat=${encodeURIComponent(secrets[color])}`;
       return;
     }
-    showCreated(created.id, color, secrets[color], secrets[other], other);
+    showCreated(created.id, color, secrets[color], secrets[other], other, chess2);
     renderGames();
   }
 
-  function showCreated(id, color, mine, theirs, other) {
+  function showCreated(id, color, mine, theirs, other, chess2 = false) {
+    const link = chess2 ? chess2Link : gameLink;
     form.hidden = true;
     result.hidden = false;
     setChildren(result,
       h('h2', 'Game created'),
       h('p', `You play ${color}. Send the first link to your opponent; they play ${other}. Anyone with the second link can watch.`),
-      copyField(`Link for your opponent (${other})`, gameLink(id, theirs), { id: 'invite-link' }),
-      copyField('Link for spectators', gameLink(id), { id: 'watch-link' }),
+      copyField(`Link for your opponent (${other})`, link(id, theirs), { id: 'invite-link' }),
+      copyField('Link for spectators', link(id), { id: 'watch-link' }),
       h('div.actions',
-        h('a.btn.primary.big#go-to-game', { href: `#/game/${id}?seat=${encodeURIComponent(mine)}` }, 'Go to the game'),
+        h('a.btn.primary.big#go-to-game', { href: `#/${chess2 ? 'chess2' : 'game'}/${id}?seat=${encodeURIComponent(mine)}` }, 'Go to the game'),
         h('button.btn', { type: 'button', onclick: () => { result.hidden = true; form.hidden = false; } }, 'Create another')));
     result.querySelector('#go-to-game').focus();
   }
@@ -188,7 +218,7 @@ export function mountLobby(root) {
       const vs = g.opponent && g.opponent.engine ? `vs ${g.opponent.engine}` : 'vs a friend';
       const when = new Date(g.created || Date.now()).toLocaleString();
       const item = h('li',
-        h('a', { href: `#/game/${g.id}${g.secret ? `?seat=${encodeURIComponent(g.secret)}` : ''}` },
+        h('a', { href: `#/${g.variant === 'chess2' ? 'chess2' : 'game'}/${g.id}${g.secret ? `?seat=${encodeURIComponent(g.secret)}` : ''}` },
           g.color ? pieceSvg(g.color === 'white' ? 'K' : 'k', 22) : null,
           h('span', `${vs}`), h('span.muted.small', when)),
         status);

@@ -1,0 +1,98 @@
+//! The Chess 2 pages in a real browser: the lobby creates a game of two armies against
+//! chessd's own player, and a player settles a duel with the page's buttons.
+
+use serde_json::json;
+
+use super::{assert_clean_console, click_move, common, open, run, shot, Driver, Server, DESKTOP};
+
+/// The move strings of the Chess 2 page's move list.
+const MOVES_JS: &str =
+    "Array.from(document.querySelectorAll('#moves button.move[data-ply]')).map(b => b.textContent)";
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn the_lobby_creates_a_chess2_game_against_the_computer_and_it_answers() {
+    run("chess2_lobby", || async {
+        let server = Server::start(&[]);
+        let driver = Driver::start().await;
+        let s = open(&driver, &format!("{}/", server.base), DESKTOP).await;
+        s.wait_for("document.querySelector('#create-game')", "the lobby")
+            .await;
+        s.click("label[for='variant-chess2']").await;
+        s.exec(
+            "document.querySelector('#army-white').value = 'k'; document.querySelector('#army-black').value = 'a';",
+            json!([]),
+        )
+        .await;
+        s.click("label[for='opponent-engine']").await;
+        s.click("label[for='color-white']").await;
+        s.click("#create-game").await;
+        s.wait_for(
+            "document.querySelector('#c2-title') && document.querySelector('#c2-title').textContent === 'Chess 2 · Two Kings vs Animals'",
+            "the Chess 2 page",
+        )
+        .await;
+        assert_eq!(s.text("#c2-stones").await, "Stones: White 3 · Black 3");
+        // White (Two Kings) moves, then takes its king turn by passing; the computer answers.
+        click_move(&s, "e2", "e4").await;
+        s.wait_for(
+            "document.querySelector(\"#c2-extra button[data-move='0000']\")",
+            "the king turn's pass",
+        )
+        .await;
+        s.click("#c2-extra button[data-move='0000']").await;
+        s.wait_for(&format!("{MOVES_JS}.length === 3"), "the computer's answer")
+            .await;
+        shot(&s, "chess2-game").await;
+        assert_clean_console(&s, "chess2 game").await;
+        s.quit().await;
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn a_player_settles_a_duel_with_the_pages_buttons() {
+    run("chess2_duel", || async {
+        let server = Server::start(&[]);
+        let c = common::client();
+        // A white pawn can take a black rook; chessd's player (Black) defends its rook.
+        let game = common::create_game(
+            &c,
+            &server.base,
+            &json!({"variant": "chess2", "fen": "4k3/8/8/3r4/4P3/8/8/4K3 w - - 0 1 cc 33",
+                "opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 1}}}),
+        )
+        .await;
+        let driver = Driver::start().await;
+        let url = format!("{}/#/chess2/{}?seat={}", server.base, game.id, game.white);
+        let s = open(&driver, &url, DESKTOP).await;
+        click_move(&s, "e4", "d5").await;
+        // The computer challenged and bid (hidden): White's bid buttons show.
+        s.wait_for(
+            "document.querySelector(\"#c2-bid button[data-bid='1']\")",
+            "White's bid buttons",
+        )
+        .await;
+        shot(&s, "chess2-duel").await;
+        s.click("#c2-bid button[data-bid='1']").await;
+        // Black bid 2 for its rook: the capture stands, and the pawn that took is destroyed.
+        s.wait_for(
+            &format!("{MOVES_JS}[0] === 'e4d5:21'"),
+            "the settled duel in the move list",
+        )
+        .await;
+        s.wait_for(
+            "document.querySelector('#c2-stones').dataset.white === '2' && document.querySelector('#c2-stones').dataset.black === '2'",
+            "the stones: White 3 - 1, Black 3 - 2 + 1 for the pawn it destroyed",
+        )
+        .await;
+        assert_clean_console(&s, "chess2 duel").await;
+        s.quit().await;
+    });
+}

@@ -1,0 +1,203 @@
+// The Chess 2 game page: the board (each side's pieces move as its army says), both armies and
+// their stones, the duel panel (challenge or decline, then a bid the opponent sees only once
+// both are in), the move list and the clocks, over the game's live WebSocket. Every state
+// shown comes from the server: after each event the page reads the game again.
+
+import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
+import { Board } from './board.js';
+import { parseFen } from './chess.js';
+import { formatClock, h, setChildren, toast } from './dom.js';
+
+/** The armies by their letters. */
+export const ARMIES = [
+  { id: 'c', name: 'Classic' },
+  { id: 'n', name: 'Nemesis' },
+  { id: 'e', name: 'Empowered' },
+  { id: 'r', name: 'Reaper' },
+  { id: 'k', name: 'Two Kings' },
+  { id: 'a', name: 'Animals' },
+];
+
+const armyName = (letter) => (ARMIES.find((a) => a.id === letter) || { name: letter }).name;
+
+/** The page link of a Chess 2 game for a seat secret (or a spectator when none). */
+export function chess2Link(id, secret) {
+  const base = `${location.origin}${location.pathname}#/chess2/${id}`;
+  return secret ? `${base}?seat=${encodeURIComponent(secret)}` : base;
+}
+
+function statusText(view) {
+  const s = view.status;
+  if (s.result === 'ongoing') return null;
+  const reason = (s.reason || '').replace(/_/g, ' ');
+  if (s.result === 'draw') return `Draw by ${reason}`;
+  return `${s.result === 'white_wins' ? 'White' : 'Black'} wins by ${reason}`;
+}
+
+/** Mounts the Chess 2 game `id` into `root`; `params` holds `seat` (a seat secret). */
+export function mountChess2Game(root, id, params) {
+  const remembered = rememberedGame(id);
+  const token = params.get('seat') || (remembered && remembered.secret) || null;
+  if (params.get('seat')) rememberGame({ id, secret: params.get('seat'), variant: 'chess2' });
+  const st = { view: null, role: token ? null : 'spectator', busy: false, gain: true, stopped: false };
+
+  const board = new Board({ label: 'Chess 2 board', onMove: (uci) => step({ type: 'move', uci }) });
+  const title = h('h1#c2-title', 'Chess 2');
+  const armiesLine = h('p#c2-armies.muted');
+  const stones = h('p#c2-stones');
+  const turnLine = h('p#c2-turn', { 'aria-live': 'polite' });
+  const banner = h('p#c2-result.result', { hidden: true });
+  const clocks = h('p#c2-clocks.muted', { hidden: true });
+  const duelBox = h('div#c2-duel.card', { hidden: true, role: 'group', 'aria-labelledby': 'c2-duel-title' });
+  const extraMoves = h('div#c2-extra.actions');
+  const moveList = h('ol#moves.c2-moves');
+  const conn = h('span#conn.muted.small', { 'data-state': 'connecting' }, 'Connecting…');
+  const resign = h('button#c2-resign.btn', { type: 'button', hidden: true }, 'Resign');
+  resign.addEventListener('click', () => step({ type: 'resign' }));
+
+  setChildren(root, h('section.page.game-page.chess2-page',
+    h('div.game-grid',
+      h('div.board-col', board.el),
+      h('div.side-col',
+        h('div.card.game-card',
+          title, armiesLine, stones, turnLine, banner, clocks, extraMoves,
+          h('h2', 'Moves'), moveList, h('div.actions', resign), conn),
+        duelBox))));
+
+  const mySide = () => (st.role === 'white' || st.role === 'black' ? st.role : null);
+
+  async function step(frame) {
+    if (st.busy) return;
+    st.busy = true;
+    try {
+      await socket.send(frame);
+    } catch (err) {
+      toast(explain(err), 'error');
+    } finally {
+      st.busy = false;
+    }
+    await refresh();
+  }
+
+  async function refresh() {
+    try {
+      show(await api('GET', `/v1/games/${encodeURIComponent(id)}`));
+    } catch (err) {
+      toast(explain(err), 'error');
+    }
+  }
+
+  async function show(view) {
+    st.view = view;
+    const c2 = view.chess2;
+    const me = mySide();
+    if (me && board.orientation !== me) board.setOrientation(me);
+    title.textContent = `Chess 2 · ${armyName(c2.armies.white)} vs ${armyName(c2.armies.black)}`;
+    armiesLine.textContent = `White: ${armyName(c2.armies.white)} · Black: ${armyName(c2.armies.black)}`;
+    stones.textContent = `Stones: White ${c2.stones.white} · Black ${c2.stones.black}`;
+    stones.dataset.white = String(c2.stones.white);
+    stones.dataset.black = String(c2.stones.black);
+    const over = statusText(view);
+    banner.hidden = !over;
+    banner.textContent = over || '';
+    turnLine.textContent = over ? '' : `${c2.to_act === 'white' ? 'White' : 'Black'} to act${c2.king_turn ? ' (king turn)' : ''}`;
+    if (view.clocks) {
+      clocks.hidden = false;
+      clocks.textContent = `White ${formatClock(view.clocks.white_ms)} · Black ${formatClock(view.clocks.black_ms)}`;
+    }
+    setChildren(moveList, view.moves.map((m, i) => h('li', h('button.move', { type: 'button', 'data-ply': String(i + 1) }, m.uci))));
+    resign.hidden = !me || !!over;
+
+    // The board: the pieces, and the moves this seat may make now.
+    let legal = [];
+    const myMove = me && !over && !c2.duel && c2.to_act === me;
+    if (myMove) {
+      const answer = await api('GET', `/v1/games/${encodeURIComponent(id)}/legal-moves`);
+      legal = answer.moves;
+    }
+    if (st.view !== view) return; // a newer state came meanwhile
+    // The board names promotions in lower case (the server reads either case).
+    const onBoard = legal.filter((m) => m !== '0000' && m.slice(0, 2) !== m.slice(2, 4)).map((m) => m.toLowerCase());
+    const last = view.moves.length ? view.moves[view.moves.length - 1].uci.split(':')[0] : null;
+    board.set({ board: parseFen(view.fen).board, lastMove: last && last !== '0000' ? last.slice(0, 4) : null, legal: onBoard, turn: view.turn === 'white' ? 'w' : 'b' });
+    // Moves that are not a piece going somewhere: a king-turn pass and the Whirlwind.
+    setChildren(extraMoves, legal.filter((m) => m === '0000' || m.slice(0, 2) === m.slice(2, 4)).map((m) => {
+      const label = m === '0000' ? 'Pass the king turn' : `Whirlwind on ${m.slice(0, 2)}`;
+      const b = h('button.btn', { type: 'button', 'data-move': m }, label);
+      b.addEventListener('click', () => step({ type: 'move', uci: m }));
+      return b;
+    }));
+    showDuel(c2, me, over);
+  }
+
+  function showDuel(c2, me, over) {
+    const duel = c2.duel;
+    duelBox.hidden = !duel || !!over;
+    if (!duel || over) {
+      setChildren(duelBox);
+      return;
+    }
+    const who = duel.attacker === 'white' ? 'White' : 'Black';
+    const parts = [
+      h('h2#c2-duel-title', 'Duel'),
+      h('p', `${who} takes on ${duel.square} with ${duel.move}.`),
+    ];
+    if (duel.stage === 'challenge') {
+      if (me === duel.defender) {
+        const challenge = h('button#c2-challenge.btn.primary', { type: 'button' }, 'Challenge');
+        const decline = h('button#c2-decline.btn', { type: 'button' }, 'Let it happen');
+        challenge.addEventListener('click', () => step({ type: 'duel', action: 'challenge' }));
+        decline.addEventListener('click', () => step({ type: 'duel', action: 'decline' }));
+        parts.push(h('p.muted', 'Challenge the capture with a duel, or let it happen.'), h('div.actions', challenge, decline));
+      } else {
+        parts.push(h('p.muted', 'Waiting for the defender to challenge or let it happen…'));
+      }
+    } else {
+      const inBids = duel.bids_in.map((c) => (c === 'white' ? 'White' : 'Black'));
+      parts.push(h('p.muted#c2-bids-in', inBids.length ? `Bid in: ${inBids.join(', ')} (hidden until both are in)` : 'Both sides bid 0 to 2 stones, unseen.'));
+      if (me && !duel.bids_in.includes(me)) {
+        const mine = c2.stones[me];
+        const buttons = [0, 1, 2].map((n) => {
+          const b = h('button.btn', { type: 'button', 'data-bid': String(n), disabled: n > mine }, `Bid ${n}`);
+          b.addEventListener('click', () => {
+            const frame = { type: 'duel', action: 'bid', stones: n };
+            if (me === duel.attacker) frame.gain = st.gain;
+            step(frame);
+          });
+          return b;
+        });
+        parts.push(h('div.actions#c2-bid', buttons));
+        if (me === duel.attacker) {
+          const gain = h('input#c2-gain', { type: 'checkbox', checked: st.gain });
+          gain.addEventListener('change', () => { st.gain = gain.checked; });
+          parts.push(h('label.small', gain, ' If both bid 0, gain a stone (else the defender loses one)'));
+        }
+      }
+    }
+    if (duel.settled.length) parts.push(h('p.small.muted', `Settled so far: ${duel.settled.map((d) => d || 'declined').join(', ')}`));
+    setChildren(duelBox, parts);
+  }
+
+  const socket = new GameSocket(id, token, {
+    version: () => (st.view ? st.view.version : undefined),
+    onStatus: (s) => {
+      conn.dataset.state = s;
+      conn.textContent = s === 'open' ? 'Live' : s === 'closed' ? 'Closed' : 'Connecting…';
+    },
+    onFrame: (f) => {
+      if (f.type === 'hello') {
+        st.role = f.role;
+      } else if (f.type === 'state' || f.type === 'resync') {
+        show(f);
+      } else if (['chess2_step', 'game_end', 'reset', 'draw_offered', 'draw_declined'].includes(f.type)) {
+        refresh();
+      } else if (f.type === 'stopped') {
+        st.stopped = true;
+        socket.stop();
+      }
+    },
+  });
+  return () => {
+    socket.close();
+  };
+}
