@@ -1023,3 +1023,84 @@ async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
     );
     assert!(took < Duration::from_millis(100), "{took:?}");
 }
+
+// ----- Chess 2 perft -----
+
+#[actix_web::test]
+async fn chess2_perft_jobs_count_every_row_of_the_go_engines_file_at_depth_three() {
+    let app = TestApp::new(config(2, 4)).await;
+    for line in data("chess2/chess2_perft.epd").lines() {
+        let Some((epd, counts)) = line.split_once(" ; ") else {
+            continue;
+        };
+        let expected: u64 = counts.split('/').nth(2).unwrap().parse().unwrap();
+        let view = run_job(
+            &app,
+            "/v1/perft",
+            json!({"variant": "chess2", "fen": epd, "depth": 3}),
+        )
+        .await;
+        assert_eq!(view["state"], "done", "{epd}: {view}");
+        assert_eq!(view["variant"], "chess2");
+        assert_eq!(view["fen"], epd);
+        assert_eq!(view["result"]["nodes"], expected, "{epd}: {view}");
+        assert_eq!(view["progress"]["done"], view["progress"]["total"]);
+    }
+}
+
+#[actix_web::test]
+async fn chess2_perft_requests_are_checked() {
+    let app = TestApp::new(config(2, 4)).await;
+    for (body, status, code) in [
+        (
+            json!({"variant": "chess2", "depth": 2, "stats": true}),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            json!({"variant": "chess2", "depth": 2, "workers": true}),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            json!({"variant": "chess3", "depth": 2}),
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            json!({"variant": "chess2", "depth": 2, "fen": "8/8/8/8/8/8/8/8 w - - 0 1"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_fen",
+        ),
+        (
+            json!({"variant": "chess2", "depth": 99}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "limit_exceeded",
+        ),
+    ] {
+        let (st, v) = app.post("/v1/perft", None, body.clone()).await;
+        assert_eq!(
+            (st, v["error"]["code"].as_str().unwrap()),
+            (status, code),
+            "{body}: {v}"
+        );
+    }
+    // The default position is the Classic armies' start.
+    let view = run_job(&app, "/v1/perft", json!({"variant": "chess2", "depth": 2})).await;
+    assert_eq!(view["result"]["nodes"], 400);
+    // A running job is cancelled between its tasks.
+    let (st, created) = app
+        .post(
+            "/v1/perft",
+            None,
+            json!({"variant": "chess2", "depth": 7, "threads": 1}),
+        )
+        .await;
+    assert_eq!(st, StatusCode::ACCEPTED, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let secret = created["secret"].as_str().unwrap();
+    let (st, v) = app.delete(&format!("/v1/perft/{id}"), Some(secret)).await;
+    assert!(st.is_success(), "{v}");
+    let view = wait_for(&app, &format!("/v1/perft/{id}")).await;
+    assert_eq!(view["state"], "cancelled", "{view}");
+}

@@ -43,7 +43,12 @@ pub async fn create_perft(
     body: web::Json<PerftRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
-    let work = state.jobs.perft_work(&body.params()?)?;
+    let work = match body.chess2()? {
+        Some(pos) => state
+            .jobs
+            .chess2_perft_work(pos, body.depth, body.threads)?,
+        None => state.jobs.perft_work(&body.params()?)?,
+    };
     submit(&state, &client, work).await
 }
 

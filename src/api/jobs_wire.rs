@@ -24,6 +24,9 @@ use crate::jobs::{
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PerftRequest {
+    /// `standard` (default) or `chess2` (then `fen` is an EPD, default the Classic armies'
+    /// start, and only node counts on the job's threads: no `stats`, `hash_mb` or `workers`).
+    pub variant: Option<String>,
     /// The position (lenient FEN); default: the start position.
     pub fen: Option<String>,
     /// Depth in plies.
@@ -41,6 +44,35 @@ pub struct PerftRequest {
 }
 
 impl PerftRequest {
+    /// The Chess 2 position asked for, when the request is for Chess 2 (`None`: standard
+    /// chess); refuses what a Chess 2 perft does not take.
+    pub fn chess2(&self) -> Result<Option<chessd_core::chess2::Chess2Position>, JobError> {
+        match self.variant.as_deref() {
+            None | Some("standard") => return Ok(None),
+            Some("chess2") => {}
+            Some(other) => {
+                return Err(JobError::InvalidRequest(format!(
+                    "variant '{other}' is not standard or chess2"
+                )))
+            }
+        }
+        if self.stats || self.hash_mb.unwrap_or(0) > 0 || self.workers == Some(true) {
+            return Err(JobError::InvalidRequest(
+                "a Chess 2 perft counts nodes on the job's threads: no stats, hash_mb or workers"
+                    .into(),
+            ));
+        }
+        match &self.fen {
+            None => Ok(Some(chessd_core::chess2::Chess2Position::start(
+                chessd_core::chess2::Army::Classic,
+                chessd_core::chess2::Army::Classic,
+            ))),
+            Some(epd) => chessd_core::chess2::Chess2Position::from_epd(epd)
+                .map(Some)
+                .map_err(|e| JobError::InvalidPosition(e.to_string())),
+        }
+    }
+
     /// The parameters asked for, with the position read (`invalid_fen` when it cannot be).
     pub fn params(&self) -> Result<PerftParams, JobError> {
         let pos = match &self.fen {
@@ -154,7 +186,9 @@ pub struct PerftView {
     pub state: JobState,
     /// Answered with the result of an earlier identical request, without computing.
     pub cached: bool,
-    /// The position (its full FEN).
+    /// `standard` or `chess2`.
+    pub variant: &'static str,
+    /// The position (its full FEN; for Chess 2 its EPD).
     pub fen: String,
     /// The depth in plies.
     pub depth: u32,
@@ -237,6 +271,7 @@ impl JobView {
                     kind: JobKind::Perft,
                     state: snap.state,
                     cached: job.cached(),
+                    variant: "standard",
                     fen: spec.pos.fen(),
                     depth: spec.depth,
                     stats: spec.stats,
@@ -261,6 +296,37 @@ impl JobView {
                     result: snap.perft.map(|result| PerftResultJson {
                         result,
                         stats: spec.stats,
+                    }),
+                    error,
+                }))
+            }
+            Work::Chess2Perft(spec) => {
+                let nodes = snap.progress.stats.nodes;
+                JobView::Perft(Box::new(PerftView {
+                    id: job.id(),
+                    kind: JobKind::Perft,
+                    state: snap.state,
+                    cached: job.cached(),
+                    variant: "chess2",
+                    fen: spec.pos.to_epd(),
+                    depth: spec.depth,
+                    stats: false,
+                    threads: spec.threads,
+                    hash_mb: 0,
+                    workers: Vec::new(),
+                    progress: ProgressView {
+                        done: snap.progress.done,
+                        total: snap.progress.total,
+                        resumed: snap.resumed,
+                        computed: snap.computed,
+                    },
+                    nodes,
+                    nps: nps(nodes, snap.elapsed.as_secs_f64()),
+                    elapsed_ms,
+                    statistics: None,
+                    result: snap.perft.map(|result| PerftResultJson {
+                        result,
+                        stats: false,
                     }),
                     error,
                 }))
@@ -378,6 +444,7 @@ mod tests {
 
     fn perft() -> PerftRequest {
         PerftRequest {
+            variant: None,
             fen: None,
             depth: 1,
             stats: true,

@@ -9,6 +9,7 @@
 //! and answers with the core's own values ([`state::JobSnapshot`]); the JSON bodies and views
 //! of jobs are the API's (`api/jobs_wire.rs`).
 
+pub mod chess2_perft_job;
 pub mod error;
 pub mod gct;
 pub mod limits;

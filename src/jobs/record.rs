@@ -21,6 +21,7 @@ use chessd_core::{
 use serde::{Deserialize, Serialize};
 
 use super::{
+    chess2_perft_job::Chess2PerftSpec,
     error::JobError,
     limits::JobLimits,
     perft_job::{PerftSpec, Runners},
@@ -156,6 +157,51 @@ pub fn read_perft_request(
         hash_mb: r.hash_mb.min(limits.config.max_hash_total_mb),
         workers,
         split_plies: r.split_plies,
+    })
+}
+
+/// A Chess 2 perft request as stored.
+#[derive(Debug, Serialize, Deserialize)]
+struct Chess2PerftRequest {
+    epd: String,
+    depth: u32,
+    threads: usize,
+}
+
+/// The request key of a Chess 2 perft: the EPD without its move counters (the leaf count
+/// does not depend on them).
+pub fn chess2_perft_key(spec: &Chess2PerftSpec) -> String {
+    let epd = spec.pos.to_epd();
+    let fields: Vec<&str> = epd.split(' ').collect();
+    let key: Vec<&str> = fields
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 4 && *i != 5)
+        .map(|(_, f)| *f)
+        .collect();
+    format!("chess2-perft {} depth {}", key.join(" "), spec.depth)
+}
+
+/// A Chess 2 perft request as stored.
+pub fn chess2_perft_request(spec: &Chess2PerftSpec) -> String {
+    json(&Chess2PerftRequest {
+        epd: spec.pos.to_epd(),
+        depth: spec.depth,
+        threads: spec.threads,
+    })
+}
+
+/// A stored Chess 2 perft request, with its threads fitted to the limits in force now.
+pub fn read_chess2_perft_request(
+    text: &str,
+    limits: &JobLimits,
+) -> Result<Chess2PerftSpec, String> {
+    let r: Chess2PerftRequest = read(text, "Chess 2 perft request")?;
+    let pos = chessd_core::chess2::Chess2Position::from_epd(&r.epd).map_err(|e| e.to_string())?;
+    Ok(Chess2PerftSpec {
+        pos,
+        depth: r.depth,
+        threads: r.threads.clamp(1, limits.max_threads().max(1)),
     })
 }
 

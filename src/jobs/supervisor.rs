@@ -44,6 +44,7 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::{
+    chess2_perft_job::Chess2PerftSpec,
     error::{JobEnd, JobError},
     limits::JobLimits,
     perft_job::{GctWorkers, JobRun, PerftParams, PerftSpec, Runners, TaskDone, TaskRunner},
@@ -63,6 +64,8 @@ use crate::{
 pub enum Work {
     /// A perft.
     Perft(PerftSpec),
+    /// A Chess 2 perft (node counts only).
+    Chess2Perft(Chess2PerftSpec),
     /// A puzzle.
     Puzzle(PuzzleSpec),
 }
@@ -189,6 +192,7 @@ impl Job {
     ) -> Job {
         let (threads, hash_mb) = match &work {
             Work::Perft(spec) => (spec.threads, spec.hash_mb),
+            Work::Chess2Perft(spec) => (spec.threads, 0),
             Work::Puzzle(spec) => (spec.threads, spec.table_mb),
         };
         Job {
@@ -228,7 +232,7 @@ impl Job {
     /// Perft or puzzle.
     pub fn kind(&self) -> JobKind {
         match self.work {
-            Work::Perft(_) => JobKind::Perft,
+            Work::Perft(_) | Work::Chess2Perft(_) => JobKind::Perft,
             Work::Puzzle(_) => JobKind::Puzzle,
         }
     }
@@ -366,6 +370,17 @@ impl Job {
                 )
                 .map(Outcome::Perft)
             }
+            Work::Chess2Perft(spec) => spec
+                .run(
+                    &self.cancel,
+                    &self.resume,
+                    &mut |update| self.status().progress = update,
+                    &mut |task, stats| {
+                        self.status().computed += 1;
+                        self.record_task(task, stats);
+                    },
+                )
+                .map(Outcome::Perft),
             Work::Puzzle(spec) => {
                 let mut nodes = 0;
                 let result = spec.run(&self.cancel, &mut nodes);

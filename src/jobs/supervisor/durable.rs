@@ -26,6 +26,7 @@ use super::{forbidden, Inner, Job, JobSupervisor, Outcome, Table, Wait, Work};
 use crate::{
     admission::Permit,
     jobs::{
+        chess2_perft_job::Chess2PerftSpec,
         error::{JobEnd, JobError},
         perft_job::{PerftParams, PerftSpec, TaskDone},
         puzzle_job::{PuzzleParams, PuzzleSpec},
@@ -46,6 +47,11 @@ fn request_of(work: &Work) -> (&'static str, String, String) {
             "perft",
             record::perft_key(spec),
             record::perft_request(spec),
+        ),
+        Work::Chess2Perft(spec) => (
+            "chess2_perft",
+            record::chess2_perft_key(spec),
+            record::chess2_perft_request(spec),
         ),
         Work::Puzzle(spec) => (
             "puzzle",
@@ -76,6 +82,7 @@ pub(super) fn creation(job: &Job, node: Option<&str>) -> WriteOp {
 fn read_outcome(work: &Work, text: &str) -> Result<Outcome, String> {
     match work {
         Work::Perft(spec) => record::read_perft_result(text, spec.depth).map(Outcome::Perft),
+        Work::Chess2Perft(spec) => record::read_perft_result(text, spec.depth).map(Outcome::Perft),
         Work::Puzzle(_) => record::read_solution(text).map(Outcome::Puzzle),
     }
 }
@@ -84,6 +91,16 @@ impl JobSupervisor {
     /// A perft request checked against the limits.
     pub fn perft_work(&self, req: &PerftParams) -> Result<Work, JobError> {
         PerftSpec::from_params(req, &self.inner.limits, &self.inner.runners()).map(Work::Perft)
+    }
+
+    /// A Chess 2 perft request checked against the limits.
+    pub fn chess2_perft_work(
+        &self,
+        pos: chessd_core::chess2::Chess2Position,
+        depth: u32,
+        threads: Option<usize>,
+    ) -> Result<Work, JobError> {
+        Chess2PerftSpec::new(pos, depth, threads, &self.inner.limits).map(Work::Chess2Perft)
     }
 
     /// A puzzle request checked against the limits.
@@ -334,6 +351,10 @@ impl Inner {
                 &row.request,
                 &self.limits,
                 &self.runners(),
+            )?),
+            "chess2_perft" => Work::Chess2Perft(record::read_chess2_perft_request(
+                &row.request,
+                &self.limits,
             )?),
             "puzzle" => Work::Puzzle(record::read_puzzle_request(&row.request, &self.limits)?),
             other => return Err(format!("a stored job of an unknown kind: {other}")),
