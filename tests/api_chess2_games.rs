@@ -497,6 +497,46 @@ async fn the_clock_runs_for_whoever_must_act_and_a_flag_ends_the_game() {
         "increment: {v}"
     );
 
+    // A duel that ends on the defender's bid charges the defender's time, not only the
+    // attacker's.
+    let g = app
+        .create_game(json!({"variant": "chess2", "fen": fen,
+            "time_control": {"initial_ms": 60000, "increment_ms": 0}}))
+        .await;
+    app.post(&g.uri("/moves"), Some(&g.black), json!({"uci": "e8e7"}))
+        .await;
+    app.post(&g.uri("/moves"), Some(&g.white), json!({"uci": "e4d5"}))
+        .await;
+    app.post(
+        &g.uri("/duel"),
+        Some(&g.black),
+        json!({"action": "challenge"}),
+    )
+    .await;
+    app.post(
+        &g.uri("/duel"),
+        Some(&g.white),
+        json!({"action": "bid", "stones": 0}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (_, v) = app
+        .post(
+            &g.uri("/duel"),
+            Some(&g.black),
+            json!({"action": "bid", "stones": 1}),
+        )
+        .await;
+    assert_eq!(
+        running(&v).as_deref(),
+        Some("black"),
+        "Black moves next: {v}"
+    );
+    assert!(
+        v["clocks"]["black_ms"].as_u64().unwrap() <= 59_600,
+        "Black's 400 ms before its bid are charged: {v}"
+    );
+
     // A flag: 1 ms each, and Black's time runs out while it must act.
     let g = app
         .create_game(json!({"variant": "chess2", "fen": fen,

@@ -96,8 +96,12 @@ impl GameActor {
         let next = self.game.to_act();
         if let Some(clock) = self.clock.as_mut() {
             if let Some(p) = &played {
-                // The flag was checked above: the mover had time left.
-                let _ = clock.on_move(p.by, first_step, now);
+                // The running side is charged first: the move may end on the defender's bid,
+                // with the defender's clock running. Then the mover gets its increment. (The
+                // flag was checked above: the running side had time left.)
+                let started = clock.running().is_some();
+                clock.stop(now);
+                let _ = clock.on_move(p.by, first_step && !started, now);
             }
             if over {
                 clock.stop(now);
@@ -141,14 +145,18 @@ impl GameActor {
             return;
         };
         let game = game.clone();
-        let steps = game.steps().len();
+        let (steps, position) = (game.steps().len(), *game.position());
         self.chess2_thinking = true;
         let search = tokio::task::spawn_blocking(move || {
             bot::next_step(&game, player.plays, player.depth, Chess2Bot::NODE_BUDGET)
         });
         ctx.spawn(wrap_future(search).map(move |found, act: &mut GameActor, ctx| {
             act.chess2_thinking = false;
-            let unchanged = act.game.chess2().is_ok_and(|g| g.steps().len() == steps);
+            // Not a step for a game that moved on meanwhile (a result set, a reset).
+            let unchanged = act
+                .game
+                .chess2()
+                .is_ok_and(|g| g.steps().len() == steps && *g.position() == position);
             match found {
                 Ok(Some(action)) if unchanged => {
                     match act.take_chess2_step(Caller::Admin, action, ctx) {
