@@ -267,7 +267,11 @@ async fn routes_for_the_other_variant_are_refused_and_change_nothing() {
     let (st, v) = app
         .post(&g.uri("/moves"), Some(&g.white), json!({"san": "e4"}))
         .await;
-    assert_eq!(st, StatusCode::BAD_REQUEST, "{v}");
+    assert_eq!(
+        (st, code(&v)),
+        (StatusCode::CONFLICT, "wrong_variant"),
+        "{v}"
+    );
     let (st, v) = app
         .post(&g.uri("/moves"), Some(&g.white), json!({"uci": "e2e5"}))
         .await;
@@ -319,7 +323,7 @@ async fn resignation_draws_and_the_admin_work_as_in_every_game() {
         .await;
     assert_eq!(
         (st, code(&v)),
-        (StatusCode::BAD_REQUEST, "invalid_request"),
+        (StatusCode::UNPROCESSABLE_ENTITY, "invalid_bid"),
         "{v}"
     );
     let (st, v) = app

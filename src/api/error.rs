@@ -348,7 +348,7 @@ impl From<chessd_core::chess2::Chess2GameError> for ApiError {
             G::NoDuel => ErrorCode::NoDuel,
             G::NotYourStep(_) => ErrorCode::NotYourTurn,
             G::AlreadyBid(_) => ErrorCode::AlreadyBid,
-            G::BadBid { .. } => ErrorCode::InvalidBid,
+            G::BadBid { .. } | G::BidSideMissing => ErrorCode::InvalidBid,
             G::NothingToClaim => ErrorCode::NoDrawToClaim,
         };
         ApiError::new(code, e.to_string())

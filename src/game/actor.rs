@@ -472,9 +472,10 @@ impl GameActor {
             return Err(GameError::Flagged(turn));
         }
         let Board::Chess(game) = &mut self.game else {
-            return Err(GameError::invalid(
+            return Err(GameError::WrongVariant(
                 "a Chess 2 move is sent as {\"uci\": \"e2e4\"} (the Go engine's move string, \
-                 without duel fields)",
+                 without duel fields); SAN and square indices are standard chess's"
+                    .into(),
             ));
         };
         let first_move = game.history().is_empty();

@@ -4,13 +4,13 @@
 //! refuse the other variant with `wrong_variant`.
 
 use chessd_core::{
-    chess2::{Chess2Action, Chess2Game, Chess2Played, DuelStage, PendingDuel},
+    chess2::{Chess2Game, DuelStage, PendingDuel},
     game::{DrawPolicy, Game, Reason, Status},
     Color,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::game::{clock::ClockView, events::EventKind, GameError};
+use crate::game::GameError;
 
 /// The rules of one game, with its moves so far.
 #[derive(Clone, Debug)]
@@ -272,31 +272,5 @@ impl DuelView {
             to_act: pending.to_act(),
             settled: pending.settled().iter().map(|d| d.to_string()).collect(),
         }
-    }
-}
-
-/// The event of a Chess 2 step `action` taken by `by`, which completed `played` if it did:
-/// a bid shows as `bid`, its amount only in the duel it settles.
-pub fn chess2_step_event(
-    game: &Chess2Game,
-    by: Color,
-    action: Chess2Action,
-    played: Option<&Chess2Played>,
-    clocks: Option<ClockView>,
-) -> EventKind {
-    let public = match action {
-        Chess2Action::Bid { .. } => "bid".to_string(),
-        other => other.to_string(),
-    };
-    EventKind::Chess2Step {
-        ply: game.history().len(),
-        by,
-        action: public,
-        played: played.map(|p| p.mv.to_string()),
-        epd: game.position().to_epd(),
-        duel: game.pending_duel().map(DuelView::of),
-        status: game.status().clone(),
-        clocks,
-        record: action.to_string(),
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use chessd_core::{game::Status, Color};
 
 use crate::{
-    game::clock::ClockView,
+    game::{board::DuelView, clock::ClockView},
     uci::protocol::{Bound, Score, ScoreValue},
 };
 
@@ -45,7 +45,7 @@ pub enum EventKind {
         /// The position after the step, in EPD (before the move while a duel waits).
         epd: String,
         /// The duel waiting to be settled, if any.
-        duel: Option<crate::game::board::DuelView>,
+        duel: Option<DuelView>,
         /// The status after the step.
         status: Status,
         /// Both clocks after the step, when the game is timed.
@@ -115,6 +115,32 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// The event of a Chess 2 step `action` taken by `by`, which completed `played` if it
+    /// did: a bid shows as `bid`, its amount only in the duel it settles.
+    pub fn chess2_step(
+        game: &chessd_core::chess2::Chess2Game,
+        by: Color,
+        action: chessd_core::chess2::Chess2Action,
+        played: Option<&chessd_core::chess2::Chess2Played>,
+        clocks: Option<ClockView>,
+    ) -> EventKind {
+        let public = match action {
+            chessd_core::chess2::Chess2Action::Bid { .. } => "bid".to_string(),
+            other => other.to_string(),
+        };
+        EventKind::Chess2Step {
+            ply: game.history().len(),
+            by,
+            action: public,
+            played: played.map(|p| p.mv.to_string()),
+            epd: game.position().to_epd(),
+            duel: game.pending_duel().map(DuelView::of),
+            status: game.status().clone(),
+            clocks,
+            record: action.to_string(),
+        }
+    }
+
     /// The same event with these clocks (for a move or a Chess 2 step).
     pub fn with_clocks(mut self, view: Option<ClockView>) -> EventKind {
         if let EventKind::Move { clocks, .. } | EventKind::Chess2Step { clocks, .. } = &mut self {

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     game::{
-        board::{chess2_step_event, Board},
+        board::Board,
         clock::{Clock, ClockView, TimeControl},
         events::{EventKind, EventLog},
         options::GameOptions,
@@ -379,7 +379,13 @@ fn replay_move(game: &mut Board, text: &str) -> Result<EventKind, GameError> {
                 _ => game.to_act(),
             };
             let played = game.replay(step)?.cloned();
-            Ok(chess2_step_event(game, by, step, played.as_ref(), None))
+            Ok(EventKind::chess2_step(
+                game,
+                by,
+                step,
+                played.as_ref(),
+                None,
+            ))
         }
     }
 }

@@ -8,7 +8,7 @@ use chessd_core::chess2::{bot, Chess2Action, Chess2Move};
 
 use super::GameActor;
 use crate::game::{
-    board::{chess2_step_event, Board},
+    board::Board,
     command::{Caller, DuelStep},
     events::EventKind,
     options::Chess2Bot,
@@ -47,8 +47,8 @@ impl GameActor {
                     (Caller::Seat(seat), _) => seat,
                     (Caller::Admin, Some(side)) => side,
                     _ => {
-                        return Err(GameError::invalid(
-                            "the admin names the side that bids (side)",
+                        return Err(GameError::Chess2(
+                            chessd_core::chess2::Chess2GameError::BidSideMissing,
                         ))
                     }
                 };
@@ -118,7 +118,7 @@ impl GameActor {
         }
         let game = self.game.chess2()?;
         let clocks = self.clock.as_ref().map(|c| c.view(now));
-        let event = chess2_step_event(game, by, action, played.as_ref(), clocks);
+        let event = EventKind::chess2_step(game, by, action, played.as_ref(), clocks);
         self.publish(event, ctx);
         self.arm_flag_timer(ctx);
         Ok(())

@@ -171,6 +171,8 @@ pub enum Chess2GameError {
     },
     /// No draw can be claimed.
     NothingToClaim,
+    /// A bid made for no named side (by someone who holds no seat: the game's admin).
+    BidSideMissing,
 }
 
 impl fmt::Display for Chess2GameError {
@@ -198,6 +200,9 @@ impl fmt::Display for Chess2GameError {
                     f,
                     "a bid of {stones} is not allowed here; allowed: {allowed:?}"
                 )
+            }
+            Chess2GameError::BidSideMissing => {
+                f.write_str("name the side that bids (side): only a seat bids for itself")
             }
             Chess2GameError::NothingToClaim => {
                 f.write_str("no draw can be claimed (no threefold repetition or fifty-move rule)")
