@@ -46,6 +46,16 @@ async fn a_chess2_game_starts_from_its_armies_and_shows_them() {
         .map(|m| m.as_str().unwrap())
         .collect();
     assert!(list.windows(2).all(|w| w[0] < w[1]), "sorted: {list:?}");
+    let (st, v) = app.get(&g.uri("/legal-moves?format=index")).await;
+    assert_eq!(
+        (st, code(&v)),
+        (StatusCode::CONFLICT, "wrong_variant"),
+        "{v}"
+    );
+    assert_eq!(
+        app.get_ok(&g.uri("/legal-moves?format=count")).await["count"],
+        20
+    );
     // The king turn: after White's move, White (Two Kings) moves a king or passes.
     let (st, v) = app
         .post(&g.uri("/moves"), Some(&g.white), json!({"uci": "e2e4"}))
@@ -434,6 +444,28 @@ async fn the_websocket_carries_every_step_and_a_duel_survives_kill_9() {
     assert_eq!(step["played"], "e4d5:10-");
     assert_eq!(step["epd"], "4k3/8/8/8/8/8/8/4K3 b - - 0 1 cc 43");
     assert_eq!(step["duel"], Value::Null);
+    // The archive: the stored game exports as PGN and as NDJSON with its variant.
+    let mut resp = c
+        .get(format!("{}/v1/games/export", server.base))
+        .insert_header(("Accept", "application/x-ndjson"))
+        .send()
+        .await
+        .unwrap();
+    let text = String::from_utf8(resp.body().await.unwrap().to_vec()).unwrap();
+    let line: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(line["variant"], "chess2", "{line}");
+    assert_eq!(line["initial_fen"], PAWN_TAKES_PAWN, "{line}");
+    assert_eq!(line["moves"][0]["uci"], "e4d5:10-", "{line}");
+    let mut resp = c
+        .get(format!("{}/v1/games/export", server.base))
+        .send()
+        .await
+        .unwrap();
+    let pgn = String::from_utf8(resp.body().await.unwrap().to_vec()).unwrap();
+    assert!(
+        pgn.contains("[Variant \"Chess 2\"]") && pgn.contains("1. e4d5:10-"),
+        "{pgn}"
+    );
     drop(server);
     common::remove_sqlite(&store);
 }

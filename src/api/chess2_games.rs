@@ -180,6 +180,11 @@ pub fn legal_moves(game: &Chess2Game, format: Option<&str>) -> Result<serde_json
     match format.unwrap_or("uci") {
         "uci" => Ok(serde_json::json!({ "moves": moves, "count": moves.len() })),
         "count" => Ok(serde_json::json!({ "count": moves.len() })),
+        "index" => Err(ApiError::new(
+            crate::api::error::ErrorCode::WrongVariant,
+            "a Chess 2 game lists its moves as strings (format uci or count): square indices \
+             are standard chess's",
+        )),
         other => Err(ApiError::invalid_request(format!(
             "format '{other}' is not one of uci, count (a Chess 2 game has no index format)"
         ))),
