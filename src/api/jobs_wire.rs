@@ -14,7 +14,7 @@ use super::{
 use crate::jobs::{
     perft_job::PerftParams,
     puzzle_job::PuzzleParams,
-    state::{JobKind, JobState},
+    state::{JobKind, JobSnapshot, JobState},
     supervisor::{Job, JobListing, Work},
     workers::WorkerStatus,
     JobError,
@@ -257,6 +257,58 @@ pub enum JobView {
     Puzzle(Box<PuzzleView>),
 }
 
+/// What a perft job's view says of its request (the rest comes from the job).
+struct PerftShape {
+    variant: &'static str,
+    fen: String,
+    depth: u32,
+    stats: bool,
+    threads: usize,
+    hash_mb: usize,
+    workers: Vec<String>,
+}
+
+/// The view of a perft job of `shape`, standard or Chess 2, with its progress and result.
+fn perft_view(
+    job: &Job,
+    snap: JobSnapshot,
+    error: Option<ErrorView>,
+    shape: PerftShape,
+) -> PerftView {
+    let nodes = snap.progress.stats.nodes;
+    let stats = shape.stats;
+    PerftView {
+        id: job.id(),
+        kind: JobKind::Perft,
+        state: snap.state,
+        cached: job.cached(),
+        variant: shape.variant,
+        fen: shape.fen,
+        depth: shape.depth,
+        stats,
+        threads: shape.threads,
+        hash_mb: shape.hash_mb,
+        workers: shape.workers,
+        progress: ProgressView {
+            done: snap.progress.done,
+            total: snap.progress.total,
+            resumed: snap.resumed,
+            computed: snap.computed,
+        },
+        nodes,
+        nps: nps(nodes, snap.elapsed.as_secs_f64()),
+        elapsed_ms: snap.elapsed.as_millis() as u64,
+        // chessd's workers report the eight classes too (their `:classes` extension), so they
+        // are real counts whenever statistics are.
+        statistics: stats.then_some(StatsJson {
+            stats: snap.progress.stats,
+            classes: stats,
+        }),
+        result: snap.perft.map(|result| PerftResultJson { result, stats }),
+        error,
+    }
+}
+
 impl JobView {
     /// The view of `job` as it stands now.
     pub fn of(job: &Job) -> JobView {
@@ -264,13 +316,11 @@ impl JobView {
         let elapsed_ms = snap.elapsed.as_millis() as u64;
         let error = snap.error.as_ref().map(ErrorView::from);
         match job.work() {
-            Work::Perft(spec) => {
-                let nodes = snap.progress.stats.nodes;
-                JobView::Perft(Box::new(PerftView {
-                    id: job.id(),
-                    kind: JobKind::Perft,
-                    state: snap.state,
-                    cached: job.cached(),
+            Work::Perft(spec) => JobView::Perft(Box::new(perft_view(
+                job,
+                snap,
+                error,
+                PerftShape {
                     variant: "standard",
                     fen: spec.pos.fen(),
                     depth: spec.depth,
@@ -278,35 +328,13 @@ impl JobView {
                     threads: spec.threads,
                     hash_mb: spec.hash_mb,
                     workers: spec.worker_names(),
-                    progress: ProgressView {
-                        done: snap.progress.done,
-                        total: snap.progress.total,
-                        resumed: snap.resumed,
-                        computed: snap.computed,
-                    },
-                    nodes,
-                    nps: nps(nodes, snap.elapsed.as_secs_f64()),
-                    elapsed_ms,
-                    // chessd's workers report the eight classes too (their `:classes`
-                    // extension), so they are real counts whenever statistics are.
-                    statistics: spec.stats.then_some(StatsJson {
-                        stats: snap.progress.stats,
-                        classes: spec.stats,
-                    }),
-                    result: snap.perft.map(|result| PerftResultJson {
-                        result,
-                        stats: spec.stats,
-                    }),
-                    error,
-                }))
-            }
-            Work::Chess2Perft(spec) => {
-                let nodes = snap.progress.stats.nodes;
-                JobView::Perft(Box::new(PerftView {
-                    id: job.id(),
-                    kind: JobKind::Perft,
-                    state: snap.state,
-                    cached: job.cached(),
+                },
+            ))),
+            Work::Chess2Perft(spec) => JobView::Perft(Box::new(perft_view(
+                job,
+                snap,
+                error,
+                PerftShape {
                     variant: "chess2",
                     fen: spec.pos.to_epd(),
                     depth: spec.depth,
@@ -314,23 +342,8 @@ impl JobView {
                     threads: spec.threads,
                     hash_mb: 0,
                     workers: Vec::new(),
-                    progress: ProgressView {
-                        done: snap.progress.done,
-                        total: snap.progress.total,
-                        resumed: snap.resumed,
-                        computed: snap.computed,
-                    },
-                    nodes,
-                    nps: nps(nodes, snap.elapsed.as_secs_f64()),
-                    elapsed_ms,
-                    statistics: None,
-                    result: snap.perft.map(|result| PerftResultJson {
-                        result,
-                        stats: false,
-                    }),
-                    error,
-                }))
-            }
+                },
+            ))),
             Work::Puzzle(spec) => JobView::Puzzle(Box::new(PuzzleView {
                 id: job.id(),
                 kind: JobKind::Puzzle,
