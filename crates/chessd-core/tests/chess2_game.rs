@@ -5,11 +5,14 @@
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 
+mod common;
+
 use chessd_core::chess2::{
     Army, Chess2Action, Chess2Game, Chess2GameError, Chess2Position, DuelStage, PlayError,
 };
 use chessd_core::game::{DrawPolicy, GameResult, Reason};
 use chessd_core::Color::{self, Black, White};
+use common::Rng;
 
 fn game(epd: &str) -> Chess2Game {
     Chess2Game::new(
@@ -327,18 +330,6 @@ fn step_texts_round_trip() {
         "bid:w:3", "bid:x:1", "bid:w:1+", "bid:w", "bid:w:", "chalenge", "e2e4:1x",
     ] {
         assert!(bad.parse::<Chess2Action>().is_err(), "{bad}");
-    }
-}
-
-/// A small deterministic generator (xorshift), so the random games are the same every run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
     }
 }
 
