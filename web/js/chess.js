@@ -116,6 +116,8 @@ const REASONS = {
   timeout: 'time',
   agreement: 'agreement',
   manual: 'decision',
+  midline_invasion: 'midline invasion',
+  no_legal_moves: 'having no legal move',
 };
 
 /**

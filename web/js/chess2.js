@@ -5,7 +5,7 @@
 
 import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
-import { parseFen } from './chess.js';
+import { parseFen, resultText } from './chess.js';
 import { formatClock, h, setChildren, toast } from './dom.js';
 
 /** The armies by their letters. */
@@ -24,14 +24,6 @@ const armyName = (letter) => (ARMIES.find((a) => a.id === letter) || { name: let
 export function chess2Link(id, secret) {
   const base = `${location.origin}${location.pathname}#/chess2/${id}`;
   return secret ? `${base}?seat=${encodeURIComponent(secret)}` : base;
-}
-
-function statusText(view) {
-  const s = view.status;
-  if (s.result === 'ongoing') return null;
-  const reason = (s.reason || '').replace(/_/g, ' ');
-  if (s.result === 'draw') return `Draw by ${reason}`;
-  return `${s.result === 'white_wins' ? 'White' : 'Black'} wins by ${reason}`;
 }
 
 /** Mounts the Chess 2 game `id` into `root`; `params` holds `seat` (a seat secret). */
@@ -97,7 +89,8 @@ export function mountChess2Game(root, id, params) {
     stones.textContent = `Stones: White ${c2.stones.white} · Black ${c2.stones.black}`;
     stones.dataset.white = String(c2.stones.white);
     stones.dataset.black = String(c2.stones.black);
-    const over = statusText(view);
+    const result = resultText(view.status);
+    const over = result && result.sentence;
     banner.hidden = !over;
     banner.textContent = over || '';
     turnLine.textContent = over ? '' : `${c2.to_act === 'white' ? 'White' : 'Black'} to act${c2.king_turn ? ' (king turn)' : ''}`;
