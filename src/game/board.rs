@@ -248,19 +248,13 @@ impl DuelView {
     pub fn of(pending: &PendingDuel) -> DuelView {
         let (stage, bids_in) = match pending.stage() {
             DuelStage::Challenge => ("challenge", Vec::new()),
-            DuelStage::Bids { defender, attacker } => {
-                let is_in = |c: Color| {
-                    if c == pending.attacker() {
-                        attacker.is_some()
-                    } else {
-                        defender.is_some()
-                    }
-                };
-                (
-                    "bids",
-                    Color::ALL.into_iter().filter(|&c| is_in(c)).collect(),
-                )
-            }
+            DuelStage::Bids { .. } => (
+                "bids",
+                Color::ALL
+                    .into_iter()
+                    .filter(|&c| !pending.awaits_bid_from(c))
+                    .collect(),
+            ),
         };
         DuelView {
             mv: pending.mv().to_string(),
