@@ -374,10 +374,7 @@ fn replay_move(game: &mut Board, text: &str) -> Result<EventKind, GameError> {
             let step: Chess2Action = text
                 .parse()
                 .map_err(|e: ActionParseError| GameError::Chess2Notation(e.to_string()))?;
-            let by = match step {
-                Chess2Action::Bid { by, .. } => by,
-                _ => game.to_act(),
-            };
+            let by = game.side_of(step);
             let played = game.replay(step)?.cloned();
             Ok(EventKind::chess2_step(
                 game,

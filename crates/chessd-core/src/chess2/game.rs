@@ -497,11 +497,16 @@ impl Chess2Game {
         &mut self,
         action: Chess2Action,
     ) -> Result<Option<&Chess2Played>, Chess2GameError> {
-        let by = match action {
+        self.act(self.side_of(action), action)
+    }
+
+    /// The side a recorded step belongs to: a bid names its side, every other step is the
+    /// turn of the side that must act.
+    pub fn side_of(&self, action: Chess2Action) -> Color {
+        match action {
             Chess2Action::Bid { by, .. } => by,
             _ => self.to_act(),
-        };
-        self.act(by, action)
+        }
     }
 
     /// A move by the side to move: played at once, or stopped at its first duel.
