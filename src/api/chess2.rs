@@ -59,15 +59,20 @@ pub(crate) fn army(letter: &str, side: &str) -> Result<Army, ApiError> {
     }
 }
 
+/// Move strings sorted as strings, as the Go API lists them.
+pub(crate) fn sorted_moves(moves: &[Chess2Move]) -> Vec<String> {
+    let mut list: Vec<String> = moves.iter().map(ToString::to_string).collect();
+    list.sort();
+    list
+}
+
 fn reply(pos: &Chess2Position, duels: Option<Vec<String>>) -> Chess2Reply {
     // No moves once the game is over (legal_moves is already empty after a midline win).
     let moves = pos.legal_moves();
     let outcome = pos.outcome_given(&moves);
-    let mut legal_moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
-    legal_moves.sort();
     Chess2Reply {
         epd: pos.to_epd(),
-        legal_moves,
+        legal_moves: sorted_moves(&moves),
         game_over: outcome.is_some(),
         winner: outcome.map(|o| o.winner().to_string().to_lowercase()),
         available_duels: duels,

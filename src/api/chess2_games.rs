@@ -12,7 +12,12 @@ use chessd_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{bearer, chess2::army, error::ApiError, games::GameView},
+    api::{
+        bearer,
+        chess2::{army, sorted_moves},
+        error::ApiError,
+        games::GameView,
+    },
     game::{
         board::DuelView,
         command::{Action, DuelStep},
@@ -175,8 +180,7 @@ pub async fn duel_step(
 /// `GET …/legal-moves` of a Chess 2 game: its move strings, sorted (`uci`), or their `count`;
 /// none while a duel waits or once the game is over.
 pub fn legal_moves(game: &Chess2Game, format: Option<&str>) -> Result<serde_json::Value, ApiError> {
-    let mut moves: Vec<String> = game.legal_moves().iter().map(ToString::to_string).collect();
-    moves.sort();
+    let moves = sorted_moves(&game.legal_moves());
     match format.unwrap_or("uci") {
         "uci" => Ok(serde_json::json!({ "moves": moves, "count": moves.len() })),
         "count" => Ok(serde_json::json!({ "count": moves.len() })),
