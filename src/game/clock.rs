@@ -130,18 +130,19 @@ impl Clock {
         }
     }
 
-    /// Records a move by `mover` at `now`: charges the time used, adds the increment and starts
-    /// the opponent's clock. Returns `Err(mover)` when the mover's time had already run out (the
-    /// move is then not to be played).
+    /// Records a move by `mover` at `now`: charges the running side the time used (the mover, or
+    /// in Chess 2 the defender whose bid completed the move), adds the mover's increment and
+    /// starts the opponent's clock. Returns `Err(mover)` when the mover's time had already run
+    /// out (the move is then not to be played).
     pub fn on_move(&mut self, mover: Color, first_move: bool, now: Instant) -> Result<(), Color> {
         if let Some((c, _)) = self.running {
-            if c == mover {
-                let left = self.remaining(mover, now);
-                if left == 0 {
-                    return Err(mover);
-                }
-                self.remaining[mover.index()] = left.saturating_add(self.control.increment_ms);
+            let left = self.remaining(c, now);
+            if c == mover && left == 0 {
+                return Err(mover);
             }
+            self.remaining[c.index()] = left;
+            self.remaining[mover.index()] =
+                self.remaining[mover.index()].saturating_add(self.control.increment_ms);
         } else if !first_move {
             self.remaining[mover.index()] =
                 self.remaining[mover.index()].saturating_add(self.control.increment_ms);

@@ -96,12 +96,8 @@ impl GameActor {
         let next = self.game.to_act();
         if let Some(clock) = self.clock.as_mut() {
             if let Some(p) = &played {
-                // The running side is charged first: the move may end on the defender's bid,
-                // with the defender's clock running. Then the mover gets its increment. (The
-                // flag was checked above: the running side had time left.)
-                let started = clock.running().is_some();
-                clock.stop(now);
-                let _ = clock.on_move(p.by, first_step && !started, now);
+                // The flag was checked above: the running side had time left.
+                let _ = clock.on_move(p.by, first_step, now);
             }
             if over {
                 clock.stop(now);
