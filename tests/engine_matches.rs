@@ -58,6 +58,8 @@ fn two_builtins() -> Vec<(String, String)> {
 #[actix_web::test]
 async fn two_engines_play_a_whole_game_anyone_can_watch() {
     // Every event is kept, however long the game: the spectator catches up from the start.
+    // White thinks for a fixed time on every move, so the game is still running when the
+    // engine view is read below (at depth 2 a whole game can end before the spectator is in).
     let mut env = two_builtins();
     env.push(("CHESSD_GAMES__EVENT_HISTORY".into(), "100000".into()));
     let server = start(&env);
@@ -68,7 +70,7 @@ async fn two_engines_play_a_whole_game_anyone_can_watch() {
             None,
             json!({"opponents": [
                 {"engine": "mini", "plays": "black", "go": {"depth": 1}},
-                {"engine": "builtin", "plays": "white", "go": {"depth": 2}},
+                {"engine": "builtin", "plays": "white", "go": {"movetime": 250}},
             ]}),
         )
         .await;
