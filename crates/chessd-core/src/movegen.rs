@@ -12,6 +12,10 @@ use crate::{
     Bitboard, Color, Move, MoveList, Position, Rank, Role, Square,
 };
 
+mod replies;
+
+pub(crate) use replies::ReplyCounter;
+
 /// How the moves of a [`PieceMoves`] group are to be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MoveGroupKind {
@@ -819,10 +823,10 @@ mod tests {
     use crate::FenMode;
 
     /// A small deterministic generator (xorshift64*).
-    struct Rng(u64);
+    pub(super) struct Rng(pub(super) u64);
 
     impl Rng {
-        fn below(&mut self, n: usize) -> usize {
+        pub(super) fn below(&mut self, n: usize) -> usize {
             self.0 ^= self.0 >> 12;
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
@@ -830,7 +834,7 @@ mod tests {
         }
     }
 
-    const FENS: [&str; 8] = [
+    pub(super) const FENS: [&str; 8] = [
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",

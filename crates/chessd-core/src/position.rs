@@ -425,6 +425,18 @@ impl Position {
         }
     }
 
+    /// The pieces after a legal plain move of a `role` (not castling, en passant or a
+    /// promotion), the side to move and the castling rights then; no key, checkers, pins or
+    /// en-passant square (see [`Position::board_after`]).
+    #[inline(always)]
+    pub(crate) fn board_after_plain(&self, role: Role, from: Square, to: Square) -> Position {
+        let mv = Move::normal(from, to);
+        match self.turn {
+            Color::White => self.make_as::<false, false>(Color::White, mv, Some(role)),
+            Color::Black => self.make_as::<false, false>(Color::Black, mv, Some(role)),
+        }
+    }
+
     /// The pieces after a legal move, and the side to move then; nothing else is kept up to
     /// date (no key, no checkers or pins, no en-passant square). For questions about the board
     /// alone, such as whether a square is attacked.
@@ -743,7 +755,7 @@ fn role_at(by_role: &[Bitboard; 6], i: usize) -> Role {
 
 /// The pieces checking `us`'s king and `us`'s pieces pinned to it, on the given board.
 #[inline(always)]
-fn checkers_and_pins(
+pub(crate) fn checkers_and_pins(
     by_role: &[Bitboard; 6],
     by_color: &[Bitboard; 2],
     us: Color,

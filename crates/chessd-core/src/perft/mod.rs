@@ -19,7 +19,7 @@ pub use parallel::{Cancelled, Perft, PerftProgress, PerftResult};
 pub use split::split;
 pub use stats::{perft_stats, PerftStats};
 
-use crate::{Move, MoveGroupKind, Position};
+use crate::{movegen::ReplyCounter, Move, MoveGroupKind, Position};
 
 /// Leaf count at `depth`, with bulk counting at the last ply.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
@@ -27,13 +27,14 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
         0 => 1,
         1 => pos.count_legal() as u64,
         2 => {
-            // The last two plies inline: the children are only counted, never recursed into.
+            // The last two plies inline: the children are only counted, never recursed into,
+            // and the opponent's pieces a move leaves alone are counted once for all of them.
             let mut nodes = 0;
+            let replies = ReplyCounter::new(pos);
             pos.generate_moves(|group| {
                 if group.kind == MoveGroupKind::Normal {
                     for to in group.to {
-                        let child = pos.after_plain_unhashed(group.role, group.from, to);
-                        nodes += child.count_legal() as u64;
+                        nodes += replies.after_plain(pos, group.role, group.from, to) as u64;
                     }
                 } else {
                     for mv in group {

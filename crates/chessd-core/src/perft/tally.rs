@@ -18,6 +18,11 @@ pub(crate) trait Tally: HashValue + Default + AddAssign + Send + Sync + 'static 
     fn one() -> Self;
     /// The tally of every legal move of `pos` (depth 1).
     fn leaves(pos: &Position) -> Self;
+    /// The tally of `pos` at depth 2, when this tally has a faster way to it than summing
+    /// the children's leaves (bulk counts share the work between siblings).
+    fn two_plies(_pos: &Position) -> Option<Self> {
+        None
+    }
     /// The tally of the single legal move `mv` of `pos`.
     fn of_move(pos: &Position, mv: Move) -> Self;
     /// The tally multiplied by an occurrence count.
@@ -36,6 +41,10 @@ impl Tally for u64 {
     #[inline]
     fn leaves(pos: &Position) -> u64 {
         pos.count_legal() as u64
+    }
+    #[inline]
+    fn two_plies(pos: &Position) -> Option<u64> {
+        Some(super::perft(pos, 2))
     }
     fn of_move(_: &Position, _: Move) -> u64 {
         1
@@ -108,7 +117,7 @@ impl<T: Tally> Counter<'_, T> {
                     return T::default();
                 }
                 let Some(table) = self.table else {
-                    return self.sum_children(pos, depth);
+                    return self.sum_below(pos, depth);
                 };
                 if let Some(v) = table.probe(pos.hash(), depth) {
                     return v;
@@ -116,7 +125,7 @@ impl<T: Tally> Counter<'_, T> {
                 let total = if depth >= 3 {
                     self.sum_children_prefetching(table, pos, depth)
                 } else {
-                    self.sum_children(pos, depth)
+                    self.sum_below(pos, depth)
                 };
                 if !self.cancelled() {
                     table.store(pos.hash(), depth, total);
@@ -124,6 +133,17 @@ impl<T: Tally> Counter<'_, T> {
                 total
             }
         }
+    }
+
+    /// The sum of the children's tallies, by the tally's own way at depth 2 if it has one.
+    #[inline]
+    fn sum_below(&self, pos: &Position, depth: u32) -> T {
+        if depth == 2 {
+            if let Some(total) = T::two_plies(pos) {
+                return total;
+            }
+        }
+        self.sum_children(pos, depth)
     }
 
     /// The sum of the children's tallies.
