@@ -35,11 +35,8 @@ pub(crate) struct ReplyCounter {
     /// Whether the opponent had a check or more than [`MAX_SLIDERS`] sliders: every move is
     /// then counted the plain way.
     plain_only: bool,
-    /// The opponent's king.
-    their_king: Square,
-    /// The lines from the opponent's king through one of our sliders of the matching kind:
-    /// a change of occupancy there may change the opponent's checks and pins.
-    pin_lines: Bitboard,
+    /// Which of our moves leave the opponent's checks and pins alone.
+    lines: PinLines,
     /// Moves of the opponent's pieces that no plain move outside the king's lines changes:
     /// unpinned knights and sliders as they stand, and every pinned piece.
     base: usize,
@@ -79,8 +76,7 @@ impl ReplyCounter {
         let mut counter = ReplyCounter {
             plain_only: checks.nonempty()
                 || ((diagonal | orthogonal) & theirs).count() as usize > MAX_SLIDERS,
-            their_king: king,
-            pin_lines: Bitboard::EMPTY,
+            lines: PinLines::new(pos, us),
             base: 0,
             replies_from: [0; 64],
             knights: (pos.by_role(Role::Knight) & theirs) - pinned,
@@ -90,10 +86,6 @@ impl ReplyCounter {
         };
         if counter.plain_only {
             return counter;
-        }
-        let snipers = ((rook_rays(king) & orthogonal) | (bishop_rays(king) & diagonal)) & ours;
-        for s in snipers {
-            counter.pin_lines |= line(king, s);
         }
         let free = !theirs;
         for from in counter.knights {
@@ -157,7 +149,7 @@ impl ReplyCounter {
         from: Square,
         to: Square,
     ) -> usize {
-        if !self.is_shared(us, role, from, to) {
+        if self.plain_only || !self.lines.kept_by(us, role, from, to) {
             return pos.after_plain_unhashed(role, from, to).count_legal();
         }
         let them = !us;
@@ -167,7 +159,7 @@ impl ReplyCounter {
         let occ = ours | theirs;
         let captured = pos.by_color(them) & Bitboard::from_square(to);
 
-        let mut n = self.base + child.count_king_moves(them, self.their_king, theirs, false);
+        let mut n = self.base + child.count_king_moves(them, self.lines.king, theirs, false);
         let mut moved = self.reached_by[from.index()] | self.reached_by[to.index()];
         if captured.nonempty() {
             n -= usize::from(self.replies_from[to.index()]);
@@ -204,15 +196,43 @@ impl ReplyCounter {
         }
         n
     }
+}
 
-    /// Whether our plain move leaves the opponent's checks, pins and en passant as they were,
-    /// so that the shared count applies.
+/// Which of our plain moves leave the opponent's checks, pins and en passant as they were.
+#[derive(Clone, Copy, Debug)]
+struct PinLines {
+    /// The opponent's king.
+    king: Square,
+    /// The lines from the opponent's king through one of our sliders of the matching kind:
+    /// a change of occupancy there may change the opponent's checks and pins.
+    lines: Bitboard,
+}
+
+impl PinLines {
+    /// The lines of the opponent of `us` in `pos`.
     #[inline(always)]
-    fn is_shared(&self, us: Color, role: Role, from: Square, to: Square) -> bool {
-        if self.plain_only || self.pin_lines.contains(from) || self.pin_lines.contains(to) {
+    fn new(pos: &Position, us: Color) -> PinLines {
+        let king = pos.king(!us);
+        let queens = pos.pieces(us, Role::Queen);
+        let snipers = (rook_rays(king) & (pos.pieces(us, Role::Rook) | queens))
+            | (bishop_rays(king) & (pos.pieces(us, Role::Bishop) | queens));
+        let mut lines = Bitboard::EMPTY;
+        for s in snipers {
+            lines |= line(king, s);
+        }
+        PinLines { king, lines }
+    }
+
+    /// Whether our plain move of the `role` on `from` to `to` leaves the opponent's checks
+    /// (none), pins and en passant (none) as they were: it neither leaves nor lands on a pin
+    /// line, lands no slider on the king's lines, gives no knight or pawn check and is no
+    /// double push.
+    #[inline(always)]
+    fn kept_by(&self, us: Color, role: Role, from: Square, to: Square) -> bool {
+        if self.lines.contains(from) || self.lines.contains(to) {
             return false;
         }
-        let king = self.their_king;
+        let king = self.king;
         match role {
             Role::Knight => !knight_attacks(to).contains(king),
             Role::Pawn => !pawn_attacks(us, to).contains(king) && from.index() ^ to.index() != 16,
@@ -261,7 +281,7 @@ mod tests {
                             let expected = pos.after(Move::normal(from, to)).count_legal();
                             let counted = counter.after_plain(&pos, role, from, to);
                             assert_eq!(counted, expected, "{from}{to} in {}", pos.fen());
-                            if counter.is_shared(pos.turn, role, from, to) {
+                            if counter.lines.kept_by(pos.turn, role, from, to) {
                                 shared += 1;
                             } else {
                                 plain += 1;
