@@ -31,7 +31,7 @@ mod tree;
 
 use std::{
     fmt,
-    sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::Relaxed},
+    sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed},
     time::{Duration, Instant},
 };
 
@@ -268,6 +268,10 @@ impl<'a> Solver<'a> {
         };
 
         let root = root_moves(&self.pos);
+        // The order in which threads take the root moves, and each move's nodes in the last
+        // iteration (see `schedule`).
+        let mut order: Vec<usize> = (0..root.len()).collect();
+        let mut sizes = vec![0u64; root.len()];
         let mut mate = None;
         let mut keys = Vec::new();
         for n in 1..=self.mate_in {
@@ -286,15 +290,20 @@ impl<'a> Solver<'a> {
                     MateTable::with_bytes(wanted)
                 };
             }
+            let threads_now = active(&mut killers, nodes);
+            if threads_now.len() > 1 && self.find_all_keys {
+                order = schedule(&sizes);
+            }
             let iteration = Iteration {
                 pos: &self.pos,
                 moves: &root,
+                order: &order,
                 n,
                 first_only: !self.find_all_keys,
                 table: &table,
                 limits: &limits,
             };
-            let results = iteration.run(active(&mut killers, nodes), &mut nodes);
+            let results = iteration.run(threads_now, &mut nodes, &mut sizes);
             if let Some(reason) = iteration.incomplete(&results) {
                 return Err(stopped(reason, n - 1, nodes));
             }
@@ -310,15 +319,20 @@ impl<'a> Solver<'a> {
             (true, None) => Some(Vec::new()),
             (true, Some(m)) if m == self.mate_in && self.find_all_keys => Some(keys.clone()),
             (true, Some(_)) => {
+                let threads_now = active(&mut killers, nodes);
+                if threads_now.len() > 1 {
+                    order = schedule(&sizes);
+                }
                 let iteration = Iteration {
                     pos: &self.pos,
                     moves: &root,
+                    order: &order,
                     n: self.mate_in,
                     first_only: false,
                     table: &table,
                     limits: &limits,
                 };
-                let results = iteration.run(active(&mut killers, nodes), &mut nodes);
+                let results = iteration.run(threads_now, &mut nodes, &mut sizes);
                 if let Some(reason) = iteration.incomplete(&results) {
                     return Err(stopped(reason, mate.unwrap_or(1) - 1, nodes));
                 }
@@ -364,6 +378,15 @@ fn active(killers: &mut [Killers], nodes_so_far: u64) -> &mut [Killers] {
     } else {
         killers
     }
+}
+
+/// The order in which threads take the root moves when every one must be settled: the
+/// biggest searches of the last iteration first (ties in search order), so that no thread is
+/// left alone with a big one at the end.
+fn schedule(sizes: &[u64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    order
 }
 
 /// The root moves in search order (mates, checks, then the rest, each by fewest replies),
@@ -416,6 +439,8 @@ const WIN: u8 = 2;
 struct Iteration<'r, 'a> {
     pos: &'r Position,
     moves: &'r [Move],
+    /// The indices of `moves` in the order the threads take them.
+    order: &'r [usize],
     n: u32,
     first_only: bool,
     table: &'r MateTable,
@@ -438,17 +463,19 @@ impl Iteration<'_, '_> {
         }
     }
 
-    /// Searches the root moves on one thread per killer set; returns a code per move.
-    fn run(&self, killers: &mut [Killers], nodes: &mut u64) -> Vec<u8> {
+    /// Searches the root moves on one thread per killer set; returns a code per move and
+    /// sets `sizes` to each settled move's nodes.
+    fn run(&self, killers: &mut [Killers], nodes: &mut u64, sizes: &mut [u64]) -> Vec<u8> {
         let results: Vec<AtomicU8> = self.moves.iter().map(|_| AtomicU8::new(UNKNOWN)).collect();
+        let searched: Vec<AtomicU64> = sizes.iter().map(|&n| AtomicU64::new(n)).collect();
         let next = AtomicUsize::new(0);
         if killers.len() == 1 {
-            *nodes += self.work(&mut killers[0], &next, &results);
+            *nodes += self.work(&mut killers[0], &next, &results, &searched);
         } else {
             std::thread::scope(|s| {
                 let handles: Vec<_> = killers
                     .iter_mut()
-                    .map(|k| s.spawn(|| self.work(k, &next, &results)))
+                    .map(|k| s.spawn(|| self.work(k, &next, &results, &searched)))
                     .collect();
                 for h in handles {
                     // A searcher thread does not panic; count nothing if one did.
@@ -457,16 +484,30 @@ impl Iteration<'_, '_> {
             });
         }
         self.limits.set_enough(false);
+        for (size, searched) in sizes.iter_mut().zip(searched) {
+            *size = searched.into_inner();
+        }
         results.into_iter().map(AtomicU8::into_inner).collect()
     }
 
     /// One thread's share: takes root moves until none is left; returns its node count.
-    fn work(&self, killers: &mut Killers, next: &AtomicUsize, results: &[AtomicU8]) -> u64 {
+    fn work(
+        &self,
+        killers: &mut Killers,
+        next: &AtomicUsize,
+        results: &[AtomicU8],
+        sizes: &[AtomicU64],
+    ) -> u64 {
         let mut searcher = Searcher::new(self.table, self.limits, *killers);
         while !(self.first_only && self.limits.is_enough()) {
-            let i = next.fetch_add(1, Relaxed);
-            let Some(&mv) = self.moves.get(i) else { break };
-            match searcher.defend(&self.pos.after(mv), self.n - 1, 1) {
+            let Some(&i) = self.order.get(next.fetch_add(1, Relaxed)) else {
+                break;
+            };
+            let mv = self.moves[i];
+            let before = searcher.nodes;
+            let answer = searcher.defend(&self.pos.after(mv), self.n - 1, 1);
+            sizes[i].store(searcher.nodes - before, Relaxed);
+            match answer {
                 Some(true) => {
                     results[i].store(WIN, Relaxed);
                     if self.first_only {
