@@ -6,8 +6,8 @@
 //! the opponent's moves once per position, as if it were the opponent's turn, and corrects the
 //! count after a move only for what the move touches:
 //! - sliders whose attacks reach the move's origin or target (their rays open or close),
-//! - the captured piece (its moves are gone) and the pieces attacking its square (it became a
-//!   target),
+//! - the captured piece (its moves are gone) and the knights that reach its square (it became
+//!   a target; the sliders that reach it are recounted anyway),
 //! - pawns and the king, which are recounted every time (pawns set-wise; the king's safe
 //!   squares depend on every one of our pieces).
 //!
