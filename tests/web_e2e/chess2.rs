@@ -96,3 +96,100 @@ fn a_player_settles_a_duel_with_the_pages_buttons() {
         s.quit().await;
     });
 }
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn the_perft_page_counts_a_chess2_position() {
+    run("chess2_perft", || async {
+        // The Go engine's count for Reaper vs Classic at depth 3, from the reference file.
+        let file = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/chess2/chess2_perft.epd"),
+        )
+        .unwrap();
+        let row = file.lines().find(|l| l.contains(" rc 33")).unwrap();
+        let (epd, counts) = row.split_once(" ; ").unwrap();
+        let expected = counts.split('/').nth(2).unwrap().trim();
+
+        let server = Server::start(&[]);
+        let driver = Driver::start().await;
+        let s = open(&driver, &format!("{}/#/perft", server.base), DESKTOP).await;
+        s.wait_for("document.querySelector('#perft-start')", "the perft page")
+            .await;
+        s.exec(
+            "window.sentBodies = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === 'POST') sentBodies.push(JSON.parse(o.body)); return f(u, o); };",
+            json!([]),
+        )
+        .await;
+        s.exec(
+            "const v = document.querySelector('#perft-variant'); v.value = 'chess2'; v.dispatchEvent(new Event('change'));",
+            json!([]),
+        )
+        .await;
+        // Chess 2 positions are EPDs, and its perft counts nodes only.
+        assert_eq!(
+            s.exec(
+                "const st = document.querySelector('#perft-stats'); return [st.disabled, st.checked, document.querySelector(\"label[for='perft-fen']\").textContent];",
+                json!([])
+            )
+            .await,
+            json!([true, false, "EPD"])
+        );
+        s.exec(
+            "const p = document.querySelector('#perft-preset'); p.value = Array.from(p.options).find(o => o.textContent === 'Start: Reaper vs Classic').value; p.dispatchEvent(new Event('change'));",
+            json!([]),
+        )
+        .await;
+        assert_eq!(
+            s.exec(
+                "return document.querySelector('#perft-fen').value;",
+                json!([])
+            )
+            .await,
+            json!(epd)
+        );
+        s.type_into("#perft-depth", "3").await;
+        s.click("#perft-start").await;
+        s.wait_for(
+            "document.querySelector('#perft-state').textContent === 'done'",
+            "the Chess 2 perft job to finish",
+        )
+        .await;
+        assert_eq!(
+            s.exec(
+                "return document.querySelector(\"#perft-table tr[data-field='nodes']\").dataset.value;",
+                json!([])
+            )
+            .await,
+            json!(expected)
+        );
+        assert_eq!(
+            s.text("#perft-table tr[data-field='captures'] td").await,
+            "off"
+        );
+        assert_eq!(
+            s.exec("return sentBodies;", json!([])).await,
+            json!([{"variant": "chess2", "depth": 3, "fen": epd}])
+        );
+        // Back to standard chess: the statistics choice comes back.
+        s.exec(
+            "const v = document.querySelector('#perft-variant'); v.value = 'standard'; v.dispatchEvent(new Event('change'));",
+            json!([]),
+        )
+        .await;
+        assert_eq!(
+            s.exec(
+                "const st = document.querySelector('#perft-stats'); return [st.disabled, st.checked, document.querySelector('#perft-fen').value];",
+                json!([])
+            )
+            .await,
+            json!([false, true, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"])
+        );
+        shot(&s, "chess2-perft").await;
+        assert_clean_console(&s, "chess2 perft").await;
+        s.quit().await;
+    });
+}

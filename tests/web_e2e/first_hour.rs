@@ -138,7 +138,7 @@ fn a_route_change_focuses_the_page_without_a_ring_and_the_keyboard_still_shows_f
         s.cmd("POST", "/actions", Some(tab)).await;
         assert_eq!(
             focus_outline(&s).await,
-            json!(["SELECT", "perft-preset", "solid", "3px"])
+            json!(["SELECT", "perft-variant", "solid", "3px"])
         );
         shot(&s, "focus-keyboard").await;
         assert_clean_console(&s, "focus").await;

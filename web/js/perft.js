@@ -1,5 +1,5 @@
-// The perft page: start a perft job (position, depth, statistics, threads), follow its progress
-// live, see the Grand Chess Tree table fill in, cancel it.
+// The perft page: start a perft job (standard chess or Chess 2; position, depth, statistics,
+// threads), follow its progress live, see the Grand Chess Tree table fill in, cancel it.
 
 import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
@@ -14,6 +14,27 @@ const PRESETS = [
   { name: 'Position 5', fen: 'rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8' },
   { name: 'Position 6', fen: 'r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10' },
 ];
+
+/** Chess 2 positions: the rows of the Go engine's perft file (tests/data/chess2), as EPDs. */
+const CHESS2_PRESETS = [
+  { name: 'Start: Classic vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 cc 33' },
+  { name: 'Start: Nemesis vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 nc 33' },
+  { name: 'Start: Empowered vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ec 33' },
+  { name: 'Start: Reaper vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 rc 33' },
+  { name: 'Start: Two Kings vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w KQkq - 0 1 kc 33' },
+  { name: 'Start: Animals vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ac 33' },
+  { name: 'Open: Classic vs Classic', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 cc 33' },
+  { name: 'Open: Nemesis vs Nemesis', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 nn 33' },
+  { name: 'Open: Empowered vs Empowered', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 ee 33' },
+  { name: 'Open: Reaper vs Reaper', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 rr 33' },
+  { name: 'Open: Two Kings vs Two Kings', fen: 'r3k2r/pnbk1bnp/8/8/8/8/PNBK1BNP/R3K2R w KQkq - 0 1 kk 33' },
+  { name: 'Open: Animals vs Animals', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 aa 33' },
+];
+
+/** The presets of a variant. */
+function presetsOf(variant) {
+  return variant === 'chess2' ? CHESS2_PRESETS : PRESETS;
+}
 
 /** The rows of the Grand Chess Tree table: key, label, how to read the value from a job. */
 const ROWS = [
@@ -59,12 +80,16 @@ export function mountPerft(root) {
   const st = { job: null, secret: null, unfollow: null, history: [] };
   const board = new Board({ label: 'Perft position' });
 
-  const presetSelect = h('select#perft-preset', { 'aria-label': 'Position' },
-    PRESETS.map((p, i) => h('option', { value: String(i) }, p.name)),
-    h('option', { value: 'custom' }, 'Custom FEN…'));
+  const variantSelect = h('select#perft-variant', { 'aria-label': 'Game' },
+    h('option', { value: 'standard' }, 'Chess'),
+    h('option', { value: 'chess2' }, 'Chess 2'));
+  const presetSelect = h('select#perft-preset', { 'aria-label': 'Position' });
   const fenInput = h('input#perft-fen', { type: 'text', value: START_FEN, spellcheck: false, 'aria-label': 'FEN' });
+  const fenLabel = h('label.label', { for: 'perft-fen' }, 'FEN');
   const depthInput = h('input#perft-depth', { type: 'number', min: '1', max: '9', value: '5', 'aria-label': 'Depth' });
   const statsInput = h('input#perft-stats', { type: 'checkbox', checked: true });
+  // The statistics choice for standard chess, kept while Chess 2 (node counts only) is chosen.
+  let standardStats = true;
   const threadsSelect = h('select#perft-threads', { 'aria-label': 'Threads' });
   // "All" (the default) sends no `threads`: the server then gives the job every thread it allows
   // (`jobs.max_threads`, else its whole pool), as the API does. A number asks for fewer.
@@ -85,8 +110,9 @@ export function mountPerft(root) {
   const form = h('form.card.perft-form',
     h('h2', 'Perft'),
     h('p.muted.small', 'Counts every move sequence to the given depth, with the Grand Chess Tree statistics.'),
+    h('div.field', h('label.label', { for: 'perft-variant' }, 'Game'), variantSelect),
     h('div.field', h('label.label', { for: 'perft-preset' }, 'Position'), presetSelect),
-    h('div.field', h('label.label', { for: 'perft-fen' }, 'FEN'), fenInput, fenError),
+    h('div.field', fenLabel, fenInput, fenError),
     h('div.field.inline',
       h('label.label', { for: 'perft-depth' }, 'Depth'), depthInput,
       h('label.label', { for: 'perft-threads' }, 'Threads'), threadsSelect),
@@ -103,15 +129,37 @@ export function mountPerft(root) {
   const historyList = h('ol.history#perft-history');
   const historyCard = h('section.card', { hidden: true }, h('h2', 'Earlier runs'), historyList);
 
+  /** The notation of the chosen game's positions. */
+  const notation = () => (variantSelect.value === 'chess2' ? 'EPD' : 'FEN');
+
+  /** Offers the chosen game's positions, and its statistics choice, starting from its first. */
+  function chooseVariant() {
+    const chess2 = variantSelect.value === 'chess2';
+    const presets = presetsOf(variantSelect.value);
+    setChildren(presetSelect,
+      presets.map((p, i) => h('option', { value: String(i) }, p.name)),
+      h('option', { value: 'custom' }, `Custom ${notation()}…`));
+    presetSelect.value = '0';
+    fenInput.value = presets[0].fen;
+    fenLabel.textContent = notation();
+    fenInput.setAttribute('aria-label', notation());
+    // A Chess 2 perft counts nodes only.
+    if (chess2 && !statsInput.disabled) standardStats = statsInput.checked;
+    statsInput.disabled = chess2;
+    statsInput.checked = chess2 ? false : standardStats;
+    showPosition();
+  }
+
+  variantSelect.addEventListener('change', chooseVariant);
   presetSelect.addEventListener('change', () => {
-    const p = PRESETS[Number(presetSelect.value)];
+    const p = presetsOf(variantSelect.value)[Number(presetSelect.value)];
     if (p) fenInput.value = p.fen;
     else fenInput.focus();
     showPosition();
   });
   fenInput.addEventListener('input', () => {
-    presetSelect.value = PRESETS.findIndex((p) => p.fen === fenInput.value.trim()) >= 0
-      ? String(PRESETS.findIndex((p) => p.fen === fenInput.value.trim())) : 'custom';
+    const i = presetsOf(variantSelect.value).findIndex((p) => p.fen === fenInput.value.trim());
+    presetSelect.value = i >= 0 ? String(i) : 'custom';
     showPosition();
   });
   form.addEventListener('submit', (e) => {
@@ -126,16 +174,18 @@ export function mountPerft(root) {
       fenError.hidden = true;
     } catch (e) {
       fenError.hidden = false;
-      fenError.textContent = `Not a FEN: ${e.message}`;
+      fenError.textContent = `Not ${notation() === 'EPD' ? 'an EPD' : 'a FEN'}: ${e.message}`;
     }
   }
 
   async function start() {
     if (st.unfollow) st.unfollow();
-    const body = { depth: Number(depthInput.value), stats: statsInput.checked };
-    if (threadsSelect.value) body.threads = Number(threadsSelect.value);
     const fen = fenInput.value.trim();
-    if (fen && fen !== START_FEN) body.fen = fen;
+    const body = variantSelect.value === 'chess2'
+      ? { variant: 'chess2', depth: Number(depthInput.value), fen }
+      : { depth: Number(depthInput.value), stats: statsInput.checked };
+    if (threadsSelect.value) body.threads = Number(threadsSelect.value);
+    if (!body.variant && fen && fen !== START_FEN) body.fen = fen;
     startBtn.disabled = true;
     try {
       st.job = await api('POST', '/v1/perft', body);
@@ -211,7 +261,7 @@ export function mountPerft(root) {
     historyCard.hidden = st.history.length === 0;
     setChildren(historyList, st.history.map((j) => {
       const nodes = statValue(j, 'nodes', true);
-      const name = (PRESETS.find((p) => p.fen === j.fen) || {}).name || j.fen;
+      const name = ([...PRESETS, ...CHESS2_PRESETS].find((p) => p.fen === j.fen) || {}).name || j.fen;
       return h('li', h('strong', `${name}, depth ${j.depth}`), ' · ',
         j.state === 'done' ? `${formatInt(nodes)} nodes in ${jobTime(j)}` : j.state);
     }));
@@ -223,7 +273,7 @@ export function mountPerft(root) {
       h('div.board-col', form),
       h('div.side-col', resultCard, historyCard)));
   setChildren(root, page);
-  showPosition();
+  chooseVariant();
   return () => {
     if (st.unfollow) st.unfollow();
   };
