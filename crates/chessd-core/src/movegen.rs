@@ -265,6 +265,33 @@ fn count_with_promotions(to: Bitboard, last_rank: Bitboard) -> usize {
     (to.count() + 3 * (to & last_rank).count()) as usize
 }
 
+/// The number of moves of the unpinned `pawns` of `us`, set-wise: pushes onto `empty` squares and
+/// captures of `victims`, each landing on `target`; a promotion counts four.
+#[inline(always)]
+fn count_pawn_moves(
+    us: Color,
+    pawns: Bitboard,
+    empty: Bitboard,
+    victims: Bitboard,
+    target: Bitboard,
+) -> usize {
+    let last_rank = back_rank(!us);
+    let single = pawn_push(us, pawns) & empty;
+    let double = pawn_push(us, single & Bitboard::rank(Rank::new(2).relative(us))) & empty & target;
+    let single = single & target;
+    let victims = victims & target;
+    let west = pawn_attacks_west(us, pawns) & victims;
+    let east = pawn_attacks_east(us, pawns) & victims;
+    let mut n = (single.count() + double.count() + west.count() + east.count()) as usize;
+    if (single | west | east).intersects(last_rank) {
+        n += 3
+            * ((single & last_rank).count()
+                + (west & last_rank).count()
+                + (east & last_rank).count()) as usize;
+    }
+    n
+}
+
 impl Position {
     /// Whether the opponent of `us` attacks `sq` with `occupied` as blockers (branch-free).
     #[inline(always)]
@@ -461,25 +488,9 @@ impl Position {
             n += (rook_attacks(from, occ) & target).count() as usize;
         }
 
-        // Unpinned pawns, set-wise.
         let pawns = self.by_role(Role::Pawn) & ours;
         let last_rank = back_rank(!us);
-        let empty = !occ;
-        let free_pawns = pawns - pinned;
-        let single = pawn_push(us, free_pawns) & empty;
-        let double =
-            pawn_push(us, single & Bitboard::rank(Rank::new(2).relative(us))) & empty & target;
-        let single = single & target;
-        let capture_targets = theirs & target;
-        let west = pawn_attacks_west(us, free_pawns) & capture_targets;
-        let east = pawn_attacks_east(us, free_pawns) & capture_targets;
-        n += (single.count() + double.count() + west.count() + east.count()) as usize;
-        if (single | west | east).intersects(last_rank) {
-            n += 3
-                * ((single & last_rank).count()
-                    + (west & last_rank).count()
-                    + (east & last_rank).count()) as usize;
-        }
+        n += count_pawn_moves(us, pawns - pinned, !occ, theirs, target);
 
         if !in_check && pinned.nonempty() {
             // Pinned pieces move along the pin line only (pinned knights never move). In check

@@ -16,14 +16,14 @@
 //! or checks with a knight or pawn), a double push (it may allow en passant), a promotion,
 //! castling and en passant are counted the plain way, on the position after the move.
 
-use super::{pawn_attacks_east, pawn_attacks_west, pawn_push};
+use super::count_pawn_moves;
 use crate::{
     attacks::{
         bishop_attacks, bishop_rays, knight_attacks, line, pawn_attacks, queen_attacks,
         rook_attacks, rook_rays,
     },
     position::{back_rank, checkers_and_pins},
-    Bitboard, Color, Position, Rank, Role, Square,
+    Bitboard, Color, Position, Role, Square,
 };
 
 /// The most sliders a side can have: two bishops, two rooks, a queen and eight promotions.
@@ -180,21 +180,7 @@ impl ReplyCounter {
         }
 
         // Unpinned pawns, set-wise (no check: every target stands).
-        let pawns = self.pawns - to;
-        let empty = !occ;
-        let single = pawn_push(them, pawns) & empty;
-        let double = pawn_push(them, single & Bitboard::rank(Rank::new(2).relative(them))) & empty;
-        let west = pawn_attacks_west(them, pawns) & ours;
-        let east = pawn_attacks_east(them, pawns) & ours;
-        n += (single.count() + double.count() + west.count() + east.count()) as usize;
-        let last_rank = back_rank(us);
-        if (single | west | east).intersects(last_rank) {
-            n += 3
-                * ((single & last_rank).count()
-                    + (west & last_rank).count()
-                    + (east & last_rank).count()) as usize;
-        }
-        n
+        n + count_pawn_moves(them, self.pawns - to, !occ, ours, !Bitboard::EMPTY)
     }
 }
 
