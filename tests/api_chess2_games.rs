@@ -11,7 +11,9 @@ mod common;
 use std::time::Duration;
 
 use actix_web::http::StatusCode;
-use common::{app::TestApp, client, get_json, post_json, ws_connect, ws_json, ws_send, Server};
+use common::{
+    app::TestApp, client, get_json, post_json, ws_connect, ws_json, ws_send, Rng, Server,
+};
 use serde_json::{json, Value};
 
 /// A white pawn on e4 that can take a black pawn on d5.
@@ -586,18 +588,6 @@ async fn the_clock_runs_for_whoever_must_act_and_a_flag_ends_the_game() {
     let v = app.view(&g).await;
     assert_eq!(v["status"]["reason"], "timeout", "{v}");
     assert_eq!(v["status"]["result"], "white_wins", "{v}");
-}
-
-/// A small deterministic generator (xorshift) for the human side's choices.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
 }
 
 /// Sends one frame and reads until its answer (`ack` or `error`), counting the events that

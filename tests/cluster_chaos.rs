@@ -20,7 +20,7 @@ use common::{
     cluster::{replay, settled},
     free_port, get_json,
     postgres::PgServer,
-    Server,
+    Rng, Server,
 };
 use serde_json::{json, Value};
 use shakmaty::{fen::Fen, CastlingMode, EnPassantMode, Position};
@@ -76,18 +76,6 @@ fn start_node(pg: &PgServer, port: u16) -> Server {
     let env = node_env(pg, port);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     Server::start_on(&format!("127.0.0.1:{port}"), &env)
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
 }
 
 /// The stored moves of a game, read through any node that answers.

@@ -16,7 +16,7 @@ use std::{
 };
 
 use chessd_core::{game::Game, Position};
-use common::{client, scratch_store, ws_connect, ws_json, ws_send, GameSecrets, Server};
+use common::{client, scratch_store, ws_connect, ws_json, ws_send, GameSecrets, Rng, Server};
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 
@@ -24,19 +24,6 @@ use serde_json::{json, Value};
 const KILLS: usize = 20;
 /// Games played over REST at once, and over WebSocket.
 const REST_GAMES: usize = 4;
-
-/// A small deterministic generator (xorshift), seeded per run and printed, so that a failing
-/// run can be repeated.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 /// What the clients know of a game: the moves the server acknowledged, and a move sent whose
 /// answer never came (it may or may not have been committed).
@@ -66,7 +53,7 @@ impl Tracked {
         }
         let pos = game.position();
         let moves = pos.legal_moves();
-        let m = moves[rng.below(moves.len() as u64) as usize];
+        let m = moves[rng.below(moves.len())];
         Some(pos.uci(m))
     }
 }
@@ -272,7 +259,7 @@ async fn kill_and_restart(url: &str) {
         }
         let mut players = Vec::new();
         for (i, g) in games.iter().enumerate() {
-            let seed = rng.below(u64::MAX);
+            let seed = rng.next_u64() % u64::MAX;
             if i == 0 {
                 let id = g.borrow().secrets.id.clone();
                 let admin = g.borrow().secrets.admin.clone();
@@ -289,7 +276,7 @@ async fn kill_and_restart(url: &str) {
             }
         }
         let before: usize = games.iter().map(|g| g.borrow().acked.len()).sum();
-        let lifetime = Duration::from_millis(50 + rng.below(400));
+        let lifetime = Duration::from_millis(50 + rng.below(400) as u64);
         let pid = server.pid();
         let killer = async move {
             tokio::time::sleep(lifetime).await;

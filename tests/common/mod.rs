@@ -14,6 +14,25 @@ use std::{
 
 use serde_json::Value;
 
+/// A small deterministic generator (xorshift), for reproducible random choices in tests: a run
+/// seeded the same way makes the same choices.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next number of the sequence.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+}
+
 /// A running server process; killed on drop (and its scratch store deleted).
 pub struct Server {
     child: Child,
