@@ -18,7 +18,8 @@ export const ARMIES = [
   { id: 'a', name: 'Animals' },
 ];
 
-const armyName = (letter) => (ARMIES.find((a) => a.id === letter) || { name: letter }).name;
+/** The name of the army with the letter `letter`. */
+export const armyName = (letter) => (ARMIES.find((a) => a.id === letter) || { name: letter }).name;
 
 /** The page link of a Chess 2 game for a seat secret (or a spectator when none). */
 export function chess2Link(id, secret) {

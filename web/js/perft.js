@@ -3,6 +3,7 @@
 
 import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
+import { armyName } from './chess2.js';
 import { parseFen, START_FEN } from './chess.js';
 import { formatDuration, formatInt, formatRate, h, setChildren, toast } from './dom.js';
 
@@ -15,21 +16,26 @@ const PRESETS = [
   { name: 'Position 6', fen: 'r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10' },
 ];
 
-/** Chess 2 positions: the rows of the Go engine's perft file (tests/data/chess2), as EPDs. */
+/** Chess 2 positions: the rows of the Go engine's perft file (tests/data/chess2), as EPDs, named
+ * by their setup (the start position, or the open one of the file's last six rows) and armies. */
 const CHESS2_PRESETS = [
-  { name: 'Start: Classic vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 cc 33' },
-  { name: 'Start: Nemesis vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 nc 33' },
-  { name: 'Start: Empowered vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ec 33' },
-  { name: 'Start: Reaper vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 rc 33' },
-  { name: 'Start: Two Kings vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w KQkq - 0 1 kc 33' },
-  { name: 'Start: Animals vs Classic', fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ac 33' },
-  { name: 'Open: Classic vs Classic', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 cc 33' },
-  { name: 'Open: Nemesis vs Nemesis', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 nn 33' },
-  { name: 'Open: Empowered vs Empowered', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 ee 33' },
-  { name: 'Open: Reaper vs Reaper', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 rr 33' },
-  { name: 'Open: Two Kings vs Two Kings', fen: 'r3k2r/pnbk1bnp/8/8/8/8/PNBK1BNP/R3K2R w KQkq - 0 1 kk 33' },
-  { name: 'Open: Animals vs Animals', fen: 'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 aa 33' },
-];
+  'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 cc 33',
+  'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 nc 33',
+  'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ec 33',
+  'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 rc 33',
+  'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w KQkq - 0 1 kc 33',
+  'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ac 33',
+  'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 cc 33',
+  'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 nn 33',
+  'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 ee 33',
+  'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 rr 33',
+  'r3k2r/pnbk1bnp/8/8/8/8/PNBK1BNP/R3K2R w KQkq - 0 1 kk 33',
+  'r3k2r/pnbq1bnp/8/8/8/8/PNBQ1BNP/R3K2R w KQkq - 0 1 aa 33',
+].map((fen) => {
+  const armies = fen.split(' ')[6];
+  const setup = fen.startsWith('r3k2r') ? 'Open' : 'Start';
+  return { name: `${setup}: ${armyName(armies[0])} vs ${armyName(armies[1])}`, fen };
+});
 
 /** The presets of a variant. */
 function presetsOf(variant) {
