@@ -3,7 +3,10 @@
 
 use serde_json::json;
 
-use super::{assert_clean_console, click_move, common, open, run, shot, Driver, Server, DESKTOP};
+use super::{
+    assert_clean_console, click_move, common, open, run, shot, Driver, Server, DESKTOP,
+    RECORD_POSTS_JS,
+};
 
 /// The move strings of the Chess 2 page's move list.
 const MOVES_JS: &str =
@@ -119,11 +122,7 @@ fn the_perft_page_counts_a_chess2_position() {
         let s = open(&driver, &format!("{}/#/perft", server.base), DESKTOP).await;
         s.wait_for("document.querySelector('#perft-start')", "the perft page")
             .await;
-        s.exec(
-            "window.sentBodies = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === 'POST') sentBodies.push(JSON.parse(o.body)); return f(u, o); };",
-            json!([]),
-        )
-        .await;
+        s.exec(RECORD_POSTS_JS, json!([])).await;
         s.exec(
             "const v = document.querySelector('#perft-variant'); v.value = 'chess2'; v.dispatchEvent(new Event('change'));",
             json!([]),

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::{assert_clean_console, common, open, run, shot, wait_live, DESKTOP};
+use super::{assert_clean_console, common, open, run, shot, wait_live, DESKTOP, RECORD_POSTS_JS};
 use crate::common::Server;
 use crate::webdriver::{Driver, Session};
 
@@ -368,11 +368,7 @@ fn the_perft_page_lets_the_server_use_all_its_threads_by_default() {
             json!(["", "All threads"])
         );
         // Record what the page sends.
-        s.exec(
-            "window.sentBodies = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === 'POST') sentBodies.push(JSON.parse(o.body)); return f(u, o); };",
-            json!([]),
-        )
-        .await;
+        s.exec(RECORD_POSTS_JS, json!([])).await;
         s.type_into("#perft-depth", "3").await;
         s.click("#perft-start").await;
         s.wait_for(

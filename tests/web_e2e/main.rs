@@ -26,6 +26,8 @@ use webdriver::{Driver, Session};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
 const DESKTOP: (u32, u32) = (1280, 900);
+/// Makes the page keep the JSON body of every POST it sends in `window.sentBodies`.
+const RECORD_POSTS_JS: &str = "window.sentBodies = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === 'POST') sentBodies.push(JSON.parse(o.body)); return f(u, o); };";
 const PHONE: (u32, u32) = (390, 844);
 
 /// Browsers are heavy on 2 cores: one test at a time.
