@@ -13,10 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     api::{
-        bearer,
         chess2::{army, sorted_moves},
         error::ApiError,
-        games::GameView,
+        games::{command, GameView},
     },
     game::{
         board::DuelView,
@@ -172,8 +171,7 @@ pub async fn duel_step(
     body: web::Json<DuelBody>,
 ) -> Result<web::Json<GameView>, ApiError> {
     let step = body.into_inner().step()?;
-    let game = state.games.get(&id).await?;
-    let reply = game.act(bearer(&req), Action::Duel(step)).await?;
+    let reply = command(&state, &req, &id, Action::Duel(step)).await?;
     Ok(web::Json(GameView::from(&reply.snapshot)))
 }
 

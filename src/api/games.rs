@@ -221,7 +221,8 @@ async fn snapshot(state: &AppState, raw: &str) -> Result<GameSnapshot, ApiError>
     Ok(find(state, raw).await?.snapshot().await?)
 }
 
-async fn command(
+/// Carries out `action` on the game `raw` as the holder of the request's bearer secret.
+pub(crate) async fn command(
     state: &AppState,
     req: &HttpRequest,
     raw: &str,
