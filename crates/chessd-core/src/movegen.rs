@@ -328,7 +328,7 @@ impl Position {
     /// The squares a move must land on: anywhere not our own when not in check, the checker
     /// or a blocking square in single check.
     #[inline(always)]
-    fn check_mask(&self, king: Square, ours: Bitboard) -> Bitboard {
+    pub(crate) fn check_mask(&self, king: Square, ours: Bitboard) -> Bitboard {
         match self.checkers.single_square() {
             Some(checker) => between(king, checker) | checker,
             None => !ours,
@@ -399,7 +399,7 @@ impl Position {
     /// The legal king moves of `us` (king on `king`): the safe target squares, and the squares
     /// of the rooks it may castle with.
     #[inline(always)]
-    fn king_moves(
+    pub(crate) fn king_moves(
         &self,
         us: Color,
         king: Square,
@@ -519,7 +519,13 @@ impl Position {
 
     /// Pushes and captures of the pawn of `us` on `from`, before check and pin masks.
     #[inline(always)]
-    fn pawn_targets(&self, us: Color, from: Square, occ: Bitboard, theirs: Bitboard) -> Bitboard {
+    pub(crate) fn pawn_targets(
+        &self,
+        us: Color,
+        from: Square,
+        occ: Bitboard,
+        theirs: Bitboard,
+    ) -> Bitboard {
         let one = pawn_push(us, Bitboard::from_square(from)) - occ;
         let two = pawn_push(us, one & Bitboard::rank(Rank::new(2).relative(us))) - occ;
         one | two | (pawn_attacks(us, from) & theirs)

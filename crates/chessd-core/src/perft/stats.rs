@@ -7,10 +7,11 @@
 //! moved piece is one of them, and a checking move that mates is counted in the matching
 //! `*_mates` class instead.
 //!
-//! The last ply is counted without making most moves: captures, promotions and checks come from
-//! move groups and precomputed check squares, and the pawns that can neither uncover a check
-//! nor promote are counted set-wise (their pushes and captures as whole target sets); only en
-//! passant, castling and checking moves (for the mate test) are made.
+//! The last ply is counted without making most moves: the legal targets of each piece are
+//! walked in straight loops (as [`Position::count_legal`] counts them), captures, promotions
+//! and checks come from those target sets and precomputed check squares, and the pawns that can
+//! neither uncover a check nor promote are counted set-wise (their pushes and captures as whole
+//! target sets); only en passant, castling and checking moves (for the mate test) are made.
 
 use std::{
     iter::Sum,
@@ -20,9 +21,9 @@ use std::{
 use crate::{
     attacks::{
         attacks, between, bishop_attacks, bishop_rays, knight_attacks, line, pawn_attacks,
-        rook_attacks, rook_rays,
+        queen_attacks, rook_attacks, rook_rays,
     },
-    Bitboard, Color, Move, MoveGroupKind, MoveKind, PieceMoves, Position, Role, Square,
+    Bitboard, Color, Move, MoveGroupKind, MoveKind, Position, Rank, Role, Square,
 };
 
 /// Leaf statistics of a perft run (Grand Chess Tree classes, with derived summaries for the
@@ -355,6 +356,17 @@ impl LeafContext<'_> {
         (direct, discovered)
     }
 
+    /// Counts the moves of a normal group: the `role` on `from` to each of `to`.
+    #[inline(always)]
+    fn normal(&self, role: Role, from: Square, to: Bitboard, c: &mut Counted, s: &mut PerftStats) {
+        c.nodes += to.count();
+        c.captures += (to & self.theirs).count();
+        let (direct, discovered) = self.checking(role, from, to);
+        if (direct | discovered).nonempty() {
+            self.normal_checks(from, direct, discovered, s);
+        }
+    }
+
     /// Counts the checking moves of a normal group.
     #[inline(never)]
     fn normal_checks(
@@ -373,11 +385,11 @@ impl LeafContext<'_> {
     /// Counts the moves of `plain` pawns (see [`Position::plain_pawns`]): none uncovers a
     /// check, so a checking one gives a direct check from its target square.
     #[inline(always)]
-    fn plain_pawns(&self, plain: Bitboard, s: &mut PerftStats) {
+    fn plain_pawns(&self, plain: Bitboard, c: &mut Counted, s: &mut PerftStats) {
         let sets = self.pos.pawn_sets(plain);
         let captures = sets.west.count() + sets.east.count();
-        s.nodes += u64::from(sets.single.count() + sets.double.count() + captures);
-        s.captures += u64::from(captures);
+        c.nodes += sets.single.count() + sets.double.count() + captures;
+        c.captures += captures;
         let checks = self.check_squares[Role::Pawn.index()];
         let pushes = (sets.single | sets.double) & checks;
         let takes = (sets.west | sets.east) & checks;
@@ -433,33 +445,21 @@ impl LeafContext<'_> {
         }
     }
 
-    /// Counts a promotion, en-passant or castling group.
+    /// Counts the promotions of the pawn on `from` to each of `to` (four roles each).
     #[inline(never)]
-    fn special(&self, g: PieceMoves, s: &mut PerftStats) {
-        if g.kind == MoveGroupKind::Castle {
-            for rook in g.to {
-                self.castle(Move::castle(g.from, rook), s);
-            }
-            return;
-        }
-        if g.kind != MoveGroupKind::Promotion {
-            for mv in g {
-                classify_by_making(self.pos, mv, s);
-            }
-            return;
-        }
-        let n = u64::from(g.to.count()) * 4;
+    fn promotions(&self, from: Square, to: Bitboard, s: &mut PerftStats) {
+        let n = u64::from(to.count()) * 4;
         s.nodes += n;
         s.promotions += n;
-        s.captures += u64::from((g.to & self.theirs).count()) * 4;
-        let uncovers = self.candidates.contains(g.from);
-        for to in g.to {
-            let discovered = uncovers && !line(self.ksq, g.from).contains(to);
-            let occ_after = (self.occ - g.from) | to;
+        s.captures += u64::from((to & self.theirs).count()) * 4;
+        let uncovers = self.candidates.contains(from);
+        for to in to {
+            let discovered = uncovers && !line(self.ksq, from).contains(to);
+            let occ_after = (self.occ - from) | to;
             for role in Role::PROMOTIONS {
                 let direct = attacks(role, self.us, to, occ_after).contains(self.ksq);
                 if direct || discovered {
-                    let mv = Move::promotion(g.from, to, role);
+                    let mv = Move::promotion(from, to, role);
                     add_known_check(self.pos, mv, direct && discovered, direct, s);
                 }
             }
@@ -478,16 +478,31 @@ pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
 /// Adds the statistics of every legal move of `pos` to `s`.
 #[inline(always)]
 fn add_leaf_stats(pos: &Position, s: &mut PerftStats) {
-    let us = pos.turn();
+    // One copy per side to move, so that colour-dependent shifts and masks are constants.
+    match pos.turn() {
+        Color::White => add_leaf_stats_as(pos, Color::White, s),
+        Color::Black => add_leaf_stats_as(pos, Color::Black, s),
+    }
+}
+
+/// [`add_leaf_stats`] for the side to move `us`.
+///
+/// The legal moves are walked piece by piece in straight loops, the way
+/// [`Position::count_legal`] counts them, rather than through [`Position::generate_moves`]'s
+/// groups: a call per group and the generator's general shape cost more than the counting.
+#[inline(always)]
+fn add_leaf_stats_as(pos: &Position, us: Color, s: &mut PerftStats) {
     let them = !us;
-    let occ = pos.occupied();
+    let ours = pos.by_color(us);
+    let theirs = pos.by_color(them);
+    let occ = ours | theirs;
     let ksq = pos.king(them);
     let diag = bishop_attacks(ksq, occ);
     let orth = rook_attacks(ksq, occ);
     let ctx = LeafContext {
         pos,
         us,
-        theirs: pos.by_color(them),
+        theirs,
         occ,
         ksq,
         check_squares: [
@@ -500,25 +515,121 @@ fn add_leaf_stats(pos: &Position, s: &mut PerftStats) {
         ],
         candidates: discovery_candidates(pos, us, ksq, occ),
     };
+
+    let king = pos.king(us);
+    let in_check = pos.checkers.nonempty();
+    let (king_to, castles) = pos.king_moves(us, king, ours, in_check);
+    // Leaf moves and captures are summed in registers and added to `s` once at the end.
+    let mut c = Counted::default();
+    ctx.normal(Role::King, king, king_to, &mut c, s);
+    if pos.checkers.more_than_one() {
+        c.add_to(s);
+        return;
+    }
+    let target = pos.check_mask(king, ours);
+    let pinned = pos.pinned;
+    // In check a pinned piece can never help: it may neither block nor capture.
+    let movable = if in_check { ours - pinned } else { ours };
+    let free = ours - pinned;
+
+    for from in pos.by_role(Role::Knight) & free {
+        ctx.normal(Role::Knight, from, knight_attacks(from) & target, &mut c, s);
+    }
+    let bishops = pos.by_role(Role::Bishop) & movable;
+    let rooks = pos.by_role(Role::Rook) & movable;
+    let queens = pos.by_role(Role::Queen) & movable;
+    for from in bishops - pinned {
+        ctx.normal(
+            Role::Bishop,
+            from,
+            bishop_attacks(from, occ) & target,
+            &mut c,
+            s,
+        );
+    }
+    for from in rooks - pinned {
+        ctx.normal(
+            Role::Rook,
+            from,
+            rook_attacks(from, occ) & target,
+            &mut c,
+            s,
+        );
+    }
+    for from in queens - pinned {
+        ctx.normal(
+            Role::Queen,
+            from,
+            queen_attacks(from, occ) & target,
+            &mut c,
+            s,
+        );
+    }
+    if (pinned & (bishops | rooks | queens)).nonempty() {
+        // Pinned sliders move along the pin line only (never in check: see `movable`).
+        for from in pinned & (bishops | rooks | queens) {
+            let role = if bishops.contains(from) {
+                Role::Bishop
+            } else if rooks.contains(from) {
+                Role::Rook
+            } else {
+                Role::Queen
+            };
+            let to = attacks(role, us, from, occ) & target & line(king, from);
+            ctx.normal(role, from, to, &mut c, s);
+        }
+    }
+
     // Most pawns cannot uncover a check nor promote: their moves are counted set-wise, and
     // only those that check are made (for the mate test).
+    let pawns = pos.by_role(Role::Pawn) & movable;
     let plain = pos.plain_pawns(ctx.candidates);
     if plain.nonempty() {
-        ctx.plain_pawns(plain, s);
+        ctx.plain_pawns(plain, &mut c, s);
     }
-    pos.generate_moves_except_pawns(plain, |g| {
-        if g.kind == MoveGroupKind::Normal {
-            s.nodes += u64::from(g.to.count());
-            s.captures += u64::from((g.to & ctx.theirs).count());
-            let (direct, discovered) = ctx.checking(g.role, g.from, g.to);
-            if (direct | discovered).nonempty() {
-                ctx.normal_checks(g.from, direct, discovered, s);
-            }
-        } else {
-            ctx.special(g, s);
+    let promotion_from = Bitboard::rank(Rank::new(6).relative(us));
+    for from in pawns - plain {
+        let mut to = pos.pawn_targets(us, from, occ, theirs) & target;
+        if pinned.contains(from) {
+            to &= line(king, from);
         }
-        false
-    });
+        if to.is_empty() {
+            continue;
+        }
+        if promotion_from.contains(from) {
+            ctx.promotions(from, to, s);
+        } else {
+            ctx.normal(Role::Pawn, from, to, &mut c, s);
+        }
+    }
+    if let Some(ep) = pos.ep_square() {
+        for from in pawn_attacks(them, ep) & pos.pieces(us, Role::Pawn) {
+            if pos.en_passant_is_safe(from, ep) {
+                classify_by_making(pos, Move::en_passant(from, ep), s);
+            }
+        }
+    }
+    for rook in castles {
+        ctx.castle(Move::castle(king, rook), s);
+    }
+    c.add_to(s);
+}
+
+/// Leaf moves and captures of one position, counted apart from [`PerftStats`] so that the
+/// counts stay in registers (the statistics are also written by the rarer paths).
+#[derive(Default)]
+struct Counted {
+    nodes: u32,
+    captures: u32,
+}
+
+impl Counted {
+    /// Adds the counts to `s`.
+    #[inline(always)]
+    fn add_to(self, s: &mut PerftStats) {
+        s.nodes += u64::from(self.nodes);
+        s.captures += u64::from(self.captures);
+    }
 }
 
 #[cfg(test)]
