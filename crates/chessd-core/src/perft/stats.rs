@@ -14,14 +14,15 @@
 //! target sets); only en passant, castling and checking moves (for the mate test) are made.
 
 use std::{
+    cell::Cell,
     iter::Sum,
     ops::{Add, AddAssign, Mul, MulAssign},
 };
 
 use crate::{
     attacks::{
-        attacks, between, bishop_attacks, bishop_rays, knight_attacks, line, pawn_attacks,
-        queen_attacks, rook_attacks, rook_rays,
+        attacks, between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line,
+        pawn_attacks, queen_attacks, rook_attacks, rook_rays,
     },
     Bitboard, Color, Move, MoveGroupKind, MoveKind, Position, Rank, Role, Square,
 };
@@ -341,9 +342,81 @@ struct LeafContext<'a> {
     check_squares: [Bitboard; 6],
     /// Our pieces whose leaving a line uncovers a check.
     candidates: Bitboard,
+    /// Squares next to the enemy king whose safety before our move is known (filled on
+    /// demand by [`LeafContext::add_check`]).
+    tested: Cell<Bitboard>,
+    /// Those of `tested` that we do not attack: the king's flights if it were its turn.
+    flights: Cell<Bitboard>,
 }
 
 impl LeafContext<'_> {
+    /// Whether the enemy king could step to `sq` if it were its turn now (`sq` is next to it
+    /// and not its own): whether we do not attack it, looking through the king (which cannot
+    /// hide behind itself). Answers are kept for the next check of the same position.
+    #[inline]
+    fn is_flight(&self, sq: Square) -> bool {
+        let tested = self.tested.get();
+        if tested.contains(sq) {
+            return self.flights.get().contains(sq);
+        }
+        self.tested.set(tested | sq);
+        let safe = !self.pos.attacked_by_them(!self.us, sq, self.occ - self.ksq);
+        if safe {
+            self.flights.set(self.flights.get() | sq);
+        }
+        safe
+    }
+
+    /// Whether one of `squares` (next to the enemy king, neither its own, nor attacked by our
+    /// moved piece, nor its target) stays a flight after we move away from `from`: a square
+    /// that was a flight before stays one unless it lies on a line through `from` on which one
+    /// of our sliders of that line's kind stands.
+    #[inline(always)]
+    fn has_sure_flight(&self, from: Square, squares: Bitboard) -> bool {
+        let (diagonal, orthogonal) = (bishop_rays(from), rook_rays(from));
+        let queens = self.pos.pieces(self.us, Role::Queen);
+        let bishops = self.pos.pieces(self.us, Role::Bishop) | queens;
+        let rooks = self.pos.pieces(self.us, Role::Rook) | queens;
+        squares.into_iter().any(|sq| {
+            let opened = if diagonal.contains(sq) {
+                (line(sq, from) & bishops).nonempty()
+            } else if orthogonal.contains(sq) {
+                (line(sq, from) & rooks).nonempty()
+            } else {
+                false
+            };
+            !opened && self.is_flight(sq)
+        })
+    }
+
+    /// Counts our checking plain move of the `role` on `from` to `to` (`two` checkers,
+    /// `direct` when the moved piece is one).
+    ///
+    /// Most checks are answered by a king step, which is found without making the move: a
+    /// flight of the king before the move (see [`LeafContext::is_flight`]) stays one
+    /// unless the moved piece now attacks it, it is the target square, or it lies on a line
+    /// through the origin (which the move may open). Only when no flight is sure is the move
+    /// made for the full mate test.
+    #[inline]
+    fn add_check(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        two: bool,
+        direct: bool,
+        s: &mut PerftStats,
+    ) {
+        let occ_after = ((self.occ - from) | to) - self.ksq;
+        let attacked = attacks(role, self.us, to, occ_after);
+        let squares = king_attacks(self.ksq) - self.theirs - attacked - to;
+        if self.has_sure_flight(from, squares) {
+            s.add_check(two, direct, false);
+        } else {
+            add_known_check(self.pos, Move::normal(from, to), two, direct, s);
+        }
+    }
+
     /// Targets of a normal move group that give check: (direct, discovered).
     #[inline(always)]
     fn checking(&self, role: Role, from: Square, to: Bitboard) -> (Bitboard, Bitboard) {
@@ -363,7 +436,7 @@ impl LeafContext<'_> {
         c.captures += (to & self.theirs).count();
         let (direct, discovered) = self.checking(role, from, to);
         if (direct | discovered).nonempty() {
-            self.normal_checks(from, direct, discovered, s);
+            self.normal_checks(role, from, direct, discovered, s);
         }
     }
 
@@ -371,6 +444,7 @@ impl LeafContext<'_> {
     #[inline(never)]
     fn normal_checks(
         &self,
+        role: Role,
         from: Square,
         direct: Bitboard,
         discovered: Bitboard,
@@ -378,7 +452,7 @@ impl LeafContext<'_> {
     ) {
         for to in direct | discovered {
             let (d, x) = (direct.contains(to), discovered.contains(to));
-            add_known_check(self.pos, Move::normal(from, to), d && x, d, s);
+            self.add_check(role, from, to, d && x, d, s);
         }
     }
 
@@ -413,11 +487,11 @@ impl LeafContext<'_> {
         for to in pushes {
             let steps = if double.contains(to) { 2 } else { 1 };
             let from = Square::new((to.index() as i32 + back * steps) as u32);
-            add_known_check(self.pos, Move::normal(from, to), false, true, s);
+            self.add_check(Role::Pawn, from, to, false, true, s);
         }
         for to in takes {
             for from in pawn_attacks(!self.us, to) & plain {
-                add_known_check(self.pos, Move::normal(from, to), false, true, s);
+                self.add_check(Role::Pawn, from, to, false, true, s);
             }
         }
     }
@@ -514,6 +588,8 @@ fn add_leaf_stats_as(pos: &Position, us: Color, s: &mut PerftStats) {
             Bitboard::EMPTY,
         ],
         candidates: discovery_candidates(pos, us, ksq, occ),
+        tested: Cell::new(Bitboard::EMPTY),
+        flights: Cell::new(Bitboard::EMPTY),
     };
 
     let king = pos.king(us);
