@@ -835,15 +835,15 @@ impl Position {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::FenMode;
 
     /// A small deterministic generator (xorshift64*).
-    pub(super) struct Rng(pub(super) u64);
+    pub(crate) struct Rng(pub(crate) u64);
 
     impl Rng {
-        pub(super) fn below(&mut self, n: usize) -> usize {
+        pub(crate) fn below(&mut self, n: usize) -> usize {
             self.0 ^= self.0 >> 12;
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
@@ -851,7 +851,7 @@ mod tests {
         }
     }
 
-    pub(super) const FENS: [&str; 8] = [
+    pub(crate) const FENS: [&str; 8] = [
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",

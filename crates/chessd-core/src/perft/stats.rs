@@ -776,6 +776,36 @@ mod tests {
     }
 
     #[test]
+    fn fast_leaf_counts_equal_making_every_move_along_random_games() {
+        // Random games reach far more checks and mates than the trees above: the mate
+        // shortcut (a flight the move cannot reach) is checked against the full mate test.
+        let mut rng = crate::movegen::tests::Rng(0x5EED_5747_0001);
+        let mut total = PerftStats::default();
+        for fen in crate::movegen::tests::FENS {
+            let start = Position::from_fen(fen, FenMode::Lenient).unwrap();
+            for _ in 0..40 {
+                let mut pos = start;
+                for _ in 0..120 {
+                    let fast = leaf_stats(&pos);
+                    assert_eq!(fast, leaf_stats_by_making(&pos), "{}", pos.fen());
+                    total += fast;
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    pos.play_unchecked(moves[rng.below(moves.len())]);
+                }
+            }
+        }
+        assert!(
+            total.checks() > 20_000 && total.total_mates() > 500,
+            "{} checks, {} mates",
+            total.checks(),
+            total.total_mates()
+        );
+    }
+
+    #[test]
     fn start_position_depth_4_matches_published_counts() {
         let s = perft_stats(&Position::startpos(), 4);
         assert_eq!(s.nodes, 197_281);
