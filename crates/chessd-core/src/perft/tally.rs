@@ -8,7 +8,7 @@ use std::{
 
 use super::{
     hash::{HashValue, PerftHash},
-    stats::{classify_by_making, leaf_stats, PerftStats},
+    stats::{classify_by_making, leaf_stats, perft_stats, PerftStats},
 };
 use crate::{Move, MoveGroupKind, Position};
 
@@ -71,6 +71,10 @@ impl Tally for PerftStats {
     #[inline]
     fn leaves(pos: &Position) -> PerftStats {
         leaf_stats(pos)
+    }
+    #[inline]
+    fn two_plies(pos: &Position) -> Option<PerftStats> {
+        Some(perft_stats(pos, 2))
     }
     fn of_move(pos: &Position, mv: Move) -> PerftStats {
         let mut s = PerftStats::default();
