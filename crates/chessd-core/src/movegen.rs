@@ -538,20 +538,10 @@ impl Position {
     /// origin, promotions as their own kind), en passant, castling.
     #[inline]
     pub fn generate_moves(&self, visit: impl FnMut(PieceMoves) -> bool) -> bool {
-        self.generate_moves_except_pawns(Bitboard::EMPTY, visit)
-    }
-
-    /// [`Position::generate_moves`] without the moves of the pawns `skip` (which a caller
-    /// counts set-wise: see [`Position::plain_pawns`] and [`Position::pawn_sets`]).
-    #[inline]
-    pub(crate) fn generate_moves_except_pawns(
-        &self,
-        skip: Bitboard,
-        visit: impl FnMut(PieceMoves) -> bool,
-    ) -> bool {
+        // One copy per side to move, so that colour-dependent shifts and masks are constants.
         match self.turn {
-            Color::White => self.generate_moves_as(Color::White, skip, visit),
-            Color::Black => self.generate_moves_as(Color::Black, skip, visit),
+            Color::White => self.generate_moves_as(Color::White, visit),
+            Color::Black => self.generate_moves_as(Color::Black, visit),
         }
     }
 
@@ -590,12 +580,7 @@ impl Position {
     }
 
     #[inline(always)]
-    fn generate_moves_as(
-        &self,
-        us: Color,
-        skip: Bitboard,
-        mut visit: impl FnMut(PieceMoves) -> bool,
-    ) -> bool {
+    fn generate_moves_as(&self, us: Color, mut visit: impl FnMut(PieceMoves) -> bool) -> bool {
         let ours = self.by_color(us);
         let theirs = self.by_color(!us);
         let occ = ours | theirs;
@@ -654,7 +639,7 @@ impl Position {
         }
 
         let promotion_from = Bitboard::rank(Rank::new(6).relative(us));
-        for from in (self.pieces(us, Role::Pawn) & movable) - skip {
+        for from in self.pieces(us, Role::Pawn) & movable {
             let mut to = self.pawn_targets(us, from, occ, theirs) & target;
             if self.pinned.contains(from) {
                 to &= line(king, from);
