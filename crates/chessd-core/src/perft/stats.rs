@@ -766,6 +766,8 @@ mod tests {
             "1r4k1/8/8/8/8/8/8/3K4 b b - 0 1",
             // ... and along the rank the king just left.
             "8/8/8/8/8/8/8/R3K2k w Q - 0 1",
+            // Rxe4# takes the only piece that could have blocked the file.
+            "3rkr2/3p1p2/8/8/4r3/8/8/4R2K w - - 0 1",
         ];
         let mut total = 0;
         for fen in fens {
