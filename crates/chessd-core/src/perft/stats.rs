@@ -22,7 +22,7 @@ use std::{
 use crate::{
     attacks::{
         attacks, between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line,
-        pawn_attacks, queen_attacks, rook_attacks, rook_rays,
+        pawn_attacks, rook_attacks, rook_rays,
     },
     Bitboard, Color, Move, MoveGroupKind, MoveKind, Position, Rank, Role, Square,
 };
@@ -614,32 +614,14 @@ fn add_leaf_stats_as(pos: &Position, us: Color, s: &mut PerftStats) {
     let bishops = pos.by_role(Role::Bishop) & movable;
     let rooks = pos.by_role(Role::Rook) & movable;
     let queens = pos.by_role(Role::Queen) & movable;
-    for from in bishops - pinned {
-        ctx.normal(
-            Role::Bishop,
-            from,
-            bishop_attacks(from, occ) & target,
-            &mut c,
-            s,
-        );
-    }
-    for from in rooks - pinned {
-        ctx.normal(
-            Role::Rook,
-            from,
-            rook_attacks(from, occ) & target,
-            &mut c,
-            s,
-        );
-    }
-    for from in queens - pinned {
-        ctx.normal(
-            Role::Queen,
-            from,
-            queen_attacks(from, occ) & target,
-            &mut c,
-            s,
-        );
+    for (role, sliders) in [
+        (Role::Bishop, bishops),
+        (Role::Rook, rooks),
+        (Role::Queen, queens),
+    ] {
+        for from in sliders - pinned {
+            ctx.normal(role, from, attacks(role, us, from, occ) & target, &mut c, s);
+        }
     }
     if (pinned & (bishops | rooks | queens)).nonempty() {
         // Pinned sliders move along the pin line only (never in check: see `movable`).
