@@ -6,7 +6,8 @@
 use serde_json::{json, Value};
 
 use super::{
-    assert_clean_console, click_move, common, open, run, screenshot_path, shot, wait_live, DESKTOP,
+    assert_clean_console, click_move, common, open, run, screenshot_path, select_option, shot,
+    wait_live, DESKTOP,
 };
 use crate::common::Server;
 use crate::webdriver::{base64_decode, Driver, Session};
@@ -81,11 +82,7 @@ async fn panel_shot(s: &Session, name: &str) {
 
 /// Chooses `engine` in the panel's chooser, as a user does (a change event).
 async fn choose(s: &Session, engine: &str) {
-    s.exec(
-        "const e = document.querySelector('#analysis-engine'); e.value = arguments[0]; e.dispatchEvent(new Event('change'));",
-        json!([engine]),
-    )
-    .await;
+    select_option(s, "#analysis-engine", engine).await;
 }
 
 #[test]
@@ -292,11 +289,7 @@ fn against_the_computer_analysis_waits_for_the_end_of_the_game() {
         // White against the built-in engine (the lobby's default).
         s.click("label[for='opponent-engine']").await;
         s.click("label[for='color-white']").await;
-        s.exec(
-            "const e = document.querySelector('#engine'); e.value = 'builtin'; e.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+        select_option(&s, "#engine", "builtin").await;
         s.click("#create-game").await;
         wait_live(&s, "the player").await;
         click_move(&s, "e2", "e4").await;

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::{
-    assert_clean_console, click_move, common, open, run, shot, Driver, Server, DESKTOP,
-    RECORD_POSTS_JS,
+    assert_clean_console, click_move, common, input_value, open, run, select_option, shot, Driver,
+    Server, DESKTOP, RECORD_POSTS_JS,
 };
 
 /// The move strings of the Chess 2 page's move list.
@@ -123,11 +123,7 @@ fn the_perft_page_counts_a_chess2_position() {
         s.wait_for("document.querySelector('#perft-start')", "the perft page")
             .await;
         s.exec(RECORD_POSTS_JS, json!([])).await;
-        s.exec(
-            "const v = document.querySelector('#perft-variant'); v.value = 'chess2'; v.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+        select_option(&s, "#perft-variant", "chess2").await;
         // Chess 2 positions are EPDs, and its perft counts nodes only.
         assert_eq!(
             s.exec(
@@ -142,14 +138,7 @@ fn the_perft_page_counts_a_chess2_position() {
             json!([]),
         )
         .await;
-        assert_eq!(
-            s.exec(
-                "return document.querySelector('#perft-fen').value;",
-                json!([])
-            )
-            .await,
-            json!(epd)
-        );
+        assert_eq!(input_value(&s, "#perft-fen").await, epd);
         s.type_into("#perft-depth", "3").await;
         s.click("#perft-start").await;
         s.wait_for(
@@ -174,11 +163,7 @@ fn the_perft_page_counts_a_chess2_position() {
             json!([{"variant": "chess2", "depth": 3, "fen": epd}])
         );
         // Back to standard chess: the statistics choice comes back.
-        s.exec(
-            "const v = document.querySelector('#perft-variant'); v.value = 'standard'; v.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+        select_option(&s, "#perft-variant", "standard").await;
         assert_eq!(
             s.exec(
                 "const st = document.querySelector('#perft-stats'); return [st.disabled, st.checked, document.querySelector('#perft-fen').value];",

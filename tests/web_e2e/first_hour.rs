@@ -5,7 +5,10 @@
 
 use serde_json::{json, Value};
 
-use super::{assert_clean_console, common, open, run, shot, wait_live, DESKTOP, RECORD_POSTS_JS};
+use super::{
+    assert_clean_console, common, open, run, select_option, shot, wait_live, DESKTOP,
+    RECORD_POSTS_JS,
+};
 use crate::common::Server;
 use crate::webdriver::{Driver, Session};
 
@@ -388,11 +391,8 @@ fn the_perft_page_lets_the_server_use_all_its_threads_by_default() {
             "the job ran on the whole pool"
         );
         // Choosing a number still sends it.
-        s.exec(
-            "const t = document.querySelector('#perft-threads'); t.value = '2'; t.dispatchEvent(new Event('change')); window.sentBodies = [];",
-            json!([]),
-        )
-        .await;
+        select_option(&s, "#perft-threads", "2").await;
+        s.exec("window.sentBodies = [];", json!([])).await;
         s.click("#perft-start").await;
         s.wait_for(
             "document.querySelector('#perft-state').textContent === 'done' && document.querySelector(\"#perft-table tr[data-field='threads'] td\").textContent === '2'",

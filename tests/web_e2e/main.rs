@@ -115,6 +115,15 @@ async fn wait_live(s: &Session, who: &str) {
     .await;
 }
 
+/// Chooses `value` in the `<select>` matched by `css`, as a user does (a change event).
+async fn select_option(s: &Session, css: &str, value: &str) {
+    s.exec(
+        "const e = document.querySelector(arguments[0]); e.value = arguments[1]; e.dispatchEvent(new Event('change'));",
+        json!([css, value]),
+    )
+    .await;
+}
+
 async fn input_value(s: &Session, css: &str) -> String {
     s.exec(
         "return document.querySelector(arguments[0]).value;",
@@ -144,12 +153,7 @@ fn friends_play_scholars_mate_a_spectator_watches_and_a_reload_restores_the_game
 
         // Create a game against a friend, playing White, with a 5+0 clock.
         white.click("label[for='color-white']").await;
-        white
-            .exec(
-                "const s = document.querySelector('#tc'); s.value = '5+0'; s.dispatchEvent(new Event('change'));",
-                json!([]),
-            )
-            .await;
+        select_option(&white, "#tc", "5+0").await;
         white.click("#create-game").await;
         white
             .wait_for(
@@ -573,11 +577,7 @@ fn a_shared_puzzle_is_solved_and_stepped_through_to_mate() {
             .await;
         shot(&s, "puzzles").await;
         s.type_into("#puzzle-fen", fen).await;
-        s.exec(
-            "const m = document.querySelector('#puzzle-mate'); m.value = arguments[0]; m.dispatchEvent(new Event('change'));",
-            json!([mate.to_string()]),
-        )
-        .await;
+        select_option(&s, "#puzzle-mate", &mate.to_string()).await;
         s.click("#solve").await;
         let keys = s
             .wait_for(
@@ -716,11 +716,7 @@ fn a_perft_job_fills_the_grand_chess_tree_table() {
         );
         shot(&s, "perft-done").await;
         // A long job (depth 8 from Kiwipete: billions of nodes) shows progress and is cancelled.
-        s.exec(
-            "const p = document.querySelector('#perft-preset'); p.value = '1'; p.dispatchEvent(new Event('change'));",
-            json!([]),
-        )
-        .await;
+        select_option(&s, "#perft-preset", "1").await;
         s.type_into("#perft-depth", "8").await;
         s.click("#perft-start").await;
         s.wait_for(
