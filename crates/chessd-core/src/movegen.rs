@@ -14,7 +14,7 @@ use crate::{
 
 mod replies;
 
-pub(crate) use replies::ReplyCounter;
+pub(crate) use replies::{PinLines, ReplyCounter};
 
 /// How the moves of a [`PieceMoves`] group are to be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -186,7 +186,7 @@ impl ReplyCounter {
 
 /// Which of our plain moves leave the opponent's checks, pins and en passant as they were.
 #[derive(Clone, Copy, Debug)]
-struct PinLines {
+pub(crate) struct PinLines {
     /// The opponent's king.
     king: Square,
     /// The lines from the opponent's king through one of our sliders of the matching kind:
@@ -197,7 +197,7 @@ struct PinLines {
 impl PinLines {
     /// The lines of the opponent of `us` in `pos`.
     #[inline(always)]
-    fn new(pos: &Position, us: Color) -> PinLines {
+    pub(crate) fn new(pos: &Position, us: Color) -> PinLines {
         let king = pos.king(!us);
         let queens = pos.pieces(us, Role::Queen);
         let snipers = (rook_rays(king) & (pos.pieces(us, Role::Rook) | queens))
@@ -214,7 +214,7 @@ impl PinLines {
     /// line, lands no slider on the king's lines, gives no knight or pawn check and is no
     /// double push.
     #[inline(always)]
-    fn kept_by(&self, us: Color, role: Role, from: Square, to: Square) -> bool {
+    pub(crate) fn kept_by(&self, us: Color, role: Role, from: Square, to: Square) -> bool {
         if self.lines.contains(from) || self.lines.contains(to) {
             return false;
         }

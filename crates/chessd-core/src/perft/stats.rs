@@ -24,6 +24,7 @@ use crate::{
         attacks, between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line,
         pawn_attacks, rook_attacks, rook_rays,
     },
+    movegen::PinLines,
     Bitboard, Color, Move, MoveGroupKind, MoveKind, Position, Rank, Role, Square,
 };
 
@@ -242,11 +243,11 @@ pub fn perft_stats(pos: &Position, depth: u32) -> PerftStats {
         2 => {
             // The last two plies inline: each child's leaf moves are added in place.
             let mut total = PerftStats::default();
+            let siblings = Siblings::new(pos);
             pos.generate_moves(|group| {
                 if group.kind == MoveGroupKind::Normal {
                     for to in group.to {
-                        let child = pos.after_plain_unhashed(group.role, group.from, to);
-                        add_leaf_stats(&child, &mut total);
+                        siblings.add_after_plain(pos, group.role, group.from, to, &mut total);
                     }
                 } else {
                     for mv in group {
@@ -329,6 +330,100 @@ fn discovery_candidates(pos: &Position, us: Color, ksq: Square, occ: Bitboard) -
         }
     }
     out
+}
+
+/// The enemy king's lines as the last ply sees them: the squares from which our sliders
+/// would check it, and our pieces whose leaving a line uncovers a check.
+#[derive(Clone, Copy)]
+struct KingView {
+    ksq: Square,
+    diag: Bitboard,
+    orth: Bitboard,
+    candidates: Bitboard,
+}
+
+impl KingView {
+    /// The view of the king of `!us` in `pos`, for the moves of `us`.
+    #[inline(always)]
+    fn new(pos: &Position, us: Color) -> KingView {
+        let occ = pos.occupied();
+        let ksq = pos.king(!us);
+        KingView {
+            ksq,
+            diag: bishop_attacks(ksq, occ),
+            orth: rook_attacks(ksq, occ),
+            candidates: discovery_candidates(pos, us, ksq, occ),
+        }
+    }
+}
+
+/// What the children of one position share for their leaf statistics: the opponent's pins
+/// (unchanged by most of our moves) and the view of our king (unchanged by moves away from
+/// its lines).
+pub(crate) struct Siblings {
+    /// Which of our moves leave the opponent's checks and pins as they were.
+    lines: PinLines,
+    /// The opponent's pinned pieces (in every child whose pins are kept).
+    pinned: Bitboard,
+    /// Our king seen from the opponent's side.
+    view: KingView,
+    /// Squares whose occupancy changes the view.
+    watched: Bitboard,
+}
+
+impl Siblings {
+    /// The shared part of the children of `pos`.
+    #[inline(always)]
+    pub(crate) fn new(pos: &Position) -> Siblings {
+        let us = pos.turn();
+        let them = !us;
+        let (_, pinned) = crate::position::checkers_and_pins(&pos.by_role, &pos.by_color, them);
+        let view = KingView::new(pos, them);
+        let queens = pos.pieces(them, Role::Queen);
+        let ksq = view.ksq;
+        let snipers = (rook_rays(ksq) & (pos.pieces(them, Role::Rook) | queens))
+            | (bishop_rays(ksq) & (pos.pieces(them, Role::Bishop) | queens));
+        let mut watched = view.diag | view.orth | snipers;
+        for s in snipers {
+            watched |= between(ksq, s);
+        }
+        Siblings {
+            lines: PinLines::new(pos, us),
+            pinned,
+            view,
+            watched,
+        }
+    }
+
+    /// Adds the leaf statistics of the child after our plain move.
+    #[inline(always)]
+    pub(crate) fn add_after_plain(
+        &self,
+        pos: &Position,
+        role: Role,
+        from: Square,
+        to: Square,
+        s: &mut PerftStats,
+    ) {
+        let us = pos.turn();
+        if !self.lines.kept_by(us, role, from, to) {
+            let child = pos.after_plain_unhashed(role, from, to);
+            add_leaf_stats(&child, s);
+            return;
+        }
+        let mut child = pos.board_after_plain(role, from, to);
+        child.pinned = self.pinned;
+        let view = if role == Role::King || self.watched.contains(from) || self.watched.contains(to)
+        {
+            KingView::new(&child, !us)
+        } else {
+            self.view
+        };
+        match us {
+            Color::White => add_leaf_stats_as(&child, Color::Black, view, s),
+            Color::Black => add_leaf_stats_as(&child, Color::White, view, s),
+        }
+    }
 }
 
 /// What the last ply needs to know about the enemy king.
@@ -554,8 +649,8 @@ pub(crate) fn leaf_stats(pos: &Position) -> PerftStats {
 fn add_leaf_stats(pos: &Position, s: &mut PerftStats) {
     // One copy per side to move, so that colour-dependent shifts and masks are constants.
     match pos.turn() {
-        Color::White => add_leaf_stats_as(pos, Color::White, s),
-        Color::Black => add_leaf_stats_as(pos, Color::Black, s),
+        Color::White => add_leaf_stats_as(pos, Color::White, KingView::new(pos, Color::White), s),
+        Color::Black => add_leaf_stats_as(pos, Color::Black, KingView::new(pos, Color::Black), s),
     }
 }
 
@@ -565,14 +660,17 @@ fn add_leaf_stats(pos: &Position, s: &mut PerftStats) {
 /// [`Position::count_legal`] counts them, rather than through [`Position::generate_moves`]'s
 /// groups: a call per group and the generator's general shape cost more than the counting.
 #[inline(always)]
-fn add_leaf_stats_as(pos: &Position, us: Color, s: &mut PerftStats) {
+fn add_leaf_stats_as(pos: &Position, us: Color, view: KingView, s: &mut PerftStats) {
     let them = !us;
     let ours = pos.by_color(us);
     let theirs = pos.by_color(them);
     let occ = ours | theirs;
-    let ksq = pos.king(them);
-    let diag = bishop_attacks(ksq, occ);
-    let orth = rook_attacks(ksq, occ);
+    let KingView {
+        ksq,
+        diag,
+        orth,
+        candidates,
+    } = view;
     let ctx = LeafContext {
         pos,
         us,
@@ -587,7 +685,7 @@ fn add_leaf_stats_as(pos: &Position, us: Color, s: &mut PerftStats) {
             diag | orth,
             Bitboard::EMPTY,
         ],
-        candidates: discovery_candidates(pos, us, ksq, occ),
+        candidates,
         tested: Cell::new(Bitboard::EMPTY),
         flights: Cell::new(Bitboard::EMPTY),
     };
