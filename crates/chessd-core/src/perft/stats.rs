@@ -455,6 +455,18 @@ struct LeafContext<'a> {
     tested: Cell<Bitboard>,
     /// Those of `tested` that we do not attack: the king's flights if it were its turn.
     flights: Cell<Bitboard>,
+    /// Those of `tested` that exactly one of our pieces attacks.
+    sole: Cell<Bitboard>,
+    /// For each square of `sole`, its attacker's square (six bits per direction from the
+    /// king, see [`direction_index`]).
+    sole_from: Cell<u64>,
+}
+
+/// The index (0 to 7) of the direction from `ksq` to the neighbouring square `sq`.
+#[inline(always)]
+fn direction_index(ksq: Square, sq: Square) -> u32 {
+    const INDEX: [u8; 19] = [0, 1, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0, 5, 6, 7];
+    INDEX[(sq.index() as i32 - ksq.index() as i32 + 9) as usize] as u32
 }
 
 impl LeafContext<'_> {
@@ -462,17 +474,25 @@ impl LeafContext<'_> {
     /// and not its own): whether we do not attack it, looking through the king (which cannot
     /// hide behind itself). Answers are kept for the next check of the same position.
     #[inline]
-    fn is_flight(&self, sq: Square) -> bool {
+    fn is_flight(&self, sq: Square, from: Square) -> bool {
         let tested = self.tested.get();
-        if tested.contains(sq) {
-            return self.flights.get().contains(sq);
+        if !tested.contains(sq) {
+            self.tested.set(tested | sq);
+            let attackers = self.pos.attackers_to(sq, self.us, self.occ - self.ksq);
+            if attackers.is_empty() {
+                self.flights.set(self.flights.get() | sq);
+            } else if !attackers.more_than_one() {
+                self.sole.set(self.sole.get() | sq);
+                let shift = 6 * direction_index(self.ksq, sq);
+                let packed = self.sole_from.get() & !(63 << shift);
+                self.sole_from
+                    .set(packed | (attackers.0.trailing_zeros() as u64) << shift);
+            }
         }
-        self.tested.set(tested | sq);
-        let safe = !self.pos.attacked_by_them(!self.us, sq, self.occ - self.ksq);
-        if safe {
-            self.flights.set(self.flights.get() | sq);
-        }
-        safe
+        self.flights.get().contains(sq)
+            || (self.sole.get().contains(sq)
+                && (self.sole_from.get() >> (6 * direction_index(self.ksq, sq))) & 63
+                    == from.index() as u64)
     }
 
     /// Whether one of `squares` (next to the enemy king, neither its own, nor attacked by our
@@ -493,7 +513,7 @@ impl LeafContext<'_> {
             } else {
                 false
             };
-            !opened && self.is_flight(sq)
+            !opened && self.is_flight(sq, from)
         })
     }
 
@@ -701,6 +721,8 @@ fn add_leaf_stats_as(pos: &Position, us: Color, view: KingView, s: &mut PerftSta
         candidates,
         tested: Cell::new(Bitboard::EMPTY),
         flights: Cell::new(Bitboard::EMPTY),
+        sole: Cell::new(Bitboard::EMPTY),
+        sole_from: Cell::new(0),
     };
 
     let king = pos.king(us);
