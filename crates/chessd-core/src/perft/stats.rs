@@ -367,9 +367,8 @@ pub(crate) struct Siblings {
     pinned: Bitboard,
     /// Our king seen from the opponent's side.
     view: KingView,
-    /// Squares whose occupancy changes the discovery candidates: our king's lines to the
-    /// opponent's sliders on them (and those sliders).
-    sniper_lines: Bitboard,
+    /// Squares whose occupancy changes the view.
+    watched: Bitboard,
 }
 
 impl Siblings {
@@ -384,15 +383,15 @@ impl Siblings {
         let ksq = view.ksq;
         let snipers = (rook_rays(ksq) & (pos.pieces(them, Role::Rook) | queens))
             | (bishop_rays(ksq) & (pos.pieces(them, Role::Bishop) | queens));
-        let mut sniper_lines = snipers;
+        let mut watched = view.diag | view.orth | snipers;
         for s in snipers {
-            sniper_lines |= between(ksq, s);
+            watched |= between(ksq, s);
         }
         Siblings {
             lines: PinLines::new(pos, us),
             pinned,
             view,
-            sniper_lines,
+            watched,
         }
     }
 
@@ -414,23 +413,11 @@ impl Siblings {
         }
         let mut child = pos.board_after_plain(role, from, to);
         child.pinned = self.pinned;
-        let view = if role == Role::King
-            || self.sniper_lines.contains(from)
-            || self.sniper_lines.contains(to)
+        let view = if role == Role::King || self.watched.contains(from) || self.watched.contains(to)
         {
             KingView::new(&child, !us)
         } else {
-            let lines = self.view.diag | self.view.orth;
-            if lines.contains(from) || lines.contains(to) {
-                let occ = child.occupied();
-                KingView {
-                    diag: bishop_attacks(self.view.ksq, occ),
-                    orth: rook_attacks(self.view.ksq, occ),
-                    ..self.view
-                }
-            } else {
-                self.view
-            }
+            self.view
         };
         match us {
             Color::White => add_leaf_stats_as(&child, Color::Black, view, s),
