@@ -910,6 +910,48 @@ mod tests {
     }
 
     #[test]
+    fn two_ply_counts_equal_making_every_child_along_random_games() {
+        // The last two plies share the opponent's pins and the view of our king between
+        // siblings (`Siblings`): every child, kept or made the plain way, is checked against
+        // making and classifying each of its moves.
+        let mut rng = crate::movegen::tests::Rng(0x5EED_5747_0002);
+        let (mut kept, mut plain, mut checks) = (0, 0, 0);
+        for fen in crate::movegen::tests::FENS {
+            let start = Position::from_fen(fen, FenMode::Lenient).unwrap();
+            for _ in 0..12 {
+                let mut pos = start;
+                for _ in 0..100 {
+                    let moves = pos.legal_moves();
+                    let mut expected = PerftStats::default();
+                    for mv in moves.iter() {
+                        expected += leaf_stats_by_making(&pos.after(*mv));
+                        if !mv.is_castle() && !mv.is_en_passant() && mv.promotion_role().is_none() {
+                            let role = pos.role_on(mv.from()).unwrap();
+                            let siblings = Siblings::new(&pos);
+                            if siblings.lines.kept_by(pos.turn(), role, mv.from(), mv.to()) {
+                                kept += 1;
+                            } else {
+                                plain += 1;
+                            }
+                        }
+                    }
+                    assert_eq!(perft_stats(&pos, 2), expected, "{}", pos.fen());
+                    checks += expected.checks();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    pos.play_unchecked(moves[rng.below(moves.len())]);
+                }
+            }
+        }
+        // Both ways are taken often, and many leaves check, so all of it is compared.
+        assert!(
+            kept > 100_000 && plain > 20_000 && checks > 50_000,
+            "{kept} kept, {plain} plain, {checks} checks"
+        );
+    }
+
+    #[test]
     fn start_position_depth_4_matches_published_counts() {
         let s = perft_stats(&Position::startpos(), 4);
         assert_eq!(s.nodes, 197_281);
