@@ -12,6 +12,9 @@
 //! and checks come from those target sets and precomputed check squares, and the pawns that can
 //! neither uncover a check nor promote are counted set-wise (their pushes and captures as whole
 //! target sets); only en passant, castling and checking moves (for the mate test) are made.
+//!
+//! The children of one position (the last two plies) share what our move seldom changes:
+//! the opponent's pins and the view of our king (see `Siblings`).
 
 use std::{
     cell::Cell,
@@ -336,9 +339,13 @@ fn discovery_candidates(pos: &Position, us: Color, ksq: Square, occ: Bitboard) -
 /// would check it, and our pieces whose leaving a line uncovers a check.
 #[derive(Clone, Copy)]
 struct KingView {
+    /// The enemy king's square.
     ksq: Square,
+    /// The squares a bishop on the king's square would attack.
     diag: Bitboard,
+    /// The squares a rook on the king's square would attack.
     orth: Bitboard,
+    /// Our pieces standing alone between the king and one of our sliders.
     candidates: Bitboard,
 }
 
@@ -357,24 +364,28 @@ impl KingView {
     }
 }
 
-/// What the children of one position share for their leaf statistics: the opponent's pins
-/// (unchanged by most of our moves) and the view of our king (unchanged by moves away from
-/// its lines).
-pub(crate) struct Siblings {
+/// What the children of one position share for their leaf statistics (the last two plies):
+/// - the opponent's pins, which most of our moves leave alone (the reply counter's
+///   [`PinLines`] says which), so that those children are made without the pin scan;
+/// - the view of our king from the opponent's side (its check squares and discovery
+///   candidates), which a move off the king's lines and off the lines to the opponent's
+///   sliders leaves alone.
+struct Siblings {
     /// Which of our moves leave the opponent's checks and pins as they were.
     lines: PinLines,
-    /// The opponent's pinned pieces (in every child whose pins are kept).
+    /// The opponent's pinned pieces, as if it were its turn (its pins in every kept child).
     pinned: Bitboard,
     /// Our king seen from the opponent's side.
     view: KingView,
-    /// Squares whose occupancy changes the view.
+    /// Squares whose occupancy changes the view: our king's lines as far as they reach, and
+    /// the lines from it to the opponent's sliders on its rays (with those sliders).
     watched: Bitboard,
 }
 
 impl Siblings {
     /// The shared part of the children of `pos`.
     #[inline(always)]
-    pub(crate) fn new(pos: &Position) -> Siblings {
+    fn new(pos: &Position) -> Siblings {
         let us = pos.turn();
         let them = !us;
         let (_, pinned) = crate::position::checkers_and_pins(&pos.by_role, &pos.by_color, them);
@@ -395,9 +406,10 @@ impl Siblings {
         }
     }
 
-    /// Adds the leaf statistics of the child after our plain move.
+    /// Adds the leaf statistics of the child after our plain move of the `role` on `from`
+    /// to `to` (legal in `pos`, the position these siblings were made from).
     #[inline(always)]
-    pub(crate) fn add_after_plain(
+    fn add_after_plain(
         &self,
         pos: &Position,
         role: Role,
@@ -411,6 +423,8 @@ impl Siblings {
             add_leaf_stats(&child, s);
             return;
         }
+        // A kept move gives no check and allows no en passant: the board alone, with the
+        // pins of the parent, is the whole child.
         let mut child = pos.board_after_plain(role, from, to);
         child.pinned = self.pinned;
         let view = if role == Role::King || self.watched.contains(from) || self.watched.contains(to)
@@ -457,9 +471,11 @@ fn direction_index(ksq: Square, sq: Square) -> u32 {
 }
 
 impl LeafContext<'_> {
-    /// Whether the enemy king could step to `sq` if it were its turn now (`sq` is next to it
-    /// and not its own): whether we do not attack it, looking through the king (which cannot
-    /// hide behind itself). Answers are kept for the next check of the same position.
+    /// Whether the enemy king could step to `sq` (next to it, not its own) once our piece has
+    /// left `from`, as far as the pieces standing still go: whether no piece of ours but the
+    /// one on `from` attacks it now, looking through the king (which cannot hide behind
+    /// itself). The attackers of each square are looked up once per position and kept for
+    /// its other checks.
     #[inline]
     fn is_flight(&self, sq: Square, from: Square) -> bool {
         let tested = self.tested.get();
@@ -484,8 +500,9 @@ impl LeafContext<'_> {
 
     /// Whether one of `squares` (next to the enemy king, neither its own, nor attacked by our
     /// moved piece, nor its target) stays a flight after we move away from `from`: a square
-    /// that was a flight before stays one unless it lies on a line through `from` on which one
-    /// of our sliders of that line's kind stands.
+    /// that no piece of ours but the moved one attacked before (see
+    /// [`LeafContext::is_flight`]) stays one unless it lies on a line through `from` on which
+    /// one of our sliders of that line's kind stands.
     #[inline(always)]
     fn has_sure_flight(&self, from: Square, squares: Bitboard) -> bool {
         let (diagonal, orthogonal) = (bishop_rays(from), rook_rays(from));
@@ -508,10 +525,11 @@ impl LeafContext<'_> {
     /// `direct` when the moved piece is one).
     ///
     /// Most checks are answered by a king step, which is found without making the move: a
-    /// flight of the king before the move (see [`LeafContext::is_flight`]) stays one
-    /// unless the moved piece now attacks it, it is the target square, or it lies on a line
-    /// through the origin (which the move may open). Only when no flight is sure is the move
-    /// made for the full mate test.
+    /// square next to the king that only the moved piece attacked before (or nothing did, see
+    /// [`LeafContext::is_flight`]) is a flight after the move unless the moved piece now
+    /// attacks it, it is the target square, or it lies on a line through the origin (which
+    /// the move may open). Only when no flight is sure is the move made for the full mate
+    /// test.
     #[inline]
     fn add_check(
         &self,
