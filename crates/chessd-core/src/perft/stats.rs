@@ -504,16 +504,18 @@ impl LeafContext<'_> {
     /// [`LeafContext::is_flight`]) stays one unless it lies on a line through `from` on which
     /// one of our sliders of that line's kind stands.
     #[inline(always)]
-    fn has_sure_flight(&self, from: Square, squares: Bitboard) -> bool {
+    fn has_sure_flight(&self, from: Square, squares: Bitboard, occ_after: Bitboard) -> bool {
         let (diagonal, orthogonal) = (bishop_rays(from), rook_rays(from));
         let queens = self.pos.pieces(self.us, Role::Queen);
-        let bishops = self.pos.pieces(self.us, Role::Bishop) | queens;
-        let rooks = self.pos.pieces(self.us, Role::Rook) | queens;
+        let bishops = (self.pos.pieces(self.us, Role::Bishop) | queens) - from;
+        let rooks = (self.pos.pieces(self.us, Role::Rook) | queens) - from;
         squares.into_iter().any(|sq| {
             let opened = if diagonal.contains(sq) {
-                (line(sq, from) & bishops).nonempty()
+                let on_line = line(sq, from) & bishops;
+                on_line.nonempty() && bishop_attacks(sq, occ_after).intersects(on_line)
             } else if orthogonal.contains(sq) {
-                (line(sq, from) & rooks).nonempty()
+                let on_line = line(sq, from) & rooks;
+                on_line.nonempty() && rook_attacks(sq, occ_after).intersects(on_line)
             } else {
                 false
             };
@@ -543,11 +545,20 @@ impl LeafContext<'_> {
         let occ_after = ((self.occ - from) | to) - self.ksq;
         let attacked = attacks(role, self.us, to, occ_after);
         let squares = king_attacks(self.ksq) - self.theirs - attacked - to;
-        if self.has_sure_flight(from, squares) {
+        if self.has_sure_flight(from, squares, occ_after) || self.king_takes(from, to, occ_after) {
             s.add_check(two, direct, false);
         } else {
             add_known_check(self.pos, Move::normal(from, to), two, direct, s);
         }
+    }
+
+    /// Whether the enemy king can take our piece that moved from `from` to `to` next to it
+    /// (`occ_after` is the board after the move, without the king): none of our other
+    /// pieces defends the square then.
+    #[inline(always)]
+    fn king_takes(&self, from: Square, to: Square, occ_after: Bitboard) -> bool {
+        king_attacks(self.ksq).contains(to)
+            && (self.pos.attackers_to(to, self.us, occ_after) - from).is_empty()
     }
 
     /// Targets of a normal move group that give check: (direct, discovered).
