@@ -501,8 +501,9 @@ impl LeafContext<'_> {
     /// Whether one of `squares` (next to the enemy king, neither its own, nor attacked by our
     /// moved piece, nor its target) stays a flight after we move away from `from`: a square
     /// that no piece of ours but the moved one attacked before (see
-    /// [`LeafContext::is_flight`]) stays one unless it lies on a line through `from` on which
-    /// one of our sliders of that line's kind stands.
+    /// [`LeafContext::is_flight`]) stays one unless the move opened a line onto it: it lies on
+    /// a line through `from` on which one of our sliders of that line's kind reaches it on the
+    /// board after the move (`occ_after`, without the king).
     #[inline(always)]
     fn has_sure_flight(&self, from: Square, squares: Bitboard, occ_after: Bitboard) -> bool {
         let (diagonal, orthogonal) = (bishop_rays(from), rook_rays(from));
@@ -529,9 +530,9 @@ impl LeafContext<'_> {
     /// Most checks are answered by a king step, which is found without making the move: a
     /// square next to the king that only the moved piece attacked before (or nothing did, see
     /// [`LeafContext::is_flight`]) is a flight after the move unless the moved piece now
-    /// attacks it, it is the target square, or it lies on a line through the origin (which
-    /// the move may open). Only when no flight is sure is the move made for the full mate
-    /// test.
+    /// attacks it, it is the target square, or the move opened a line onto it through the
+    /// origin. The king may also take the checking piece when nothing defends it. Only when
+    /// neither is sure is the move made for the full mate test.
     #[inline]
     fn add_check(
         &self,
