@@ -295,7 +295,7 @@ fn count_pawn_moves(
 impl Position {
     /// Whether the opponent of `us` attacks `sq` with `occupied` as blockers (branch-free).
     #[inline(always)]
-    pub(crate) fn attacked_by_them(&self, us: Color, sq: Square, occupied: Bitboard) -> bool {
+    fn attacked_by_them(&self, us: Color, sq: Square, occupied: Bitboard) -> bool {
         let queens = self.by_role(Role::Queen);
         let attackers = (knight_attacks(sq) & self.by_role(Role::Knight))
             | (pawn_attacks(us, sq) & self.by_role(Role::Pawn))

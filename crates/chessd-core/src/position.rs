@@ -301,7 +301,7 @@ impl Position {
 
     /// Enemy sliders that see `king` on an empty board (potential checkers and pinners).
     #[inline]
-    fn snipers(&self, king: Square, them: Color) -> Bitboard {
+    pub(crate) fn snipers(&self, king: Square, them: Color) -> Bitboard {
         let queens = self.by_role(Role::Queen);
         ((rook_rays(king) & (self.by_role(Role::Rook) | queens))
             | (bishop_rays(king) & (self.by_role(Role::Bishop) | queens)))

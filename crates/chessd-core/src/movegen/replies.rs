@@ -199,11 +199,8 @@ impl PinLines {
     #[inline(always)]
     pub(crate) fn new(pos: &Position, us: Color) -> PinLines {
         let king = pos.king(!us);
-        let queens = pos.pieces(us, Role::Queen);
-        let snipers = (rook_rays(king) & (pos.pieces(us, Role::Rook) | queens))
-            | (bishop_rays(king) & (pos.pieces(us, Role::Bishop) | queens));
         let mut lines = Bitboard::EMPTY;
-        for s in snipers {
+        for s in pos.snipers(king, us) {
             lines |= line(king, s);
         }
         PinLines { king, lines }

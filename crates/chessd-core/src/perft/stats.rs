@@ -317,24 +317,6 @@ fn add_known_check(pos: &Position, mv: Move, two: bool, direct: bool, stats: &mu
     stats.add_check(two, direct, mate);
 }
 
-/// Our pieces standing alone between the enemy king and one of our sliders: moving one of
-/// them off that line uncovers a check.
-#[inline]
-fn discovery_candidates(pos: &Position, us: Color, ksq: Square, occ: Bitboard) -> Bitboard {
-    let queens = pos.pieces(us, Role::Queen);
-    let snipers = (rook_rays(ksq) & (pos.pieces(us, Role::Rook) | queens))
-        | (bishop_rays(ksq) & (pos.pieces(us, Role::Bishop) | queens));
-    let ours = pos.by_color(us);
-    let mut out = Bitboard::EMPTY;
-    for s in snipers {
-        let b = between(ksq, s) & occ;
-        if b.nonempty() && !b.more_than_one() {
-            out |= b & ours;
-        }
-    }
-    out
-}
-
 /// The enemy king's lines as the last ply sees them: the squares from which our sliders
 /// would check it, and our pieces whose leaving a line uncovers a check.
 #[derive(Clone, Copy)]
@@ -359,7 +341,7 @@ impl KingView {
             ksq,
             diag: bishop_attacks(ksq, occ),
             orth: rook_attacks(ksq, occ),
-            candidates: discovery_candidates(pos, us, ksq, occ),
+            candidates: pos.blockers(!us) & pos.by_color(us),
         }
     }
 }
@@ -390,10 +372,8 @@ impl Siblings {
         let them = !us;
         let (_, pinned) = crate::position::checkers_and_pins(&pos.by_role, &pos.by_color, them);
         let view = KingView::new(pos, them);
-        let queens = pos.pieces(them, Role::Queen);
         let ksq = view.ksq;
-        let snipers = (rook_rays(ksq) & (pos.pieces(them, Role::Rook) | queens))
-            | (bishop_rays(ksq) & (pos.pieces(them, Role::Bishop) | queens));
+        let snipers = pos.snipers(ksq, them);
         let mut watched = view.diag | view.orth | snipers;
         for s in snipers {
             watched |= between(ksq, s);
