@@ -932,12 +932,12 @@ mod tests {
                 let mut pos = start;
                 for _ in 0..100 {
                     let moves = pos.legal_moves();
+                    let siblings = Siblings::new(&pos);
                     let mut expected = PerftStats::default();
                     for mv in moves.iter() {
                         expected += leaf_stats_by_making(&pos.after(*mv));
                         if !mv.is_castle() && !mv.is_en_passant() && mv.promotion_role().is_none() {
                             let role = pos.role_on(mv.from()).unwrap();
-                            let siblings = Siblings::new(&pos);
                             if siblings.lines.kept_by(pos.turn(), role, mv.from(), mv.to()) {
                                 kept += 1;
                             } else {
