@@ -369,6 +369,8 @@ pub struct GamesConfig {
     pub idle_timeout_secs: u64,
     /// Recent events kept per game for reconnecting clients.
     pub event_history: usize,
+    /// Idempotency keys (and the answers to their requests) kept per game and caller.
+    pub idempotency_keys: usize,
     /// Seconds to wait at shutdown for games to stop and hooks to run.
     pub shutdown_grace_secs: u64,
     /// Seconds after creation by which a game must have had a move; otherwise it stops with

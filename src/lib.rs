@@ -141,6 +141,7 @@ impl AppState {
             max_games: config.limits.max_games,
             hooks: Arc::new(hooks),
             event_history: config.games.event_history,
+            keys_per_caller: config.games.idempotency_keys,
             engines: EngineFactory::new(config.engines.clone(), admission.clone()),
             admission: admission.clone(),
             store,

@@ -832,3 +832,229 @@ async fn stored_games_are_listed_newest_first_a_page_at_a_time() {
         );
     }
 }
+
+// Exactly once: idempotency keys and If-Match.
+
+/// Sends `body` to `uri` with a bearer secret and extra headers; the whole answer.
+async fn post_with(
+    app: &TestApp,
+    uri: &str,
+    secret: &str,
+    body: Value,
+    headers: &[(&str, &str)],
+) -> common::app::Answer {
+    let mut req = request("POST", uri, Some(secret), Some(&body));
+    for (name, value) in headers {
+        req = req.insert_header((*name, *value));
+    }
+    app.send(req).await
+}
+
+/// Both sides may castle short: a castling move applied twice would castle White, then Black.
+const BOTH_CASTLE: &str = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+
+#[actix_web::test]
+async fn a_move_sent_again_with_its_idempotency_key_is_answered_the_same_and_played_once() {
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({ "fen": BOTH_CASTLE })).await;
+    let uri = g.uri("/moves");
+    let key = [("Idempotency-Key", "castle-1")];
+    let first = post_with(&app, &uri, &g.admin, json!({"san": "O-O"}), &key).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.text());
+    assert!(first.headers.get("idempotent-replayed").is_none());
+    let again = post_with(&app, &uri, &g.admin, json!({"san": "O-O"}), &key).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.text());
+    assert_eq!(
+        again.header(header::HeaderName::from_static("idempotent-replayed")),
+        "true"
+    );
+    assert_eq!(
+        again.body, first.body,
+        "the repeat is answered with the first body"
+    );
+    let view = app.view(&g).await;
+    assert_eq!(view["moves"].as_array().unwrap().len(), 1, "{view}");
+    assert_eq!(view["version"], 1);
+    assert_eq!(view["turn"], "black", "Black has not castled: {view}");
+
+    // The same key for another request is refused, and changes nothing.
+    let reused = post_with(&app, &uri, &g.admin, json!({"san": "O-O-O"}), &key).await;
+    assert_eq!(reused.status, StatusCode::CONFLICT);
+    assert_eq!(reused.json()["error"]["code"], "idempotency_key_reused");
+    assert_eq!(app.view(&g).await, view);
+    // Whitespace and key order do not make another request.
+    let spaced = app
+        .send(
+            request("POST", &uri, Some(&g.admin), None)
+                .insert_header(("Idempotency-Key", "castle-1"))
+                .insert_header((header::CONTENT_TYPE, "application/json"))
+                .set_payload("{ \"san\" :  \"O-O\" }"),
+        )
+        .await;
+    assert_eq!(spaced.status, StatusCode::OK, "{}", spaced.text());
+    assert_eq!(spaced.body, first.body);
+
+    // Each seat has keys of its own: Black's "castle-1" is a new request.
+    let black = post_with(&app, &uri, &g.black, json!({"san": "O-O"}), &key).await;
+    assert_eq!(black.status, StatusCode::OK, "{}", black.text());
+    assert_eq!(app.view(&g).await["version"], 2);
+}
+
+#[actix_web::test]
+async fn a_bad_idempotency_key_is_refused_before_anything_is_done() {
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
+    let long = "k".repeat(65);
+    for bad in [long.as_str(), "two words"] {
+        let answer = post_with(
+            &app,
+            &g.uri("/moves"),
+            &g.white,
+            json!({"uci": "e2e4"}),
+            &[("Idempotency-Key", bad)],
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{bad}");
+        assert_eq!(answer.json()["error"]["code"], "invalid_request");
+    }
+    assert_eq!(app.view(&g).await["version"], 0);
+}
+
+#[actix_web::test]
+async fn every_state_changing_game_route_answers_a_repeat_without_doing_it_again() {
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
+    app.play(&g, &["e2e4", "e7e5"]).await;
+    let offer = [("Idempotency-Key", "offer")];
+    let first = post_with(&app, &g.uri("/draw-offer"), &g.white, json!(null), &offer).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.text());
+    let decline = [("Idempotency-Key", "decline")];
+    let declined = post_with(
+        &app,
+        &g.uri("/draw-offer/decline"),
+        &g.black,
+        json!(null),
+        &decline,
+    )
+    .await;
+    assert_eq!(declined.status, StatusCode::OK, "{}", declined.text());
+    // Offering again under the first key is not a second offer.
+    let again = post_with(&app, &g.uri("/draw-offer"), &g.white, json!(null), &offer).await;
+    assert_eq!(
+        (again.status, again.body.clone()),
+        (StatusCode::OK, first.body.clone())
+    );
+    assert!(app.view(&g).await["draw_offer"].is_null());
+    let resign = [("Idempotency-Key", "resign")];
+    let resigned = post_with(&app, &g.uri("/resign"), &g.black, json!({}), &resign).await;
+    assert_eq!(resigned.status, StatusCode::OK, "{}", resigned.text());
+    // A repeat after the game ended gets the first answer, not `game_over`.
+    let again = post_with(&app, &g.uri("/resign"), &g.black, json!({}), &resign).await;
+    assert_eq!(
+        (again.status, again.body.clone()),
+        (StatusCode::OK, resigned.body.clone())
+    );
+    assert_eq!(app.view(&g).await["version"], 5);
+}
+
+#[actix_web::test]
+async fn if_match_refuses_a_move_made_on_a_version_the_game_has_left() {
+    let app = TestApp::start().await;
+    let g = app.create_game(json!({})).await;
+    let uri = g.uri("/moves");
+    let ok = post_with(
+        &app,
+        &uri,
+        &g.white,
+        json!({"uci": "e2e4"}),
+        &[("If-Match", "\"0\"")],
+    )
+    .await;
+    assert_eq!(ok.status, StatusCode::OK, "{}", ok.text());
+    let before = app.view(&g).await;
+    let stale = post_with(
+        &app,
+        &uri,
+        &g.black,
+        json!({"uci": "e7e5"}),
+        &[("If-Match", "\"0\"")],
+    )
+    .await;
+    assert_eq!(stale.status, StatusCode::CONFLICT);
+    assert_eq!(stale.json()["error"]["code"], "version_mismatch");
+    let stale = post_with(
+        &app,
+        &uri,
+        &g.black,
+        json!({"uci": "e7e5", "version": 0}),
+        &[],
+    )
+    .await;
+    assert_eq!(stale.json()["error"]["code"], "version_mismatch");
+    let disagree = post_with(
+        &app,
+        &uri,
+        &g.black,
+        json!({"uci": "e7e5", "version": 1}),
+        &[("If-Match", "2")],
+    )
+    .await;
+    assert_eq!(disagree.status, StatusCode::BAD_REQUEST);
+    assert_eq!(app.view(&g).await, before);
+    let ok = post_with(
+        &app,
+        &uri,
+        &g.black,
+        json!({"uci": "e7e5", "version": 1}),
+        &[],
+    )
+    .await;
+    assert_eq!(ok.status, StatusCode::OK, "{}", ok.text());
+    // The game's version is its ETag.
+    let read = app.send(request("GET", &g.uri(""), None, None)).await;
+    assert_eq!(read.header(header::ETAG), "\"2\"");
+}
+
+#[actix_web::test]
+async fn an_idempotency_key_outlives_the_games_eviction_from_memory() {
+    let mut config = Config::defaults();
+    config.store.evict_after_secs = 1;
+    let (state, scratch) = common::app::scratch_state(config, None).await;
+    let games = state.games.clone();
+    let app = TestApp::with_scratch_state(state, scratch).await;
+    let g = app.create_game(json!({ "fen": BOTH_CASTLE })).await;
+    let key = [("Idempotency-Key", "before-eviction")];
+    let first = post_with(
+        &app,
+        &g.uri("/moves"),
+        &g.admin,
+        json!({"san": "O-O"}),
+        &key,
+    )
+    .await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.text());
+    // Untouched, the game leaves memory; the repeat brings it back from the store.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !games.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the game never left memory"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let again = post_with(
+        &app,
+        &g.uri("/moves"),
+        &g.admin,
+        json!({"san": "O-O"}),
+        &key,
+    )
+    .await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.text());
+    assert_eq!(again.body, first.body);
+    assert_eq!(
+        again.header(header::HeaderName::from_static("idempotent-replayed")),
+        "true"
+    );
+    assert_eq!(app.view(&g).await["version"], 1);
+}

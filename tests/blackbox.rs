@@ -450,3 +450,69 @@ async fn sigterm_with_a_store_keeps_games_for_the_next_start() {
     drop(server);
     common::remove_sqlite(&path);
 }
+
+/// A command whose answer a dropped connection lost is sent again with its `ack` on a new
+/// connection: it is answered as the first time (`replayed`), and carried out once.
+#[actix_web::test]
+async fn a_websocket_command_sent_again_with_its_ack_is_carried_out_once() {
+    let server = Server::start(&[]);
+    let c = client();
+    let g = create(
+        &c,
+        &server,
+        json!({"fen": "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"}),
+    )
+    .await;
+    let admin = server.ws_url(&g.id, &format!("token={}", g.admin));
+    let castle = json!({"type": "move", "san": "O-O", "ack": "castle-1"});
+    let mut first = connect(&c, &admin).await;
+    assert_eq!(next_json(&mut first).await["type"], "hello");
+    assert_eq!(next_json(&mut first).await["type"], "state");
+    send(&mut first, castle.clone()).await;
+    let ack = next_json(&mut first).await;
+    assert_eq!(
+        (ack["type"].as_str(), ack["version"].as_u64()),
+        (Some("ack"), Some(1)),
+        "{ack}"
+    );
+    drop(first);
+
+    // The admin may move both sides: carried out again, this would castle Black.
+    let mut second = connect(&c, &format!("{admin}&since=1")).await;
+    assert_eq!(next_json(&mut second).await["type"], "hello");
+    send(&mut second, castle.clone()).await;
+    let again = next_json(&mut second).await;
+    assert_eq!(
+        (
+            again["type"].as_str(),
+            again["ack"].as_str(),
+            again["version"].as_u64(),
+            again["replayed"].as_bool()
+        ),
+        (Some("ack"), Some("castle-1"), Some(1), Some(true)),
+        "{again}"
+    );
+    // The same ack for another command is refused.
+    send(
+        &mut second,
+        json!({"type": "move", "san": "O-O-O", "ack": "castle-1"}),
+    )
+    .await;
+    let reused = next_json(&mut second).await;
+    assert_eq!(reused["code"], "idempotency_key_reused", "{reused}");
+    // A version the game has left is refused too.
+    send(
+        &mut second,
+        json!({"type": "move", "san": "O-O", "version": 0, "ack": "stale"}),
+    )
+    .await;
+    let stale = next_json(&mut second).await;
+    assert_eq!(stale["code"], "version_mismatch", "{stale}");
+    let (_, v) = get_json(&c, &format!("{}/v1/games/{}", server.base, g.id)).await;
+    assert_eq!(
+        (v["version"].as_u64(), v["turn"].as_str()),
+        (Some(1), Some("black")),
+        "{v}"
+    );
+    let _ = (g.white, g.black);
+}

@@ -379,3 +379,231 @@ async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
     );
     store.close().await;
 }
+
+/// Where a node listens, the proxy in front of it (its advertised address: the other node's
+/// forwarded requests and the clients' requests go through it), and its process.
+struct ProxiedNode {
+    port: u16,
+    proxy: common::fault_proxy::FaultProxy,
+    server: Option<Server>,
+}
+
+fn start_proxied(pg: &PgServer, port: u16, proxy: &str) -> Server {
+    let mut env = node_env(pg, port);
+    env.retain(|(k, _)| k != "CHESSD_CLUSTER__ADVERTISE_URL");
+    env.push(("CHESSD_CLUSTER__ADVERTISE_URL".into(), proxy.into()));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    Server::start_on(&format!("127.0.0.1:{port}"), &env)
+}
+
+/// One client's game, retried with idempotency keys: every move is sent with a new key and
+/// sent again, with the same key, through either node, until it is answered 200.
+struct KeyedGame {
+    id: String,
+    seats: [String; 2],
+    acked: Vec<String>,
+    /// Requests sent again because their answer was lost or unknown.
+    retries: usize,
+}
+
+/// Plays `game` with idempotency keys through the proxies until `stop` (then finishes the
+/// move it has in flight) or the game ends.
+async fn keyed_player(
+    c: awc::Client,
+    urls: Vec<String>,
+    game: Rc<RefCell<KeyedGame>>,
+    stop: Rc<RefCell<bool>>,
+    seed: u64,
+) {
+    let mut rng = Rng(seed | 1);
+    let mut sent = 0u64;
+    while !*stop.borrow() {
+        let (id, seat, mv) = {
+            let g = game.borrow();
+            let pos = replay(&g.acked);
+            let moves = pos.legal_moves();
+            if moves.is_empty() || g.acked.len() >= 300 {
+                return;
+            }
+            let mv = moves[rng.below(moves.len())]
+                .to_uci(CastlingMode::Standard)
+                .to_string();
+            (g.id.clone(), g.seats[g.acked.len() % 2].clone(), mv)
+        };
+        sent += 1;
+        let key = format!("{id}-{sent}");
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "move {mv} of {id} never answered"
+            );
+            let url = format!("{}/v1/games/{id}/moves", urls[rng.below(urls.len())]);
+            let answer = tokio::time::timeout(
+                Duration::from_secs(10),
+                c.post(&url)
+                    .bearer_auth(&seat)
+                    .insert_header(("Idempotency-Key", key.as_str()))
+                    .send_json(&json!({ "uci": mv })),
+            )
+            .await;
+            let (status, v) = match answer {
+                Ok(Ok(mut resp)) => {
+                    let status = resp.status().as_u16();
+                    match resp.json::<Value>().limit(1 << 20).await {
+                        Ok(v) => (status, v),
+                        // The answer's body was lost on the way.
+                        Err(_) => (0, Value::Null),
+                    }
+                }
+                _ => (0, Value::Null),
+            };
+            match status {
+                200 => {
+                    let mut g = game.borrow_mut();
+                    g.acked.push(mv.clone());
+                    assert_eq!(
+                        v["version"].as_u64(),
+                        Some(g.acked.len() as u64),
+                        "game {id}: {v}"
+                    );
+                    break;
+                }
+                // Lost, unknown or refused while a failover is under way: the same again.
+                0 | 502 | 503 => {
+                    game.borrow_mut().retries += 1;
+                    tokio::time::sleep(Duration::from_millis(20 + rng.below(80) as u64)).await;
+                }
+                _ => panic!("move {mv} of {id} with key {key}: {status} {v}"),
+            }
+        }
+    }
+}
+
+/// Exactly once through lost answers and dead owners: two nodes, each behind a proxy that
+/// loses a share of the answers (between the clients and the nodes, and between the nodes:
+/// each node's advertised address is its proxy, so forwarded requests lose answers too), while
+/// the nodes are killed with `kill -9` and started again. Clients send every move with an
+/// idempotency key and send it again, through either node, until it is answered. At the end,
+/// every game holds exactly the moves its client was answered for: none lost, none twice.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn moves_sent_again_with_their_keys_are_applied_once_through_lost_answers_and_kills() {
+    const FAULTS: usize = 200;
+    let pg = PgServer::start();
+    let mut nodes: Vec<ProxiedNode> = (0..2)
+        .map(|_| {
+            let port = free_port();
+            let backend = format!("127.0.0.1:{port}").parse().unwrap();
+            let proxy = common::fault_proxy::FaultProxy::start(backend, 0.0);
+            let server = start_proxied(&pg, port, &proxy.url());
+            ProxiedNode {
+                port,
+                proxy,
+                server: Some(server),
+            }
+        })
+        .collect();
+    let c = awc::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .finish();
+    let direct = nodes[0].server.as_ref().unwrap().base.clone();
+    settled(&c, &direct, 2).await;
+    let urls: Vec<String> = nodes.iter().map(|n| n.proxy.url()).collect();
+
+    let mut games = Vec::new();
+    for i in 0..6 {
+        let (status, v) =
+            common::post_json(&c, &format!("{}/v1/games", urls[i % 2]), None, &json!({})).await;
+        assert_eq!(status, 201, "{v}");
+        let s = common::GameSecrets::from_answer(&v);
+        games.push(Rc::new(RefCell::new(KeyedGame {
+            id: s.id,
+            seats: [s.white, s.black],
+            acked: Vec::new(),
+            retries: 0,
+        })));
+    }
+    for n in &nodes {
+        n.proxy.set_drop(0.25);
+    }
+    let stop = Rc::new(RefCell::new(false));
+    let players: Vec<_> = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            actix_web::rt::spawn(keyed_player(
+                c.clone(),
+                urls.clone(),
+                g.clone(),
+                stop.clone(),
+                0x51ed_2701 + i as u64,
+            ))
+        })
+        .collect();
+
+    // Kill -9 a node in turn (most likely while it serves a request) and start it again, until
+    // enough answers were lost and enough owners killed.
+    let started = std::time::Instant::now();
+    let mut kills = 0;
+    loop {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let dropped: usize = nodes.iter().map(|n| n.proxy.dropped()).sum();
+        if dropped + kills >= FAULTS && kills >= 4 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "only {dropped} answers lost and {kills} kills in 240 s"
+        );
+        let victim = &mut nodes[kills % 2];
+        let server = victim.server.take().unwrap();
+        signal(&server, "-9");
+        drop(server);
+        kills += 1;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        victim.server = Some(start_proxied(&pg, victim.port, &victim.proxy.url()));
+    }
+    let dropped: usize = nodes.iter().map(|n| n.proxy.dropped()).sum();
+    for n in &nodes {
+        n.proxy.set_drop(0.0);
+    }
+    *stop.borrow_mut() = true;
+    for p in players {
+        p.await.unwrap();
+    }
+
+    // Every game holds exactly the moves answered 200, in order, through both nodes.
+    let mut moves = 0;
+    let mut retries = 0;
+    for game in &games {
+        let (id, acked, game_retries) = {
+            let g = game.borrow();
+            (g.id.clone(), g.acked.clone(), g.retries)
+        };
+        for url in &urls {
+            let (status, v) = get_json(&c, &format!("{url}/v1/games/{id}")).await;
+            assert_eq!(status, 200, "{v}");
+            let shown: Vec<String> = v["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["uci"].as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(
+                shown, acked,
+                "game {id}: stored moves are not the answered ones"
+            );
+        }
+        moves += acked.len();
+        retries += game_retries;
+    }
+    assert!(moves >= 100, "the clients played {moves} moves");
+    eprintln!(
+        "{moves} moves answered over {dropped} lost answers and {kills} kills \
+         ({retries} requests sent again): 0 applied twice, 0 lost"
+    );
+}

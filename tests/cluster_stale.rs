@@ -57,6 +57,7 @@ fn node(store: &Store, shard: Arc<OneShard>) -> Arc<Games> {
         max_games: 100,
         hooks: Arc::new(Hooks::new(&config.webhooks, store.clone(), None)),
         event_history: 100,
+        keys_per_caller: 8,
         engines: EngineFactory::new(config.engines.clone(), admission.clone()),
         admission,
         store: store.clone(),

@@ -26,13 +26,16 @@ const KILLS: usize = 20;
 const REST_GAMES: usize = 4;
 
 /// What the clients know of a game: the moves the server acknowledged, and a move sent whose
-/// answer never came (it may or may not have been committed).
+/// answer never came (it may or may not have been committed), with the idempotency key (or
+/// WebSocket `ack`) it was sent with.
 struct Tracked {
     secrets: GameSecrets,
     acked: Vec<String>,
     /// The version acknowledged with the last move.
     version: u64,
-    in_flight: Option<String>,
+    in_flight: Option<(String, u64)>,
+    /// Keys (and acks) used so far: each request gets a new one.
+    keys: u64,
     over: bool,
 }
 
@@ -58,9 +61,22 @@ impl Tracked {
     }
 }
 
-/// A POST that reports a failed connection instead of panicking (the server may be dead).
-async fn try_post(c: &awc::Client, url: &str, secret: &str, body: &Value) -> Option<(u16, Value)> {
-    let mut resp = c.post(url).bearer_auth(secret).send_json(body).await.ok()?;
+/// A POST with an idempotency key that reports a failed connection instead of panicking (the
+/// server may be dead).
+async fn try_post(
+    c: &awc::Client,
+    url: &str,
+    secret: &str,
+    key: u64,
+    body: &Value,
+) -> Option<(u16, Value)> {
+    let mut resp = c
+        .post(url)
+        .bearer_auth(secret)
+        .insert_header(("Idempotency-Key", format!("move-{key}")))
+        .send_json(body)
+        .await
+        .ok()?;
     let bytes = resp.body().await.ok()?;
     Some((
         resp.status().as_u16(),
@@ -90,8 +106,13 @@ async fn play_rest(c: awc::Client, base: String, game: Rc<RefCell<Tracked>>, see
                 mv,
             )
         };
-        game.borrow_mut().in_flight = Some(mv.clone());
-        match try_post(&c, &url, &secret, &json!({ "uci": mv })).await {
+        let key = {
+            let mut t = game.borrow_mut();
+            t.keys += 1;
+            t.in_flight = Some((mv.clone(), t.keys));
+            t.keys
+        };
+        match try_post(&c, &url, &secret, key, &json!({ "uci": mv })).await {
             Some((200, v)) => {
                 let mut t = game.borrow_mut();
                 t.in_flight = None;
@@ -112,14 +133,19 @@ async fn play_ws(c: awc::Client, server_ws: String, game: Rc<RefCell<Tracked>>, 
         return;
     };
     use futures_util::StreamExt;
-    let mut ack = 0u64;
     loop {
         let Some(mv) = game.borrow().next_move(&mut rng) else {
             game.borrow_mut().over = true;
             return;
         };
-        ack += 1;
-        game.borrow_mut().in_flight = Some(mv.clone());
+        // An ack is the command's idempotency key: it is never used twice for a seat, across
+        // connections too.
+        let ack = {
+            let mut t = game.borrow_mut();
+            t.keys += 1;
+            t.in_flight = Some((mv.clone(), t.keys));
+            t.keys
+        };
         let frame = json!({"type": "move", "uci": mv, "ack": ack});
         if futures_util::SinkExt::send(&mut conn, awc::ws::Message::Text(frame.to_string().into()))
             .await
@@ -150,10 +176,69 @@ async fn play_ws(c: awc::Client, server_ws: String, game: Rc<RefCell<Tracked>>, 
     }
 }
 
-/// After a restart: each game holds every acknowledged move (and at most the one in flight),
+/// Sends a game's move in flight again with its key (over REST, or with its `ack` over the
+/// admin's WebSocket for the first game): it must be answered as done, whether it had been
+/// committed before the kill or not.
+async fn resend_in_flight(
+    c: &awc::Client,
+    server: &Server,
+    game: &Rc<RefCell<Tracked>>,
+    ws: bool,
+) -> bool {
+    let (id, admin, in_flight, side) = {
+        let t = game.borrow();
+        let side = if t.acked.len().is_multiple_of(2) {
+            "white"
+        } else {
+            "black"
+        };
+        (
+            t.secrets.id.clone(),
+            t.secrets.admin.clone(),
+            t.in_flight.clone(),
+            t.secrets.seat(side).to_string(),
+        )
+    };
+    let Some((mv, key)) = in_flight else {
+        return false;
+    };
+    if ws {
+        let mut conn = ws_connect(c, &server.ws_url(&id, &format!("token={admin}"))).await;
+        ws_send(&mut conn, &json!({"type": "move", "uci": mv, "ack": key})).await;
+        loop {
+            let v = ws_json(&mut conn).await;
+            match v["type"].as_str() {
+                Some("ack") => {
+                    assert_eq!(v["ack"], key, "{v}");
+                    break;
+                }
+                Some("error") => panic!("move {mv} sent again with ack {key}: {v}"),
+                _ => {}
+            }
+        }
+    } else {
+        let url = format!("{}/v1/games/{id}/moves", server.base);
+        let answer = try_post(c, &url, &side, key, &json!({ "uci": mv })).await;
+        let (status, v) = answer.expect("the restarted server answers");
+        assert_eq!(status, 200, "move {mv} sent again with its key: {v}");
+    }
+    let mut t = game.borrow_mut();
+    t.acked.push(mv);
+    t.in_flight = None;
+    true
+}
+
+/// After a restart: the move each game had in flight is sent again with its key and answered;
+/// then each game holds exactly the acknowledged moves (the move in flight once, never twice),
 /// replays to the FEN the server shows, and its seats still move.
-async fn check_after_restart(c: &awc::Client, server: &Server, games: &[Rc<RefCell<Tracked>>]) {
-    for game in games {
+async fn check_after_restart(
+    c: &awc::Client,
+    server: &Server,
+    games: &[Rc<RefCell<Tracked>>],
+) -> usize {
+    let mut resent = 0;
+    for (i, game) in games.iter().enumerate() {
+        resent += usize::from(resend_in_flight(c, server, game, i == 0).await);
         let id = game.borrow().secrets.id.clone();
         let url = format!("{}/v1/games/{id}", server.base);
         let mut resp = c.get(&url).send().await.unwrap();
@@ -166,23 +251,11 @@ async fn check_after_restart(c: &awc::Client, server: &Server, games: &[Rc<RefCe
             .iter()
             .map(|m| m["uci"].as_str().unwrap().to_string())
             .collect();
-        assert!(
-            stored.len() >= t.acked.len() && stored[..t.acked.len()] == t.acked[..],
-            "game {}: acknowledged {:?}, stored {:?}",
-            t.secrets.id,
-            t.acked,
-            stored
+        assert_eq!(
+            stored, t.acked,
+            "game {}: the stored moves are not exactly the acknowledged ones",
+            t.secrets.id
         );
-        let extra = &stored[t.acked.len()..];
-        assert!(
-            extra.is_empty() || (extra.len() == 1 && t.in_flight.as_deref() == Some(&extra[0])),
-            "game {}: stored moves nobody sent: {extra:?} (in flight: {:?})",
-            t.secrets.id,
-            t.in_flight
-        );
-        // The move in flight may have been committed before the kill: it is part of the game.
-        t.acked = stored;
-        t.in_flight = None;
         let version = view["version"].as_u64().unwrap();
         assert!(
             version >= t.version,
@@ -198,6 +271,7 @@ async fn check_after_restart(c: &awc::Client, server: &Server, games: &[Rc<RefCe
         );
         t.over = replayed.is_over();
     }
+    resent
 }
 
 /// Connects with `?since=` an earlier version and checks that the missed moves come, in order.
@@ -237,10 +311,11 @@ async fn kill_and_restart(url: &str) {
     let env = [("CHESSD_STORE__URL", url)];
     let mut games: Vec<Rc<RefCell<Tracked>>> = Vec::new();
     let mut acknowledged = 0;
+    let mut resent = 0;
     let started = Instant::now();
     for round in 0..KILLS {
         let server = Server::start(&env);
-        check_after_restart(&c, &server, &games).await;
+        resent += check_after_restart(&c, &server, &games).await;
         let caught_up = games.iter().find(|g| g.borrow().version >= 3).cloned();
         if let Some(g) = caught_up {
             check_catch_up(&c, &server, &g).await;
@@ -254,6 +329,7 @@ async fn kill_and_restart(url: &str) {
                 acked: Vec::new(),
                 version: 0,
                 in_flight: None,
+                keys: 0,
                 over: false,
             })));
         }
@@ -294,7 +370,7 @@ async fn kill_and_restart(url: &str) {
     }
     // One last restart to check the last kill.
     let server = Server::start(&env);
-    check_after_restart(&c, &server, &games).await;
+    resent += check_after_restart(&c, &server, &games).await;
     // Every game is listed, page by page, newest first, once.
     let mut listed = Vec::new();
     let mut cursor = String::new();
@@ -321,7 +397,8 @@ async fn kill_and_restart(url: &str) {
         );
     }
     println!(
-        "{KILLS} kills, {acknowledged} acknowledged moves, all there, in {:.1} s",
+        "{KILLS} kills, {acknowledged} acknowledged moves, all there, {resent} moves in flight \
+         sent again with their keys, each there once, in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     assert!(
@@ -368,7 +445,7 @@ async fn an_untouched_game_leaves_memory_and_comes_back_at_its_next_request() {
     let c = client();
     let g = common::create_game(&c, &server.base, &json!({})).await;
     let moves = format!("{}/v1/games/{}/moves", server.base, g.id);
-    let (status, _) = try_post(&c, &moves, &g.white, &json!({"uci": "e2e4"}))
+    let (status, _) = try_post(&c, &moves, &g.white, 101, &json!({"uci": "e2e4"}))
         .await
         .unwrap();
     assert_eq!(status, 200);
@@ -384,7 +461,7 @@ async fn an_untouched_game_leaves_memory_and_comes_back_at_its_next_request() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // Its next request brings it back, as it was.
-    let (status, v) = try_post(&c, &moves, &g.black, &json!({"uci": "e7e5"}))
+    let (status, v) = try_post(&c, &moves, &g.black, 102, &json!({"uci": "e7e5"}))
         .await
         .unwrap();
     assert_eq!((status, v["version"].as_u64()), (200, Some(2)), "{v}");
@@ -434,7 +511,7 @@ async fn an_engine_opponent_comes_back_with_its_game() {
         }
     }
     let view = format!("{}/v1/games/{}", server.base, g.id);
-    let (status, _) = try_post(&c, &moves, &g.white, &json!({"uci": "e2e4"}))
+    let (status, _) = try_post(&c, &moves, &g.white, 103, &json!({"uci": "e2e4"}))
         .await
         .unwrap();
     assert_eq!(status, 200);
@@ -445,7 +522,7 @@ async fn an_engine_opponent_comes_back_with_its_game() {
     let server = Server::start(&env);
     let moves = format!("{}/v1/games/{}/moves", server.base, g.id);
     let view = format!("{}/v1/games/{}", server.base, g.id);
-    let (status, v) = try_post(&c, &moves, &g.white, &json!({"uci": "d2d4"}))
+    let (status, v) = try_post(&c, &moves, &g.white, 104, &json!({"uci": "d2d4"}))
         .await
         .unwrap();
     assert_eq!((status, v["version"].as_u64()), (200, Some(3)), "{v}");

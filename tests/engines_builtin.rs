@@ -246,3 +246,56 @@ async fn a_finished_game_releases_its_engine_process() {
     let (status, v) = api.get(&format!("/v1/games/{}/engine", second.id)).await;
     assert_eq!(status, 200, "{v}");
 }
+
+/// An engine play sent again with its idempotency key gets the first answer: neither the
+/// player's move nor the engine's is played twice; while the first still waits for the engine,
+/// a repeat is told so.
+#[actix_web::test]
+async fn an_engine_play_sent_again_with_its_key_is_played_once() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let g = api.game(json!({})).await;
+    api.attach(&g, "builtin").await;
+    let url = format!("{}/v1/games/{}/engine/play", server.base, g.id);
+    let send = |go: serde_json::Value| {
+        let c = common::client();
+        let url = url.clone();
+        let admin = g.admin.clone();
+        async move {
+            let mut resp = c
+                .post(&url)
+                .bearer_auth(&admin)
+                .insert_header(("Idempotency-Key", "play-1"))
+                .send_json(&json!({"move": "e2e4", "go": go}))
+                .await
+                .unwrap();
+            let replayed = resp.headers().contains_key("idempotent-replayed");
+            let body = resp.body().await.unwrap();
+            (resp.status().as_u16(), replayed, body)
+        }
+    };
+    let go = json!({"movetime": 600});
+    let first = actix_web::rt::spawn(send(go.clone()));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, replayed, body) = send(go.clone()).await;
+    assert_eq!((status, replayed), (409, false), "{body:?}");
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["error"]["code"], "request_in_progress", "{v}");
+    let (status, replayed, first_body) = first.await.unwrap();
+    assert_eq!((status, replayed), (200, false), "{first_body:?}");
+    let (status, replayed, again) = send(go.clone()).await;
+    assert_eq!((status, replayed), (200, true));
+    assert_eq!(again, first_body, "the repeat gets the first answer");
+    assert_eq!(
+        api.state(&g).await["version"],
+        2,
+        "e4 and the engine's reply, once each"
+    );
+    // The same key with another body is refused.
+    let (status, _, body) = send(json!({"movetime": 50})).await;
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (409, Some("idempotency_key_reused"))
+    );
+}

@@ -3,7 +3,7 @@
 //! (`POST /v1/games/{id}/duel`). Moves, results, draws, clocks, the WebSocket and the archive
 //! are the routes every game has.
 
-use actix_web::{web, HttpRequest};
+use actix_web::{web, HttpRequest, HttpResponse};
 use chessd_core::{
     chess2::{Army, Chess2Game, Chess2Position},
     game::DrawPolicy,
@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::{
     api::{
         chess2::{army, sorted_moves},
+        conditions,
         error::ApiError,
-        games::{command, GameView},
+        games::game_view,
     },
     game::{
         board::DuelView,
@@ -109,7 +110,7 @@ pub fn starting_game(
 }
 
 /// `POST /v1/games/{id}/duel` body.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DuelBody {
     /// `challenge`, `decline` or `bid`.
@@ -169,10 +170,18 @@ pub async fn duel_step(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Json<DuelBody>,
-) -> Result<web::Json<GameView>, ApiError> {
-    let step = body.into_inner().step()?;
-    let reply = command(&state, &req, &id, Action::Duel(step)).await?;
-    Ok(web::Json(GameView::from(&reply.snapshot)))
+) -> Result<HttpResponse, ApiError> {
+    let step = body.clone().step()?;
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::Duel(step),
+        &*body,
+        None,
+        game_view,
+    )
+    .await
 }
 
 /// `GET …/legal-moves` of a Chess 2 game: its move strings, sorted (`uci`), or their `count`;

@@ -14,6 +14,7 @@ use crate::{
     api::{
         bearer,
         client::client_key,
+        conditions,
         error::{ApiError, ErrorCode},
         games::{find, GameView},
         optional_json,
@@ -21,6 +22,8 @@ use crate::{
     },
     game::{
         command::{AnalysisRequest, MoveInput, Need},
+        engine_state::PlayReply,
+        idempotency::Acted,
         GameHandle,
     },
     uci::protocol::{looks_like_uci_move, GoLimits},
@@ -155,7 +158,7 @@ pub async fn bestmove(
 }
 
 /// `POST /v1/games/{id}/engine/play` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlayBody {
     /// The player's move first: UCI (`e2e4`) or SAN (`e4`).
@@ -186,6 +189,14 @@ pub async fn play(
 ) -> Result<HttpResponse, ApiError> {
     let game = find(&state, &id).await?;
     let body: PlayBody = checked_body(&game, &req, Need::Player, optional_json(&body)).await?;
+    let render = conditions::render(|reply: &PlayReply| {
+        Ok(PlayAnswer {
+            player_move: reply.player_move.as_ref().map(MoveView::from),
+            engine_move: reply.engine_move.as_ref().map(MoveView::from),
+            state: GameView::from(&reply.snapshot),
+        })
+    });
+    let conditions = conditions::conditions(&req, &body, None, &render)?;
     let player_move = body.mv.map(|m| {
         if looks_like_uci_move(&m) {
             MoveInput::Uci(m)
@@ -193,14 +204,14 @@ pub async fn play(
             MoveInput::San(m)
         }
     });
-    let reply = game
-        .engine_play(bearer(&req), player_move, body.go.unwrap_or_default())
-        .await?;
-    Ok(HttpResponse::Ok().json(PlayAnswer {
-        player_move: reply.player_move.as_ref().map(MoveView::from),
-        engine_move: reply.engine_move.as_ref().map(MoveView::from),
-        state: GameView::from(&reply.snapshot),
-    }))
+    let limits = body.go.unwrap_or_default();
+    match game
+        .engine_play(bearer(&req), player_move, limits, conditions)
+        .await?
+    {
+        Acted::Done(reply) => Ok(conditions::respond(&render(Ok(&reply)), false)),
+        Acted::Replayed(kept) => Ok(conditions::respond(&kept, true)),
+    }
 }
 
 /// `POST /v1/games/{id}/engine/position` body.

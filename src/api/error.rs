@@ -48,7 +48,7 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// The server is shutting down.
     ShuttingDown,
-    /// The store could not keep a change, so it was not made.
+    /// The store did not confirm a change: it may or may not have been kept.
     StoreUnavailable,
     /// The game's shard is moving between cluster nodes (a failover or a node joining).
     GameUnavailable,
@@ -114,6 +114,15 @@ pub enum ErrorCode {
     /// Chess 2: a bid over the side's stones, or not the 1 a defender facing an attacker
     /// without stones must bid.
     InvalidBid,
+    /// An `Idempotency-Key` (or WebSocket `ack`) sent again with another request.
+    IdempotencyKeyReused,
+    /// The first request with this idempotency key is still being carried out.
+    RequestInProgress,
+    /// `If-Match` (or a body's `version`) names a version the game has moved on from.
+    VersionMismatch,
+    /// A forwarded request may or may not have been carried out (the node serving the game
+    /// stopped answering after it was sent): read the game, or retry with the same key.
+    OutcomeUnknown,
     /// Something went wrong inside the server.
     Internal,
 }
@@ -155,6 +164,8 @@ impl ErrorCode {
             InvalidOpponents => StatusCode::UNPROCESSABLE_ENTITY,
             WrongVariant | DuelPending | NoDuel | AlreadyBid => StatusCode::CONFLICT,
             InvalidBid => StatusCode::UNPROCESSABLE_ENTITY,
+            IdempotencyKeyReused | RequestInProgress | VersionMismatch => StatusCode::CONFLICT,
+            OutcomeUnknown => StatusCode::BAD_GATEWAY,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -212,6 +223,10 @@ impl ErrorCode {
             NoDuel => "no_duel",
             AlreadyBid => "already_bid",
             InvalidBid => "invalid_bid",
+            IdempotencyKeyReused => "idempotency_key_reused",
+            RequestInProgress => "request_in_progress",
+            VersionMismatch => "version_mismatch",
+            OutcomeUnknown => "outcome_unknown",
             Internal => "internal",
         }
     }
@@ -275,6 +290,20 @@ struct Inner<'a> {
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
+}
+
+impl ApiError {
+    /// The JSON body of this error, as [`ResponseError::error_response`] sends it.
+    pub fn body_json(&self) -> String {
+        serde_json::to_string(&Body {
+            error: Inner {
+                code: self.code.as_str(),
+                message: &self.message,
+                reason: self.reason,
+            },
+        })
+        .unwrap_or_default()
+    }
 }
 
 impl ResponseError for ApiError {
@@ -404,6 +433,14 @@ impl From<GameError> for ApiError {
             GameError::NoEngine => ErrorCode::NoEngine,
             GameError::Opponents(_) => ErrorCode::InvalidOpponents,
             GameError::EngineBusy(_) => ErrorCode::EngineBusy,
+            GameError::KeyReused(_) => ErrorCode::IdempotencyKeyReused,
+            GameError::VersionMismatch { .. } => ErrorCode::VersionMismatch,
+            GameError::InProgress(_) => {
+                return ApiError {
+                    retry_after_secs: Some(1),
+                    ..ApiError::new(ErrorCode::RequestInProgress, e.to_string())
+                }
+            }
         };
         ApiError::new(code, e.to_string())
     }

@@ -187,24 +187,68 @@ async fn forward_job(
     let deadline = std::time::Instant::now() + state.config.cluster.placement_wait();
     loop {
         match forward_to(req, body.clone(), state, &target).await {
-            Err(Unreached::Connect(e)) if std::time::Instant::now() < deadline => {
+            Err(Unreached::Sent(e)) if !may_resend(req) => {
+                return Some(Err(outcome_unknown(&target, e)))
+            }
+            Err(Unreached::NotSent(e) | Unreached::Sent(e))
+                if std::time::Instant::now() < deadline =>
+            {
                 tracing::debug!(%target, error = %e, "the job's node cannot be reached");
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 target = cluster.job_elsewhere(&id).await?;
             }
-            Err(Unreached::Connect(e)) => return Some(Err(unreachable_owner(&target, e))),
+            Err(Unreached::NotSent(e) | Unreached::Sent(e)) => {
+                return Some(Err(unreachable_owner(&target, e)))
+            }
             Err(Unreached::Other(e)) => return Some(Err(e)),
             Ok(answer) => return Some(Ok(answer)),
         }
     }
 }
 
-/// Why a request was not passed on.
+/// Why a request was not answered by the node it was passed to.
 enum Unreached {
-    /// The node could not be connected to: the request was not sent.
-    Connect(awc::error::ConnectError),
+    /// The node could not be connected to: not one byte of the request was sent.
+    NotSent(awc::error::SendRequestError),
+    /// The request was sent (or may have been), and no answer came.
+    Sent(awc::error::SendRequestError),
     /// Anything else (the answer is this error).
     Other(ApiError),
+}
+
+impl Unreached {
+    /// How an attempt to pass a request on failed.
+    fn of(e: awc::error::SendRequestError) -> Unreached {
+        if never_sent(&e) {
+            Unreached::NotSent(e)
+        } else {
+            Unreached::Sent(e)
+        }
+    }
+}
+
+/// Whether a failed attempt provably sent nothing: the connection to the node could not be
+/// made (refused, timed out, unresolved). awc reports a connection that closes after the
+/// request was written as `Connect(Disconnected)`: that one may have been carried out.
+fn never_sent(e: &awc::error::SendRequestError) -> bool {
+    use awc::error::{ConnectError, SendRequestError};
+    match e {
+        SendRequestError::Connect(ConnectError::Disconnected | ConnectError::H2(_)) => false,
+        SendRequestError::Connect(_) | SendRequestError::Url(_) => true,
+        _ => false,
+    }
+}
+
+/// Whether a request that may have reached its node can be sent again without being carried
+/// out twice: a read, or a request with an idempotency key (the game answers a repeat as the
+/// first time).
+fn may_resend(req: &HttpRequest) -> bool {
+    matches!(
+        *req.method(),
+        actix_web::http::Method::GET | actix_web::http::Method::HEAD
+    ) || req
+        .headers()
+        .contains_key(super::conditions::IDEMPOTENCY_KEY)
 }
 
 /// Where a forwarded request goes.
@@ -234,8 +278,7 @@ async fn forward_to(
         .await
     {
         Ok(answer) => Ok(passed_back(answer)),
-        Err(awc::error::SendRequestError::Connect(e)) => Err(Unreached::Connect(e)),
-        Err(e) => Err(Unreached::Other(unreachable_owner(target, e))),
+        Err(e) => Err(Unreached::of(e)),
     }
 }
 
@@ -312,8 +355,10 @@ async fn forward(
     }
     let limit = state.config.limits.max_body_bytes;
     let body = read_body(payload, limit).await?;
-    // An owner that cannot be reached (it died and its lease has not ended yet) got nothing:
-    // ask again wherever the game is placed next, until cluster.placement_wait_ms.
+    // A request that provably did not reach the owner (it died and its lease has not ended
+    // yet) is sent again wherever the game is placed next, until cluster.placement_wait_ms; so
+    // is one that may have reached it when a repeat cannot be carried out twice. Any other is
+    // answered `outcome_unknown`: only the client can tell whether to send it again.
     let deadline = std::time::Instant::now() + state.config.cluster.placement_wait();
     let mut target = target;
     let answer = loop {
@@ -329,25 +374,33 @@ async fn forward(
                 }
             }
         };
-        let sent = tokio::select! {
-            sent = out.send_body(body.clone()) => sent,
-            () = moved => return Err(moved_meanwhile(&id)),
-        };
-        match sent {
-            Ok(answer) => break answer,
-            Err(awc::error::SendRequestError::Connect(e))
-                if std::time::Instant::now() < deadline =>
-            {
-                tracing::debug!(%target, error = %e, "the game's node cannot be reached");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                target = match cluster.placement(&id) {
-                    Placement::Remote(url) => url,
-                    Placement::Local => state.config.cluster.advertise_url.clone(),
-                    Placement::Unowned => target,
-                };
+        let failure = tokio::select! {
+            sent = out.send_body(body.clone()) => match sent {
+                Ok(answer) => break answer,
+                Err(e) => Unreached::of(e),
+            },
+            () = moved => {
+                if !may_resend(&req) {
+                    return Err(moved_meanwhile(&id));
+                }
+                Unreached::Sent(awc::error::SendRequestError::Timeout)
             }
-            Err(e) => return Err(unreachable_owner(&target, e)),
+        };
+        let e = match failure {
+            Unreached::Sent(e) if !may_resend(&req) => return Err(outcome_unknown(&target, e)),
+            Unreached::NotSent(e) | Unreached::Sent(e) => e,
+            Unreached::Other(e) => return Err(e),
+        };
+        if std::time::Instant::now() >= deadline {
+            return Err(unreachable_owner(&target, e));
         }
+        tracing::debug!(%target, error = %e, "the game's node did not answer; sending again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        target = match cluster.placement(&id) {
+            Placement::Remote(url) => url,
+            Placement::Local => state.config.cluster.advertise_url.clone(),
+            Placement::Unowned => target,
+        };
     };
     Ok(passed_back(answer))
 }
@@ -386,17 +439,24 @@ async fn read_body(mut payload: web::Payload, limit: usize) -> Result<web::Bytes
 }
 
 fn moved_meanwhile(id: &Uuid) -> ApiError {
-    ApiError {
-        retry_after_secs: Some(1),
-        ..ApiError::new(
-            ErrorCode::GameUnavailable,
-            format!(
-                "game {id} moved to another node while the request was under way (its node \
-                 stopped answering): read the game to see whether the change was made, then \
-                 try again"
-            ),
-        )
-    }
+    ApiError::new(
+        ErrorCode::OutcomeUnknown,
+        format!(
+            "game {id} moved to another node while the request was under way (its node \
+             stopped answering), so it may or may not have been carried out: read the game, \
+             or send the request again with an Idempotency-Key"
+        ),
+    )
+}
+
+fn outcome_unknown(target: &str, e: impl std::fmt::Debug) -> ApiError {
+    tracing::warn!(%target, error = ?e, "the game's node took the request and did not answer");
+    ApiError::new(
+        ErrorCode::OutcomeUnknown,
+        "the node serving this game took the request and did not answer, so it may or may not \
+         have been carried out: read the game, or send the request again with an \
+         Idempotency-Key (a repeat with the same key is never carried out twice)",
+    )
 }
 
 fn unreachable_owner(target: &str, e: impl std::fmt::Debug) -> ApiError {

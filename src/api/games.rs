@@ -1,6 +1,9 @@
 //! `/v1/games`: create games and everything Binbo offers a game, as resources.
 
-use actix_web::{http::StatusCode, web, HttpRequest, HttpResponse};
+use actix_web::{
+    http::{header, StatusCode},
+    web, HttpRequest, HttpResponse,
+};
 use chessd_core::{
     display::BoardStyle,
     game::{DrawPolicy, Game, Reason, Status},
@@ -14,6 +17,7 @@ use crate::{
         bearer,
         chess2_games::{self, ArmiesBody, Chess2View},
         client::client_key,
+        conditions,
         error::{ApiError, ErrorCode},
         optional_json,
         wire::{history, parse_promotion, MoveView},
@@ -351,9 +355,12 @@ pub async fn create(
 pub async fn state_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
-) -> Result<web::Json<GameView>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let snap = snapshot(&state, &id).await?;
-    Ok(web::Json(GameView::from(&snap)))
+    // The version is the game's entity tag: `If-Match` takes it back.
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, format!("\"{}\"", snap.version)))
+        .json(GameView::from(&snap)))
 }
 
 /// `GET /v1/games/{id}/fen`
@@ -550,8 +557,9 @@ pub async fn moves_played(
     Ok(HttpResponse::Ok().json(serde_json::json!({ "moves": history(&snap.game) })))
 }
 
-/// `POST /v1/games/{id}/moves` body: exactly one of the three forms.
-#[derive(Debug, Deserialize)]
+/// `POST /v1/games/{id}/moves` body: exactly one of the three forms, and optionally the
+/// version the move is made on (as `If-Match`).
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MoveRequest {
     /// UCI text.
@@ -564,11 +572,26 @@ pub struct MoveRequest {
     pub to: Option<i64>,
     /// Promotion piece: `q`, `r`, `b` or `n`.
     pub promotion: Option<String>,
+    /// Refuse the move unless the game is at this version (`version_mismatch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
 }
 
 impl MoveRequest {
     /// The move input, or why the request is malformed.
-    pub fn input(self) -> Result<MoveInput, ApiError> {
+    pub fn input(&self) -> Result<MoveInput, ApiError> {
+        let this = MoveRequest {
+            uci: self.uci.clone(),
+            san: self.san.clone(),
+            from: self.from,
+            to: self.to,
+            promotion: self.promotion.clone(),
+            version: self.version,
+        };
+        this.into_input()
+    }
+
+    fn into_input(self) -> Result<MoveInput, ApiError> {
         match (self.uci, self.san, self.from, self.to) {
             (Some(uci), None, None, None) if self.promotion.is_none() => Ok(MoveInput::Uci(uci)),
             (None, Some(san), None, None) if self.promotion.is_none() => Ok(MoveInput::San(san)),
@@ -635,19 +658,32 @@ pub async fn make_move(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Json<MoveRequest>,
-) -> Result<web::Json<MoveReply>, ApiError> {
-    let input = body.into_inner().input()?;
-    let reply = command(&state, &req, &id, Action::Move(input)).await?;
-    let snap = reply.snapshot;
-    let (uci, san, duel) = match (&snap.game, reply.played) {
-        (Board::Chess(_), Some(played)) => (played.uci, played.san, None),
+) -> Result<HttpResponse, ApiError> {
+    let input = body.input()?;
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::Move(input),
+        &*body,
+        body.version,
+        move_reply,
+    )
+    .await
+}
+
+/// The answer to a move, from the game's reply.
+pub fn move_reply(reply: &ActionReply) -> Result<MoveReply, ApiError> {
+    let snap = &reply.snapshot;
+    let (uci, san, duel) = match (&snap.game, &reply.played) {
+        (Board::Chess(_), Some(played)) => (played.uci.clone(), played.san.clone(), None),
         (Board::Chess2(game), _) => {
             let (text, duel) = chess2_games::move_answer(game);
             (text.clone(), text, duel)
         }
         (Board::Chess(_), None) => return Err(ApiError::internal("a move without a played move")),
     };
-    Ok(web::Json(MoveReply {
+    Ok(MoveReply {
         uci,
         san,
         fen: snap.game.fen(),
@@ -656,15 +692,16 @@ pub async fn make_move(
         version: snap.version,
         clocks: snap.clocks,
         duel,
-    }))
+    })
 }
 
-fn view_reply(reply: ActionReply) -> web::Json<GameView> {
-    web::Json(GameView::from(&reply.snapshot))
+/// The game's whole state after an action (what most game routes answer).
+pub fn game_view(reply: &ActionReply) -> Result<GameView, ApiError> {
+    Ok(GameView::from(&reply.snapshot))
 }
 
 /// `{"pgn": "..."}`
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PgnBody {
     /// PGN text (the first game is used).
@@ -677,10 +714,17 @@ pub async fn load_pgn(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Json<PgnBody>,
-) -> Result<web::Json<GameView>, ApiError> {
-    command(&state, &req, &id, Action::LoadPgn(body.into_inner().pgn))
-        .await
-        .map(view_reply)
+) -> Result<HttpResponse, ApiError> {
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::LoadPgn(body.pgn.clone()),
+        &*body,
+        None,
+        game_view,
+    )
+    .await
 }
 
 /// `GET /v1/games/{id}/pgn` (application/x-chess-pgn), with the tags the export writes too
@@ -696,7 +740,7 @@ pub async fn export_pgn(
 }
 
 /// `{"fen": "..."}`
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FenBody {
     /// FEN (strict).
@@ -709,10 +753,17 @@ pub async fn load_fen(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Json<FenBody>,
-) -> Result<web::Json<GameView>, ApiError> {
-    command(&state, &req, &id, Action::LoadFen(body.into_inner().fen))
-        .await
-        .map(view_reply)
+) -> Result<HttpResponse, ApiError> {
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::LoadFen(body.fen.clone()),
+        &*body,
+        None,
+        game_view,
+    )
+    .await
 }
 
 /// `GET /v1/games/{id}/state`: the raw state (as Binbo's `get_game_state`).
@@ -729,16 +780,23 @@ pub async fn restore_state(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Bytes,
-) -> Result<web::Json<GameView>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let saved: SavedState = serde_json::from_slice(&body)
         .map_err(|e| ApiError::new(ErrorCode::InvalidState, format!("not a saved state: {e}")))?;
-    command(&state, &req, &id, Action::Restore(Box::new(saved)))
-        .await
-        .map(view_reply)
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::Restore(Box::new(saved.clone())),
+        &saved,
+        None,
+        game_view,
+    )
+    .await
 }
 
 /// `{"note": "..."}`
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NoteBody {
     /// Why.
@@ -751,15 +809,22 @@ pub async fn set_draw(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Bytes,
-) -> Result<web::Json<GameView>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let note = optional_json::<NoteBody>(&body)?.note;
-    command(&state, &req, &id, Action::SetDraw(note))
-        .await
-        .map(view_reply)
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::SetDraw(note.clone()),
+        &NoteBody { note },
+        None,
+        game_view,
+    )
+    .await
 }
 
 /// `{"winner": "white", "note": "..."}`
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WinnerBody {
     /// The winner.
@@ -774,15 +839,22 @@ pub async fn set_winner(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Json<WinnerBody>,
-) -> Result<web::Json<GameView>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    command(&state, &req, &id, Action::SetWinner(body.winner, body.note))
-        .await
-        .map(view_reply)
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::SetWinner(body.winner, body.note.clone()),
+        &body,
+        None,
+        game_view,
+    )
+    .await
 }
 
 /// `{"side": "white"}` (only the admin needs to name the side)
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SideBody {
     /// The side resigning.
@@ -795,11 +867,18 @@ pub async fn resign(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Bytes,
-) -> Result<web::Json<GameView>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let side = optional_json::<SideBody>(&body)?.side;
-    command(&state, &req, &id, Action::Resign(side))
-        .await
-        .map(view_reply)
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::Resign(side),
+        &SideBody { side },
+        None,
+        game_view,
+    )
+    .await
 }
 
 /// `POST /v1/games/{id}/draw-offer` (a seat)
@@ -807,10 +886,8 @@ pub async fn offer_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-) -> Result<web::Json<GameView>, ApiError> {
-    command(&state, &req, &id, Action::OfferDraw)
-        .await
-        .map(view_reply)
+) -> Result<HttpResponse, ApiError> {
+    conditions::act(&state, &req, &id, Action::OfferDraw, &(), None, game_view).await
 }
 
 /// `POST /v1/games/{id}/draw-offer/accept` (the other seat)
@@ -818,10 +895,8 @@ pub async fn accept_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-) -> Result<web::Json<GameView>, ApiError> {
-    command(&state, &req, &id, Action::AcceptDraw)
-        .await
-        .map(view_reply)
+) -> Result<HttpResponse, ApiError> {
+    conditions::act(&state, &req, &id, Action::AcceptDraw, &(), None, game_view).await
 }
 
 /// `POST /v1/games/{id}/draw-offer/decline` (the other seat)
@@ -829,10 +904,8 @@ pub async fn decline_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-) -> Result<web::Json<GameView>, ApiError> {
-    command(&state, &req, &id, Action::DeclineDraw)
-        .await
-        .map(view_reply)
+) -> Result<HttpResponse, ApiError> {
+    conditions::act(&state, &req, &id, Action::DeclineDraw, &(), None, game_view).await
 }
 
 /// `POST /v1/games/{id}/draw-claim` (a seat or the admin)
@@ -840,10 +913,8 @@ pub async fn claim_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
-) -> Result<web::Json<GameView>, ApiError> {
-    command(&state, &req, &id, Action::ClaimDraw)
-        .await
-        .map(view_reply)
+) -> Result<HttpResponse, ApiError> {
+    conditions::act(&state, &req, &id, Action::ClaimDraw, &(), None, game_view).await
 }
 
 /// `GET /v1/games/{id}/options`
@@ -856,7 +927,7 @@ pub async fn options(
 }
 
 /// `PATCH /v1/games/{id}/options` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct OptionsBody {
     /// New idle timeout (0 = never).
@@ -871,14 +942,22 @@ pub async fn set_options(
     req: HttpRequest,
     id: web::Path<String>,
     body: web::Json<OptionsBody>,
-) -> Result<web::Json<OptionsView>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let patch = OptionsPatch {
         idle_timeout_secs: body.idle_timeout_secs,
         draw_policy: body.draw_policy,
     };
-    let reply = command(&state, &req, &id, Action::SetOptions(patch)).await?;
-    Ok(web::Json(options_view(&reply.snapshot)))
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::SetOptions(patch),
+        &body,
+        None,
+        |reply| Ok(options_view(&reply.snapshot)),
+    )
+    .await
 }
 
 /// `DELETE /v1/games/{id}` (admin): stop the game; its terminate hooks run.

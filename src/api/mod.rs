@@ -7,6 +7,7 @@ pub mod chess2;
 pub mod chess2_games;
 pub mod client;
 pub mod cluster;
+pub mod conditions;
 pub mod engines;
 pub mod error;
 pub mod export;

@@ -27,11 +27,14 @@ use tokio::sync::mpsc;
 use crate::{
     admission::Permit,
     api::error::ApiError,
-    api::{bearer, chess2_games::DuelBody, client::client_key, games::GameView, ws_limits},
+    api::{
+        bearer, chess2_games::DuelBody, client::client_key, conditions, games::GameView, ws_limits,
+    },
     game::{
-        command::{Action, Caller, MoveInput},
+        command::{Action, ActionReply, Caller, MoveInput},
         events::EventFrame,
-        GameHandle,
+        idempotency::{Acted, Conditions, IdempotencyKey, KeptAnswer, MAX_KEY_LEN},
+        GameError, GameHandle,
     },
     AppState,
 };
@@ -56,6 +59,8 @@ pub enum ClientFrame {
         uci: Option<String>,
         /// The move in SAN.
         san: Option<String>,
+        /// Refuse the move unless the game is at this version (`version_mismatch`).
+        version: Option<u64>,
         /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
@@ -248,6 +253,7 @@ impl Connection {
     }
 
     async fn handle_text(&mut self, text: &str) -> bool {
+        let mut if_version = None;
         let frame = match parse_client_frame(text) {
             Ok(f) => f,
             Err(e) => {
@@ -260,9 +266,20 @@ impl Connection {
             ClientFrame::Ping { ack } => {
                 return self.send_json(&serde_json::json!({"type": "pong", "ack": ack})).await;
             }
-            ClientFrame::Move { uci, san, ack } => match (uci, san) {
-                (Some(u), None) => (Action::Move(MoveInput::Uci(u)), ack),
-                (None, Some(s)) => (Action::Move(MoveInput::San(s)), ack),
+            ClientFrame::Move {
+                uci,
+                san,
+                version,
+                ack,
+            } => match (uci, san) {
+                (Some(u), None) => {
+                    if_version = version;
+                    (Action::Move(MoveInput::Uci(u)), ack)
+                }
+                (None, Some(s)) => {
+                    if_version = version;
+                    (Action::Move(MoveInput::San(s)), ack)
+                }
                 _ => {
                     return self
                         .send_json(&serde_json::json!({"type": "error", "ack": ack, "code": "invalid_request", "message": "a move needs exactly one of uci or san"}))
@@ -297,21 +314,75 @@ impl Connection {
                 }
             }
         };
-        let reply = self.game.act(self.token.clone(), action).await;
-        let answer = match reply {
-            Ok(r) => {
-                serde_json::json!({"type": "ack", "ack": ack, "version": r.snapshot.version})
-            }
-            Err(e) => {
-                let e = ApiError::from(e);
-                crate::metrics::count_error(e.code.as_str());
-                let mut frame = serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message});
-                if let Some(reason) = e.reason {
-                    frame["reason"] = reason.into();
-                }
+        let key = match command_key(text, &ack) {
+            Ok(key) => key,
+            Err(e) => return self.send_error(&ack, e).await,
+        };
+        let conditions = Conditions { key, if_version };
+        let answer = match self
+            .game
+            .act_under(self.token.clone(), action, conditions)
+            .await
+        {
+            Ok(Acted::Done(reply)) => ack_frame(&ack, &reply),
+            Ok(Acted::Replayed(kept)) => {
+                let mut frame: serde_json::Value =
+                    serde_json::from_str(&kept.body).unwrap_or_default();
+                frame["replayed"] = true.into();
                 frame
             }
+            Err(e) => return self.send_error(&ack, ApiError::from(e)).await,
         };
         self.send_json(&answer).await
     }
+
+    /// Answers a command with an `error` frame.
+    async fn send_error(&mut self, ack: &Option<serde_json::Value>, e: ApiError) -> bool {
+        crate::metrics::count_error(e.code.as_str());
+        let mut frame = serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message});
+        if let Some(reason) = e.reason {
+            frame["reason"] = reason.into();
+        }
+        self.send_json(&frame).await
+    }
+}
+
+/// The `ack` frame answering a command carried out.
+fn ack_frame(ack: &Option<serde_json::Value>, reply: &ActionReply) -> serde_json::Value {
+    serde_json::json!({"type": "ack", "ack": ack, "version": reply.snapshot.version})
+}
+
+/// The idempotency key a command's `ack` makes (none without one): a command sent again with
+/// the same `ack` and the same fields is answered as the first time and changes nothing.
+fn command_key(
+    text: &str,
+    ack: &Option<serde_json::Value>,
+) -> Result<Option<IdempotencyKey>, ApiError> {
+    let Some(ack) = ack.as_ref().filter(|a| !a.is_null()) else {
+        return Ok(None);
+    };
+    let key = format!("ws:{ack}");
+    if !conditions::valid_key(&key) {
+        return Err(ApiError::invalid_request(format!(
+            "a command's ack is its idempotency key: at most {} characters of JSON without spaces",
+            MAX_KEY_LEN - 3
+        )));
+    }
+    // What the command asks: every field but its ack.
+    let mut fields: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    if let Some(map) = fields.as_object_mut() {
+        map.remove("ack");
+    }
+    let ack = Some(ack.clone());
+    Ok(Some(IdempotencyKey {
+        key,
+        fingerprint: conditions::fingerprint("ws", fields.to_string().as_bytes()),
+        render: Arc::new(move |reply: Result<&ActionReply, &GameError>| KeptAnswer {
+            status: 200,
+            body: reply
+                .map(|reply| ack_frame(&ack, reply).to_string())
+                .unwrap_or_default()
+                .into(),
+        }),
+    }))
 }

@@ -35,12 +35,15 @@ use crate::{
         engines::{EngineFactory, StartedEngine},
         events::{EventFrame, EventKind, EventLog},
         hooks::{Hooks, StopReason, TerminateInfo},
+        idempotency::{
+            Acted, Conditions, IdempotencyKey, KeptAnswer, KeptKey, KeyBook, KeyCheck, KeyScope,
+        },
         journal::{Entry, StoredOpponent, StoredOptions},
         secrets::SecretDigests,
         state::{SavedClock, SavedState},
         GameError,
     },
-    store::{Fence, Store, WriteOp},
+    store::{Fence, KeyRow, Store, WriteOp},
 };
 
 pub use crate::game::{options::GameOptions, secrets::Secrets};
@@ -55,6 +58,8 @@ pub struct GameEnv {
     pub hooks: Arc<Hooks>,
     /// Events kept per game for reconnecting clients.
     pub event_history: usize,
+    /// Idempotency keys kept per game and caller.
+    pub keys_per_caller: usize,
     /// Starts the engines games attach.
     pub engines: EngineFactory,
     /// Told when a game's actor stops.
@@ -117,6 +122,13 @@ pub struct GameActor {
     backlog: VecDeque<Envelope>,
     /// Whether chessd's Chess 2 player is searching its move.
     chess2_thinking: bool,
+    /// The answers kept for the idempotency keys of recent requests.
+    keys: KeyBook,
+    /// While a keyed request is carried out: its writes, sent together with its key once it
+    /// is done (so that the change and the key are committed together or not at all).
+    collecting: Option<Vec<WriteOp>>,
+    /// The keyed engine play waiting for the engine's move (a repeat meanwhile is told so).
+    engine_play_key: Option<(KeyScope, String)>,
 }
 
 /// An answer held until the writes before it are committed; told the error if one failed.
@@ -136,6 +148,7 @@ impl GameActor {
     ) -> GameActor {
         let clock = options.time_control.map(Clock::new);
         let log = EventLog::new(env.event_history);
+        let env_keys = env.keys_per_caller;
         // A game created with moves (from a PGN) is a game under way, not one nobody plays.
         let moved = game.has_started();
         let mut engine = EngineState::default();
@@ -174,6 +187,9 @@ impl GameActor {
             outbox: None,
             backlog: VecDeque::new(),
             chess2_thinking: false,
+            keys: KeyBook::new(env_keys),
+            collecting: None,
+            engine_play_key: None,
         }
     }
 
@@ -199,6 +215,10 @@ impl GameActor {
     /// Sends `op` to the store. Until it is committed, new requests wait in the backlog
     /// (timers and engine output go on).
     fn write(&mut self, op: WriteOp, ctx: &mut Context<Self>) {
+        if let Some(collected) = &mut self.collecting {
+            collected.push(op);
+            return;
+        }
         self.in_flight += 1;
         let committed = self.env.store.write_fenced(op, self.fence);
         ctx.spawn(
@@ -805,8 +825,8 @@ impl Handler<Envelope> for GameActor {
             Request::SavedState(reply) => {
                 self.answer(reply, Ok(self.public_state()));
             }
-            Request::Act(action, reply) => {
-                let answer = self.handle_action(caller, action, ctx);
+            Request::Act(action, conditions, reply) => {
+                let answer = self.act_under(caller, action, conditions, ctx);
                 self.answer(reply, answer);
             }
             Request::Subscribe {
@@ -848,7 +868,7 @@ fn refuse(request: Request, error: GameError) {
     match request {
         Request::Snapshot(r) => drop(r.send(Err(error))),
         Request::SavedState(r) => drop(r.send(Err(error))),
-        Request::Act(_, r) => drop(r.send(Err(error))),
+        Request::Act(_, _, r) => drop(r.send(Err(error))),
         Request::Subscribe { reply, .. } => drop(reply.send(Err(error))),
         Request::Engine(_, r) => drop(r.send(Err(error))),
         Request::Authorize(_, r) => drop(r.send(Err(error))),
@@ -857,6 +877,87 @@ fn refuse(request: Request, error: GameError) {
 }
 
 impl GameActor {
+    /// Carries out `action` under `conditions`: a repeat of a keyed request is answered as
+    /// the first time, a request made on another version is refused, and a keyed request's
+    /// changes are written together with its key.
+    fn act_under(
+        &mut self,
+        caller: Caller,
+        action: Action,
+        conditions: Conditions,
+        ctx: &mut Context<Self>,
+    ) -> Result<Acted, GameError> {
+        let keyed = conditions.key.zip(KeyScope::of(caller));
+        if let Some((key, scope)) = &keyed {
+            if let KeyCheck::Replay(answer) = self.keys.check(*scope, key)? {
+                return Ok(Acted::Replayed(answer));
+            }
+        }
+        if let Some(expected) = conditions.if_version {
+            let current = self.log.version();
+            if expected != current {
+                return Err(GameError::VersionMismatch { expected, current });
+            }
+        }
+        let Some((key, scope)) = keyed else {
+            return self.handle_action(caller, action, ctx).map(Acted::Done);
+        };
+        self.collecting = Some(Vec::new());
+        let result = self.handle_action(caller, action, ctx);
+        let mut writes = self.collecting.take().unwrap_or_default();
+        if let Ok(reply) = &result {
+            let answer = (key.render)(Ok(reply));
+            writes.extend(self.keep_key(scope, key, answer));
+        }
+        self.flush_writes(writes, ctx);
+        result.map(Acted::Done)
+    }
+
+    /// Sends writes collected while a keyed request was carried out, committed together.
+    pub(super) fn flush_writes(&mut self, mut writes: Vec<WriteOp>, ctx: &mut Context<Self>) {
+        match writes.len() {
+            0 => {}
+            1 => self.write(writes.remove(0), ctx),
+            _ => self.write(WriteOp::Batch(writes), ctx),
+        }
+    }
+
+    /// Keeps the answer to a keyed request; gives the store's writes for it (none in memory).
+    pub(super) fn keep_key<R>(
+        &mut self,
+        scope: KeyScope,
+        key: IdempotencyKey<R>,
+        answer: KeptAnswer,
+    ) -> Vec<WriteOp> {
+        let now_ms = crate::store::now_ms();
+        let row = self.stored.map(|game| KeyRow {
+            game,
+            scope: scope.code(),
+            key: key.key.clone(),
+            fingerprint: key.fingerprint.to_vec(),
+            status: i64::from(answer.status),
+            body: answer.body.to_string(),
+            at_ms: now_ms,
+        });
+        let forgotten = self.keys.keep(KeptKey {
+            scope,
+            key: key.key,
+            fingerprint: key.fingerprint,
+            answer,
+        });
+        let Some(row) = row else {
+            return Vec::new();
+        };
+        let game = row.game;
+        let mut writes = vec![WriteOp::Key(row)];
+        writes.extend(forgotten.into_iter().map(|old| WriteOp::ForgetKey {
+            game,
+            scope: old.scope.code(),
+            key: old.key,
+        }));
+        writes
+    }
+
     fn handle_action(
         &mut self,
         caller: Caller,
@@ -973,5 +1074,22 @@ pub fn resume_game(
     actor.stored = Some(stored.seq);
     actor.fence = fence;
     actor.stored_result = actor.game.status().result;
+    for row in &stored.keys {
+        let (Some(scope), Ok(fingerprint)) = (
+            KeyScope::from_code(row.scope),
+            <[u8; 32]>::try_from(row.fingerprint.as_slice()),
+        ) else {
+            return Err(corrupt("idempotency key", &row.key));
+        };
+        actor.keys.keep(KeptKey {
+            scope,
+            key: row.key.clone(),
+            fingerprint,
+            answer: KeptAnswer {
+                status: u16::try_from(row.status).unwrap_or(500),
+                body: row.body.as_str().into(),
+            },
+        });
+    }
     Ok(actor.start())
 }

@@ -19,6 +19,7 @@ use crate::{
             AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, Opponent, PlayReply,
         },
         events::EventFrame,
+        idempotency::{Acted, Conditions, KeptAnswer},
         state::SavedState,
         GameError,
     },
@@ -232,6 +233,8 @@ pub enum EngineAction {
         player_move: Option<MoveInput>,
         /// Search limits (empty: `movetime 1000`).
         limits: GoLimits,
+        /// An idempotency key, an expected version.
+        conditions: Conditions<PlayReply>,
     },
     /// Reset the game to a position and tell the engine (admin).
     SetPosition {
@@ -356,8 +359,8 @@ pub enum Request {
     Snapshot(Reply<GameSnapshot>),
     /// The raw saved state.
     SavedState(Reply<SavedState>),
-    /// A game action.
-    Act(Action, Reply<ActionReply>),
+    /// A game action, under conditions (an idempotency key, an expected version).
+    Act(Action, Conditions, Reply<Acted>),
     /// Receive the game's events from now on (`since`: the events after a version first).
     Subscribe {
         /// The last version the subscriber saw, if reconnecting.
@@ -383,7 +386,7 @@ impl Request {
     /// The secret this request needs.
     pub fn need(&self) -> Need {
         match self {
-            Request::Act(action, _) => action.need(),
+            Request::Act(action, ..) => action.need(),
             Request::Engine(action, _) => action.need(),
             Request::Authorize(need, _) => *need,
             _ => Need::Anyone,
@@ -408,6 +411,8 @@ pub enum EngineReply {
     AnalysisStarted(AnalysisStarted),
     /// An analysis stopped.
     AnalysisReport(AnalysisReport),
+    /// The first answer to a keyed request made again.
+    Replayed(KeptAnswer),
 }
 
 /// An engine opponent for a new game: the configured engine and how it plays.

@@ -80,13 +80,30 @@ pub enum GameError {
     /// The client may not spend more (its rate or quota, or the server's totals).
     #[error(transparent)]
     Admission(#[from] AdmissionError),
-    /// The store could not keep a change: it was not made (the game comes back from the
-    /// store at the next request).
-    #[error("the change could not be stored, so it was not made: {0}")]
+    /// The store did not confirm a change: it may or may not have been kept (the game comes
+    /// back as the store holds it at the next request).
+    #[error(
+        "the store did not confirm the change, so it may or may not have been kept (send the \
+         request again with the same Idempotency-Key to know): {0}"
+    )]
     Store(String),
     /// This node does not own the game (in a cluster, while its shard moves between nodes).
     #[error("{0}")]
     Unavailable(String),
+    /// An idempotency key sent again with another request (route or body).
+    #[error("the idempotency key '{0}' was used for another request; use a new key")]
+    KeyReused(String),
+    /// A request made on a version of the game that is no longer current (`If-Match`).
+    #[error("the game is at version {current}, not {expected}: read it again before changing it")]
+    VersionMismatch {
+        /// The version the request expected.
+        expected: u64,
+        /// The game's version now.
+        current: u64,
+    },
+    /// The first request with this idempotency key is still being carried out.
+    #[error("{0}")]
+    InProgress(String),
     /// Something went wrong inside the server.
     #[error("{0}")]
     Internal(String),

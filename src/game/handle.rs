@@ -21,6 +21,7 @@ use crate::{
         engine_state::{AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, PlayReply},
         events::EventFrame,
         hooks::StopReason,
+        idempotency::{Acted, Conditions},
         state::SavedState,
         GameError,
     },
@@ -159,8 +160,27 @@ impl GameHandle {
         token: Option<String>,
         action: Action,
     ) -> Result<ActionReply, GameError> {
-        self.ask(token, |reply| Request::Act(action.clone(), reply))
-            .await
+        match self.act_under(token, action, Conditions::default()).await? {
+            Acted::Done(reply) => Ok(reply),
+            // Only a keyed request is replayed.
+            Acted::Replayed(_) => Err(GameError::Internal(
+                "a request without a key was replayed".into(),
+            )),
+        }
+    }
+
+    /// Does `action` as the holder of `token` under `conditions`: once only for an idempotency
+    /// key (a repeat gets the first answer), and only at the expected version.
+    pub async fn act_under(
+        &self,
+        token: Option<String>,
+        action: Action,
+        conditions: Conditions,
+    ) -> Result<Acted, GameError> {
+        self.ask(token, |reply| {
+            Request::Act(action.clone(), conditions.clone(), reply)
+        })
+        .await
     }
 
     /// Subscribes to the game's events (after version `since` first, when given), as the
@@ -260,24 +280,28 @@ impl GameHandle {
         }
     }
 
-    /// Optionally the player's move, then the engine's reply.
+    /// Optionally the player's move, then the engine's reply, under `conditions` (once only
+    /// for an idempotency key, only at the expected version).
     pub async fn engine_play(
         &self,
         token: Option<String>,
         player_move: Option<MoveInput>,
         limits: GoLimits,
-    ) -> Result<PlayReply, GameError> {
+        conditions: Conditions<PlayReply>,
+    ) -> Result<Acted<PlayReply>, GameError> {
         match self
             .engine(
                 token,
                 EngineAction::Play {
                     player_move,
                     limits,
+                    conditions,
                 },
             )
             .await?
         {
-            EngineReply::Play(p) => Ok(p),
+            EngineReply::Play(p) => Ok(Acted::Done(p)),
+            EngineReply::Replayed(kept) => Ok(Acted::Replayed(kept)),
             other => Err(unexpected(&other)),
         }
     }

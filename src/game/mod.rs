@@ -17,6 +17,7 @@ pub mod error;
 pub mod events;
 pub mod handle;
 pub mod hooks;
+pub mod idempotency;
 pub mod journal;
 pub mod options;
 pub mod outbox;

@@ -57,6 +57,8 @@ pub struct GamesParts {
     pub hooks: Arc<Hooks>,
     /// Events kept per game for reconnecting clients.
     pub event_history: usize,
+    /// Idempotency keys kept per game and caller.
+    pub keys_per_caller: usize,
     /// Starts the engines games attach.
     pub engines: EngineFactory,
     /// What each client may spend.
@@ -77,6 +79,7 @@ impl Games {
             max_games,
             hooks,
             event_history,
+            keys_per_caller,
             engines,
             admission,
             store,
@@ -88,6 +91,7 @@ impl Games {
         let env = GameEnv {
             hooks,
             event_history,
+            keys_per_caller,
             engines,
             on_stop: Arc::new(move |id| forget.remove(&id)),
             store,

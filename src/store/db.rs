@@ -12,7 +12,7 @@ use sqlx::{
 };
 use uuid::Uuid;
 
-use super::{GameSummary, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame};
+use super::{GameSummary, KeyRow, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame};
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -163,6 +163,28 @@ impl Db {
             })
             .collect::<Result<Vec<_>, sqlx::Error>>()
             .map_err(db_err)?;
+            let keys = sqlx::query(
+                "SELECT scope, key, fingerprint, status, body, at_ms FROM game_keys \
+                 WHERE game = $1 ORDER BY at_ms, key",
+            )
+            .bind(seq)
+            .fetch_all(pool)
+            .await
+            .map_err(db_err)?
+            .into_iter()
+            .map(|r| {
+                Ok(KeyRow {
+                    game: seq,
+                    scope: r.try_get("scope")?,
+                    key: r.try_get("key")?,
+                    fingerprint: r.try_get("fingerprint")?,
+                    status: r.try_get("status")?,
+                    body: r.try_get("body")?,
+                    at_ms: r.try_get("at_ms")?,
+                })
+            })
+            .collect::<Result<Vec<_>, sqlx::Error>>()
+            .map_err(db_err)?;
             Ok(Some(StoredGame {
                 seq,
                 id: *id,
@@ -173,6 +195,7 @@ impl Db {
                 live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
                 result: row.try_get("status").map_err(db_err)?,
                 entries,
+                keys,
             }))
         })
     }
@@ -214,6 +237,7 @@ impl Db {
                         live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
                         result: row.try_get("status").map_err(db_err)?,
                         entries: Vec::new(),
+                        keys: Vec::new(),
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;

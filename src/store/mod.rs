@@ -102,6 +102,38 @@ pub enum WriteOp {
     },
     /// A write of a perft or puzzle job.
     Job(JobWrite),
+    /// Keeps the answer to a request sent with an idempotency key.
+    Key(KeyRow),
+    /// Forgets a kept key (its caller has newer ones).
+    ForgetKey {
+        /// The game's row key.
+        game: i64,
+        /// Whose key.
+        scope: i64,
+        /// The key.
+        key: String,
+    },
+    /// Writes that are committed together or not at all (a request's changes and its key).
+    Batch(Vec<WriteOp>),
+}
+
+/// The answer to a keyed request, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyRow {
+    /// The game's row key.
+    pub game: i64,
+    /// Whose key: 0 white, 1 black, 2 the admin.
+    pub scope: i64,
+    /// The key.
+    pub key: String,
+    /// A digest of the request it was sent with.
+    pub fingerprint: Vec<u8>,
+    /// The answer's status.
+    pub status: i64,
+    /// The answer's body.
+    pub body: String,
+    /// When it was kept (Unix ms).
+    pub at_ms: i64,
 }
 
 /// A webhook in the outbox.
@@ -151,6 +183,8 @@ pub struct StoredGame {
     pub result: String,
     /// Its journal, by version.
     pub entries: Vec<StoredEntry>,
+    /// Its kept idempotency keys, oldest first.
+    pub keys: Vec<KeyRow>,
 }
 
 /// Which stored games to list, by result.

@@ -34,13 +34,13 @@ pub(crate) enum WriterConn {
 /// The statement inserting a run of appends (each a `WriteOp::Append`), bound to its rows.
 trait AppendRun: sqlx::Database {
     fn append_run(
-        appends: &[WriteOp],
+        appends: &[&WriteOp],
     ) -> sqlx::query::Query<'static, Self, Self::Arguments<'static>>;
 }
 
 impl AppendRun for Sqlite {
     fn append_run(
-        appends: &[WriteOp],
+        appends: &[&WriteOp],
     ) -> sqlx::query::Query<'static, Sqlite, Self::Arguments<'static>> {
         let rows: Vec<(i64, i64, &str)> = appends
             .iter()
@@ -61,7 +61,7 @@ impl AppendRun for Sqlite {
 
 impl AppendRun for Postgres {
     fn append_run(
-        appends: &[WriteOp],
+        appends: &[&WriteOp],
     ) -> sqlx::query::Query<'static, Postgres, Self::Arguments<'static>> {
         let (mut games, mut versions, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
         for op in appends {
@@ -106,7 +106,7 @@ fn fence_check(fences: &[Option<Fence>]) -> Option<(String, Vec<Fence>)> {
 }
 
 /// The version of the first append of a run (a conflict on it is reported with it).
-fn first_version(appends: &[WriteOp]) -> Option<i64> {
+fn first_version(appends: &[&WriteOp]) -> Option<i64> {
     match appends.first() {
         Some(WriteOp::Append { version, .. }) => Some(*version),
         _ => None,
@@ -213,10 +213,17 @@ macro_rules! execute_write {
                 .map(|_| 0)
                 .map_err(|e| StoreError::from_db(e, None)),
             WriteOp::Delete { game } => {
-                let events = sqlx::query("DELETE FROM game_events WHERE game = $1")
+                let keys = sqlx::query("DELETE FROM game_keys WHERE game = $1")
                     .bind(*game)
                     .execute(&mut *$tx)
                     .await;
+                let events = match keys {
+                    Ok(_) => sqlx::query("DELETE FROM game_events WHERE game = $1")
+                        .bind(*game)
+                        .execute(&mut *$tx)
+                        .await,
+                    Err(e) => Err(e),
+                };
                 match events {
                     Err(e) => Err(StoreError::from_db(e, None)),
                     Ok(_) => sqlx::query("DELETE FROM games WHERE seq = $1")
@@ -228,8 +235,50 @@ macro_rules! execute_write {
                 }
             }
             WriteOp::Job(op) => execute_job_write!($tx, op),
+            WriteOp::Key(row) => sqlx::query(
+                "INSERT INTO game_keys (game, scope, key, fingerprint, status, body, at_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (game, scope, key) \
+                 DO UPDATE SET status = excluded.status, body = excluded.body",
+            )
+            .bind(row.game)
+            .bind(row.scope)
+            .bind(row.key.as_str())
+            .bind(row.fingerprint.as_slice())
+            .bind(row.status)
+            .bind(row.body.as_str())
+            .bind(row.at_ms)
+            .execute(&mut *$tx)
+            .await
+            .map(|_| 0)
+            .map_err(|e| StoreError::from_db(e, None)),
+            WriteOp::ForgetKey { game, scope, key } => {
+                sqlx::query("DELETE FROM game_keys WHERE game = $1 AND scope = $2 AND key = $3")
+                    .bind(*game)
+                    .bind(*scope)
+                    .bind(key.as_str())
+                    .execute(&mut *$tx)
+                    .await
+                    .map(|_| 0)
+                    .map_err(|e| StoreError::from_db(e, None))
+            }
+            // Batches are taken apart by `write_together`.
+            WriteOp::Batch(_) => Err(StoreError::Database(
+                "a batch inside a batch".into(),
+            )),
         }
     };
+}
+
+/// `ops` with every batch taken apart, each write with the index of the op it came from.
+fn flatten(ops: &[WriteOp]) -> Vec<(usize, &WriteOp)> {
+    let mut flat = Vec::with_capacity(ops.len());
+    for (at, op) in ops.iter().enumerate() {
+        match op {
+            WriteOp::Batch(parts) => flat.extend(parts.iter().map(|part| (at, part))),
+            op => flat.push((at, op)),
+        }
+    }
+    flat
 }
 
 impl WriterConn {
@@ -287,13 +336,15 @@ impl WriterConn {
             .iter()
             .all(|op| matches!(op, WriteOp::Append { status: None, .. }));
         let fence_check = fence_check(fences);
+        let flat = flatten(ops);
         with_conn!(self, conn, DB => {
             if only_moves && fence_check.is_none() {
                 // One statement is its own transaction.
-                DB::append_run(ops)
+                let appends: Vec<&WriteOp> = ops.iter().collect();
+                DB::append_run(&appends)
                     .execute(&mut **conn)
                     .await
-                    .map_err(|e| StoreError::from_db(e, first_version(ops)))?;
+                    .map_err(|e| StoreError::from_db(e, first_version(&appends)))?;
                 return Ok(vec![0; ops.len()]);
             }
             let mut tx = sqlx::Connection::begin(&mut **conn)
@@ -310,19 +361,20 @@ impl WriterConn {
                     return Err(StoreError::Fenced { shard: lost.shard });
                 }
             }
-            let mut keys = Vec::with_capacity(ops.len());
-            let mut rest = ops;
+            let mut keys = vec![0; ops.len()];
+            let mut rest = flat.as_slice();
             while !rest.is_empty() {
                 let run = rest
                     .iter()
-                    .take_while(|op| matches!(op, WriteOp::Append { .. }))
+                    .take_while(|(_, op)| matches!(op, WriteOp::Append { .. }))
                     .count();
                 if run > 0 {
-                    let (appends, tail) = rest.split_at(run);
-                    DB::append_run(appends)
+                    let (run, tail) = rest.split_at(run);
+                    let appends: Vec<&WriteOp> = run.iter().map(|(_, op)| *op).collect();
+                    DB::append_run(&appends)
                         .execute(&mut *tx)
                         .await
-                        .map_err(|e| StoreError::from_db(e, first_version(appends)))?;
+                        .map_err(|e| StoreError::from_db(e, first_version(&appends)))?;
                     for op in appends {
                         if let WriteOp::Append { game, status: Some(status), now_ms, .. } = op {
                             sqlx::query(
@@ -335,11 +387,14 @@ impl WriterConn {
                             .await
                             .map_err(|e| StoreError::from_db(e, None))?;
                         }
-                        keys.push(0);
                     }
                     rest = tail;
                 } else {
-                    keys.push(execute_write!(tx, &rest[0])?);
+                    let (at, op) = rest[0];
+                    let key = execute_write!(tx, op)?;
+                    if key != 0 {
+                        keys[at] = key;
+                    }
                     rest = &rest[1..];
                 }
             }

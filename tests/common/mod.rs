@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod cluster;
+pub mod fault_proxy;
 pub mod postgres;
 
 use std::{

@@ -9,11 +9,35 @@ export class ApiError extends Error {
   }
 }
 
-/** Calls the API; resolves to the JSON answer (or null for 204), rejects with an ApiError. */
-export async function api(method, path, body, secret) {
+/** A fresh random id: idempotency keys and WebSocket acks. */
+export function newKey() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Calls the API; resolves to the JSON answer (or null for 204), rejects with an ApiError. With
+ * `idempotent`, the request carries an `Idempotency-Key` and is sent again (same key) when the
+ * network fails or the answer is `outcome_unknown`: the server carries it out once.
+ */
+export async function api(method, path, body, secret, { idempotent = false } = {}) {
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (secret) headers.Authorization = `Bearer ${secret}`;
+  if (idempotent) headers['Idempotency-Key'] = newKey();
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await apiOnce(method, path, body, headers);
+    } catch (e) {
+      const unknown = e instanceof ApiError && (e.code === 'network' || e.code === 'outcome_unknown' || e.code === 'store_unavailable');
+      if (!idempotent || !unknown || attempt >= 3) throw e;
+      await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+    }
+  }
+}
+
+async function apiOnce(method, path, body, headers) {
   let res;
   try {
     res = await fetch(path, {
@@ -57,6 +81,8 @@ export function explain(err) {
     forbidden: 'You are not allowed to do that in this game.',
     not_your_turn: 'It is not your turn.',
     game_over: 'The game is over.',
+    version_mismatch: 'The game moved on meanwhile; look again and play your move.',
+    outcome_unknown: 'The server did not say whether that was done; look at the game before trying again.',
   };
   return known[err.code] || err.message || err.code;
 }
@@ -81,6 +107,8 @@ export class GameSocket {
     this.closed = false;
     this.attempt = 0;
     this.timer = null;
+    // Acks are the commands' idempotency keys: unique across this page's connections.
+    this.ackPrefix = newKey();
     this.ackSeq = 0;
     this.pending = new Map();
     this.lastFrame = Date.now();
@@ -114,6 +142,9 @@ export class GameSocket {
       this.everOpened = true;
       this.lastFrame = Date.now();
       this.onStatus('open');
+      // Commands whose answer the last connection lost go again with the same ack: the
+      // server carries each out once.
+      for (const [, p] of this.pending) ws.send(p.text);
     };
     ws.onmessage = (ev) => {
       this.lastFrame = Date.now();
@@ -140,16 +171,19 @@ export class GameSocket {
     };
   }
 
-  /** The socket `ws` closed (or was given up): fail waiting commands, reconnect after a pause. */
+  /**
+   * The socket `ws` closed (or was given up): reconnect after a pause. Waiting commands are sent
+   * again once it is open (they fail at their own deadline, or now if nothing reconnects).
+   */
   socketClosed(ws, code) {
     if (this.ws !== ws) return;
     this.ws = null;
-    for (const [, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.reject(new ApiError(0, 'network', 'The connection dropped'));
-    }
-    this.pending.clear();
     if (this.closed || this.stopped) {
+      for (const [, p] of this.pending) {
+        clearTimeout(p.timer);
+        p.reject(new ApiError(0, 'network', 'The connection dropped'));
+      }
+      this.pending.clear();
       this.onStatus('closed');
       return;
     }
@@ -173,13 +207,14 @@ export class GameSocket {
         return;
       }
       this.ackSeq += 1;
-      const ack = this.ackSeq;
+      const ack = `${this.ackPrefix}-${this.ackSeq}`;
       const timer = setTimeout(() => {
         this.pending.delete(ack);
         reject(new ApiError(0, 'timeout', 'The server did not answer'));
       }, 10_000);
-      this.pending.set(ack, { resolve, reject, timer });
-      this.ws.send(JSON.stringify({ ...frame, ack }));
+      const text = JSON.stringify({ ...frame, ack });
+      this.pending.set(ack, { resolve, reject, timer, text });
+      this.ws.send(text);
     });
   }
 

@@ -351,12 +351,15 @@ export function mountGame(root, id, params) {
       board.preview(uci);
     }
     try {
+      // Made on the version shown: refused (version_mismatch) if the game moved meanwhile.
+      const asked = { ...move, version: st.version };
       if (socket.isOpen()) {
-        await socket.send({ type: 'move', ...move });
+        await socket.send({ type: 'move', ...asked });
       } else {
-        // The socket is reconnecting: play over REST; the event arrives with the catch-up.
-        // The board keeps showing the move until its event arrives.
-        const answer = await api('POST', `/v1/games/${id}/moves`, move, token);
+        // The socket is reconnecting: play over REST (with an idempotency key, so a retry is
+        // never played twice); the event arrives with the catch-up. The board keeps showing
+        // the move until its event arrives.
+        const answer = await api('POST', `/v1/games/${id}/moves`, asked, token, { idempotent: true });
         st.pending = answer.uci;
       }
     } catch (e) {
@@ -370,7 +373,7 @@ export function mountGame(root, id, params) {
   async function command(type, restPath, body) {
     try {
       if (socket.isOpen()) await socket.send({ type });
-      else await api('POST', `/v1/games/${id}${restPath}`, body, token);
+      else await api('POST', `/v1/games/${id}${restPath}`, body, token, { idempotent: true });
     } catch (e) {
       toast(explain(e), 'error');
     }

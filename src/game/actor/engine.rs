@@ -14,7 +14,10 @@
 use std::{collections::BTreeMap, time::Duration};
 
 use actix::{fut::ActorFutureExt, AsyncContext, Context, StreamHandler, WrapFuture};
-use chessd_core::{game::Game, Color, FenMode, Position};
+use chessd_core::{
+    game::{Game, PlayedMove},
+    Color, FenMode, Position,
+};
 
 use super::GameActor;
 use crate::{
@@ -28,6 +31,7 @@ use crate::{
         },
         engines::StartedEngine,
         events::{EngineInfoView, EventKind},
+        idempotency::{Conditions, KeyCheck, KeyScope},
         GameError,
     },
     uci::{
@@ -90,7 +94,8 @@ impl GameActor {
             EngineAction::Play {
                 player_move,
                 limits,
-            } => self.engine_play(caller, player_move, limits, reply, ctx),
+                conditions,
+            } => self.engine_play(caller, player_move, limits, conditions, reply, ctx),
             EngineAction::SetPosition { fen, moves } => self.set_position(fen, moves, reply, ctx),
             EngineAction::Sync => self.sync_engine(reply, ctx),
             EngineAction::Raw { line, wait } => self.raw_command(line, wait, reply, ctx),
@@ -748,47 +753,49 @@ impl GameActor {
         caller: Caller,
         player_move: Option<MoveInput>,
         limits: GoLimits,
+        conditions: Conditions<PlayReply>,
         reply: Reply<EngineReply>,
         ctx: &mut Context<Self>,
     ) {
-        let prepared = (|| {
-            let limits = finite_limits(limits)?;
-            // A finished game is over for moves, with or without one (its engine is released).
-            if self.game.is_over() {
-                return Err(GameError::over(self.game.status()));
-            }
-            // Refuse before the player's move is played if the engine cannot answer.
-            let a = self.engine.attached.as_ref().ok_or(GameError::NoEngine)?;
-            if !a.is_idle() {
-                return Err(busy_error(
-                    "the engine is already searching for this game (or analysing)",
-                ));
-            }
-            if !limits.searchmoves.is_empty() {
-                // The engine's moves are searched after the player's: check them there, before
-                // the player's move is played.
-                let mut after = self.chess_game().clone();
-                let ready = match &player_move {
-                    Some(input) => input.play_on(&mut after).is_ok(),
-                    None => true,
-                };
-                if ready {
-                    self.check_searchmoves_in(after.position(), &limits.searchmoves)?;
-                }
-            }
-            let player_move = match player_move {
-                Some(input) => {
-                    let played = self.play_move(caller, input, ctx)?;
-                    self.after_game_change(ctx);
-                    Some(played)
-                }
-                None => None,
+        let keyed = conditions.key.zip(KeyScope::of(caller));
+        if let Some((key, scope)) = &keyed {
+            let checked = if self.engine_play_key.as_ref() == Some(&(*scope, key.key.clone())) {
+                Err(GameError::InProgress(
+                    "the first request with this idempotency key is waiting for the engine's \
+                     move; ask again in a moment"
+                        .into(),
+                ))
+            } else {
+                self.keys.check(*scope, key)
             };
-            Ok((player_move, limits))
-        })();
+            match checked {
+                Ok(KeyCheck::New) => {}
+                Ok(KeyCheck::Replay(kept)) => {
+                    self.answer(reply, Ok(EngineReply::Replayed(kept)));
+                    return;
+                }
+                Err(e) => {
+                    self.answer(reply, Err(e));
+                    return;
+                }
+            }
+        }
+        if let Some(expected) = conditions.if_version {
+            let current = self.log.version();
+            if expected != current {
+                self.answer(reply, Err(GameError::VersionMismatch { expected, current }));
+                return;
+            }
+        }
+        if keyed.is_some() {
+            self.collecting = Some(Vec::new());
+        }
+        let prepared = self.play_before_engine(caller, player_move, limits, ctx);
+        let mut writes = self.collecting.take().unwrap_or_default();
         let (player_move, limits) = match prepared {
             Ok(p) => p,
             Err(e) => {
+                self.flush_writes(writes, ctx);
                 self.answer(reply, Err(e));
                 return;
             }
@@ -796,24 +803,43 @@ impl GameActor {
         if self.game.is_over() {
             // The player's move ended the game: nothing for the engine to do.
             self.release_engine_if_over();
-            self.answer(
-                reply,
-                Ok(EngineReply::Play(PlayReply {
-                    player_move,
-                    engine_move: None,
-                    snapshot: self.snapshot(),
-                })),
-            );
+            let answer = PlayReply {
+                player_move,
+                engine_move: None,
+                snapshot: self.snapshot(),
+            };
+            if let Some((key, scope)) = keyed {
+                let kept = (key.render)(Ok(&answer));
+                writes.extend(self.keep_key(scope, key, kept));
+            }
+            self.flush_writes(writes, ctx);
+            self.answer(reply, Ok(EngineReply::Play(answer)));
             return;
         }
-        let (engine, request, generation) =
-            match self.begin_search(Slot::Main, Busy::Move, limits, None, None) {
-                Ok(s) => s,
-                Err(e) => {
-                    self.answer(reply, Err(e));
-                    return;
-                }
+        let searched = self.begin_search(Slot::Main, Busy::Move, limits, None, None);
+        if let (Some((key, scope)), true) = (&keyed, player_move.is_some()) {
+            // The player's move is kept with an answer saying the engine's was lost: what a
+            // repeat gets if this node stops before the engine answers.
+            let lost = match &searched {
+                Ok(_) => GameError::Engine(EngineError::Died(
+                    "the player's move was played; the engine's answer was lost (the game's \
+                     node stopped while the engine searched)"
+                        .into(),
+                )),
+                Err(e) => e.clone(),
             };
+            let kept = (key.render)(Err(&lost));
+            writes.extend(self.keep_key(*scope, key.clone(), kept));
+        }
+        self.flush_writes(writes, ctx);
+        let (engine, request, generation) = match searched {
+            Ok(s) => s,
+            Err(e) => {
+                self.answer(reply, Err(e));
+                return;
+            }
+        };
+        self.engine_play_key = keyed.as_ref().map(|(key, scope)| (*scope, key.key.clone()));
         let root = *self.chess_game().position();
         ctx.spawn(
             engine
@@ -823,21 +849,75 @@ impl GameActor {
                     if let Some(a) = act.engine.current(generation) {
                         a.busy = None;
                     }
+                    act.engine_play_key = None;
+                    if keyed.is_some() {
+                        act.collecting = Some(Vec::new());
+                    }
                     let answer = match act.apply_engine_move(generation, &root, result, ctx) {
-                        Ok(mv) => Ok(EngineReply::Play(PlayReply {
+                        Ok(mv) => Ok(PlayReply {
                             player_move,
                             engine_move: Some(mv),
                             snapshot: act.snapshot(),
-                        })),
+                        }),
                         Err(e) => {
                             act.report_engine_error(generation, &e);
                             Err(e)
                         }
                     };
+                    let mut writes = act.collecting.take().unwrap_or_default();
+                    if let Some((key, scope)) = keyed {
+                        let kept = (key.render)(answer.as_ref());
+                        writes.extend(act.keep_key(scope, key, kept));
+                    }
+                    act.flush_writes(writes, ctx);
                     act.engine_turn(ctx);
-                    act.answer(reply, answer);
+                    act.answer(reply, answer.map(EngineReply::Play));
                 }),
         );
+    }
+
+    /// The part of an engine play before the engine searches: its checks, and the player's
+    /// move when one is given.
+    fn play_before_engine(
+        &mut self,
+        caller: Caller,
+        player_move: Option<MoveInput>,
+        limits: GoLimits,
+        ctx: &mut Context<Self>,
+    ) -> Result<(Option<PlayedMove>, GoLimits), GameError> {
+        let limits = finite_limits(limits)?;
+        // A finished game is over for moves, with or without one (its engine is released).
+        if self.game.is_over() {
+            return Err(GameError::over(self.game.status()));
+        }
+        // Refuse before the player's move is played if the engine cannot answer.
+        let a = self.engine.attached.as_ref().ok_or(GameError::NoEngine)?;
+        if !a.is_idle() {
+            return Err(busy_error(
+                "the engine is already searching for this game (or analysing)",
+            ));
+        }
+        if !limits.searchmoves.is_empty() {
+            // The engine's moves are searched after the player's: check them there, before
+            // the player's move is played.
+            let mut after = self.chess_game().clone();
+            let ready = match &player_move {
+                Some(input) => input.play_on(&mut after).is_ok(),
+                None => true,
+            };
+            if ready {
+                self.check_searchmoves_in(after.position(), &limits.searchmoves)?;
+            }
+        }
+        let player_move = match player_move {
+            Some(input) => {
+                let played = self.play_move(caller, input, ctx)?;
+                self.after_game_change(ctx);
+                Some(played)
+            }
+            None => None,
+        };
+        Ok((player_move, limits))
     }
 
     fn set_position(
