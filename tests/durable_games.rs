@@ -602,3 +602,91 @@ async fn wait_for_plies(c: &awc::Client, url: &str, plies: usize) -> Value {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Sets the database of `url` read-only (or back) for every session, the pool's too.
+async fn set_read_only(url: &str, on: bool) {
+    use sqlx::Connection;
+    let mut admin = sqlx::PgConnection::connect(url).await.unwrap();
+    // This session may itself have started read-only.
+    sqlx::query("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE")
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let value = if on { "on" } else { "off" };
+    sqlx::query(&format!(
+        "ALTER DATABASE postgres SET default_transaction_read_only = {value}"
+    ))
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    // Sessions take the new default when they start: end the server's.
+    sqlx::query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE pid <> pg_backend_pid() AND datname = 'postgres'",
+    )
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    admin.close().await.unwrap();
+}
+
+/// Health says whether the store takes writes: a database that turned read-only makes
+/// `/health` answer 503 with the database's error (a load balancer then stops sending traffic),
+/// and `/health` is 200 again once writes commit.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn health_fails_while_the_database_takes_no_writes() {
+    let pg = common::postgres::PgServer::start();
+    let server = Server::start(&[("CHESSD_STORE__URL", pg.url.as_str())]);
+    let c = client();
+    let health = || async {
+        let (status, v) = common::get_json(&c, &format!("{}/health", server.base)).await;
+        (status, v)
+    };
+    let (status, v) = health().await;
+    assert_eq!((status, v["store"].as_str()), (200, Some("ok")), "{v}");
+    let g = common::create_game(&c, &server.base, &json!({})).await;
+
+    set_read_only(&pg.url, true).await;
+    // Without any game written since, health finds out by itself within a second or two.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let v = loop {
+        let (status, v) = health().await;
+        // (The server's connections were ended, which health may report first.)
+        if status == 503 && v["store"].as_str().is_some_and(|e| e.contains("read-only")) {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "health still says {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(v["status"], "unavailable", "{v}");
+    let moves = format!("{}/v1/games/{}/moves", server.base, g.id);
+    let (status, v) = try_post(&c, &moves, &g.white, 900, &json!({"uci": "e2e4"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (503, Some("store_unavailable")),
+        "{v}"
+    );
+
+    set_read_only(&pg.url, false).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, v) = health().await;
+        if status == 200 {
+            assert_eq!(v["store"], "ok", "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "health never came back: {v}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // The same move, sent again with its key, is played (it was not before).
+    let (status, v) = try_post(&c, &moves, &g.white, 900, &json!({"uci": "e2e4"}))
+        .await
+        .unwrap();
+    assert_eq!((status, v["version"].as_u64()), (200, Some(1)), "{v}");
+}

@@ -4,10 +4,20 @@ use actix_web::{web, HttpResponse};
 
 use crate::AppState;
 
-/// `GET /health`
+/// `GET /health`: `200` while the server can serve and its store takes writes, else `503`
+/// with the store's error (a database that turned read-only, a full disk, a lost server).
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({
-        "status": "ok",
+    let store = state.games.store().health().await;
+    let mut answer = match &store {
+        Ok(()) => HttpResponse::Ok(),
+        Err(_) => HttpResponse::ServiceUnavailable(),
+    };
+    answer.json(serde_json::json!({
+        "status": if store.is_ok() { "ok" } else { "unavailable" },
+        "store": match &store {
+            Ok(()) => "ok".to_string(),
+            Err(e) => e.clone(),
+        },
         "games": state.games.len(),
         "version": env!("CARGO_PKG_VERSION"),
     }))

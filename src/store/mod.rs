@@ -15,7 +15,10 @@ mod jobs_db;
 pub mod perft_tasks;
 mod write;
 
-use std::sync::Arc;
+use std::sync::{
+    atomic::{AtomicI64, Ordering},
+    Arc,
+};
 
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
@@ -115,6 +118,11 @@ pub enum WriteOp {
     },
     /// Writes that are committed together or not at all (a request's changes and its key).
     Batch(Vec<WriteOp>),
+    /// Writes nothing of use: tells whether the store takes writes now (`/health`).
+    Probe {
+        /// Now (Unix ms).
+        now_ms: i64,
+    },
 }
 
 /// The answer to a keyed request, as stored.
@@ -245,7 +253,54 @@ pub struct Store {
 struct Inner {
     db: Db,
     writes: mpsc::Sender<Pending>,
+    health: Arc<Health>,
 }
+
+/// What the writer's commits say of the store: when one last succeeded and failed, and why.
+#[derive(Default)]
+struct Health {
+    last_ok_ms: AtomicI64,
+    last_failed_ms: AtomicI64,
+    last_error: std::sync::Mutex<String>,
+    /// One probe at a time; others wait for its result.
+    probing: tokio::sync::Mutex<()>,
+}
+
+impl Health {
+    /// Notes a batch's results.
+    fn note(&self, results: &[Result<i64, StoreError>]) {
+        let failed = results.iter().find_map(|r| match r {
+            Err(e @ (StoreError::Database(_) | StoreError::Closed)) => Some(e.to_string()),
+            _ => None,
+        });
+        match failed {
+            Some(error) => {
+                if let Ok(mut last) = self.last_error.lock() {
+                    *last = error;
+                }
+                self.last_failed_ms.store(now_ms(), Ordering::Relaxed);
+            }
+            None => self.last_ok_ms.store(now_ms(), Ordering::Relaxed),
+        }
+    }
+
+    /// The last failure, when it is more recent than the last success.
+    fn failing(&self) -> Option<String> {
+        let failed = self.last_failed_ms.load(Ordering::Relaxed);
+        (failed > 0 && failed >= self.last_ok_ms.load(Ordering::Relaxed)).then(|| {
+            self.last_error
+                .lock()
+                .map(|e| e.clone())
+                .unwrap_or_default()
+        })
+    }
+}
+
+/// A store's last commit is trusted this long (ms); after it, `/health` probes with a write
+/// (so at most one probe a second, and none while games are being written).
+const TRUSTED_FOR_MS: i64 = 1_000;
+/// A probe waits this long for its commit.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -276,15 +331,53 @@ impl Store {
         // SQLite with full sync: the writer commits without waiting for the disk and one
         // task syncs the log for every batch committed meanwhile, before their answers go.
         let wal = db.wal_path().filter(|_| sync == SqliteSync::Full);
-        tokio::spawn(run_writer(db.clone(), queue, max_batch.max(1), wal));
+        let health = Arc::new(Health::default());
+        let writer = Writer {
+            db: db.clone(),
+            max_batch: max_batch.max(1),
+            wal,
+            health: Arc::clone(&health),
+        };
+        tokio::spawn(writer.run(queue));
         Ok(Store {
-            inner: Some(Arc::new(Inner { db, writes })),
+            inner: Some(Arc::new(Inner { db, writes, health })),
         })
     }
 
     /// Whether the store keeps anything.
     pub fn is_durable(&self) -> bool {
         self.inner.is_some()
+    }
+
+    /// Whether the store takes writes now, or why not: the last commit's outcome when one
+    /// succeeded or failed in the last second, else a probe write committed by the writer
+    /// (within a second). Always fine in memory.
+    pub async fn health(&self) -> Result<(), String> {
+        let Some(inner) = &self.inner else {
+            return Ok(());
+        };
+        let health = &inner.health;
+        let age = |ms: &AtomicI64| now_ms() - ms.load(Ordering::Relaxed);
+        // Trusted: a commit succeeded lately, and none failed since.
+        if health.failing().is_none() && age(&health.last_ok_ms) < TRUSTED_FOR_MS {
+            return Ok(());
+        }
+        let _probing = health.probing.lock().await;
+        // A probe (or a commit) that ended while this one waited answers for it too.
+        match health.failing() {
+            None if age(&health.last_ok_ms) < 1_000 => return Ok(()),
+            Some(error) if age(&health.last_failed_ms) < 1_000 => return Err(error),
+            _ => {}
+        }
+        let probe = self.write(WriteOp::Probe { now_ms: now_ms() });
+        match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "a write was not committed within {} ms",
+                PROBE_TIMEOUT.as_millis()
+            )),
+        }
     }
 
     /// Queues `op` for the writer. The answer comes once it is committed: the row key of a
@@ -422,64 +515,77 @@ type Answers = Vec<(
     Result<i64, StoreError>,
 )>;
 
-/// The writer: takes every write waiting (up to `max_batch`), commits them together on its own
-/// connection, answers. With `wal` (SQLite, full sync), the answers go through [`sync_wal`].
-async fn run_writer(
+/// The writer's parts: the database, the most writes in one commit, the SQLite log to sync
+/// (full sync), and where it notes how its commits go.
+struct Writer {
     db: Db,
-    mut queue: mpsc::Receiver<Pending>,
     max_batch: usize,
     wal: Option<std::path::PathBuf>,
-) {
-    let synced = wal.map(|path| {
-        let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(sync_wal(path, rx));
-        tx
-    });
-    let mut ops = Vec::with_capacity(max_batch);
-    let mut fences = Vec::with_capacity(max_batch);
-    let mut dones = Vec::with_capacity(max_batch);
-    let mut conn: Option<WriterConn> = None;
-    while let Some(mut next) = queue.recv().await {
-        // Every write waiting, up to a closing request.
-        let closing = loop {
-            match next.op {
-                None => break Some(next.done),
-                Some(op) => {
-                    ops.push(op);
-                    fences.push(next.fence);
-                    dones.push(next.done);
-                }
-            }
-            if ops.len() >= max_batch {
-                break None;
-            }
-            match queue.try_recv() {
-                Ok(p) => next = p,
-                Err(_) => break None,
-            }
-        };
-        let mut answers: Answers = Vec::new();
-        if !ops.is_empty() {
-            let results = write_batch(&db, &mut conn, &ops, &fences, synced.is_some()).await;
-            answers.extend(dones.drain(..).zip(results));
-            ops.clear();
-            fences.clear();
-        }
-        if let Some(done) = closing {
-            conn = None;
-            answers.push((done, Ok(0)));
-        }
-        match &synced {
-            Some(syncer) => {
-                if let Err(mpsc::error::SendError(answers)) = syncer.send(answers) {
-                    for (done, _) in answers {
-                        let _ = done.send(Err(StoreError::Closed));
+    health: Arc<Health>,
+}
+
+impl Writer {
+    /// The writer: takes every write waiting (up to `max_batch`), commits them together on its own
+    /// connection, answers. With `wal` (SQLite, full sync), the answers go through [`sync_wal`].
+    async fn run(self, mut queue: mpsc::Receiver<Pending>) {
+        let Writer {
+            db,
+            max_batch,
+            wal,
+            health,
+        } = self;
+        let synced = wal.map(|path| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(sync_wal(path, rx));
+            tx
+        });
+        let mut ops = Vec::with_capacity(max_batch);
+        let mut fences = Vec::with_capacity(max_batch);
+        let mut dones = Vec::with_capacity(max_batch);
+        let mut conn: Option<WriterConn> = None;
+        while let Some(mut next) = queue.recv().await {
+            // Every write waiting, up to a closing request.
+            let closing = loop {
+                match next.op {
+                    None => break Some(next.done),
+                    Some(op) => {
+                        ops.push(op);
+                        fences.push(next.fence);
+                        dones.push(next.done);
                     }
                 }
+                if ops.len() >= max_batch {
+                    break None;
+                }
+                match queue.try_recv() {
+                    Ok(p) => next = p,
+                    Err(_) => break None,
+                }
+            };
+            let mut answers: Answers = Vec::new();
+            if !ops.is_empty() {
+                let results = write_batch(&db, &mut conn, &ops, &fences, synced.is_some()).await;
+                health.note(&results);
+                answers.extend(dones.drain(..).zip(results));
+                ops.clear();
+                fences.clear();
             }
-            None => {
-                for (done, result) in answers {
-                    let _ = done.send(result);
+            if let Some(done) = closing {
+                conn = None;
+                answers.push((done, Ok(0)));
+            }
+            match &synced {
+                Some(syncer) => {
+                    if let Err(mpsc::error::SendError(answers)) = syncer.send(answers) {
+                        for (done, _) in answers {
+                            let _ = done.send(Err(StoreError::Closed));
+                        }
+                    }
+                }
+                None => {
+                    for (done, result) in answers {
+                        let _ = done.send(result);
+                    }
                 }
             }
         }

@@ -261,6 +261,12 @@ macro_rules! execute_write {
                     .map(|_| 0)
                     .map_err(|e| StoreError::from_db(e, None))
             }
+            WriteOp::Probe { now_ms } => sqlx::query("UPDATE store_probe SET at_ms = $1")
+                .bind(*now_ms)
+                .execute(&mut *$tx)
+                .await
+                .map(|_| 0)
+                .map_err(|e| StoreError::from_db(e, None)),
             // Batches are taken apart by `write_together`.
             WriteOp::Batch(_) => Err(StoreError::Database(
                 "a batch inside a batch".into(),
