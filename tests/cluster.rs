@@ -280,3 +280,206 @@ async fn a_perft_job_survives_the_death_of_its_node() {
         );
     }
 }
+
+/// Sends `e2e4` for each of `games` through `bases` (in turn), with an idempotency key, again
+/// and again until it is answered 200; gives how long the slowest took.
+async fn time_until_all_served(c: &awc::Client, bases: &[String], games: &[Played]) -> Duration {
+    let started = Instant::now();
+    let each = games.iter().enumerate().map(|(i, g)| {
+        let url = format!("{}/v1/games/{}/moves", bases[i % bases.len()], g.id);
+        let c = c.clone();
+        let white = g.white.clone();
+        async move {
+            loop {
+                let sent = tokio::time::timeout(
+                    Duration::from_secs(10),
+                    c.post(&url)
+                        .bearer_auth(&white)
+                        .insert_header(("Idempotency-Key", "failover"))
+                        .send_json(&json!({"uci": "e2e4"})),
+                )
+                .await;
+                if let Ok(Ok(resp)) = sent {
+                    if resp.status() == 200 {
+                        return started.elapsed();
+                    }
+                }
+                assert!(
+                    started.elapsed() < Duration::from_secs(30),
+                    "game {url} not served"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    });
+    futures_util::future::join_all(each)
+        .await
+        .into_iter()
+        .max()
+        .unwrap_or_default()
+}
+
+/// A node paused with `SIGSTOP` or killed with `kill -9`: every one of its games is served by
+/// the others within `lease_ms` + 1 s (the lease must end first; then a node takes the shard
+/// within a fifth of a heartbeat, since it looks often while an owner is late).
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn every_game_of_a_paused_or_killed_node_is_served_within_a_second_of_its_lease() {
+    const LEASE_MS: u64 = 3000;
+    let pg = PgServer::start();
+    let lease = LEASE_MS.to_string();
+    let start = || {
+        start_node(
+            &pg,
+            LEASE_MS,
+            &[("CHESSD_CLUSTER__LEASE_MS", lease.as_str())],
+        )
+    };
+    let mut nodes = vec![start(), start(), start()];
+    let c = client();
+    for signal in ["-STOP", "-KILL"] {
+        settled(&c, &nodes[0].base, 3).await;
+        let mut games = Vec::new();
+        for i in 0..24 {
+            let base = &nodes[i % 3].base;
+            let (status, v) = post_json(&c, &format!("{base}/v1/games"), None, &json!({})).await;
+            assert_eq!(status, 201, "{v}");
+            let s = common::GameSecrets::from_answer(&v);
+            games.push(Played {
+                id: s.id,
+                white: s.white,
+                black: s.black,
+                acked: Vec::new(),
+            });
+        }
+        let victim = nodes.remove(0);
+        let ok = std::process::Command::new("kill")
+            .args([signal, &victim.pid().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        let survivors: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
+        let worst = time_until_all_served(&c, &survivors, &games).await;
+        eprintln!("{signal}: every game served again {worst:?} after the signal");
+        assert!(
+            worst <= Duration::from_millis(LEASE_MS + 1000),
+            "{signal}: the last game was served {worst:?} after the signal"
+        );
+        if signal == "-STOP" {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &victim.pid().to_string()])
+                .status();
+        }
+        drop(victim);
+        nodes.push(start());
+    }
+}
+
+/// Every shard's owner and fencing token, and whether its lease holds now (PostgreSQL's clock).
+async fn leases(db: &mut sqlx::PgConnection) -> Vec<(i32, Option<String>, i64, bool)> {
+    sqlx::query_as(
+        "SELECT shard, owner, token, expires_ms > (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT \
+         FROM cluster_shards ORDER BY shard",
+    )
+    .fetch_all(db)
+    .await
+    .unwrap()
+}
+
+/// The games' tables locked for three leases (a stuck disk, a long migration, a vacuum): every
+/// request that touches them waits, holding its pooled connection, and the nodes' pools run
+/// dry. The leases are renewed all along (their own pool; a renewal waits for no game write), so
+/// no node loses a shard, and the waiting moves are played once the tables are free.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn shard_leases_hold_while_every_game_query_waits() {
+    use sqlx::Connection;
+    let pg = PgServer::start();
+    let nodes = [node(&pg), node(&pg)];
+    let c = awc::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .finish();
+    settled(&c, &nodes[0].base, 2).await;
+    let mut games = Vec::new();
+    for i in 0..8 {
+        let base = &nodes[i % 2].base;
+        let (status, v) = post_json(&c, &format!("{base}/v1/games"), None, &json!({})).await;
+        assert_eq!(status, 201, "{v}");
+        games.push(common::GameSecrets::from_answer(&v));
+    }
+    let mut watch = sqlx::PgConnection::connect(&pg.url).await.unwrap();
+    let before = leases(&mut watch).await;
+    assert!(before
+        .iter()
+        .all(|(_, owner, _, live)| owner.is_some() && *live));
+    let mut lock = sqlx::PgConnection::connect(&pg.url).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut lock).await.unwrap();
+    sqlx::query("LOCK TABLE games, game_events IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut lock)
+        .await
+        .unwrap();
+    // Moves (their writes wait) and reads of games the store must be asked for (they wait
+    // too), more than the pools hold.
+    let mut waiting = Vec::new();
+    for (i, g) in games.iter().enumerate() {
+        let url = format!("{}/v1/games/{}/moves", nodes[i % 2].base, g.id);
+        let (c, white) = (c.clone(), g.white.clone());
+        waiting.push(actix_web::rt::spawn(async move {
+            let resp = c
+                .post(&url)
+                .bearer_auth(&white)
+                .insert_header(("Idempotency-Key", "while-locked"))
+                .send_json(&json!({"uci": "e2e4"}))
+                .await;
+            resp.map(|r| r.status().as_u16()).unwrap_or(0)
+        }));
+    }
+    for i in 0..24 {
+        let url = format!("{}/v1/games/{}", nodes[i % 2].base, uuid::Uuid::new_v4());
+        let c = c.clone();
+        actix_web::rt::spawn(async move {
+            let _ = c.get(&url).send().await;
+        });
+    }
+    let held_until = Instant::now() + Duration::from_millis(4_500);
+    while Instant::now() < held_until {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        // Renewed all along: the same owners and tokens, every lease holding.
+        assert_eq!(
+            leases(&mut watch).await,
+            before,
+            "a lease ended or moved while the games' tables were locked"
+        );
+    }
+    sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
+    // The moves that waited: each played once (one whose wait outlasted the store's was
+    // answered 503: sent again with its key, it is played now).
+    for (i, w) in waiting.into_iter().enumerate() {
+        let g = &games[i];
+        let mut status = w.await.unwrap();
+        let url = format!("{}/v1/games/{}/moves", nodes[i % 2].base, g.id);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while status != 200 {
+            assert!(Instant::now() < deadline, "move of {} still {status}", g.id);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            status = c
+                .post(&url)
+                .bearer_auth(&g.white)
+                .insert_header(("Idempotency-Key", "while-locked"))
+                .send_json(&json!({"uci": "e2e4"}))
+                .await
+                .map(|r| r.status().as_u16())
+                .unwrap_or(0);
+        }
+        let (_, v) = get_json(&c, &format!("{}/v1/games/{}", nodes[0].base, g.id)).await;
+        assert_eq!(v["version"], 1, "{v}");
+    }
+    assert_eq!(leases(&mut watch).await, before);
+}

@@ -99,7 +99,7 @@ async fn play(games: &Games, id: &str, secret: &str, uci: &str) {
 async fn a_node_holding_its_shard_again_serves_the_stored_game_not_its_stale_copy() {
     let pg = common::postgres::PgServer::start();
     let store = Store::open(&pg.url, SqliteSync::Full, 64).await.unwrap();
-    let db = store.cluster_db().unwrap();
+    let db = store.cluster_db(std::time::Duration::from_secs(1)).unwrap();
     db.init_shards(1).await.unwrap();
     let shard_a = Arc::new(OneShard(AtomicI64::new(0)));
     let shard_b = Arc::new(OneShard(AtomicI64::new(0)));

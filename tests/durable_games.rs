@@ -690,3 +690,66 @@ async fn health_fails_while_the_database_takes_no_writes() {
         .unwrap();
     assert_eq!((status, v["version"].as_u64()), (200, Some(1)), "{v}");
 }
+
+/// While PostgreSQL is down, requests are answered within a second (`store_unavailable`), not
+/// after a long wait for a connection; once it is back, a move sent again with its key is played
+/// once.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn requests_during_a_postgresql_outage_are_answered_within_a_second() {
+    let pg = common::postgres::PgServer::start();
+    let server = Server::start(&[("CHESSD_STORE__URL", pg.url.as_str())]);
+    let c = client();
+    let g = common::create_game(&c, &server.base, &json!({})).await;
+    let other = common::create_game(&c, &server.base, &json!({})).await;
+    let moves = format!("{}/v1/games/{}/moves", server.base, g.id);
+    pg.stop();
+    let mut slowest = Duration::ZERO;
+    // A move (its write fails), the same move again (the game left memory when its write
+    // failed: it must be read from the store), a game in memory, a game the store must be
+    // asked for, and health.
+    for (i, url) in [
+        moves.clone(),
+        moves.clone(),
+        format!("{}/v1/games/{}", server.base, other.id),
+        format!("{}/v1/games/{}", server.base, uuid::Uuid::new_v4()),
+        format!("{}/health", server.base),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let started = Instant::now();
+        let status = if i < 2 {
+            try_post(&c, url, &g.white, 901, &json!({"uci": "e2e4"}))
+                .await
+                .unwrap()
+                .0
+        } else {
+            common::get_json(&c, url).await.0
+        };
+        let took = started.elapsed();
+        slowest = slowest.max(took);
+        // The other game is still in memory: it is read without the store.
+        if i != 2 {
+            assert_eq!(status, 503, "{url} during the outage");
+        }
+    }
+    eprintln!("slowest answer during the outage: {slowest:?}");
+    assert!(slowest < Duration::from_secs(1), "{slowest:?}");
+    pg.start_again();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let (status, v) = try_post(&c, &moves, &g.white, 901, &json!({"uci": "e2e4"}))
+            .await
+            .unwrap();
+        if status == 200 {
+            assert_eq!(v["version"], 1, "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still {status} {v}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

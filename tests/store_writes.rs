@@ -134,7 +134,7 @@ async fn a_write_under_a_lost_shard_lease_is_refused() {
     let pg = common::postgres::PgServer::start();
     let store = Store::open(&pg.url, SqliteSync::Full, 512).await.unwrap();
     let db = store
-        .cluster_db()
+        .cluster_db(std::time::Duration::from_secs(1))
         .expect("PostgreSQL has the cluster tables");
     db.init_shards(4).await.unwrap();
     assert!(

@@ -20,14 +20,26 @@ const HANDOVER_WAIT: Duration = Duration::from_secs(2);
 const FORGET_NODES_AFTER_MS: i64 = 3_600_000;
 
 pub(super) async fn run(cluster: Cluster) {
-    let mut ticker = tokio::time::interval(cluster.inner.heartbeat);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut failing = false;
+    let mut next = Instant::now();
     loop {
-        ticker.tick().await;
+        tokio::time::sleep_until(next.into()).await;
         if cluster.is_leaving() {
             return;
         }
+        // While a shard has no owner, or its owner is late renewing it (a node died or paused),
+        // look again five times as often, so that its games are taken and found as soon as
+        // the lease ends.
+        let unsettled = {
+            let view = cluster.read_view();
+            view.owner_late || view.owners.iter().any(Option::is_none)
+        };
+        let every = if unsettled {
+            cluster.inner.heartbeat / 5
+        } else {
+            cluster.inner.heartbeat
+        };
+        next = Instant::now() + every;
         match tick(&cluster).await {
             Ok(()) => failing = false,
             Err(e) if !failing => {
@@ -43,8 +55,23 @@ pub(super) async fn run(cluster: Cluster) {
 async fn tick(c: &Cluster) -> Result<(), StoreError> {
     let i = &c.inner;
     let began = Instant::now();
-    let now_ms = c.heartbeat().await?;
-    let renewed: HashMap<i32, i64> = i.db.renew(&i.node, i.lease_ms).await?.into_iter().collect();
+    // The heartbeat and the renewal end well inside the lease, or count as failed: the node
+    // then stops serving when its leases may have ended (`valid_until`).
+    let deadline = Duration::from_millis((i.lease_ms.max(3) as u64) / 3);
+    let renewal = async {
+        let now_ms = c.heartbeat().await?;
+        let renewed = i.db.renew(&i.node, i.lease_ms).await?;
+        Ok::<_, StoreError>((now_ms, renewed))
+    };
+    let (now_ms, renewed) = tokio::time::timeout(deadline, renewal)
+        .await
+        .map_err(|_| {
+            StoreError::Database(format!(
+                "the heartbeat and lease renewal took over {} ms",
+                deadline.as_millis()
+            ))
+        })??;
+    let renewed: HashMap<i32, i64> = renewed.into_iter().collect();
     // The leases hold for lease_ms from the renewal, which began after `began`; a fifth is
     // kept as a margin for the two clocks' rates.
     let valid = Duration::from_millis((i.lease_ms.max(0) as u64) * 4 / 5);
@@ -80,6 +107,14 @@ async fn tick(c: &Cluster) -> Result<(), StoreError> {
             .unwrap_or_default()
     };
     let rows = i.db.shards().await?;
+    // A live owner renews every heartbeat: a lease with less than two heartbeats fewer than
+    // the whole left was not renewed lately.
+    let late_before = now_ms + i.lease_ms - 2 * i.heartbeat.as_millis() as i64;
+    let owner_late = rows.iter().any(|r| {
+        r.owner.as_deref().is_some_and(|o| o != i.node)
+            && r.expires_ms >= now_ms
+            && r.expires_ms < late_before
+    });
     let mut owners = vec![None; i.shards as usize];
     for row in &rows {
         let held = row.owner.as_ref().filter(|_| row.expires_ms >= now_ms);
@@ -132,6 +167,7 @@ async fn tick(c: &Cluster) -> Result<(), StoreError> {
         v.owners = owners;
         v.nodes = nodes.clone();
         v.now_ms = now_ms;
+        v.owner_late = owner_late;
     });
     i.db.forget_nodes(FORGET_NODES_AFTER_MS).await?;
     // Unfinished jobs of nodes that are gone (or of a single node before): one node claims

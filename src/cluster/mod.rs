@@ -76,6 +76,8 @@ struct View {
     /// Until when this node's leases surely hold (its own clock): after that, it serves
     /// nothing until the next successful heartbeat.
     valid_until: Option<Instant>,
+    /// Whether another node is late renewing a shard's lease (it may have died or paused).
+    owner_late: bool,
 }
 
 /// A node as `GET /v1/cluster` shows it.

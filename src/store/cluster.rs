@@ -155,11 +155,15 @@ impl ClusterDb {
             .collect()
     }
 
-    /// Renews the lease of every shard `node` owns; gives each with its token.
+    /// Renews the lease of every shard `node` owns; gives each with its token. Only the
+    /// lease's end changes (FOR NO KEY UPDATE, in shard order), which game writes' fence checks
+    /// (FOR KEY SHARE) never block: a renewal does not wait for the games' commits.
     pub async fn renew(&self, node: &str, lease_ms: i64) -> Result<Vec<(i32, i64)>, StoreError> {
         sqlx::query_as(&format!(
             "UPDATE cluster_shards SET expires_ms = {NOW_MS} + $2 \
-             WHERE owner = $1 AND expires_ms >= {NOW_MS} RETURNING shard, token"
+             WHERE shard IN (SELECT shard FROM cluster_shards \
+               WHERE owner = $1 AND expires_ms >= {NOW_MS} ORDER BY shard FOR NO KEY UPDATE) \
+             RETURNING shard, token"
         ))
         .bind(node)
         .bind(lease_ms)
@@ -169,7 +173,9 @@ impl ClusterDb {
     }
 
     /// Takes `shard` for `node` when nobody holds it (no owner, or the owner's lease has
-    /// ended); gives the new fencing token, or `None` when another node holds it.
+    /// ended); gives the new fencing token, or `None` when another node holds it. The row is
+    /// locked FOR UPDATE first, which waits for every game write still checking the old token
+    /// (FOR KEY SHARE) to commit: nothing is written under the old token afterwards.
     pub async fn acquire(
         &self,
         shard: i32,
@@ -178,7 +184,8 @@ impl ClusterDb {
     ) -> Result<Option<i64>, StoreError> {
         sqlx::query_scalar(&format!(
             "UPDATE cluster_shards SET owner = $2, token = token + 1, expires_ms = {NOW_MS} + $3 \
-             WHERE shard = $1 AND (owner IS NULL OR expires_ms < {NOW_MS}) RETURNING token"
+             WHERE shard = (SELECT shard FROM cluster_shards WHERE shard = $1 \
+               AND (owner IS NULL OR expires_ms < {NOW_MS}) FOR UPDATE) RETURNING token"
         ))
         .bind(shard)
         .bind(node)
@@ -237,11 +244,14 @@ impl ClusterDb {
     /// Ends `node`'s lease and gives up its shards (a clean shutdown), so that the others
     /// take them at once instead of after the lease.
     pub async fn leave(&self, node: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE cluster_shards SET owner = NULL, expires_ms = 0 WHERE owner = $1")
-            .bind(node)
-            .execute(&self.pool)
-            .await
-            .map_err(db_err)?;
+        sqlx::query(
+            "UPDATE cluster_shards SET owner = NULL, expires_ms = 0 WHERE shard IN \
+             (SELECT shard FROM cluster_shards WHERE owner = $1 ORDER BY shard FOR UPDATE)",
+        )
+        .bind(node)
+        .execute(&self.pool)
+        .await
+        .map_err(db_err)?;
         sqlx::query("UPDATE cluster_nodes SET expires_ms = 0 WHERE node = $1")
             .bind(node)
             .execute(&self.pool)

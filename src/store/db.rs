@@ -101,9 +101,11 @@ impl Db {
                 .map_err(|e| StoreError::Migrate(e.to_string()))?;
             Db::Sqlite(pool)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            // A request waits at most 750 ms for a connection: during an outage it is
+            // answered `store_unavailable` within a second rather than after a long wait.
             let pool = PgPoolOptions::new()
                 .max_connections(8)
-                .acquire_timeout(Duration::from_secs(10))
+                .acquire_timeout(Duration::from_millis(750))
                 .connect(url)
                 .await
                 .map_err(|e| StoreError::Open(e.to_string()))?;

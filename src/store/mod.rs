@@ -471,11 +471,19 @@ impl Store {
         }
     }
 
-    /// The cluster's tables, on PostgreSQL (`None` for any other store).
-    pub fn cluster_db(&self) -> Option<cluster::ClusterDb> {
+    /// The cluster's tables, on PostgreSQL (`None` for any other store), through a pool of
+    /// their own: the lease loop never waits behind game writes for a connection, and gives up
+    /// on one after `acquire_timeout` (so that a renewal ends well inside the lease).
+    pub fn cluster_db(&self, acquire_timeout: std::time::Duration) -> Option<cluster::ClusterDb> {
         match &self.inner {
             Some(inner) => match &inner.db {
-                Db::Postgres(pool) => Some(cluster::ClusterDb::new(pool.clone())),
+                Db::Postgres(pool) => {
+                    let own = sqlx::postgres::PgPoolOptions::new()
+                        .max_connections(2)
+                        .acquire_timeout(acquire_timeout)
+                        .connect_lazy_with((*pool.connect_options()).clone());
+                    Some(cluster::ClusterDb::new(own))
+                }
                 Db::Sqlite(_) => None,
             },
             None => None,

@@ -97,8 +97,12 @@ fn fence_check(fences: &[Option<Fence>]) -> Option<(String, Vec<Fence>)> {
     let mut shards: Vec<String> = wanted.iter().map(|f| f.shard.to_string()).collect();
     shards.dedup();
     Some((
+        // FOR KEY SHARE, in shard order: a node taking one of these shards locks its row FOR
+        // UPDATE, which waits for this commit; the lease renewal only updates the lease's end
+        // (FOR NO KEY UPDATE), which never waits for game writes.
         format!(
-            "SELECT shard, token FROM cluster_shards WHERE shard IN ({}) FOR SHARE",
+            "SELECT shard, token FROM cluster_shards WHERE shard IN ({}) ORDER BY shard \
+             FOR KEY SHARE",
             shards.join(", ")
         ),
         wanted,
@@ -357,8 +361,8 @@ impl WriterConn {
                 .await
                 .map_err(|e| StoreError::from_db(e, None))?;
             if let Some((query, wanted)) = &fence_check {
-                // FOR SHARE: a node taking one of these shards (an UPDATE of its row) waits
-                // for this commit, so nothing is written under a token once it has changed.
+                // A node taking one of these shards (its row locked FOR UPDATE) waits for
+                // this commit, so nothing is written under a token once it has changed.
                 let held: Vec<(i32, i64)> = sqlx::query_as(query)
                     .fetch_all(&mut *tx)
                     .await

@@ -13,6 +13,8 @@ use std::{
 pub struct PgServer {
     dir: PathBuf,
     bin: PathBuf,
+    /// The server's options (port, socket directory).
+    options: String,
     /// `postgres://chessd@127.0.0.1:PORT/postgres`
     pub url: String,
 }
@@ -92,26 +94,52 @@ impl PgServer {
             "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=100",
             dir.display()
         );
-        let log = dir.join("log");
+        let server = PgServer {
+            url: format!("postgres://chessd@127.0.0.1:{port}/postgres"),
+            dir,
+            bin,
+            options,
+        };
+        server.start_again();
+        server
+    }
+
+    /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`).
+    pub fn stop(&self) {
+        let data = self.dir.join("data");
         run(
-            &bin,
+            &self.bin,
             "pg_ctl",
             &[
                 "-D",
-                data,
+                data.to_str().unwrap(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
+        );
+    }
+
+    /// Starts the server (again) on the same port and data; returns once it accepts
+    /// connections.
+    pub fn start_again(&self) {
+        let data = self.dir.join("data");
+        let log = self.dir.join("log");
+        run(
+            &self.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                data.to_str().unwrap(),
                 "-o",
-                &options,
+                &self.options,
                 "-l",
                 log.to_str().unwrap(),
                 "-w",
                 "start",
             ],
         );
-        PgServer {
-            url: format!("postgres://chessd@127.0.0.1:{port}/postgres"),
-            dir,
-            bin,
-        }
     }
 }
 
