@@ -438,6 +438,13 @@ pub struct AuthConfig {
     pub require_api_key: bool,
     /// Addresses of reverse proxies whose `X-Forwarded-For` header names the client.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Leading bits of an IPv4 address that name a client (32: each address).
+    pub client_ipv4_prefix: u8,
+    /// Leading bits of an IPv6 address that name a client (64: each /64).
+    pub client_ipv6_prefix: u8,
+    /// Whether a client on a loopback address may read the operator's routes without the
+    /// operator token.
+    pub loopback_is_operator: bool,
 }
 
 impl AuthConfig {
@@ -527,6 +534,13 @@ impl Config {
     /// Checks what the types cannot: webhook hosts carry a port, configured engine options
     /// stay under the engine's caps.
     pub fn check(&self) -> Result<(), String> {
+        if self.auth.client_ipv4_prefix > 32 || self.auth.client_ipv6_prefix > 128 {
+            return Err(format!(
+                "auth.client_ipv4_prefix (at most 32) or auth.client_ipv6_prefix (at most 128) \
+                 is too long: {} and {}",
+                self.auth.client_ipv4_prefix, self.auth.client_ipv6_prefix
+            ));
+        }
         for host in &self.webhooks.allowed_hosts {
             let port = host.rsplit_once(':').map(|(_, p)| p.parse::<u16>());
             if !matches!(port, Some(Ok(_))) {

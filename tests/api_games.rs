@@ -592,6 +592,18 @@ async fn finished_positions_and_token_parameters() {
         let answer = app.send(request("GET", &uri, None, None)).await;
         assert_eq!(answer.status, StatusCode::OK, "{route}");
     }
+    // A secret in the query is read by WebSocket routes only: a move with one is refused.
+    let (status, v) = app
+        .post(
+            &format!("/v1/games/{}/moves?token={}", g.id, g.white),
+            None,
+            json!({"uci": "e2e4"}),
+        )
+        .await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("forbidden"))
+    );
 }
 
 #[actix_web::test]

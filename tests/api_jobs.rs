@@ -238,20 +238,20 @@ async fn perft_defaults_and_the_job_list() {
     // Only the creator's secret cancels: it is in the creation answer, never in a view.
     let secret = created["secret"].as_str().unwrap();
     assert_eq!(done.get("secret"), None);
-    for uri in [
-        format!("/v1/perft/{id}"),
-        format!("/v1/perft/{id}?token=wrong"),
+    // (A secret in the query is not read outside WebSocket routes.)
+    for (uri, secret) in [
+        (format!("/v1/perft/{id}"), None),
+        (format!("/v1/perft/{id}"), Some("wrong")),
+        (format!("/v1/perft/{id}?token={secret}"), None),
     ] {
-        let (status, refused) = app.delete(&uri, None).await;
+        let (status, refused) = app.delete(&uri, secret).await;
         assert_eq!(
             (status, &refused["error"]["code"]),
             (StatusCode::FORBIDDEN, &json!("forbidden"))
         );
     }
     // The DELETE of a finished job answers its view unchanged.
-    let (status, after) = app
-        .delete(&format!("/v1/perft/{id}?token={secret}"), None)
-        .await;
+    let (status, after) = app.delete(&format!("/v1/perft/{id}"), Some(secret)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(after["state"], "done");
     assert_eq!(after["result"], done["result"]);
@@ -350,12 +350,8 @@ async fn limits_and_bad_requests_get_their_codes() {
         (StatusCode::SERVICE_UNAVAILABLE, &json!("too_many_jobs"))
     );
     for job in [&a, &b] {
-        let uri = format!(
-            "/v1/perft/{}?token={}",
-            job["id"].as_str().unwrap(),
-            job["secret"].as_str().unwrap()
-        );
-        let (s, v) = app.delete(&uri, None).await;
+        let uri = format!("/v1/perft/{}", job["id"].as_str().unwrap());
+        let (s, v) = app.delete(&uri, job["secret"].as_str()).await;
         assert_eq!(
             (s, &v["state"]),
             (StatusCode::OK, &json!("cancelled")),
@@ -401,20 +397,12 @@ async fn a_queued_job_waits_for_threads_and_cancels_at_once() {
     assert_eq!(small["elapsed_ms"], 0);
     let (_, list) = app.get("/v1/jobs").await;
     assert_eq!(list["busy_threads"], 2);
-    let small_uri = format!(
-        "/v1/perft/{}?token={}",
-        small["id"].as_str().unwrap(),
-        small["secret"].as_str().unwrap()
-    );
-    let (s, v) = app.delete(&small_uri, None).await;
+    let small_uri = format!("/v1/perft/{}", small["id"].as_str().unwrap());
+    let (s, v) = app.delete(&small_uri, small["secret"].as_str()).await;
     assert_eq!((s, &v["state"]), (StatusCode::OK, &json!("cancelled")));
     assert_eq!(v["result"], Value::Null);
-    let big_uri = format!(
-        "/v1/perft/{}?token={}",
-        big["id"].as_str().unwrap(),
-        big["secret"].as_str().unwrap()
-    );
-    let (s, v) = app.delete(&big_uri, None).await;
+    let big_uri = format!("/v1/perft/{}", big["id"].as_str().unwrap());
+    let (s, v) = app.delete(&big_uri, big["secret"].as_str()).await;
     assert_eq!((s, &v["state"]), (StatusCode::OK, &json!("cancelled")));
     assert!(v["nodes"].as_u64().is_some());
     let (_, list) = app.get("/v1/jobs").await;
@@ -486,13 +474,13 @@ async fn cancel_stops_a_deep_job_within_100_ms_and_frees_its_threads() {
     .await;
     assert_eq!(s, 202, "{job}");
     let url = format!("{}/v1/perft/{}", srv.base, job["id"].as_str().unwrap());
-    let cancel_url = format!("{url}?token={}", job["secret"].as_str().unwrap());
+    let secret = job["secret"].as_str().unwrap();
     let running = wait_running(&c, &url).await;
     assert!(running["progress"]["total"].as_u64().unwrap() > 0);
     // The job thread and its two workers.
     assert!(job_threads(pid) >= 3, "{}", job_threads(pid));
     let start = Instant::now();
-    let (s, v) = common::delete_json(&c, &cancel_url).await;
+    let (s, v) = common::delete_authed(&c, &url, secret).await;
     let took = start.elapsed();
     assert_eq!((s, &v["state"]), (200, &json!("cancelled")), "{v}");
     eprintln!("cancel of a running perft answered in {took:?}");
@@ -592,8 +580,7 @@ async fn progress_messages_are_spaced_and_a_cancel_ends_the_stream() {
         );
     }
     let secret = job["secret"].as_str().unwrap();
-    let (s, _) =
-        common::delete_json(&c, &format!("{}/v1/perft/{id}?token={secret}", srv.base)).await;
+    let (s, _) = common::delete_authed(&c, &format!("{}/v1/perft/{id}", srv.base), secret).await;
     assert_eq!(s, 200);
     let (code, texts) = common::ws_until_close(&mut conn, Duration::from_secs(5)).await;
     assert_eq!(code, Some(awc::ws::CloseCode::Normal));
@@ -613,12 +600,7 @@ async fn games_answer_moves_quickly_while_a_perft_job_runs() {
         &json!({"depth": 9, "threads": 2, "hash_mb": 64}),
     )
     .await;
-    let job_url = format!(
-        "{}/v1/perft/{}?token={}",
-        srv.base,
-        job["id"].as_str().unwrap(),
-        job["secret"].as_str().unwrap()
-    );
+    let job_url = format!("{}/v1/perft/{}", srv.base, job["id"].as_str().unwrap());
     wait_running(&c, &job_url).await;
     let game = common::create_game(&c, &srv.base, &json!({})).await;
     let moves = [
@@ -642,7 +624,8 @@ async fn games_answer_moves_quickly_while_a_perft_job_runs() {
         *worst < Duration::from_millis(100),
         "move latencies while perft runs: {latencies:?}"
     );
-    let (s, _) = common::delete_json(&c, &job_url).await;
+    let secret = job["secret"].as_str().unwrap();
+    let (s, _) = common::delete_authed(&c, &job_url, secret).await;
     assert_eq!(s, 200);
 }
 
@@ -1007,14 +990,10 @@ async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
         )
         .await;
     assert_eq!(s, StatusCode::ACCEPTED);
-    let uri = format!(
-        "/v1/puzzles/{}?token={}",
-        created["id"].as_str().unwrap(),
-        created["secret"].as_str().unwrap()
-    );
+    let uri = format!("/v1/puzzles/{}", created["id"].as_str().unwrap());
     tokio::time::sleep(Duration::from_millis(100)).await;
     let start = Instant::now();
-    let (s, v) = app.delete(&uri, None).await;
+    let (s, v) = app.delete(&uri, created["secret"].as_str()).await;
     let took = start.elapsed();
     assert_eq!(
         (s, &v["state"]),

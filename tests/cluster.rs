@@ -221,8 +221,8 @@ async fn a_perft_job_survives_the_death_of_its_node() {
     .await;
     assert_eq!(status, 202, "{other}");
     let other_on_b = format!("{}/v1/perft/{}", b.base, other["id"].as_str().unwrap());
-    let cancel = format!("{other_on_b}?token={}", other["secret"].as_str().unwrap());
-    let (status, v) = common::delete_json(&c, &cancel).await;
+    let secret = other["secret"].as_str().unwrap();
+    let (status, v) = common::delete_authed(&c, &other_on_b, secret).await;
     assert_eq!((status, &v["state"]), (200, &json!("cancelled")), "{v}");
     let (_, v) = get_json(
         &c,

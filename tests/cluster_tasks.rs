@@ -277,12 +277,9 @@ async fn shared_perft_tasks_are_taken_by_every_node_and_worker_and_counted_once(
         assert!(Instant::now() < deadline, "no task queued");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let cancel = format!(
-        "{}/v1/perft/{id}?token={}",
-        a.base,
-        job["secret"].as_str().unwrap()
-    );
-    let (status, v) = common::delete_json(&c, &cancel).await;
+    let cancel = format!("{}/v1/perft/{id}", a.base);
+    let secret = job["secret"].as_str().unwrap();
+    let (status, v) = common::delete_authed(&c, &cancel, secret).await;
     assert_eq!((status, &v["state"]), (200, &json!("cancelled")), "{v}");
     assert_eq!(open_tasks(&db, &id).await, 0);
     let (status, _) = work(&c, &lease_url, TOKEN, &json!({ "worker": "x" })).await;

@@ -262,15 +262,16 @@ async fn start(c: &awc::Client, base: &str, route: &str, body: Value) -> Value {
     job
 }
 
-/// A job's URL on a server, with its secret when given.
-fn url(base: &str, route: &str, job: &Value, secret: bool) -> String {
-    let id = job["id"].as_str().unwrap();
+/// A job's URL on a server.
+fn url(base: &str, route: &str, job: &Value) -> String {
+    format!("{base}{route}/{}", job["id"].as_str().unwrap())
+}
+
+/// Cancels `job` at `url`, with its secret when `secret`.
+async fn cancel(c: &awc::Client, url: &str, job: &Value, secret: bool) -> (u16, Value) {
     match secret {
-        true => format!(
-            "{base}{route}/{id}?token={}",
-            job["secret"].as_str().unwrap()
-        ),
-        false => format!("{base}{route}/{id}"),
+        true => common::delete_authed(c, url, job["secret"].as_str().unwrap()).await,
+        false => delete_json(c, url).await,
     }
 }
 
@@ -299,16 +300,16 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
     .await;
     let doomed = start(&c, &base, "/v1/perft", json!({"depth": 8, "threads": 1})).await;
     assert_eq!(doomed["state"], "queued", "{doomed}");
-    let (status, v) = delete_json(&c, &url(&base, "/v1/perft", &doomed, true)).await;
+    let (status, v) = cancel(&c, &url(&base, "/v1/perft", &doomed), &doomed, true).await;
     assert_eq!((status, &v["state"]), (200, &json!("cancelled")), "{v}");
-    let perft_url = url(&base, "/v1/perft", &perft, false);
+    let perft_url = url(&base, "/v1/perft", &perft);
     let view = wait_tasks(&c, &perft_url, 1).await;
     let total = view["progress"]["total"].as_u64().unwrap();
     assert!(total > 1000, "{view}");
     let view = wait_tasks(&c, &perft_url, total / 4).await;
     assert!(view["progress"]["done"].as_u64().unwrap() < total, "{view}");
     assert_eq!(
-        job(&c, &url(&base, "/v1/puzzles", &puzzle, false)).await["state"],
+        job(&c, &url(&base, "/v1/puzzles", &puzzle)).await["state"],
         "running"
     );
     // kill -9.
@@ -325,14 +326,14 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
     //    cancelled job stays cancelled. A graceful shutdown then stops them.
     let mut server = Server::start(&env);
     let base = server.base.clone();
-    let perft_url = url(&base, "/v1/perft", &perft, false);
+    let perft_url = url(&base, "/v1/perft", &perft);
     let view = job(&c, &perft_url).await;
     assert_eq!(
         view["progress"]["resumed"].as_u64(),
         Some(before as u64),
         "{view}"
     );
-    let puzzle_view = job(&c, &url(&base, "/v1/puzzles", &puzzle, false)).await;
+    let puzzle_view = job(&c, &url(&base, "/v1/puzzles", &puzzle)).await;
     assert_eq!(puzzle_view["state"], "running", "{puzzle_view}");
     // Its second start is kept (written beside the restart, not before it).
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -343,7 +344,7 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let doomed_view = job(&c, &url(&base, "/v1/perft", &doomed, false)).await;
+    let doomed_view = job(&c, &url(&base, "/v1/perft", &doomed)).await;
     assert_eq!(doomed_view["state"], "cancelled");
     for j in [&perft, &puzzle, &doomed] {
         assert!(listed(&c, &base)
@@ -351,7 +352,7 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
             .contains(&j["id"].as_str().unwrap().to_string()));
     }
     // The creator's secret still cancels (the puzzle, to free its thread).
-    let (status, v) = delete_json(&c, &url(&base, "/v1/puzzles", &puzzle, true)).await;
+    let (status, v) = cancel(&c, &url(&base, "/v1/puzzles", &puzzle), &puzzle, true).await;
     assert_eq!((status, &v["state"]), (200, &json!("cancelled")), "{v}");
     let view = wait_tasks(&c, &perft_url, before as u64 + total / 5).await;
     assert!(view["progress"]["done"].as_u64().unwrap() < total, "{view}");
@@ -375,7 +376,7 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
     //    only the tasks it had not kept.
     let server = Server::start(&env);
     let base = server.base.clone();
-    let perft_url = url(&base, "/v1/perft", &perft, false);
+    let perft_url = url(&base, "/v1/perft", &perft);
     let done = wait_end(&c, &perft_url).await;
     assert_eq!(done["state"], "done", "{done}");
     gct_support::assert_gct_row(&done["result"], &row);
@@ -392,11 +393,11 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
     let (state, _, tasks) = stored(store_url, perft["id"].as_str().unwrap()).await;
     assert_eq!((state.as_str(), tasks), ("done", 0));
     assert_eq!(
-        job(&c, &url(&base, "/v1/puzzles", &puzzle, false)).await["state"],
+        job(&c, &url(&base, "/v1/puzzles", &puzzle)).await["state"],
         "cancelled"
     );
     assert_eq!(
-        job(&c, &url(&base, "/v1/perft", &doomed, false)).await["state"],
+        job(&c, &url(&base, "/v1/perft", &doomed)).await["state"],
         "cancelled"
     );
     drop(server);
@@ -408,18 +409,18 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
     let server = Server::start(&env);
     let base = server.base.clone();
     assert!(listed(&c, &base).await.is_empty());
-    let view = job(&c, &url(&base, "/v1/perft", &perft, false)).await;
+    let view = job(&c, &url(&base, "/v1/perft", &perft)).await;
     assert_eq!(
         (&view["state"], &view["result"]),
         (&json!("done"), &done["result"])
     );
     assert_eq!(
-        job(&c, &url(&base, "/v1/perft", &doomed, false)).await["state"],
+        job(&c, &url(&base, "/v1/perft", &doomed)).await["state"],
         "cancelled"
     );
-    let (status, _) = delete_json(&c, &url(&base, "/v1/perft", &perft, false)).await;
+    let (status, _) = cancel(&c, &url(&base, "/v1/perft", &perft), &perft, false).await;
     assert_eq!(status, 403);
-    let (status, v) = delete_json(&c, &url(&base, "/v1/perft", &perft, true)).await;
+    let (status, v) = cancel(&c, &url(&base, "/v1/perft", &perft), &perft, true).await;
     assert_eq!((status, &v["state"]), (200, &json!("done")), "{v}");
     let unknown = format!("{base}/v1/perft/{}", Uuid::new_v4());
     assert_eq!(get_json(&c, &unknown).await.0, 404);

@@ -836,3 +836,75 @@ async fn websocket_connections_are_capped_per_client_and_in_total() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// The operator's routes (metrics, the cluster's state, the jobs' details) answer the operator
+/// only; the SQLite file (and its log) is its owner's alone.
+#[actix_web::test]
+async fn operator_routes_need_the_operator_and_the_data_file_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = common::Server::start(&[
+        ("CHESSD_AUTH__LOOPBACK_IS_OPERATOR", "false"),
+        ("CHESSD_AUTH__OPERATOR_TOKEN", "op-secret"),
+    ]);
+    let c = common::client();
+    let (status, job) = common::post_json(
+        &c,
+        &format!("{}/v1/perft", server.base),
+        None,
+        &json!({"depth": 3}),
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    for path in ["/metrics", "/v1/cluster"] {
+        let url = format!("{}{path}", server.base);
+        let resp = c.get(&url).send().await.unwrap();
+        assert_eq!(resp.status().as_u16(), 403, "{path} without the token");
+        let resp = c.get(&url).bearer_auth("wrong").send().await.unwrap();
+        assert_eq!(resp.status().as_u16(), 403, "{path} with a wrong token");
+        let resp = c.get(&url).bearer_auth("op-secret").send().await.unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "{path} with the token");
+    }
+    // The job list shows the pool to anyone, the jobs and workers to the operator.
+    let (_, public) = common::get_json(&c, &format!("{}/v1/jobs", server.base)).await;
+    assert!(public["pool_threads"].as_u64().unwrap() > 0, "{public}");
+    assert_eq!(public["jobs"], json!([]), "{public}");
+    let mut resp = c
+        .get(format!("{}/v1/jobs", server.base))
+        .bearer_auth("op-secret")
+        .send()
+        .await
+        .unwrap();
+    let listed: Value = resp.json().await.unwrap();
+    assert_eq!(listed["jobs"].as_array().unwrap().len(), 1, "{listed}");
+
+    let path = server.store_path().unwrap().to_path_buf();
+    for file in [path.clone(), path.with_extension("sqlite-wal")] {
+        if file.exists() {
+            let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{} is {mode:o}", file.display());
+        }
+    }
+    assert!(path.exists());
+}
+
+/// Quotas count a network, not an address: with `auth.client_ipv4_prefix = 24`, clients on
+/// 127.0.0.2, .3, .4 and .5 share one quota of unfinished games.
+#[actix_web::test]
+async fn addresses_of_one_network_share_a_quota() {
+    let server = common::Server::start(&[
+        ("CHESSD_AUTH__CLIENT_IPV4_PREFIX", "24"),
+        ("CHESSD_QUOTAS__MAX_ONGOING_GAMES", "3"),
+    ]);
+    let mut statuses = Vec::new();
+    for last in 2..=5u8 {
+        let source = IpAddr::from([127, 0, 0, last]);
+        let request = common::raw_json("POST", "/v1/games", "{}");
+        let (status, body) = common::raw_request_from(source, server.addr(), &request).await;
+        statuses.push((status, body.contains("quota_exceeded")));
+    }
+    assert_eq!(
+        statuses,
+        vec![(201, false), (201, false), (201, false), (429, true)],
+        "four addresses of one /24 hold one client's three games"
+    );
+}

@@ -37,10 +37,65 @@ pub fn client_key(
             "this server needs an API key (X-API-Key header) to create games and jobs",
         ));
     }
-    Ok(ClientKey::Address(client_address(
-        req,
-        &auth.trusted_proxies,
+    Ok(ClientKey::Address(network_of(
+        client_address(req, &auth.trusted_proxies),
+        auth,
     )))
+}
+
+/// The network an address counts as, for quotas: its first `client_ipv4_prefix` (IPv4, and
+/// IPv4 mapped into IPv6) or `client_ipv6_prefix` (IPv6) bits, the rest zero.
+pub fn network_of(address: IpAddr, auth: &AuthConfig) -> IpAddr {
+    fn keep(bits: u128, width: u32, prefix: u8) -> u128 {
+        let prefix = u32::from(prefix).min(width);
+        if prefix == 0 {
+            return 0;
+        }
+        let mask = (u128::MAX << (width - prefix)) & (u128::MAX >> (128 - width));
+        bits & mask
+    }
+    match address {
+        IpAddr::V4(v4) => {
+            let kept = keep(u128::from(u32::from(v4)), 32, auth.client_ipv4_prefix);
+            IpAddr::V4(std::net::Ipv4Addr::from(kept as u32))
+        }
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => network_of(IpAddr::V4(v4), auth),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(keep(
+                u128::from(v6),
+                128,
+                auth.client_ipv6_prefix,
+            ))),
+        },
+    }
+}
+
+/// Whether the request is the operator's: it carries the operator token, or (with
+/// `auth.loopback_is_operator`) its client is on this machine's loopback.
+pub fn is_operator(req: &HttpRequest, auth: &AuthConfig) -> bool {
+    let token = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    if let (Some(operator), Some(given)) = (auth.operator_token(), token) {
+        if constant_time_eq::constant_time_eq(operator.as_bytes(), given.as_bytes()) {
+            return true;
+        }
+    }
+    auth.loopback_is_operator && client_address(req, &auth.trusted_proxies).is_loopback()
+}
+
+/// Refuses a request that is not the operator's ([`is_operator`]).
+pub fn require_operator(req: &HttpRequest, auth: &AuthConfig) -> Result<(), ApiError> {
+    if is_operator(req, auth) {
+        return Ok(());
+    }
+    Err(ApiError::forbidden(
+        "this route is the server operator's: send the operator token (Authorization: Bearer \
+         <auth.operator_token>)",
+    ))
 }
 
 /// The client's address: the peer, unless the peer is a trusted proxy (see the module doc).
@@ -96,6 +151,28 @@ mod tests {
             .map(|h| HeaderValue::from_str(h).unwrap())
             .collect();
         forwarded_client(ip(peer), &trusted, headers.iter())
+    }
+
+    #[test]
+    fn addresses_count_by_their_network() {
+        let mut auth = crate::config::Config::defaults().auth;
+        let net = |s: &str, auth: &AuthConfig| network_of(ip(s), auth);
+        // The defaults: each IPv4 address, each IPv6 /64.
+        assert_eq!(net("10.1.2.3", &auth), ip("10.1.2.3"));
+        assert_eq!(net("2001:db8:1:2:aaaa::1", &auth), ip("2001:db8:1:2::"));
+        assert_eq!(net("2001:db8:1:2:bbbb::9", &auth), ip("2001:db8:1:2::"));
+        assert_ne!(net("2001:db8:1:3::1", &auth), ip("2001:db8:1:2::"));
+        // IPv4 mapped into IPv6 counts as IPv4.
+        assert_eq!(net("::ffff:10.1.2.3", &auth), ip("10.1.2.3"));
+        auth.client_ipv4_prefix = 24;
+        auth.client_ipv6_prefix = 48;
+        assert_eq!(net("10.1.2.3", &auth), ip("10.1.2.0"));
+        assert_eq!(net("::ffff:10.1.2.3", &auth), ip("10.1.2.0"));
+        assert_eq!(net("2001:db8:1:2::1", &auth), ip("2001:db8:1::"));
+        auth.client_ipv4_prefix = 0;
+        assert_eq!(net("10.1.2.3", &auth), ip("0.0.0.0"));
+        auth.client_ipv6_prefix = 128;
+        assert_eq!(net("2001:db8::1", &auth), ip("2001:db8::1"));
     }
 
     #[test]

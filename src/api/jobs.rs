@@ -145,9 +145,15 @@ async fn cancel(
     }
 }
 
-/// `GET /v1/jobs`
-pub async fn list(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(JobList::from(state.jobs.list()))
+/// `GET /v1/jobs`: the pool's use for everyone; the jobs and the workers (their processes and
+/// errors) for the operator only.
+pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let mut list = JobList::from(state.jobs.list());
+    if !crate::api::client::is_operator(&req, &state.config.auth) {
+        list.jobs.clear();
+        list.workers.clear();
+    }
+    HttpResponse::Ok().json(list)
 }
 
 /// `GET /v1/perft/{id}/events`

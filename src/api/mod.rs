@@ -187,15 +187,20 @@ fn query_error(err: QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
     ApiError::invalid_request(format!("invalid query: {err}")).into()
 }
 
-/// The secret from `Authorization: Bearer <secret>` (or, for browsers' WebSockets, `?token=`).
+/// The secret from `Authorization: Bearer <secret>`. (Only WebSocket routes also read a
+/// `?token=`: [`socket_bearer`]; a secret in a URL ends up in logs and histories.)
 pub fn bearer(req: &HttpRequest) -> Option<String> {
-    let header = req
-        .headers()
+    req.headers()
         .get(actix_web::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .map(|s| s.trim().to_string());
-    header.or_else(|| {
+        .map(|s| s.trim().to_string())
+}
+
+/// The secret of a WebSocket request: `Authorization: Bearer`, or `?token=` (browsers cannot
+/// set headers on a WebSocket).
+pub fn socket_bearer(req: &HttpRequest) -> Option<String> {
+    bearer(req).or_else(|| {
         web::Query::<TokenQuery>::from_query(req.query_string())
             .ok()
             .and_then(|q| q.into_inner().token)

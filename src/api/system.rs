@@ -1,8 +1,11 @@
 //! `/health`, `/metrics` (Prometheus text) and `/openapi.json`.
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 
-use crate::AppState;
+use crate::{
+    api::{client::require_operator, error::ApiError},
+    AppState,
+};
 
 /// `GET /health`: `200` while the server can serve and its store takes writes, else `503`
 /// with the store's error (a database that turned read-only, a full disk, a lost server).
@@ -23,11 +26,15 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     }))
 }
 
-/// `GET /metrics`
-pub async fn metrics() -> HttpResponse {
-    HttpResponse::Ok()
+/// `GET /metrics` (the operator's)
+pub async fn metrics(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    require_operator(&req, &state.config.auth)?;
+    Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
-        .body(crate::metrics::render())
+        .body(crate::metrics::render()))
 }
 
 /// `GET /openapi.json`

@@ -28,7 +28,8 @@ use crate::{
     admission::Permit,
     api::error::ApiError,
     api::{
-        bearer, chess2_games::DuelBody, client::client_key, conditions, games::GameView, ws_limits,
+        chess2_games::DuelBody, client::client_key, conditions, games::GameView, socket_bearer,
+        ws_limits,
     },
     game::{
         command::{Action, ActionReply, Caller, MoveInput},
@@ -132,7 +133,7 @@ pub async fn connect(
         .admission
         .acquire_socket(&client)
         .map_err(ApiError::from)?;
-    let token = bearer(&req);
+    let token = socket_bearer(&req);
     let ws = state.config.websocket.clone();
     let (response, session, stream) = ws_limits::handle(&req, body, &ws).await?;
     let (tx, rx) = mpsc::channel(QUEUE);

@@ -67,6 +67,32 @@ where
     }
 }
 
+/// Makes the SQLite file at `path` (the part before any `?`) readable and writable by this
+/// user only, creating it empty if need be: games hold seat secrets' digests and webhooks. SQLite
+/// gives its `-wal` and `-shm` files the database file's permissions.
+fn owner_only(path: &str) -> Result<(), StoreError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let file = path.split('?').next().unwrap_or(path);
+    if file.is_empty() || file == ":memory:" {
+        return Ok(());
+    }
+    let opened = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(file)
+        .and_then(|f| f.set_permissions(std::fs::Permissions::from_mode(0o600)));
+    opened.map_err(|e| StoreError::Open(format!("{file}: {e}")))?;
+    for companion in ["-wal", "-shm"] {
+        let companion = format!("{file}{companion}");
+        if std::path::Path::new(&companion).exists() {
+            std::fs::set_permissions(&companion, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| StoreError::Open(format!("{companion}: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
 impl Db {
     /// Opens `url` (`sqlite://PATH` or `postgres://…`) and applies the migrations.
     pub(crate) async fn open(url: &str, sync: SqliteSync) -> Result<Db, StoreError> {
@@ -81,6 +107,7 @@ impl Db {
                     })?;
                 }
             }
+            owner_only(path)?;
             let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))
                 .map_err(|e| StoreError::Url(e.to_string()))?
                 .create_if_missing(true)

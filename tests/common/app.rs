@@ -368,10 +368,18 @@ impl TestApp {
     }
 }
 
+/// Where in-process requests come from: a client on the server's machine, as the real binary's
+/// tests are (so the operator's routes answer them).
+pub const LOCAL_PEER: std::net::SocketAddr =
+    std::net::SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 50_000);
+
 /// A request: `method` (any case), `uri`, an optional bearer secret and an optional JSON body.
 pub fn request(method: &str, uri: &str, secret: Option<&str>, body: Option<&Value>) -> TestRequest {
     let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).expect("a method");
-    let mut req = TestRequest::default().method(method).uri(uri);
+    let mut req = TestRequest::default()
+        .method(method)
+        .uri(uri)
+        .peer_addr(LOCAL_PEER);
     if let Some(b) = body {
         req = req.set_json(b);
     }
@@ -393,7 +401,7 @@ fn with_json(
     secret: Option<&str>,
     body: impl Serialize,
 ) -> TestRequest {
-    let req = req.uri(uri).set_json(body);
+    let req = req.uri(uri).peer_addr(LOCAL_PEER).set_json(body);
     match secret {
         Some(s) => authed(req, s),
         None => req,

@@ -152,6 +152,19 @@ impl Server {
         }
     }
 
+    /// The SQLite file made for this server, when the test named no store.
+    pub fn store_path(&self) -> Option<&std::path::Path> {
+        self.scratch.as_deref()
+    }
+
+    /// The server's address (`127.0.0.1:PORT`).
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.base
+            .strip_prefix("http://")
+            .and_then(|a| a.parse().ok())
+            .expect("the server's address")
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -238,6 +251,64 @@ pub async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
 /// DELETEs (no secret: job secrets go in the query); returns the status and JSON body.
 pub async fn delete_json(c: &awc::Client, url: &str) -> (u16, Value) {
     let mut resp = c.delete(url).send().await.expect("request sent");
+    let status = resp.status().as_u16();
+    let bytes = resp.body().limit(16 << 20).await.expect("body");
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+/// Sends `request` (raw HTTP/1.1, which should say `Connection: close`) to `server` from the
+/// loopback address `source` (any of 127.0.0.0/8, so a test can be several clients); gives the
+/// answer's status and body.
+pub async fn raw_request_from(
+    source: std::net::IpAddr,
+    server: std::net::SocketAddr,
+    request: &str,
+) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind(std::net::SocketAddr::new(source, 0))
+        .expect("bind the source address");
+    let mut stream = socket.connect(server).await.expect("connect");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("send the request");
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// A raw HTTP/1.1 request: `method path`, a JSON body, `Connection: close`.
+pub fn raw_json(method: &str, path: &str, body: &str) -> String {
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: chessd\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// `DELETE url` with `Authorization: Bearer secret`: the status and JSON body.
+pub async fn delete_authed(c: &awc::Client, url: &str, secret: &str) -> (u16, Value) {
+    let mut resp = c
+        .delete(url)
+        .bearer_auth(secret)
+        .send()
+        .await
+        .expect("request sent");
     let status = resp.status().as_u16();
     let bytes = resp.body().limit(16 << 20).await.expect("body");
     (
