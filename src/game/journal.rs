@@ -430,6 +430,9 @@ fn end(game: &mut Board, status: &Status) -> Result<(), String> {
 }
 
 #[cfg(test)]
+mod replay_property;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use chessd_core::{game::Game, Position};

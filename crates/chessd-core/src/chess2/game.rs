@@ -56,8 +56,24 @@ pub enum Chess2Action {
         stones: u8,
         /// For the attacker, when both bid 0: gain a stone (`true`) or take one from the
         /// defender (`false`); `None` for the default (gain, unless at the most stones).
+        /// Only a bid of 0 keeps it (see [`Chess2Action::normalized`]).
         gain: Option<bool>,
     },
+}
+
+impl Chess2Action {
+    /// The step as a game keeps and writes it: a bid of 1 or 2 stones rules out a 0–0 duel,
+    /// so the choice for one is dropped (`bid:w:2+` is `bid:w:2`).
+    pub fn normalized(self) -> Chess2Action {
+        match self {
+            Chess2Action::Bid { by, stones, .. } if stones > 0 => Chess2Action::Bid {
+                by,
+                stones,
+                gain: None,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Why a Chess 2 step text was not understood.
@@ -65,7 +81,7 @@ pub enum Chess2Action {
 pub enum ActionParseError {
     /// A move string that does not parse.
     Move(MoveParseError),
-    /// A bid that is not `bid:<w|b>:<0..2>` with an optional `+` or `-` after 0.
+    /// A bid that is not `bid:<w|b>:<0..2>` with an optional `+` or `-`.
     BadBid(String),
 }
 
@@ -87,7 +103,8 @@ impl std::error::Error for ActionParseError {}
 impl FromStr for Chess2Action {
     type Err = ActionParseError;
 
-    /// Reads `challenge`, `decline`, `bid:w:1`, `bid:b:0+` or a move string (`e2e4`).
+    /// Reads `challenge`, `decline`, `bid:w:1`, `bid:b:0+` or a move string (`e2e4`). A bid of
+    /// stones stored with a sign by older servers (`bid:w:2+`) reads as the bid alone.
     fn from_str(text: &str) -> Result<Chess2Action, ActionParseError> {
         match text {
             "challenge" => return Ok(Chess2Action::Challenge),
@@ -95,27 +112,9 @@ impl FromStr for Chess2Action {
             _ => {}
         }
         if let Some(rest) = text.strip_prefix("bid:") {
-            let bad = || ActionParseError::BadBid(text.to_string());
-            let (side, amount) = rest.split_once(':').ok_or_else(bad)?;
-            let by = match side {
-                "w" => Color::White,
-                "b" => Color::Black,
-                _ => return Err(bad()),
-            };
-            let (digits, gain) = match amount.as_bytes() {
-                [d] => (*d, None),
-                [b'0', b'+'] => (b'0', Some(true)),
-                [b'0', b'-'] => (b'0', Some(false)),
-                _ => return Err(bad()),
-            };
-            if !(b'0'..=b'2').contains(&digits) {
-                return Err(bad());
-            }
-            return Ok(Chess2Action::Bid {
-                by,
-                stones: digits - b'0',
-                gain,
-            });
+            return parse_bid(rest)
+                .map(Chess2Action::normalized)
+                .ok_or_else(|| ActionParseError::BadBid(text.to_string()));
         }
         text.parse()
             .map(Chess2Action::Move)
@@ -123,7 +122,33 @@ impl FromStr for Chess2Action {
     }
 }
 
+/// Reads what follows `bid:`: the side, `:`, the stones 0 to 2, then an optional `+` or `-`.
+fn parse_bid(rest: &str) -> Option<Chess2Action> {
+    let (side, amount) = rest.split_once(':')?;
+    let by = match side {
+        "w" => Color::White,
+        "b" => Color::Black,
+        _ => return None,
+    };
+    let (digit, gain) = match amount.as_bytes() {
+        [d] => (*d, None),
+        [d, b'+'] => (*d, Some(true)),
+        [d, b'-'] => (*d, Some(false)),
+        _ => return None,
+    };
+    if !(b'0'..=b'2').contains(&digit) {
+        return None;
+    }
+    Some(Chess2Action::Bid {
+        by,
+        stones: digit - b'0',
+        gain,
+    })
+}
+
 impl fmt::Display for Chess2Action {
+    /// Writes the step as a game stores it: a bid's `+` or `-` only after 0 (see
+    /// [`Chess2Action::normalized`]), so that what is written always reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Chess2Action::Move(mv) => mv.fmt(f),
@@ -132,9 +157,9 @@ impl fmt::Display for Chess2Action {
             Chess2Action::Bid { by, stones, gain } => {
                 let side = if *by == Color::White { 'w' } else { 'b' };
                 let sign = match gain {
-                    Some(true) => "+",
-                    Some(false) => "-",
-                    None => "",
+                    Some(true) if *stones == 0 => "+",
+                    Some(false) if *stones == 0 => "-",
+                    _ => "",
                 };
                 write!(f, "bid:{side}:{stones}{sign}")
             }
@@ -445,12 +470,13 @@ impl Chess2Game {
     }
 
     /// Takes one step for `by`. A refused step changes nothing. Returns the move played when
-    /// the step completed one.
+    /// the step completed one. The step is kept [normalized](Chess2Action::normalized).
     pub fn act(
         &mut self,
         by: Color,
         action: Chess2Action,
     ) -> Result<Option<&Chess2Played>, Chess2GameError> {
+        let action = action.normalized();
         if self.is_over() {
             return Err(Chess2GameError::GameOver(self.status.clone()));
         }
