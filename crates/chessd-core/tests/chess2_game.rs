@@ -365,6 +365,21 @@ fn bids_stored_with_a_gain_after_stones_read_as_the_bid_alone() {
 }
 
 #[test]
+fn an_empty_whirlwind_is_no_move_so_kings_with_nothing_else_lose() {
+    // Warrior kings on d2 and g1 with nothing next to them: no Whirlwind to pass a turn with.
+    let mut g = game("4k3/8/8/8/8/8/3K4/6K1 w - - 0 1 kc 33");
+    assert_eq!(
+        step(&mut g, White, "d2d2"),
+        Err(Chess2GameError::Play(PlayError::Illegal))
+    );
+    assert!(g.steps().is_empty());
+    // Kings on a1 and h1 whose every step is covered: no legal move, and the game is lost.
+    let g = game("4k3/8/8/8/8/2n2n2/3r4/K6K w - - 0 1 kc 33");
+    assert_eq!(g.status().result, GameResult::BlackWins);
+    assert_eq!(g.status().reason, Some(Reason::NoLegalMoves));
+}
+
+#[test]
 fn step_texts_round_trip() {
     for text in [
         "challenge",

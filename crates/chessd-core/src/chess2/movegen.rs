@@ -256,16 +256,21 @@ impl Chess2Position {
             if piece.role == Role::King {
                 match army {
                     Army::Classic => self.castling_moves(from, out),
-                    // The Whirlwind, unless the other warrior king is next to this one.
-                    Army::TwoKings
-                        if (king_attacks(from) & self.pieces(us, Role::King)).is_empty() =>
-                    {
+                    Army::TwoKings if self.may_whirlwind(from, piece) => {
                         out.push(Chess2Move::new(from, from, None));
                     }
                     _ => {}
                 }
             }
         }
+    }
+
+    /// Whether the warrior king `piece` on `from` may Whirlwind: not while the other warrior
+    /// king is next to it, and only when it destroys something (an empty Whirlwind would be a
+    /// pass, which only the king turn allows, as `0000`).
+    fn may_whirlwind(&self, from: Square, piece: Piece) -> bool {
+        (king_attacks(from) & self.pieces(piece.color, Role::King)).is_empty()
+            && self.taken_squares(from, from, piece).nonempty()
     }
 
     fn pawn_moves(&self, from: Square, army: Army, takeable: Bitboard, out: &mut Vec<Chess2Move>) {
