@@ -380,6 +380,36 @@ fn an_empty_whirlwind_is_no_move_so_kings_with_nothing_else_lose() {
 }
 
 #[test]
+fn games_stored_with_an_empty_whirlwind_replay_as_they_were_played() {
+    // Stored when a warrior king could Whirlwind with nothing beside it.
+    let mut g = game("4k3/8/8/8/8/8/3K4/6K1 w - - 0 1 kc 33");
+    for text in ["d2d2", "0000", "e8e7", "g1g2"] {
+        g.replay(text.parse().unwrap())
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+    let moves: Vec<String> = g.history().iter().map(|p| p.mv.to_string()).collect();
+    assert_eq!(moves, ["d2d2", "0000", "e8e7", "g1g2"]);
+    assert_eq!(
+        g.position().to_epd(),
+        "8/4k3/8/8/8/8/3K2K1/8 K - - 3 2 kc 33"
+    );
+    // Kings whose only moves were empty Whirlwinds: lost today, played on then.
+    let mut g = game("4k3/8/8/8/8/2n2n2/3r4/K6K w - - 0 1 kc 33");
+    assert_eq!(g.status().reason, Some(Reason::NoLegalMoves));
+    for text in ["a1a1", "0000"] {
+        g.replay(text.parse().unwrap())
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+    assert!(!g.is_over());
+    assert_eq!(g.to_act(), Black);
+    // Only what the earlier rules allowed: a Classic king never whirlwinds.
+    assert_eq!(
+        g.replay("e8e8".parse().unwrap()),
+        Err(Chess2GameError::Play(PlayError::Illegal))
+    );
+}
+
+#[test]
 fn step_texts_round_trip() {
     for text in [
         "challenge",

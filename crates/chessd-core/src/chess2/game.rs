@@ -328,6 +328,15 @@ pub struct Chess2Played {
     pub epd: String,
 }
 
+/// Which moves a step may make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Allow {
+    /// The legal moves.
+    Legal,
+    /// Also those a game stored under earlier rules may hold (an empty Whirlwind).
+    Stored,
+}
+
 /// A Chess 2 game in progress or finished.
 ///
 /// Cloning is cheap: the history and the positions kept for repetitions are shared.
@@ -476,32 +485,51 @@ impl Chess2Game {
         by: Color,
         action: Chess2Action,
     ) -> Result<Option<&Chess2Played>, Chess2GameError> {
+        self.take(by, action, Allow::Legal)
+    }
+
+    /// Takes a recorded step (one of [`Chess2Game::steps`]) as the side it belongs to: a bid
+    /// names its side, every other step is the turn of the side that must act.
+    ///
+    /// Games stored under earlier rules replay as they were played: an empty Whirlwind (see
+    /// [`Chess2Position::is_empty_whirlwind`]) is taken, and a game the current rules end for
+    /// want of any other move goes on with it.
+    pub fn replay(
+        &mut self,
+        action: Chess2Action,
+    ) -> Result<Option<&Chess2Played>, Chess2GameError> {
+        if self.lost_before_stored_whirlwind(action) {
+            self.status = Status::ongoing();
+        }
+        self.take(self.side_of(action), action, Allow::Stored)
+    }
+
+    /// Whether the game is lost for want of a legal move where `action`, a stored empty
+    /// Whirlwind, was played under the rules that allowed it.
+    fn lost_before_stored_whirlwind(&self, action: Chess2Action) -> bool {
+        let Chess2Action::Move(mv) = action else {
+            return false;
+        };
+        self.status.reason == Some(Reason::NoLegalMoves)
+            && self.pending.is_none()
+            && self.position.is_empty_whirlwind(mv)
+    }
+
+    /// [`Chess2Game::act`], with the moves `allow` lets through.
+    fn take(
+        &mut self,
+        by: Color,
+        action: Chess2Action,
+        allow: Allow,
+    ) -> Result<Option<&Chess2Played>, Chess2GameError> {
         let action = action.normalized();
         if self.is_over() {
             return Err(Chess2GameError::GameOver(self.status.clone()));
         }
         let done = match action {
-            Chess2Action::Move(mv) => self.start_move(by, mv)?,
-            Chess2Action::Challenge | Chess2Action::Decline => {
-                let p = self.pending.as_mut().ok_or(Chess2GameError::NoDuel)?;
-                if p.stage != DuelStage::Challenge {
-                    return Err(Chess2GameError::NoDuel);
-                }
-                if by != p.defender() {
-                    return Err(Chess2GameError::NotYourStep(by));
-                }
-                if action == Chess2Action::Challenge {
-                    p.stage = DuelStage::Bids {
-                        defender: None,
-                        attacker: None,
-                    };
-                    self.fill_forced_bid();
-                    false
-                } else {
-                    p.settled.push(Duel::DECLINED);
-                    self.advance()
-                }
-            }
+            Chess2Action::Move(mv) => self.start_move(by, mv, allow)?,
+            Chess2Action::Challenge => self.answer_challenge(by, true)?,
+            Chess2Action::Decline => self.answer_challenge(by, false)?,
             Chess2Action::Bid {
                 by: bidder,
                 stones,
@@ -517,13 +545,26 @@ impl Chess2Game {
         Ok(if done { self.history.last() } else { None })
     }
 
-    /// Takes a recorded step (one of [`Chess2Game::steps`]) as the side it belongs to: a bid
-    /// names its side, every other step is the turn of the side that must act.
-    pub fn replay(
-        &mut self,
-        action: Chess2Action,
-    ) -> Result<Option<&Chess2Played>, Chess2GameError> {
-        self.act(self.side_of(action), action)
+    /// The defender's challenge (`true`) or decline of the capture at stake. Returns whether
+    /// the move was played.
+    fn answer_challenge(&mut self, by: Color, challenge: bool) -> Result<bool, Chess2GameError> {
+        let p = self.pending.as_mut().ok_or(Chess2GameError::NoDuel)?;
+        if p.stage != DuelStage::Challenge {
+            return Err(Chess2GameError::NoDuel);
+        }
+        if by != p.defender() {
+            return Err(Chess2GameError::NotYourStep(by));
+        }
+        if !challenge {
+            p.settled.push(Duel::DECLINED);
+            return Ok(self.advance());
+        }
+        p.stage = DuelStage::Bids {
+            defender: None,
+            attacker: None,
+        };
+        self.fill_forced_bid();
+        Ok(false)
     }
 
     /// The side a recorded step belongs to: a bid names its side, every other step is the
@@ -536,7 +577,12 @@ impl Chess2Game {
     }
 
     /// A move by the side to move: played at once, or stopped at its first duel.
-    fn start_move(&mut self, by: Color, mv: Chess2Move) -> Result<bool, Chess2GameError> {
+    fn start_move(
+        &mut self,
+        by: Color,
+        mv: Chess2Move,
+        allow: Allow,
+    ) -> Result<bool, Chess2GameError> {
         if self.pending.is_some() {
             return Err(Chess2GameError::DuelPending);
         }
@@ -546,7 +592,8 @@ impl Chess2Game {
         if !mv.duels().is_empty() {
             return Err(Chess2GameError::DuelFieldsInGame);
         }
-        if !self.position.legal_moves().contains(&mv) {
+        let stored = allow == Allow::Stored && self.position.is_empty_whirlwind(mv);
+        if !stored && !self.position.legal_moves().contains(&mv) {
             return Err(Chess2GameError::Play(PlayError::Illegal));
         }
         self.pending = Some(PendingDuel {

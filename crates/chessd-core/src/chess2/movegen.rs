@@ -273,6 +273,37 @@ impl Chess2Position {
             && self.taken_squares(from, from, piece).nonempty()
     }
 
+    /// Whether `mv` is a Whirlwind that would destroy nothing but is otherwise allowed: by a
+    /// warrior king of the side to move, the other not beside it, leaving no king of that
+    /// side threatened. It is not a legal move (it would be a pass); chessd allowed it before,
+    /// and games stored then replay with it
+    /// ([`Chess2Game::replay`](super::Chess2Game::replay)).
+    pub fn is_empty_whirlwind(&self, mv: Chess2Move) -> bool {
+        let Chess2Move::Play {
+            from,
+            to,
+            promotion: None,
+            duel_count: 0,
+            ..
+        } = mv
+        else {
+            return false;
+        };
+        let us = self.turn();
+        let Some(king) = self
+            .piece_at(from)
+            .filter(|p| p.color == us && p.role == Role::King)
+        else {
+            return false;
+        };
+        from == to
+            && self.army(us) == Army::TwoKings
+            && self.midline_winner().is_none()
+            && (king_attacks(from) & self.pieces(us, Role::King)).is_empty()
+            && self.taken_squares(from, from, king).is_empty()
+            && !self.after(mv).is_threatened(us)
+    }
+
     fn pawn_moves(&self, from: Square, army: Army, takeable: Bitboard, out: &mut Vec<Chess2Move>) {
         let us = self.turn();
         let occ = self.occupied();
