@@ -5,7 +5,13 @@
 
 mod common;
 
+use std::collections::BTreeSet;
+
 use actix_web::http::StatusCode;
+use chessd_core::{
+    chess2::{Chess2Action, Chess2Game, Chess2Position, DuelStage},
+    game::DrawPolicy,
+};
 use common::app::TestApp;
 use serde_json::{json, Value};
 
@@ -67,6 +73,119 @@ async fn a_capture_lists_its_duels_and_plays_the_one_sent() {
         assert!(duels.contains(&duel), "{duels:?}");
     }
     assert_eq!(duels.len(), 9, "{duels:?}");
+}
+
+/// The moves with duel fields a game can end up playing for `mv` in `epd`: every way of
+/// taking its duel steps (challenge or decline, then every bid each side is allowed, the
+/// attacker choosing to gain on a 0–0 duel), without the move with no duel at all.
+fn moves_a_game_can_play(epd: &str, mv: &str) -> BTreeSet<String> {
+    let start = Chess2Position::from_epd(epd).unwrap();
+    let mut game = Chess2Game::new(start, DrawPolicy::Automatic);
+    let by = game.to_act();
+    game.act(by, Chess2Action::Move(mv.parse().unwrap()))
+        .unwrap();
+    let mut out = BTreeSet::new();
+    every_duel_ending(&game, &mut out);
+    out.remove(mv);
+    out
+}
+
+/// Walks every step the duel waiting in `game` allows, collecting the moves played.
+fn every_duel_ending(game: &Chess2Game, out: &mut BTreeSet<String>) {
+    let Some(pending) = game.pending_duel() else {
+        out.insert(game.history().last().unwrap().mv.to_string());
+        return;
+    };
+    let (defender, attacker) = (pending.defender(), pending.attacker());
+    let mut next = Vec::new();
+    match pending.stage() {
+        DuelStage::Challenge => {
+            next.push((defender, Chess2Action::Challenge));
+            next.push((defender, Chess2Action::Decline));
+        }
+        DuelStage::Bids { defender: None, .. } => {
+            for stones in game.allowed_bids(defender) {
+                let gain = None;
+                next.push((
+                    defender,
+                    Chess2Action::Bid {
+                        by: defender,
+                        stones,
+                        gain,
+                    },
+                ));
+            }
+        }
+        DuelStage::Bids { .. } => {
+            for stones in game.allowed_bids(attacker) {
+                let gain = Some(true);
+                next.push((
+                    attacker,
+                    Chess2Action::Bid {
+                        by: attacker,
+                        stones,
+                        gain,
+                    },
+                ));
+            }
+        }
+    }
+    for (by, action) in next {
+        let mut after = game.clone();
+        after.act(by, action).unwrap();
+        every_duel_ending(&after, out);
+    }
+}
+
+#[actix_web::test]
+async fn the_duels_listed_for_a_move_are_those_a_game_can_play() {
+    let app = TestApp::start().await;
+    for (epd, mv) in [
+        // An Elephant's rampage over a pawn and a bishop: a duel it loses at the pawn ends it.
+        (
+            "rnb1kbn1/pppppppp/2R5/8/4P3/2K5/PPPr1PPP/5BNR w - - 11 9 ar 32",
+            "c6c8",
+        ),
+        ("4k3/8/8/8/8/8/8/Rnn1K3 w - - 0 1 ac 66", "a1d1"),
+        ("4k3/8/8/8/8/p7/p7/R3K3 w - - 0 1 ac 33", "a1a4"),
+        ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1 cc 33", "e4d5"),
+    ] {
+        let (st, v) = app
+            .post("/chess2/move", None, json!({"epd": epd, "move": mv}))
+            .await;
+        assert_eq!(st, StatusCode::OK, "{v}");
+        let listed: BTreeSet<String> = v["available_duels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| format!("{mv}{}", d.as_str().unwrap()))
+            .collect();
+        assert_eq!(listed, moves_a_game_can_play(epd, mv), "{epd} {mv}");
+        for with_duels in &listed {
+            let (st, v) = app
+                .post(
+                    "/chess2/move",
+                    None,
+                    json!({"epd": epd, "move": with_duels}),
+                )
+                .await;
+            assert_eq!(st, StatusCode::OK, "{with_duels}: {v}");
+        }
+    }
+    // A duel over the bishop after the Elephant lost at the pawn is refused.
+    let epd = "rnb1kbn1/pppppppp/2R5/8/4P3/2K5/PPPr1PPP/5BNR w - - 11 9 ar 32";
+    let (st, v) = app
+        .post(
+            "/chess2/move",
+            None,
+            json!({"epd": epd, "move": "c6c8:10+:22"}),
+        )
+        .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("illegal_move")),
+        "{v}"
+    );
 }
 
 #[actix_web::test]

@@ -118,7 +118,9 @@ pub struct DuelBody {
     /// A bid's stones, 0 to 2.
     pub stones: Option<u8>,
     /// The attacker's choice if both bid 0: gain a stone (`true`, the default unless it holds
-    /// 6) or take one from the defender (`false`).
+    /// 6) or take one from the defender (`false`). Read only with a bid of 0: with more stones
+    /// no 0–0 duel can happen, so it is ignored (the game drops it, see
+    /// `Chess2Action::normalized`).
     pub gain: Option<bool>,
     /// The side that bids: a seat bids for itself; the admin names the side.
     pub side: Option<Color>,

@@ -430,6 +430,9 @@ fn end(game: &mut Board, status: &Status) -> Result<(), String> {
 }
 
 #[cfg(test)]
+mod replay_property;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use chessd_core::{game::Game, Position};
@@ -584,6 +587,34 @@ mod tests {
             clocks: None,
         }]);
         assert!(replay(&setup, DrawPolicy::default(), &bad_end, 16, Instant::now()).is_err());
+    }
+
+    #[test]
+    fn a_chess2_journal_in_the_earlier_forms_replays() {
+        // Written before a bid of stones lost its gain sign and before a Whirlwind had to
+        // destroy something: an empty Whirlwind, a pass, a duel won with `bid:w:2+`.
+        let start = "4k3/8/8/3p4/4P3/8/3K4/6K1 w - - 0 1 kc 33";
+        let game = chessd_core::chess2::Chess2Game::new(
+            chessd_core::chess2::Chess2Position::from_epd(start).unwrap(),
+            DrawPolicy::default(),
+        );
+        let setup = setup_of(&game.into(), None);
+        let texts = [
+            "d2d2",
+            "0000",
+            "e8e7",
+            "e4d5",
+            "challenge",
+            "bid:b:1",
+            "bid:w:2+",
+        ];
+        let journal = entries(texts.iter().map(|t| Entry::decode(t).unwrap()).collect());
+        let r = replay(&setup, DrawPolicy::default(), &journal, 16, Instant::now()).unwrap();
+        let game = r.game.chess2().unwrap();
+        let moves: Vec<String> = game.history().iter().map(|p| p.mv.to_string()).collect();
+        assert_eq!(moves, ["d2d2", "0000", "e8e7", "e4d5:12"]);
+        assert_eq!(r.game.fen(), "8/4k3/8/3P4/8/8/3K4/6K1 K - - 0 2 kc 22");
+        assert_eq!(r.log.version(), 7);
     }
 
     #[test]

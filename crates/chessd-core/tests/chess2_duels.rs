@@ -132,6 +132,28 @@ fn a_rampage_has_a_duel_per_piece_and_ends_where_the_elephant_loses() {
 }
 
 #[test]
+fn no_duel_follows_one_the_elephant_lost() {
+    // A White Elephant on c6 rampages to c8 over a pawn (c7) and a bishop (c8). Black pays
+    // 1 + 1 (the Elephant outranks the pawn) and outbids it at c7: the rampage stops there,
+    // so the bishop is not reached and no duel over it can be fought.
+    let epd = "rnb1kbn1/pppppppp/2R5/8/4P3/2K5/PPPr1PPP/5BNR w - - 11 9 ar 32";
+    let next = play(epd, "c6c8:10+").unwrap();
+    assert_eq!(next.piece_at(sq("c6")), None);
+    assert_eq!(next.piece_at(sq("c7")), None);
+    assert!(next.piece_at(sq("c8")).is_some());
+    for mv in ["c6c8:10+:22", "c6c8:10+:00+", "c6c8:10-:01"] {
+        assert_eq!(play(epd, mv), Err(PlayError::DuelAfterLoss), "{mv}");
+    }
+    // With stones to pay for both, the second duel is still refused.
+    let rich = "4k3/8/8/8/8/8/8/Rnn1K3 w - - 0 1 ac 66";
+    assert!(play(rich, "a1d1:21").is_ok());
+    assert_eq!(play(rich, "a1d1:21:11"), Err(PlayError::DuelAfterLoss));
+    // A declined field after the loss says nothing and is accepted, as before.
+    assert!(play(rich, "a1d1:21:").is_ok());
+    assert!(!PlayError::DuelAfterLoss.to_string().is_empty());
+}
+
+#[test]
 fn a_tiger_that_loses_its_duel_is_destroyed_at_home() {
     let epd = "4k3/8/8/8/3n4/8/1B6/4K3 w - - 0 1 ac 33";
     let next = play(epd, "b2d4:21").unwrap();

@@ -311,6 +311,105 @@ fn the_two_kings_king_turn_and_its_pass_are_steps_of_the_same_side() {
 }
 
 #[test]
+fn a_bid_of_stones_is_stored_without_a_gain_choice_and_replays() {
+    // `{"action": "bid", "stones": 2, "gain": true}`: the choice is for a 0–0 duel, which a
+    // bid of 2 rules out, so the step is kept (and written) without it.
+    let mut g = game(PAWN_TAKES_PAWN);
+    steps(
+        &mut g,
+        &[(White, "e4d5"), (Black, "challenge"), (Black, "bid:b:1")],
+    );
+    let bid = Chess2Action::Bid {
+        by: White,
+        stones: 2,
+        gain: Some(true),
+    };
+    assert_eq!(
+        g.act(White, bid).unwrap().map(|p| p.mv.to_string()),
+        Some("e4d5:12".to_string())
+    );
+    let texts: Vec<String> = g.steps().iter().map(ToString::to_string).collect();
+    assert_eq!(texts, ["e4d5", "challenge", "bid:b:1", "bid:w:2"]);
+    let mut again = game(PAWN_TAKES_PAWN);
+    for text in &texts {
+        again.replay(text.parse().unwrap()).unwrap();
+    }
+    assert_eq!(format!("{again:?}"), format!("{g:?}"));
+}
+
+#[test]
+fn bids_stored_with_a_gain_after_stones_read_as_the_bid_alone() {
+    // Stores written before the gain was dropped hold `bid:w:2+`: they still load.
+    for (old, by, stones) in [
+        ("bid:w:2+", White, 2),
+        ("bid:w:1-", White, 1),
+        ("bid:b:2-", Black, 2),
+    ] {
+        let action: Chess2Action = old.parse().unwrap();
+        assert_eq!(
+            action,
+            Chess2Action::Bid {
+                by,
+                stones,
+                gain: None
+            },
+            "{old}"
+        );
+        assert_eq!(action.to_string(), old[..old.len() - 1], "{old}");
+    }
+    let mut g = game(PAWN_TAKES_PAWN);
+    for text in ["e4d5", "challenge", "bid:b:1", "bid:w:2+"] {
+        g.replay(text.parse().unwrap()).unwrap();
+    }
+    assert_eq!(g.history()[0].mv.to_string(), "e4d5:12");
+}
+
+#[test]
+fn an_empty_whirlwind_is_no_move_so_kings_with_nothing_else_lose() {
+    // Warrior kings on d2 and g1 with nothing next to them: no Whirlwind to pass a turn with.
+    let mut g = game("4k3/8/8/8/8/8/3K4/6K1 w - - 0 1 kc 33");
+    assert_eq!(
+        step(&mut g, White, "d2d2"),
+        Err(Chess2GameError::Play(PlayError::Illegal))
+    );
+    assert!(g.steps().is_empty());
+    // Kings on a1 and h1 whose every step is covered: no legal move, and the game is lost.
+    let g = game("4k3/8/8/8/8/2n2n2/3r4/K6K w - - 0 1 kc 33");
+    assert_eq!(g.status().result, GameResult::BlackWins);
+    assert_eq!(g.status().reason, Some(Reason::NoLegalMoves));
+}
+
+#[test]
+fn games_stored_with_an_empty_whirlwind_replay_as_they_were_played() {
+    // Stored when a warrior king could Whirlwind with nothing beside it.
+    let mut g = game("4k3/8/8/8/8/8/3K4/6K1 w - - 0 1 kc 33");
+    for text in ["d2d2", "0000", "e8e7", "g1g2"] {
+        g.replay(text.parse().unwrap())
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+    let moves: Vec<String> = g.history().iter().map(|p| p.mv.to_string()).collect();
+    assert_eq!(moves, ["d2d2", "0000", "e8e7", "g1g2"]);
+    assert_eq!(
+        g.position().to_epd(),
+        "8/4k3/8/8/8/8/3K2K1/8 K - - 3 2 kc 33"
+    );
+    // Kings whose only moves were empty Whirlwinds: lost today, played on then.
+    let mut g = game("4k3/8/8/8/8/2n2n2/3r4/K6K w - - 0 1 kc 33");
+    assert_eq!(g.status().reason, Some(Reason::NoLegalMoves));
+    for text in ["a1a1", "0000"] {
+        g.replay(text.parse().unwrap())
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+    assert!(!g.is_over());
+    assert_eq!(g.to_act(), Black);
+    // Only what the earlier rules allowed: a Classic king never whirlwinds.
+    assert_eq!(
+        g.replay("e8e8".parse().unwrap()),
+        Err(Chess2GameError::Play(PlayError::Illegal))
+    );
+}
+
+#[test]
 fn step_texts_round_trip() {
     for text in [
         "challenge",
@@ -327,7 +426,14 @@ fn step_texts_round_trip() {
         assert_eq!(action.to_string(), text);
     }
     for bad in [
-        "bid:w:3", "bid:x:1", "bid:w:1+", "bid:w", "bid:w:", "chalenge", "e2e4:1x",
+        "bid:w:3",
+        "bid:w:3+",
+        "bid:x:1",
+        "bid:w:1+-",
+        "bid:w",
+        "bid:w:",
+        "chalenge",
+        "e2e4:1x",
     ] {
         assert!(bad.parse::<Chess2Action>().is_err(), "{bad}");
     }

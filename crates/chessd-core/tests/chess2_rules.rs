@@ -6,7 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use chessd_core::chess2::{perft, Chess2Position};
+use chessd_core::{
+    chess2::{perft, Chess2Outcome, Chess2Position},
+    Color,
+};
 
 const PERFT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -32,8 +35,8 @@ fn every_row_matches_the_go_engine_to_depth_three() {
     }
     // Every army from the start against Classic, and each army against itself from the
     // castling position. (Where chessd follows the rulebook over the Go engine, a Whirlwind
-    // outside the king turn, an Elephant's rampage through its own king, a Ghost's "threat",
-    // no difference shows within three plies of these positions.)
+    // outside the king turn, none that destroys nothing, an Elephant's rampage through its own
+    // king, a Ghost's "threat", no difference shows within three plies of these positions.)
     assert_eq!(checked, 12);
 }
 
@@ -208,10 +211,47 @@ fn the_whirlwind_destroys_every_neighbour_but_ghosts() {
     // Not while the other warrior king is next to it.
     let epd = "4k3/8/8/8/8/2npr3/3K4/2N1K3 w - - 0 1 kc 33";
     assert!(!moves_from(epd, "d2").contains("d2d2"));
-    // A Ghost survives it.
-    let pos = Chess2Position::from_epd("4k3/8/8/8/8/8/2rK4/6K1 w - - 0 1 kr 33").unwrap();
+    // A Ghost survives it (the pawn on e2 is destroyed).
+    let pos = Chess2Position::from_epd("4k3/8/8/8/8/8/2rKp3/6K1 w - - 0 1 kr 33").unwrap();
+    assert!(pos.legal_moves().contains(&whirlwind));
     let after = pos.after(whirlwind);
     assert!(after.piece_at("c2".parse().unwrap()).is_some());
+    assert_eq!(after.piece_at("e2".parse().unwrap()), None);
+}
+
+#[test]
+fn a_whirlwind_must_destroy_a_piece() {
+    // The rulebook's Whirlwind is an attack that destroys the king's neighbours. With none to
+    // destroy the king stays and nothing changes: a pass, which the rules allow only as the
+    // skipped king turn. So it is not a move, on either turn.
+    let alone = "4k3/8/8/8/8/8/3K4/6K1 w - - 0 1 kc 33";
+    assert!(!moves_from(alone, "d2").contains("d2d2"));
+    assert!(!moves_from(alone, "g1").contains("g1g1"));
+    let king_turn = "4k3/8/8/8/8/8/3K4/6K1 K - - 0 1 kc 33";
+    let moves = moves_from(king_turn, "");
+    assert!(moves.contains("0000"), "{moves:?}");
+    assert!(
+        !moves.contains("d2d2") && !moves.contains("g1g1"),
+        "{moves:?}"
+    );
+    // A Ghost beside it is not destroyed, so it does not count.
+    assert!(!moves_from("4k3/8/8/8/8/8/2rK4/6K1 w - - 0 1 kr 33", "d2").contains("d2d2"));
+    // One piece beside it, of either side, is enough.
+    for epd in [
+        "4k3/8/8/8/8/8/3KP3/6K1 w - - 0 1 kc 33",
+        "4k3/8/8/8/8/4p3/3K4/6K1 w - - 0 1 kc 33",
+    ] {
+        assert!(moves_from(epd, "d2").contains("d2d2"), "{epd}");
+    }
+}
+
+#[test]
+fn two_kings_with_only_empty_whirlwinds_have_no_move_and_lose() {
+    // Kings on a1 and h1, every square next to them covered (the rook on d2 holds the second
+    // rank, the knights b1 and g1), nothing next to them: no move, so no stalemate either.
+    let pos = Chess2Position::from_epd("4k3/8/8/8/8/2n2n2/3r4/K6K w - - 0 1 kc 33").unwrap();
+    assert_eq!(pos.legal_moves(), Vec::new());
+    assert_eq!(pos.outcome(), Some(Chess2Outcome::NoMoves(Color::Black)));
 }
 
 #[test]

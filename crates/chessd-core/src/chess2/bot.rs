@@ -223,10 +223,11 @@ pub fn next_step(game: &Chess2Game, color: Color, depth: u32, budget: u64) -> Op
                 .filter(|&b| b <= wanted)
                 .max()
                 .or_else(|| allowed.first().copied())?;
+            // The gain choice only means something in a bid of 0 (a 0–0 duel).
             Some(Chess2Action::Bid {
                 by: color,
                 stones,
-                gain: (color == pending.attacker()).then_some(true),
+                gain: (color == pending.attacker() && stones == 0).then_some(true),
             })
         }
         _ => None,

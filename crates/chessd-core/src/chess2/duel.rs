@@ -32,6 +32,9 @@ pub enum PlayError {
     MustBidOne,
     /// A duel without the attacker's answer (a step of a game, not a whole move).
     Unanswered,
+    /// A duel over a piece after a duel the attacker lost: its rampage stopped there, so the
+    /// piece was never reached.
+    DuelAfterLoss,
 }
 
 impl fmt::Display for PlayError {
@@ -46,6 +49,9 @@ impl fmt::Display for PlayError {
             PlayError::NotEnoughStones => "a side does not have the stones for that duel",
             PlayError::MustBidOne => "against an attacker without stones the defender bids 1",
             PlayError::Unanswered => "a duel has no answer from the attacker yet",
+            PlayError::DuelAfterLoss => {
+                "a duel after one the attacker lost: its rampage stopped there"
+            }
         })
     }
 }
@@ -125,7 +131,7 @@ impl Chess2Position {
     }
 
     /// Plays `mv` with its duels: checks that the move is legal and every duel allowed and
-    /// answered, and returns the position after it.
+    /// answered (none after one the attacker lost), and returns the position after it.
     pub fn play(&self, mv: Chess2Move) -> Result<Chess2Position, PlayError> {
         if self.midline_winner().is_some() {
             return Err(PlayError::GameOver);
@@ -219,6 +225,9 @@ impl Chess2Position {
                 lost_at = Some(i);
                 break;
             }
+        }
+        if lost_at.is_some_and(|i| duels.iter().skip(i + 1).any(Duel::is_started)) {
+            return Err(PlayError::DuelAfterLoss);
         }
         let mut next = self.after(bare);
         next.stones = stones;

@@ -56,8 +56,24 @@ pub enum Chess2Action {
         stones: u8,
         /// For the attacker, when both bid 0: gain a stone (`true`) or take one from the
         /// defender (`false`); `None` for the default (gain, unless at the most stones).
+        /// Only a bid of 0 keeps it (see [`Chess2Action::normalized`]).
         gain: Option<bool>,
     },
+}
+
+impl Chess2Action {
+    /// The step as a game keeps and writes it: a bid of 1 or 2 stones rules out a 0–0 duel,
+    /// so the choice for one is dropped (`bid:w:2+` is `bid:w:2`).
+    pub fn normalized(self) -> Chess2Action {
+        match self {
+            Chess2Action::Bid { by, stones, .. } if stones > 0 => Chess2Action::Bid {
+                by,
+                stones,
+                gain: None,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Why a Chess 2 step text was not understood.
@@ -65,7 +81,7 @@ pub enum Chess2Action {
 pub enum ActionParseError {
     /// A move string that does not parse.
     Move(MoveParseError),
-    /// A bid that is not `bid:<w|b>:<0..2>` with an optional `+` or `-` after 0.
+    /// A bid that is not `bid:<w|b>:<0..2>` with an optional `+` or `-`.
     BadBid(String),
 }
 
@@ -87,7 +103,8 @@ impl std::error::Error for ActionParseError {}
 impl FromStr for Chess2Action {
     type Err = ActionParseError;
 
-    /// Reads `challenge`, `decline`, `bid:w:1`, `bid:b:0+` or a move string (`e2e4`).
+    /// Reads `challenge`, `decline`, `bid:w:1`, `bid:b:0+` or a move string (`e2e4`). A bid of
+    /// stones stored with a sign by older servers (`bid:w:2+`) reads as the bid alone.
     fn from_str(text: &str) -> Result<Chess2Action, ActionParseError> {
         match text {
             "challenge" => return Ok(Chess2Action::Challenge),
@@ -95,27 +112,9 @@ impl FromStr for Chess2Action {
             _ => {}
         }
         if let Some(rest) = text.strip_prefix("bid:") {
-            let bad = || ActionParseError::BadBid(text.to_string());
-            let (side, amount) = rest.split_once(':').ok_or_else(bad)?;
-            let by = match side {
-                "w" => Color::White,
-                "b" => Color::Black,
-                _ => return Err(bad()),
-            };
-            let (digits, gain) = match amount.as_bytes() {
-                [d] => (*d, None),
-                [b'0', b'+'] => (b'0', Some(true)),
-                [b'0', b'-'] => (b'0', Some(false)),
-                _ => return Err(bad()),
-            };
-            if !(b'0'..=b'2').contains(&digits) {
-                return Err(bad());
-            }
-            return Ok(Chess2Action::Bid {
-                by,
-                stones: digits - b'0',
-                gain,
-            });
+            return parse_bid(rest)
+                .map(Chess2Action::normalized)
+                .ok_or_else(|| ActionParseError::BadBid(text.to_string()));
         }
         text.parse()
             .map(Chess2Action::Move)
@@ -123,7 +122,33 @@ impl FromStr for Chess2Action {
     }
 }
 
+/// Reads what follows `bid:`: the side, `:`, the stones 0 to 2, then an optional `+` or `-`.
+fn parse_bid(rest: &str) -> Option<Chess2Action> {
+    let (side, amount) = rest.split_once(':')?;
+    let by = match side {
+        "w" => Color::White,
+        "b" => Color::Black,
+        _ => return None,
+    };
+    let (digit, gain) = match amount.as_bytes() {
+        [d] => (*d, None),
+        [d, b'+'] => (*d, Some(true)),
+        [d, b'-'] => (*d, Some(false)),
+        _ => return None,
+    };
+    if !(b'0'..=b'2').contains(&digit) {
+        return None;
+    }
+    Some(Chess2Action::Bid {
+        by,
+        stones: digit - b'0',
+        gain,
+    })
+}
+
 impl fmt::Display for Chess2Action {
+    /// Writes the step as a game stores it: a bid's `+` or `-` only after 0 (see
+    /// [`Chess2Action::normalized`]), so that what is written always reads back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Chess2Action::Move(mv) => mv.fmt(f),
@@ -132,9 +157,9 @@ impl fmt::Display for Chess2Action {
             Chess2Action::Bid { by, stones, gain } => {
                 let side = if *by == Color::White { 'w' } else { 'b' };
                 let sign = match gain {
-                    Some(true) => "+",
-                    Some(false) => "-",
-                    None => "",
+                    Some(true) if *stones == 0 => "+",
+                    Some(false) if *stones == 0 => "-",
+                    _ => "",
                 };
                 write!(f, "bid:{side}:{stones}{sign}")
             }
@@ -303,6 +328,15 @@ pub struct Chess2Played {
     pub epd: String,
 }
 
+/// Which moves a step may make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Allow {
+    /// The legal moves.
+    Legal,
+    /// Also those a game stored under earlier rules may hold (an empty Whirlwind).
+    Stored,
+}
+
 /// A Chess 2 game in progress or finished.
 ///
 /// Cloning is cheap: the history and the positions kept for repetitions are shared.
@@ -445,37 +479,57 @@ impl Chess2Game {
     }
 
     /// Takes one step for `by`. A refused step changes nothing. Returns the move played when
-    /// the step completed one.
+    /// the step completed one. The step is kept [normalized](Chess2Action::normalized).
     pub fn act(
         &mut self,
         by: Color,
         action: Chess2Action,
     ) -> Result<Option<&Chess2Played>, Chess2GameError> {
+        self.take(by, action, Allow::Legal)
+    }
+
+    /// Takes a recorded step (one of [`Chess2Game::steps`]) as the side it belongs to: a bid
+    /// names its side, every other step is the turn of the side that must act.
+    ///
+    /// Games stored under earlier rules replay as they were played: an empty Whirlwind (see
+    /// [`Chess2Position::is_empty_whirlwind`]) is taken, and a game the current rules end for
+    /// want of any other move goes on with it.
+    pub fn replay(
+        &mut self,
+        action: Chess2Action,
+    ) -> Result<Option<&Chess2Played>, Chess2GameError> {
+        if self.lost_before_stored_whirlwind(action) {
+            self.status = Status::ongoing();
+        }
+        self.take(self.side_of(action), action, Allow::Stored)
+    }
+
+    /// Whether the game is lost for want of a legal move where `action`, a stored empty
+    /// Whirlwind, was played under the rules that allowed it.
+    fn lost_before_stored_whirlwind(&self, action: Chess2Action) -> bool {
+        let Chess2Action::Move(mv) = action else {
+            return false;
+        };
+        self.status.reason == Some(Reason::NoLegalMoves)
+            && self.pending.is_none()
+            && self.position.is_empty_whirlwind(mv)
+    }
+
+    /// [`Chess2Game::act`], with the moves `allow` lets through.
+    fn take(
+        &mut self,
+        by: Color,
+        action: Chess2Action,
+        allow: Allow,
+    ) -> Result<Option<&Chess2Played>, Chess2GameError> {
+        let action = action.normalized();
         if self.is_over() {
             return Err(Chess2GameError::GameOver(self.status.clone()));
         }
         let done = match action {
-            Chess2Action::Move(mv) => self.start_move(by, mv)?,
-            Chess2Action::Challenge | Chess2Action::Decline => {
-                let p = self.pending.as_mut().ok_or(Chess2GameError::NoDuel)?;
-                if p.stage != DuelStage::Challenge {
-                    return Err(Chess2GameError::NoDuel);
-                }
-                if by != p.defender() {
-                    return Err(Chess2GameError::NotYourStep(by));
-                }
-                if action == Chess2Action::Challenge {
-                    p.stage = DuelStage::Bids {
-                        defender: None,
-                        attacker: None,
-                    };
-                    self.fill_forced_bid();
-                    false
-                } else {
-                    p.settled.push(Duel::DECLINED);
-                    self.advance()
-                }
-            }
+            Chess2Action::Move(mv) => self.start_move(by, mv, allow)?,
+            Chess2Action::Challenge => self.answer_challenge(by, true)?,
+            Chess2Action::Decline => self.answer_challenge(by, false)?,
             Chess2Action::Bid {
                 by: bidder,
                 stones,
@@ -491,13 +545,26 @@ impl Chess2Game {
         Ok(if done { self.history.last() } else { None })
     }
 
-    /// Takes a recorded step (one of [`Chess2Game::steps`]) as the side it belongs to: a bid
-    /// names its side, every other step is the turn of the side that must act.
-    pub fn replay(
-        &mut self,
-        action: Chess2Action,
-    ) -> Result<Option<&Chess2Played>, Chess2GameError> {
-        self.act(self.side_of(action), action)
+    /// The defender's challenge (`true`) or decline of the capture at stake. Returns whether
+    /// the move was played.
+    fn answer_challenge(&mut self, by: Color, challenge: bool) -> Result<bool, Chess2GameError> {
+        let p = self.pending.as_mut().ok_or(Chess2GameError::NoDuel)?;
+        if p.stage != DuelStage::Challenge {
+            return Err(Chess2GameError::NoDuel);
+        }
+        if by != p.defender() {
+            return Err(Chess2GameError::NotYourStep(by));
+        }
+        if !challenge {
+            p.settled.push(Duel::DECLINED);
+            return Ok(self.advance());
+        }
+        p.stage = DuelStage::Bids {
+            defender: None,
+            attacker: None,
+        };
+        self.fill_forced_bid();
+        Ok(false)
     }
 
     /// The side a recorded step belongs to: a bid names its side, every other step is the
@@ -510,7 +577,12 @@ impl Chess2Game {
     }
 
     /// A move by the side to move: played at once, or stopped at its first duel.
-    fn start_move(&mut self, by: Color, mv: Chess2Move) -> Result<bool, Chess2GameError> {
+    fn start_move(
+        &mut self,
+        by: Color,
+        mv: Chess2Move,
+        allow: Allow,
+    ) -> Result<bool, Chess2GameError> {
         if self.pending.is_some() {
             return Err(Chess2GameError::DuelPending);
         }
@@ -520,7 +592,8 @@ impl Chess2Game {
         if !mv.duels().is_empty() {
             return Err(Chess2GameError::DuelFieldsInGame);
         }
-        if !self.position.legal_moves().contains(&mv) {
+        let stored = allow == Allow::Stored && self.position.is_empty_whirlwind(mv);
+        if !stored && !self.position.legal_moves().contains(&mv) {
             return Err(Chess2GameError::Play(PlayError::Illegal));
         }
         self.pending = Some(PendingDuel {

@@ -256,16 +256,52 @@ impl Chess2Position {
             if piece.role == Role::King {
                 match army {
                     Army::Classic => self.castling_moves(from, out),
-                    // The Whirlwind, unless the other warrior king is next to this one.
-                    Army::TwoKings
-                        if (king_attacks(from) & self.pieces(us, Role::King)).is_empty() =>
-                    {
+                    Army::TwoKings if self.may_whirlwind(from, piece) => {
                         out.push(Chess2Move::new(from, from, None));
                     }
                     _ => {}
                 }
             }
         }
+    }
+
+    /// Whether the warrior king `piece` on `from` may Whirlwind: not while the other warrior
+    /// king is next to it, and only when it destroys something (an empty Whirlwind would be a
+    /// pass, which only the king turn allows, as `0000`).
+    fn may_whirlwind(&self, from: Square, piece: Piece) -> bool {
+        (king_attacks(from) & self.pieces(piece.color, Role::King)).is_empty()
+            && self.taken_squares(from, from, piece).nonempty()
+    }
+
+    /// Whether `mv` is a Whirlwind that would destroy nothing but is otherwise allowed: by a
+    /// warrior king of the side to move, the other not beside it, leaving no king of that
+    /// side threatened. It is not a legal move (it would be a pass); chessd allowed it before,
+    /// and games stored then replay with it
+    /// ([`Chess2Game::replay`](super::Chess2Game::replay)).
+    pub fn is_empty_whirlwind(&self, mv: Chess2Move) -> bool {
+        let Chess2Move::Play {
+            from,
+            to,
+            promotion: None,
+            duel_count: 0,
+            ..
+        } = mv
+        else {
+            return false;
+        };
+        let us = self.turn();
+        let Some(king) = self
+            .piece_at(from)
+            .filter(|p| p.color == us && p.role == Role::King)
+        else {
+            return false;
+        };
+        from == to
+            && self.army(us) == Army::TwoKings
+            && self.midline_winner().is_none()
+            && (king_attacks(from) & self.pieces(us, Role::King)).is_empty()
+            && self.taken_squares(from, from, king).is_empty()
+            && !self.after(mv).is_threatened(us)
     }
 
     fn pawn_moves(&self, from: Square, army: Army, takeable: Bitboard, out: &mut Vec<Chess2Move>) {

@@ -1,0 +1,246 @@
+//! Every journal the server writes replays to the game that was played: random games of both
+//! variants (standard chess, and Chess 2 with random armies), each side played at random or
+//! by chessd's own player (the built-in search for standard chess, `chess2::bot` for Chess 2),
+//! Chess 2 duels with random bids and gain choices, draw offers and results set without a
+//! move. Each event is turned into its entry and stored text exactly as the actor does it
+//! ([`Entry::for_event`], [`Entry::encode`]), read back with [`Entry::decode`] and replayed.
+
+use std::{sync::atomic::AtomicBool, time::Instant};
+
+use chessd_core::{
+    chess2::{bot, Army, Chess2Action, Chess2Game, Chess2Position, DuelStage},
+    game::{DrawPolicy, Game},
+    search::{Limits, Searcher},
+    Color, Position,
+};
+
+use super::{replay, setup_of, Entry};
+use crate::game::{board::Board, events::EventKind, state::SavedState};
+
+/// A small seeded generator (xorshift), so that a failing seed reproduces.
+struct Rng(u64);
+
+impl Rng {
+    /// A number below `n` (0 when `n` is 0).
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// A game being played and the stored texts of its journal so far.
+struct Recorder {
+    board: Board,
+    texts: Vec<String>,
+}
+
+impl Recorder {
+    /// Stores `event` as the actor does.
+    fn record(&mut self, event: &EventKind) {
+        let entry = Entry::for_event(event, || -> SavedState { unreachable!("no reset") })
+            .expect("every event played here is stored");
+        self.texts.push(entry.encode());
+    }
+
+    /// Now and then a draw offer, declined by the other side.
+    fn maybe_offer(&mut self, rng: &mut Rng) {
+        if rng.below(12) == 0 && !self.board.is_over() {
+            let by = self.board.to_act();
+            self.record(&EventKind::DrawOffered { by });
+            self.record(&EventKind::DrawDeclined { by: !by });
+        }
+    }
+
+    /// At the end, maybe a result set without a move: a resignation, an agreed draw, a claim.
+    fn maybe_end(&mut self, rng: &mut Rng) {
+        if self.board.is_over() {
+            return;
+        }
+        let ended = match rng.below(4) {
+            0 => self.board.resign(self.board.to_act()).is_ok(),
+            1 => self.board.draw_by_agreement().is_ok(),
+            2 => self.board.claim_draw().is_ok(),
+            _ => false,
+        };
+        if ended {
+            let status = self.board.status().clone();
+            self.record(&EventKind::GameEnd {
+                status,
+                clocks: None,
+            });
+        }
+    }
+
+    /// The game the stored texts rebuild from `setup`.
+    fn replayed(&self, setup: &SavedState, policy: DrawPolicy) -> Board {
+        let entries: Vec<(u64, Entry)> = (1..)
+            .zip(&self.texts)
+            .map(|(v, text)| {
+                let entry = Entry::decode(text).unwrap_or_else(|e| panic!("'{text}': {e}"));
+                (v, entry)
+            })
+            .collect();
+        replay(setup, policy, &entries, 16, Instant::now())
+            .unwrap_or_else(|e| panic!("the journal {:?} does not replay: {e}", self.texts))
+            .game
+    }
+}
+
+/// A standard game's move: chessd's search at depth 1 or 2, or a random legal move.
+fn chess_move(game: &Game, bot: bool, rng: &mut Rng) -> chessd_core::Move {
+    let pos = game.position();
+    if bot {
+        let limits = Limits::depth(1 + rng.below(2) as u32);
+        let stop = AtomicBool::new(false);
+        let found = Searcher::new(1).search(pos, &[], &limits, &stop, |_| {});
+        if let Some(mv) = found.best {
+            return mv;
+        }
+    }
+    let legal = pos.legal_moves();
+    legal[rng.below(legal.len())]
+}
+
+/// Plays a random standard game (up to 80 plies) from the start, recording its journal.
+fn play_chess(policy: DrawPolicy, bots: [bool; 2], rng: &mut Rng) -> (SavedState, Recorder) {
+    let start: Board = Game::with_policy(Position::default(), policy).into();
+    let setup = setup_of(&start, None);
+    let mut rec = Recorder {
+        board: start,
+        texts: Vec::new(),
+    };
+    for _ in 0..80 {
+        let Board::Chess(game) = &mut rec.board else {
+            unreachable!("a standard game")
+        };
+        if game.is_over() {
+            break;
+        }
+        let mv = chess_move(game, bots[game.turn() as usize], rng);
+        let played = game.play(mv).expect("a legal move").clone();
+        let event = EventKind::Move {
+            ply: game.history().len(),
+            uci: played.uci,
+            san: played.san,
+            fen: game.position().fen(),
+            status: game.status().clone(),
+            clocks: None,
+        };
+        rec.record(&event);
+        rec.maybe_offer(rng);
+    }
+    rec.maybe_end(rng);
+    (setup, rec)
+}
+
+/// A random Chess 2 step for `by`: a legal move, a challenge or a decline, or a bid of 0 to 2
+/// stones (perhaps more than it may: refused) with any gain choice.
+fn random_chess2_step(game: &Chess2Game, by: Color, rng: &mut Rng) -> Chess2Action {
+    match game.pending_duel().map(|p| p.stage()) {
+        None => {
+            let legal = game.legal_moves();
+            Chess2Action::Move(legal[rng.below(legal.len())])
+        }
+        Some(DuelStage::Challenge) if rng.below(2) == 0 => Chess2Action::Challenge,
+        Some(DuelStage::Challenge) => Chess2Action::Decline,
+        Some(DuelStage::Bids { .. }) => Chess2Action::Bid {
+            by,
+            stones: rng.below(3) as u8,
+            gain: [None, Some(true), Some(false)][rng.below(3)],
+        },
+    }
+}
+
+/// Plays a random Chess 2 game (up to 120 steps) of random armies, recording its journal;
+/// refused random bids are dropped, as the actor drops refused requests.
+fn play_chess2(policy: DrawPolicy, bots: [bool; 2], rng: &mut Rng) -> (SavedState, Recorder) {
+    let armies = [Army::ALL[rng.below(6)], Army::ALL[rng.below(6)]];
+    let start: Board = Chess2Game::new(Chess2Position::start(armies[0], armies[1]), policy).into();
+    let setup = setup_of(&start, None);
+    let mut rec = Recorder {
+        board: start,
+        texts: Vec::new(),
+    };
+    for _ in 0..160 {
+        let Board::Chess2(game) = &mut rec.board else {
+            unreachable!("a Chess 2 game")
+        };
+        if game.is_over() || game.steps().len() >= 120 {
+            break;
+        }
+        // When both owe a bid, either may bid first.
+        let white_first = !game.awaits(Color::Black) || rng.below(2) == 0;
+        let by = if game.awaits(Color::White) && white_first {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let step = if bots[by as usize] {
+            bot::next_step(game, by, 1, 300).expect("the bot's step is due")
+        } else {
+            random_chess2_step(game, by, rng)
+        };
+        let Ok(played) = game.act(by, step) else {
+            assert!(matches!(step, Chess2Action::Bid { .. }) && !bots[by as usize]);
+            continue;
+        };
+        let played = played.cloned();
+        let event = EventKind::chess2_step(game, by, step, played.as_ref(), None);
+        rec.record(&event);
+        if played.is_some() {
+            rec.maybe_offer(rng);
+        }
+    }
+    rec.maybe_end(rng);
+    (setup, rec)
+}
+
+/// Asserts that the replayed board is the one played.
+fn assert_same(again: &Board, played: &Board, texts: &[String]) {
+    assert_eq!(again.fen(), played.fen(), "{texts:?}");
+    assert_eq!(again.status(), played.status(), "{texts:?}");
+    assert_eq!(again.plies(), played.plies(), "{texts:?}");
+    match (again, played) {
+        (Board::Chess(a), Board::Chess(b)) => {
+            let moves = |g: &Game| {
+                g.history()
+                    .iter()
+                    .map(|m| m.uci.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(moves(a), moves(b), "{texts:?}");
+        }
+        (Board::Chess2(a), Board::Chess2(b)) => {
+            assert_eq!(a.position().stones(), b.position().stones(), "{texts:?}");
+            assert_eq!(a.history(), b.history(), "{texts:?}");
+            assert_eq!(a.steps(), b.steps(), "{texts:?}");
+            assert_eq!(a.pending_duel(), b.pending_duel(), "{texts:?}");
+        }
+        _ => panic!("the replayed game changed variant"),
+    }
+}
+
+#[test]
+fn every_journal_the_server_writes_replays_to_the_game_played() {
+    let mut bids_of_stones = 0;
+    for seed in 1..=40u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let policy = [DrawPolicy::Automatic, DrawPolicy::Claims][rng.below(2)];
+        let bots = [rng.below(3) == 0, rng.below(3) == 0];
+        let (setup, rec) = if seed % 3 == 0 {
+            play_chess(policy, bots, &mut rng)
+        } else {
+            play_chess2(policy, bots, &mut rng)
+        };
+        bids_of_stones += rec
+            .texts
+            .iter()
+            .filter(|t| t.starts_with("bid:") && !t.contains(":0"))
+            .count();
+        let again = rec.replayed(&setup, policy);
+        assert_same(&again, &rec.board, &rec.texts);
+    }
+    assert!(bids_of_stones > 20, "only {bids_of_stones} bids of stones");
+}
