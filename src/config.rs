@@ -335,6 +335,21 @@ pub struct Limits {
     pub max_exports: usize,
     /// Most games one export may send.
     pub max_export_games: usize,
+    /// Seconds an export may send nothing (its client not reading) before it is ended.
+    pub export_stall_secs: u64,
+    /// Seconds an export may last in all.
+    pub export_max_secs: u64,
+    /// Connections open at once in the whole server (0: three quarters of the process's file
+    /// limit).
+    pub max_connections: usize,
+    /// Connections open at once from one client network (trusted proxies excepted).
+    pub max_connections_per_address: usize,
+    /// Milliseconds allowed for a request's head (its line and headers).
+    pub head_timeout_ms: u64,
+    /// Milliseconds a request body may go without a byte arriving.
+    pub body_idle_timeout_ms: u64,
+    /// Milliseconds a whole request body may take.
+    pub body_timeout_ms: u64,
 }
 
 /// Where games are kept: the database and how it writes.

@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use actix_web::{dev::ServerHandle, web, App, HttpServer};
 
-use crate::{configure_app, AppState, Config};
+use crate::{
+    api::connections::{per_worker_connections, ConnectionCounts},
+    configure_app, AppState, Config,
+};
 
 /// Starts the server on `config.bind` and runs until a shutdown signal. Prints the bound address
 /// on stdout (`chessd listening on http://ADDR`), so that a port of 0 can be discovered.
@@ -39,14 +42,19 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
     }
     let state = web::Data::new(state);
     let app_state = state.clone();
-    let mut server =
-        HttpServer::new(move || App::new().configure(configure_app(app_state.clone())))
-            .disable_signals()
-            .tcp_nodelay(true)
-            .shutdown_timeout(5);
-    if config.workers > 0 {
-        server = server.workers(config.workers);
-    }
+    let counts = ConnectionCounts::default();
+    let workers = match config.workers {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let server = HttpServer::new(move || App::new().configure(configure_app(app_state.clone())))
+        .disable_signals()
+        .tcp_nodelay(true)
+        .shutdown_timeout(5)
+        .workers(workers)
+        .on_connect(counts.on_connect(&config))
+        .max_connections(per_worker_connections(&config, workers))
+        .client_request_timeout(Duration::from_millis(config.limits.head_timeout_ms));
     let server = server.bind(&config.bind).map_err(|e| {
         std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.bind))
     })?;

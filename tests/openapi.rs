@@ -170,6 +170,7 @@ fn error_statuses() -> BTreeMap<String, u16> {
             "NOT_FOUND" => 404,
             "METHOD_NOT_ALLOWED" => 405,
             "NOT_ACCEPTABLE" => 406,
+            "REQUEST_TIMEOUT" => 408,
             "CONFLICT" => 409,
             "PAYLOAD_TOO_LARGE" => 413,
             "UNPROCESSABLE_ENTITY" => 422,

@@ -908,3 +908,63 @@ async fn addresses_of_one_network_share_a_quota() {
         "four addresses of one /24 hold one client's three games"
     );
 }
+
+/// A client that opens many connections and sends their bodies a byte at a time holds no more
+/// than `limits.max_connections_per_address` connections, each for no longer than the body's
+/// idle timeout; another client is served meanwhile.
+#[actix_web::test]
+async fn a_client_trickling_bodies_holds_few_connections_for_little_time() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = common::Server::start(&[
+        ("CHESSD_LIMITS__MAX_CONNECTIONS_PER_ADDRESS", "8"),
+        ("CHESSD_LIMITS__BODY_IDLE_TIMEOUT_MS", "1000"),
+    ]);
+    let slow = IpAddr::from([127, 0, 0, 2]);
+    let mut conns = Vec::new();
+    for _ in 0..12 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(slow, 0)).unwrap();
+        let mut stream = socket.connect(server.addr()).await.unwrap();
+        let head = "POST /v1/games HTTP/1.1\r\nHost: chessd\r\nContent-Type: application/json\r\n\
+                    Content-Length: 100000\r\n\r\n{";
+        stream.write_all(head.as_bytes()).await.unwrap();
+        conns.push(stream);
+    }
+    // Another client is served at once.
+    let started = Instant::now();
+    let request = common::raw_json("POST", "/v1/games", "{}");
+    let (status, body) =
+        common::raw_request_from(IpAddr::from([127, 0, 0, 3]), server.addr(), &request).await;
+    assert_eq!(status, 201, "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    // The slow client: four connections over its count refused, eight timed out.
+    let mut answers = Vec::new();
+    for mut stream in conns {
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer));
+        assert!(read.await.is_ok(), "a slow connection was never closed");
+        let text = String::from_utf8_lossy(&answer).to_string();
+        let code = ["too_many_connections", "request_timeout"]
+            .into_iter()
+            .find(|c| text.contains(c))
+            .unwrap_or("none");
+        answers.push((text.split(' ').nth(1).unwrap_or("").to_string(), code));
+    }
+    let count = |status: &str, code: &str| {
+        answers
+            .iter()
+            .filter(|(s, c)| s == status && *c == code)
+            .count()
+    };
+    assert_eq!(count("503", "too_many_connections"), 4, "{answers:?}");
+    assert_eq!(count("408", "request_timeout"), 8, "{answers:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}

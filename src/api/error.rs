@@ -120,6 +120,8 @@ pub enum ErrorCode {
     RequestInProgress,
     /// `If-Match` (or a body's `version`) names a version the game has moved on from.
     VersionMismatch,
+    /// The request's body came too slowly.
+    RequestTimeout,
     /// A forwarded request may or may not have been carried out (the node serving the game
     /// stopped answering after it was sent): read the game, or retry with the same key.
     OutcomeUnknown,
@@ -166,6 +168,7 @@ impl ErrorCode {
             InvalidBid => StatusCode::UNPROCESSABLE_ENTITY,
             IdempotencyKeyReused | RequestInProgress | VersionMismatch => StatusCode::CONFLICT,
             OutcomeUnknown => StatusCode::BAD_GATEWAY,
+            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -227,6 +230,7 @@ impl ErrorCode {
             RequestInProgress => "request_in_progress",
             VersionMismatch => "version_mismatch",
             OutcomeUnknown => "outcome_unknown",
+            RequestTimeout => "request_timeout",
             Internal => "internal",
         }
     }

@@ -8,6 +8,7 @@ pub mod chess2_games;
 pub mod client;
 pub mod cluster;
 pub mod conditions;
+pub mod connections;
 pub mod engines;
 pub mod error;
 pub mod export;
@@ -64,6 +65,10 @@ fn api_scope() -> actix_web::Scope<
                 .default_handler_client(json_error_body)
                 .default_handler_server(json_error_body),
         )
+        // Outermost: connections over their client's count, and bodies that come too slowly.
+        .wrap(actix_web::middleware::from_fn(
+            connections::guard_connection,
+        ))
         .service(routes::resources())
 }
 
