@@ -700,3 +700,123 @@ async fn without_a_store_the_export_is_empty() {
         assert_eq!(text, "", "{accept}");
     }
 }
+
+// ----- The real server: exports whose clients stop reading -----
+
+/// Fills the SQLite store at `url` with `games` copies of `template` (new ids), each with the
+/// same `plies` random moves.
+async fn fill_store(url: &str, template: &str, games: usize, plies: usize) {
+    use chessd::{
+        game::journal::Entry,
+        store::{NewGameRow, SqliteSync, Store, WriteOp},
+    };
+    let store = Store::open(url, SqliteSync::Normal, 4096).await.unwrap();
+    let template = store
+        .load_game(&uuid::Uuid::parse_str(template).unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let mut game = chessd_core::game::Game::new(chessd_core::Position::startpos());
+    let mut rng = common::Rng(0x5eed);
+    let mut moves = Vec::new();
+    while moves.len() < plies {
+        let legal = game.position().legal_moves();
+        if legal.is_empty() || game.is_over() {
+            break;
+        }
+        let mv = legal[rng.below(legal.len())];
+        let uci = game.position().uci(mv);
+        game.play(mv).unwrap();
+        moves.push(Entry::Move { uci, clocks: None }.encode());
+    }
+    let status = game.status().result.name().to_string();
+    let inserts = (0..games).map(|_| {
+        let (store, moves, status) = (&store, &moves, status.clone());
+        let row = NewGameRow {
+            id: uuid::Uuid::new_v4(),
+            created_ms: chessd::store::now_ms(),
+            secrets: template.secrets.clone(),
+            setup: template.setup.clone(),
+            options: template.options.clone(),
+            status,
+        };
+        async move {
+            let seq = store.write(WriteOp::Create(row)).await.unwrap();
+            let appends = moves.iter().enumerate().map(|(i, body)| {
+                store.write(WriteOp::Append {
+                    game: seq,
+                    version: i as i64 + 1,
+                    body: body.clone(),
+                    status: None,
+                    now_ms: 0,
+                })
+            });
+            for written in futures_util::future::join_all(appends).await {
+                written.unwrap();
+            }
+        }
+    });
+    futures_util::future::join_all(inserts).await;
+    store.close().await;
+}
+
+/// Starts an NDJSON export from a client with a tiny receive window that reads its answer's
+/// first bytes, then nothing more; gives the connection (kept open).
+async fn stalled_export(server: std::net::SocketAddr) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(server).await.unwrap();
+    let request =
+        "GET /v1/games/export HTTP/1.1\r\nHost: chessd\r\nAccept: application/x-ndjson\r\n\r\n";
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut first = [0u8; 64];
+    let n = stream.read(&mut first).await.unwrap();
+    assert!(String::from_utf8_lossy(&first[..n]).starts_with("HTTP/1.1 200"));
+    stream
+}
+
+/// Exports whose clients stop reading hold their places for `limits.export_stall_secs` at most:
+/// then the places go to other clients.
+#[actix_web::test]
+async fn exports_that_nobody_reads_give_their_places_back() {
+    let path = common::scratch_store();
+    let url = format!("sqlite://{}", path.display());
+    let env = [
+        ("CHESSD_STORE__URL", url.as_str()),
+        ("CHESSD_LIMITS__MAX_EXPORTS", "2"),
+        ("CHESSD_QUOTAS__MAX_EXPORTS", "4"),
+        ("CHESSD_LIMITS__EXPORT_STALL_SECS", "2"),
+    ];
+    let mut server = common::Server::start(&env);
+    let c = common::client();
+    let template = common::create_game(&c, &server.base, &json!({})).await;
+    assert!(server.terminate(std::time::Duration::from_secs(10)));
+    // Some 4 MB of NDJSON: more than the sockets' buffers hold.
+    fill_store(&url, &template.id, 1500, 80).await;
+    let server = common::Server::start(&env);
+    let stalled = [
+        stalled_export(server.addr()).await,
+        stalled_export(server.addr()).await,
+    ];
+    let exports = format!("{}/v1/games/export?max=1", server.base);
+    let (status, v) = common::get_json(&c, &exports).await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (503, Some("too_many_exports")),
+        "{v}"
+    );
+    let started = std::time::Instant::now();
+    let status = loop {
+        let resp = c.get(&exports).send().await.unwrap();
+        if resp.status() == 200 || started.elapsed() > std::time::Duration::from_secs(10) {
+            break resp.status().as_u16();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert_eq!(status, 200, "the stalled exports kept their places");
+    let waited = started.elapsed();
+    assert!(waited < std::time::Duration::from_secs(5), "{waited:?}");
+    drop(stalled);
+    common::remove_sqlite(&path);
+}

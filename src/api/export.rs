@@ -7,7 +7,11 @@
 //! `limits.max_export_games` games, and have `quotas.max_exports` exports streaming at once,
 //! within `limits.max_exports` in the whole server.
 
-use std::collections::VecDeque;
+use std::{
+    collections::VecDeque,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
 
 use actix_web::{
     http::header::{self, Header},
@@ -181,8 +185,8 @@ impl<'a> ExportedGame<'a> {
     }
 }
 
-/// An export under way: where it stands in the store and what it still may send. It holds the
-/// client's export permit until it ends or the client goes away (the stream is dropped).
+/// An export under way: where it stands in the store and what it still may send. Its place
+/// among the exports (the client's permit) is held by its [`Watch`].
 struct Export {
     store: Store,
     filter: ResultFilter,
@@ -195,7 +199,70 @@ struct Export {
     page: VecDeque<StoredGame>,
     /// Whether the store has no older game.
     exhausted: bool,
-    _permit: Permit,
+    watch: Arc<Watch>,
+}
+
+/// An export's place among the exports, and when its client last took a game: a timer gives
+/// the place back, and ends the export, once the client has taken nothing for
+/// `limits.export_stall_secs` or the export has lasted `limits.export_max_secs`. (A client that
+/// stops reading is never asked for more, so only a timer can tell.)
+struct Watch {
+    permit: Mutex<Option<Permit>>,
+    last_taken: Mutex<Instant>,
+    /// Why the export was ended, once it was.
+    ended: Mutex<Option<&'static str>>,
+}
+
+impl Watch {
+    /// Watches an export holding `permit`, from now.
+    fn start(permit: Permit, stall: Duration, max: Duration) -> Arc<Watch> {
+        let watch = Arc::new(Watch {
+            permit: Mutex::new(Some(permit)),
+            last_taken: Mutex::new(Instant::now()),
+            ended: Mutex::new(None),
+        });
+        let watched = Arc::downgrade(&watch);
+        let every = (stall / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+        let deadline = Instant::now() + max;
+        actix_web::rt::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                // The export ended by itself (its stream was dropped).
+                let Some(watch) = watched.upgrade() else {
+                    return;
+                };
+                let why = if Instant::now() >= deadline {
+                    "it lasted limits.export_max_secs"
+                } else if lock(&watch.last_taken).elapsed() >= stall {
+                    "its client read nothing for limits.export_stall_secs"
+                } else {
+                    continue;
+                };
+                tracing::warn!(why, "an export was ended");
+                *lock(&watch.ended) = Some(why);
+                lock(&watch.permit).take();
+                return;
+            }
+        });
+        watch
+    }
+
+    /// Notes that the client took a game; `Err` when the export was ended.
+    fn taken(&self) -> Result<(), std::io::Error> {
+        if let Some(why) = *lock(&self.ended) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("the export was ended: {why}"),
+            ));
+        }
+        *lock(&self.last_taken) = Instant::now();
+        Ok(())
+    }
+}
+
+/// Locks a mutex, poisoned or not (what it guards stays valid).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Export {
@@ -213,7 +280,11 @@ impl Export {
     }
 
     /// The next game's bytes, reading a page when the last is sent; `None` at the end.
-    async fn next_chunk(&mut self) -> Option<Result<web::Bytes, StoreError>> {
+    async fn next_chunk(&mut self) -> Option<Result<web::Bytes, std::io::Error>> {
+        if let Err(ended) = self.watch.taken() {
+            self.left = 0;
+            return Some(Err(ended));
+        }
         loop {
             while let Some(stored) = self.page.pop_front() {
                 match GameRecord::from_stored(&stored) {
@@ -235,7 +306,7 @@ impl Export {
                 // client sees a truncated transfer rather than a short export.
                 tracing::error!(error = %e, "export: the store failed mid-export");
                 self.left = 0;
-                return Some(Err(e));
+                return Some(Err(std::io::Error::other(e)));
             }
         }
     }
@@ -269,6 +340,12 @@ pub async fn export(
     };
     let client = client_key(&req, &state.config.auth, false)?;
     let permit = state.admission.acquire_export(&client)?;
+    let limits = &state.config.limits;
+    let watch = Watch::start(
+        permit,
+        Duration::from_secs(limits.export_stall_secs.max(1)),
+        Duration::from_secs(limits.export_max_secs.max(1)),
+    );
     let mut export = Export {
         store: state.games.store().clone(),
         filter,
@@ -277,7 +354,7 @@ pub async fn export(
         left: max,
         page: VecDeque::new(),
         exhausted: false,
-        _permit: permit,
+        watch,
     };
     // The first page is read before answering, so a store that is down gets a JSON error.
     export
