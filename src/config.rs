@@ -181,6 +181,15 @@ pub struct EnginesConfig {
     /// Engine sessions (processes or TCP connections) alive at once in the whole server; one
     /// more attach is refused with `too_many_engines` and nothing is started.
     pub max_processes: usize,
+    /// Longest time a client's search limits may give (`movetime`, `wtime`, `btime`, `winc`,
+    /// `binc`), in milliseconds; more is `limit_exceeded`.
+    pub max_movetime_ms: u64,
+    /// An analysis is stopped after this many seconds, infinite or not.
+    pub max_analysis_secs: u64,
+    /// An analysis nobody watches (no WebSocket on its game) is stopped after this many seconds.
+    pub unwatched_analysis_secs: u64,
+    /// An engine opponent ponders at most this many seconds while the player thinks.
+    pub max_ponder_secs: u64,
     /// The configured engines by name.
     #[serde(flatten)]
     pub named: BTreeMap<String, EngineConfig>,

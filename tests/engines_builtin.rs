@@ -299,3 +299,111 @@ async fn an_engine_play_sent_again_with_its_key_is_played_once() {
         (409, Some("idempotency_key_reused"))
     );
 }
+
+/// Waits until the game's engine says it is no longer analysing; gives how long that took.
+async fn analysis_ends(api: &Api, g: &common::GameSecrets, limit: Duration) -> Duration {
+    let started = Instant::now();
+    loop {
+        let (_, view) = api.get(&format!("/v1/games/{}/engine", g.id)).await;
+        if view["analysing"] == false {
+            return started.elapsed();
+        }
+        assert!(started.elapsed() < limit, "still analysing: {view}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// No search runs for ever: an infinite analysis stops at `engines.max_analysis_secs`, one
+/// nobody watches `engines.unwatched_analysis_secs` after its last watcher left, and a client's
+/// limits over `engines.max_movetime_ms` (a day of thinking) are refused.
+#[actix_web::test]
+async fn searches_are_bounded_in_time_and_analyses_end_when_nobody_watches() {
+    let server = start(&[
+        (
+            "CHESSD_ENGINES__MAX_ANALYSIS_SECS".to_string(),
+            "2".to_string(),
+        ),
+        (
+            "CHESSD_ENGINES__UNWATCHED_ANALYSIS_SECS".to_string(),
+            "1".to_string(),
+        ),
+        (
+            "CHESSD_ENGINES__MAX_MOVETIME_MS".to_string(),
+            "60000".to_string(),
+        ),
+    ]);
+    let api = Api::new(&server);
+    // A day of thinking, asked three ways.
+    let day = json!({"movetime": 86_400_000});
+    let (status, v) = api
+        .post(
+            "/v1/games",
+            None,
+            json!({"opponent": {"engine": "builtin", "plays": "black", "go": day}}),
+        )
+        .await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (422, Some("limit_exceeded")),
+        "{v}"
+    );
+    let g = api.game(json!({})).await;
+    api.attach(&g, "builtin").await;
+    for (route, body) in [("bestmove", day.clone()), ("analysis", json!({"go": day}))] {
+        let (status, v) = api
+            .post(
+                &format!("/v1/games/{}/engine/{route}", g.id),
+                Some(&g.white),
+                body,
+            )
+            .await;
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (422, Some("limit_exceeded")),
+            "{route}: {v}"
+        );
+    }
+
+    // Watched, an infinite analysis runs until its time is up.
+    let mut watcher = common::ws_connect(&common::client(), &server.ws_url(&g.id, "")).await;
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/engine/analysis", g.id),
+            Some(&g.white),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let took = analysis_ends(&api, &g, Duration::from_secs(10)).await;
+    assert!(
+        took >= Duration::from_millis(1500),
+        "it stopped after {took:?}"
+    );
+    let frames =
+        engines_support::ws_until(&mut watcher, |f| f["type"] == "engine_analysis_done").await;
+    assert!(!frames.is_empty());
+    drop(watcher);
+
+    // Unwatched, it stops a second after it started.
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/engine/analysis", g.id),
+            Some(&g.white),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let took = analysis_ends(&api, &g, Duration::from_secs(10)).await;
+    assert!(
+        took < Duration::from_millis(1900),
+        "it ran {took:?} for nobody"
+    );
+    // Its last lines are still there to read.
+    let (status, report) = api
+        .delete(
+            &format!("/v1/games/{}/engine/analysis", g.id),
+            Some(&g.white),
+        )
+        .await;
+    assert_eq!(status, 200, "{report}");
+}

@@ -523,3 +523,62 @@ async fn stockfish_ponders_on_the_players_time_with_hits_and_misses() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// An engine opponent ponders no longer than `engines.max_ponder_secs` while the player thinks:
+/// then it stops (the engine is idle again), and when the player moves it searches as usual.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
+async fn pondering_stops_when_the_player_thinks_longer_than_its_limit() {
+    let sf = engines_support::stockfish();
+    let server = start(&[
+        ("CHESSD_ENGINES__SF__COMMAND".into(), sf),
+        (
+            "CHESSD_ENGINES__SF__OPTIONS".into(),
+            "{Hash = 16, Threads = 1}".into(),
+        ),
+        ("CHESSD_ENGINES__SF__PONDER".into(), "true".into()),
+        ("CHESSD_ENGINES__MAX_PONDER_SECS".into(), "1".into()),
+    ]);
+    let api = Api::new(&server);
+    let g = api
+        .game(json!({
+            "time_control": {"initial_ms": 300000, "increment_ms": 0},
+            "opponent": {"engine": "sf", "plays": "black", "go": {"movetime": 300}}
+        }))
+        .await;
+    let mut ws = ws_connect(&api.client, &server.ws_url(&g.id, "")).await;
+    play(&api, &g, &["e2e4"]).await;
+    let (_, expected, _, _) = engine_reply(&mut ws, 2, Duration::from_millis(500)).await;
+    let engine = format!("/v1/games/{}/engine", g.id);
+    let (_, view) = api.get(&engine).await;
+    assert_eq!(view["busy"], true, "it ponders: {view}");
+    let t = Instant::now();
+    loop {
+        let (_, view) = api.get(&engine).await;
+        if view["busy"] == false {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "it pondered on: {view}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    // The expected reply is now searched as any move (no hit: its pondering was thrown away).
+    let t = Instant::now();
+    play(&api, &g, &[expected.as_str()]).await;
+    engine_reply(&mut ws, 4, Duration::ZERO).await;
+    assert!(
+        t.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        t.elapsed()
+    );
+}

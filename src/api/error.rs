@@ -438,6 +438,7 @@ impl From<GameError> for ApiError {
             GameError::Opponents(_) => ErrorCode::InvalidOpponents,
             GameError::EngineBusy(_) => ErrorCode::EngineBusy,
             GameError::KeyReused(_) => ErrorCode::IdempotencyKeyReused,
+            GameError::LimitExceeded(_) => ErrorCode::LimitExceeded,
             GameError::VersionMismatch { .. } => ErrorCode::VersionMismatch,
             GameError::InProgress(_) => {
                 return ApiError {

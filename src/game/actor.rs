@@ -851,6 +851,10 @@ impl Handler<Envelope> for GameActor {
             Request::Unsubscribe(id) => {
                 self.touch(ctx);
                 self.subscribers.retain(|(sid, _)| *sid != id);
+                if self.subscribers.is_empty() {
+                    let grace = self.env.engines.config().unwatched_analysis_secs;
+                    self.end_analysis_unwatched(Duration::from_secs(grace.max(1)), ctx);
+                }
             }
             Request::Leave(reason) => {
                 self.end_actor(reason, ctx);

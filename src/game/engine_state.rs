@@ -366,6 +366,26 @@ pub fn checked_limits(limits: &GoLimits) -> Result<(), GameError> {
         .map_err(|e| GameError::invalid(format!("invalid search limits: {e}")))
 }
 
+/// Refuses limits that give a search more time than `max_ms` (`engines.max_movetime_ms`).
+pub fn bounded_limits(limits: &GoLimits, max_ms: u64) -> Result<(), GameError> {
+    let times = [
+        ("movetime", limits.movetime),
+        ("wtime", limits.wtime),
+        ("btime", limits.btime),
+        ("winc", limits.winc),
+        ("binc", limits.binc),
+    ];
+    match times
+        .into_iter()
+        .find(|(_, t)| t.is_some_and(|t| t > max_ms))
+    {
+        Some((name, Some(t))) => Err(GameError::LimitExceeded(format!(
+            "{name} {t} is over engines.max_movetime_ms ({max_ms})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Limits for a search that must end by itself.
 pub fn finite_limits(limits: GoLimits) -> Result<GoLimits, GameError> {
     if limits.infinite || limits.ponder {

@@ -76,6 +76,11 @@ pub struct EngineEntry {
 }
 
 impl EngineFactory {
+    /// The engines' configuration (their limits on searches among it).
+    pub fn config(&self) -> &EnginesConfig {
+        &self.engines
+    }
+
     /// A factory for the configured engines, counting sessions in `admission`.
     pub fn new(engines: EnginesConfig, admission: Admission) -> EngineFactory {
         EngineFactory {

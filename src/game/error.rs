@@ -104,6 +104,9 @@ pub enum GameError {
     /// The first request with this idempotency key is still being carried out.
     #[error("{0}")]
     InProgress(String),
+    /// A request over a configured limit (a search's time over `engines.max_movetime_ms`).
+    #[error("{0}")]
+    LimitExceeded(String),
     /// Something went wrong inside the server.
     #[error("{0}")]
     Internal(String),

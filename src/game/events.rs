@@ -109,8 +109,9 @@ pub enum EventKind {
         /// Its configured name.
         name: String,
     },
-    /// Transient: an analysis with limits (depth, time, nodes…) ended by itself; its result is
-    /// also kept for `DELETE …/engine/analysis`.
+    /// Transient: an analysis ended by itself (its limits: depth, time, nodes…) or was stopped
+    /// at `engines.max_analysis_secs` or for want of a watcher; its result is also kept for
+    /// `DELETE …/engine/analysis`.
     EngineAnalysisDone(crate::game::engine_state::AnalysisReport),
 }
 

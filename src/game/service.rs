@@ -12,7 +12,7 @@ use crate::{
     game::{
         actor::{resume_game, start_game, ActorStart, GameEnv, GameOptions, Secrets},
         command::OpponentSpec,
-        engine_state::{check_can_play, finite_limits, Opponent},
+        engine_state::{bounded_limits, check_can_play, finite_limits, Opponent},
         engines::EngineFactory,
         handle::Reload,
         hooks::Hooks,
@@ -244,9 +244,10 @@ impl Games {
                 .map(|spec| self.chess2_bot(spec))
                 .collect::<Result<_, _>>()?;
         }
+        let max_ms = self.env.engines.config().max_movetime_ms;
         for spec in &mut new.opponents {
             // The opponent's limits must end its searches by themselves, with sane values (no
-            // limits at all: the clocks, or `movetime 500`).
+            // limits at all: the clocks, or `movetime 500`), and within the configured time.
             spec.opponent.go = spec
                 .opponent
                 .go
@@ -254,6 +255,9 @@ impl Games {
                 .filter(|go| !go.is_empty())
                 .map(finite_limits)
                 .transpose()?;
+            if let Some(go) = &spec.opponent.go {
+                bounded_limits(go, max_ms)?;
+            }
         }
         let id = self.ownership.new_id()?;
         let fence = self.ownership.fence(&id)?;

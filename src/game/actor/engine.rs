@@ -25,9 +25,9 @@ use crate::{
         clock::Clock,
         command::{AnalysisRequest, Caller, EngineAction, EngineReply, MoveInput, Reply},
         engine_state::{
-            allowance, check_can_play, checked_limits, checked_move, finite_limits, Analysis,
-            AnalysisReport, AnalysisStarted, Attached, BestMoveReply, Busy, Opponent, PlayReply,
-            Rival, Slot, DEFAULT_OPPONENT_MOVETIME_MS, MAX_EVENT_LINE,
+            allowance, bounded_limits, check_can_play, checked_limits, checked_move, finite_limits,
+            Analysis, AnalysisReport, AnalysisStarted, Attached, BestMoveReply, Busy, Opponent,
+            PlayReply, Rival, Slot, DEFAULT_OPPONENT_MOVETIME_MS, MAX_EVENT_LINE,
         },
         engines::StartedEngine,
         events::{EngineInfoView, EventKind},
@@ -647,6 +647,18 @@ impl GameActor {
         };
         let generation = a.generation;
         let search = a.engine.search(request);
+        // No analysis runs for ever, nor for nobody.
+        let caps = self.env.engines.config();
+        let (longest, unwatched) = (
+            Duration::from_secs(caps.max_analysis_secs.max(1)),
+            Duration::from_secs(caps.unwatched_analysis_secs.max(1)),
+        );
+        ctx.run_later(longest, move |act, ctx| {
+            act.end_analysis(seq, "engines.max_analysis_secs", ctx);
+        });
+        if self.subscribers.is_empty() {
+            self.end_analysis_unwatched(unwatched, ctx);
+        }
         ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
             let Some(a) = act.engine.current(generation) else {
                 return;
@@ -670,6 +682,52 @@ impl GameActor {
             act.release_engine_if_over();
         }));
         Ok(())
+    }
+
+    /// Ends the analysis `seq` if it still runs: stopped, its last lines kept and announced
+    /// (`engine_analysis_done`) as when an analysis ends by itself, because it reached `why`.
+    pub(super) fn end_analysis(&mut self, seq: u64, why: &'static str, ctx: &mut Context<Self>) {
+        let Some(a) = self.engine.attached.as_mut() else {
+            return;
+        };
+        if a.analysis.as_ref().is_none_or(|an| an.seq != seq) {
+            return;
+        }
+        a.analysis = None;
+        let (engine, root, generation) = (a.engine.clone(), a.root, a.generation);
+        tracing::info!(game = %self.id, why, "analysis stopped");
+        ctx.spawn(engine.stop().into_actor(self).map(move |result, act, ctx| {
+            let stored = act
+                .engine
+                .current(generation)
+                .map(|a| std::mem::take(&mut a.lines))
+                .unwrap_or_default();
+            if let Ok(result) = result {
+                let report = analysis_report(&root, result.unwrap_or_default(), stored);
+                act.engine.last_analysis = Some(report.clone());
+                act.publish_transient(EventKind::EngineAnalysisDone(report));
+            }
+            act.engine_turn(ctx);
+            act.release_engine_if_over();
+        }));
+    }
+
+    /// Ends the running analysis after `grace` unless someone watches the game by then.
+    pub(super) fn end_analysis_unwatched(&mut self, grace: Duration, ctx: &mut Context<Self>) {
+        let Some(seq) = self
+            .engine
+            .attached
+            .as_ref()
+            .and_then(|a| a.analysis.as_ref())
+            .map(|an| an.seq)
+        else {
+            return;
+        };
+        ctx.run_later(grace, move |act, ctx| {
+            if act.subscribers.is_empty() {
+                act.end_analysis(seq, "engines.unwatched_analysis_secs", ctx);
+            }
+        });
     }
 
     fn on_engine_event(&mut self, generation: u64, event: EngineEvent) {
@@ -702,6 +760,13 @@ impl GameActor {
         }
     }
 
+    /// `limits` a client gave, refused when they give a search more time than
+    /// `engines.max_movetime_ms`.
+    fn bounded(&self, limits: GoLimits) -> Result<GoLimits, GameError> {
+        bounded_limits(&limits, self.env.engines.config().max_movetime_ms)?;
+        Ok(limits)
+    }
+
     /// Replaces the game by `game` (as a FEN load does) for engine routes.
     fn reset_game(&mut self, game: Game, ctx: &mut Context<Self>) {
         let clock = self.options.time_control.map(Clock::new);
@@ -716,6 +781,7 @@ impl GameActor {
         ctx: &mut Context<Self>,
     ) {
         let start = finite_limits(limits)
+            .and_then(|limits| self.bounded(limits))
             .and_then(|limits| self.begin_search(Slot::Main, Busy::Hint, limits, None, timeout));
         let (engine, request, generation) = match start {
             Ok(s) => s,
@@ -885,7 +951,7 @@ impl GameActor {
         limits: GoLimits,
         ctx: &mut Context<Self>,
     ) -> Result<(Option<PlayedMove>, GoLimits), GameError> {
-        let limits = finite_limits(limits)?;
+        let limits = self.bounded(finite_limits(limits)?)?;
         // A finished game is over for moves, with or without one (its engine is released).
         if self.game.is_over() {
             return Err(GameError::over(self.game.status()));
@@ -1071,7 +1137,7 @@ impl GameActor {
                 ));
             }
             // Everything that can be checked before an engine is started is checked first.
-            analysis_limits(&request)?;
+            self.bounded(analysis_limits(&request)?)?;
             let attached = self.engine.attached.as_ref();
             let start = match (&request.engine, attached) {
                 (Some(name), Some(a)) if *name == a.name => None,

@@ -16,6 +16,8 @@
 //! - In a game two engines play, neither ponders: each would think on the other's time, on
 //!   the same machine, as engine matches are run with pondering off.
 
+use std::time::Duration;
+
 use actix::{fut::ActorFutureExt, AsyncContext, Context, WrapFuture};
 use chessd_core::Color;
 
@@ -90,6 +92,28 @@ impl GameActor {
         ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
             act.ponder_ended(generation, seq, result, ctx);
         }));
+        let longest = Duration::from_secs(self.env.engines.config().max_ponder_secs.max(1));
+        ctx.run_later(longest, move |act, ctx| act.ponder_too_long(seq, ctx));
+    }
+
+    /// The player has thought longer than `engines.max_ponder_secs`: the engine stops pondering
+    /// (as on a miss); when the player moves, it searches the real position.
+    fn ponder_too_long(&mut self, seq: u64, ctx: &mut Context<Self>) {
+        let Some(a) = self.engine.attached.as_mut() else {
+            return;
+        };
+        if !a.pondering.as_ref().is_some_and(|p| p.seq == seq && !p.hit) {
+            return;
+        }
+        a.pondering = None;
+        a.busy = None;
+        let engine = a.engine.clone();
+        ctx.spawn(
+            async move {
+                let _ = engine.stop().await;
+            }
+            .into_actor(self),
+        );
     }
 
     /// What the engine opponent does about its ponder search now that the game changed:
