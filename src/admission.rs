@@ -202,7 +202,7 @@ impl Admission {
                 .iter()
                 .map(|k| k.as_str().into())
                 .collect(),
-            max_engines_total: config.engines.max_processes,
+            max_engines_total: config.engines.max_sessions(),
             max_sockets_total: config.websocket.max_connections,
             max_exports_total: config.limits.max_exports,
             usage: DashMap::new(),

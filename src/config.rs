@@ -178,8 +178,9 @@ impl EndpointConfig {
 /// The `[engines]` section: the cap on engine sessions, and the named engines (`[engines.NAME]`).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct EnginesConfig {
-    /// Engine sessions (processes or TCP connections) alive at once in the whole server; one
-    /// more attach is refused with `too_many_engines` and nothing is started.
+    /// Engine sessions (processes or TCP connections) alive at once in the whole server (0:
+    /// four per core); one more attach is refused with `too_many_engines` and nothing is
+    /// started.
     pub max_processes: usize,
     /// Longest time a client's search limits may give (`movetime`, `wtime`, `btime`, `winc`,
     /// `binc`), in milliseconds; more is `limit_exceeded`.
@@ -193,6 +194,17 @@ pub struct EnginesConfig {
     /// The configured engines by name.
     #[serde(flatten)]
     pub named: BTreeMap<String, EngineConfig>,
+}
+
+impl EnginesConfig {
+    /// Engine sessions allowed at once: `max_processes`, or when 0 four per core (a session
+    /// mostly waits for its game's moves; starting many at once on few cores is what fails).
+    pub fn max_sessions(&self) -> usize {
+        match self.max_processes {
+            0 => 4 * std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
 }
 
 impl std::ops::Deref for EnginesConfig {

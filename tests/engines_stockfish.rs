@@ -619,3 +619,84 @@ async fn kill_9_mid_search_fails_at_once_and_reattach_works() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["state"]["moves"].as_array().unwrap().len(), 2);
 }
+
+/// A burst of Stockfish starts on a small, busy machine: at most four engine sessions per core
+/// (the default `engines.max_processes`) are started, the others refused at once with 503
+/// `too_many_engines`, and none of those started fails its handshake, although the deadline
+/// set (1 s) is short for so many starts at once: engines start one per core at a time, each
+/// handshake's deadline running from its turn.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_stockfish),
+    ignore = "stockfish is not installed (apt-get install stockfish)"
+)]
+async fn a_burst_of_engine_starts_is_capped_by_the_cores_and_none_fails_its_handshake() {
+    const CLIENTS: usize = 15;
+    let keys: Vec<String> = (0..CLIENTS).map(|i| format!("client-{i}")).collect();
+    let mut env = sf_env(&stockfish());
+    env.push((
+        "CHESSD_AUTH__API_KEYS".into(),
+        serde_json::to_string(&keys).unwrap(),
+    ));
+    env.push((
+        "CHESSD_ENGINES__SF__HANDSHAKE_TIMEOUT_MS".into(),
+        "1000".into(),
+    ));
+    let server = start(&env);
+    let c = common::client();
+    // The machine is busy: a perft job takes every core meanwhile.
+    let (status, job) = common::post_json(
+        &c,
+        &format!("{}/v1/perft", server.base),
+        None,
+        &json!({"depth": 8, "threads": 2}),
+    )
+    .await;
+    assert_eq!(status, 202, "{job}");
+    let mut games = Vec::new();
+    for key in &keys {
+        let mut resp = c
+            .post(format!("{}/v1/games", server.base))
+            .insert_header(("X-API-Key", key.as_str()))
+            .send_json(&json!({}))
+            .await
+            .unwrap();
+        let v: Value = resp.json().await.unwrap();
+        games.push((key.clone(), common::GameSecrets::from_answer(&v)));
+    }
+    let attaches = games.iter().map(|(key, g)| {
+        let c = c.clone();
+        let url = format!("{}/v1/games/{}/engine", server.base, g.id);
+        let (key, admin) = (key.clone(), g.admin.clone());
+        async move {
+            let mut resp = c
+                .post(&url)
+                .bearer_auth(&admin)
+                .insert_header(("X-API-Key", key.as_str()))
+                .timeout(Duration::from_secs(60))
+                .send_json(&json!({"name": "sf"}))
+                .await
+                .unwrap();
+            let v: Value = resp.json().await.unwrap_or(Value::Null);
+            (
+                resp.status().as_u16(),
+                v["error"]["code"].as_str().map(str::to_string),
+            )
+        }
+    });
+    let answers = futures_util::future::join_all(attaches).await;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let started = answers.iter().filter(|(s, _)| *s == 200).count();
+    let refused = answers
+        .iter()
+        .filter(|(s, c)| *s == 503 && c.as_deref() == Some("too_many_engines"))
+        .count();
+    assert_eq!(
+        (started, refused),
+        ((4 * cores).min(CLIENTS), CLIENTS - (4 * cores).min(CLIENTS)),
+        "{answers:?}"
+    );
+    let secret = job["secret"].as_str().unwrap();
+    let job_url = format!("{}/v1/perft/{}", server.base, job["id"].as_str().unwrap());
+    common::delete_authed(&c, &job_url, secret).await;
+}

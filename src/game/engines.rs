@@ -34,6 +34,10 @@ pub struct EngineFactory {
     engines: Arc<EnginesConfig>,
     admission: Admission,
     reachability: Arc<Reachability>,
+    /// Places to start an engine in: one per core. An engine waits for one before it is started
+    /// (its handshake deadline runs from then), so that a burst of starts on few cores is slow
+    /// rather than failed.
+    starting: Arc<tokio::sync::Semaphore>,
 }
 
 /// The last probe of every configured engine, shared by the factory's clones.
@@ -87,6 +91,9 @@ impl EngineFactory {
             engines: Arc::new(engines),
             admission,
             reachability: Arc::default(),
+            starting: Arc::new(tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(1, usize::from),
+            )),
         }
     }
 
@@ -130,7 +137,10 @@ impl EngineFactory {
         let sink = Arc::new(move |event| {
             let _ = tx.send(event);
         });
-        let engine = Engine::start(name, &config, sink).await;
+        let engine = {
+            let _place = self.starting.acquire().await;
+            Engine::start(name, &config, sink).await
+        };
         // A start is a probe too: what it found is news for the engine list.
         match &engine {
             Ok(_) => self.note_reachable(name, true),
