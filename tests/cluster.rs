@@ -483,3 +483,59 @@ async fn shard_leases_hold_while_every_game_query_waits() {
     }
     assert_eq!(leases(&mut watch).await, before);
 }
+
+/// A WebSocket through a node that does not own the game counts against the real client on the
+/// owner (the forwarding node names it, with a proof under the cluster's secret; a client's own
+/// `X-Forwarded-For` proves nothing) and on the forwarding node, whose frame and message limits
+/// are the owner's: a message over `websocket.max_message_bytes` closes it with 1009.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn forwarded_websockets_count_against_their_client_and_keep_the_frame_limits() {
+    use std::net::IpAddr;
+    use tokio::io::AsyncWriteExt;
+    let pg = PgServer::start();
+    let quota = [("CHESSD_QUOTAS__MAX_SOCKETS", "2")];
+    let (a, b) = (start_node(&pg, 1500, &quota), start_node(&pg, 1500, &quota));
+    let c = client();
+    settled(&c, &a.base, 2).await;
+    // A game created through a is owned by a.
+    let (status, v) = post_json(&c, &format!("{}/v1/games", a.base), None, &json!({})).await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let path = format!("/v1/games/{id}/ws");
+    let client_ip = IpAddr::from([127, 0, 0, 2]);
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let (status, stream) = common::raw_websocket(client_ip, a.addr(), &path, "").await;
+        assert_eq!(status, 101, "a socket on the owner");
+        held.push(stream);
+    }
+    // A third, through b, claiming to be someone else: the owner knows the client.
+    let (status, _) =
+        common::raw_websocket(client_ip, b.addr(), &path, "X-Forwarded-For: junk\r\n").await;
+    assert_eq!(
+        status, 429,
+        "a third socket of the client, through the other node"
+    );
+    drop(held);
+
+    // Another client, through b: a message over the limit, in continuation frames.
+    let (status, mut stream) =
+        common::raw_websocket(IpAddr::from([127, 0, 0, 3]), b.addr(), &path, "").await;
+    assert_eq!(status, 101);
+    let chunk = vec![b'x'; 4096];
+    let mut frames = common::client_frame(0x01, &chunk);
+    for _ in 0..5 {
+        frames.extend(common::client_frame(0x00, &chunk));
+    }
+    stream.write_all(&frames).await.unwrap();
+    let code = common::raw_close_code(&mut stream, Duration::from_secs(5)).await;
+    assert_eq!(
+        code,
+        Some(1009),
+        "a 24 KiB message through the forwarding node"
+    );
+}

@@ -15,6 +15,47 @@ use crate::{
 /// The header carrying an API key.
 pub const API_KEY_HEADER: &str = "x-api-key";
 
+/// The header in which a cluster node that forwards a request names the client it resolved.
+pub const FORWARDED_CLIENT: &str = "x-chessd-client";
+
+/// The header proving [`FORWARDED_CLIENT`]: an HMAC-SHA256, under the cluster's secret, of the
+/// forwarding node, the client, the method and the path (hex).
+pub const FORWARDED_CLIENT_PROOF: &str = "x-chessd-client-proof";
+
+/// The proof of `client` for a request `method path` forwarded by `node`.
+pub fn client_proof(secret: &[u8], node: &str, client: &str, method: &str, path: &str) -> String {
+    use hmac::Mac;
+    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret) else {
+        return String::new();
+    };
+    for part in [node, client, method, path] {
+        mac.update(part.as_bytes());
+        mac.update(b"\n");
+    }
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The client another node of the cluster resolved for a request it forwarded, when the
+/// request proves it under the cluster's `secret`.
+pub fn proven_client(req: &HttpRequest, secret: &[u8]) -> Option<IpAddr> {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let node = header(crate::api::forward::FORWARDED)?;
+    let client = header(FORWARDED_CLIENT)?;
+    let proof = header(FORWARDED_CLIENT_PROOF)?;
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or(req.path(), |p| p.as_str());
+    let expected = client_proof(secret, node, client, req.method().as_str(), path);
+    constant_time_eq::constant_time_eq(expected.as_bytes(), proof.as_bytes())
+        .then(|| client.parse().ok())
+        .flatten()
+}
+
 /// The client of a request. An unknown API key is refused; so is a request without one when
 /// `required` (creating games and jobs with `auth.require_api_key`).
 pub fn client_key(
@@ -36,6 +77,13 @@ pub fn client_key(
             ErrorCode::ApiKeyRequired,
             "this server needs an API key (X-API-Key header) to create games and jobs",
         ));
+    }
+    // Forwarded by another node of the cluster: the client that node resolved, when proven.
+    let secret = req
+        .app_data::<actix_web::web::Data<crate::AppState>>()
+        .and_then(|state| state.cluster.as_ref().map(|c| c.secret().to_vec()));
+    if let Some(client) = secret.and_then(|secret| proven_client(req, &secret)) {
+        return Ok(ClientKey::Address(client));
     }
     Ok(ClientKey::Address(network_of(
         client_address(req, &auth.trusted_proxies),
@@ -151,6 +199,25 @@ mod tests {
             .map(|h| HeaderValue::from_str(h).unwrap())
             .collect();
         forwarded_client(ip(peer), &trusted, headers.iter())
+    }
+
+    #[test]
+    fn a_proof_binds_the_client_to_the_node_the_request_and_the_secret() {
+        let proof = client_proof(b"secret", "node-a", "10.0.0.1", "POST", "/v1/games/x/moves");
+        assert_eq!(proof.len(), 64);
+        assert_eq!(
+            proof,
+            client_proof(b"secret", "node-a", "10.0.0.1", "POST", "/v1/games/x/moves")
+        );
+        for other in [
+            client_proof(b"other", "node-a", "10.0.0.1", "POST", "/v1/games/x/moves"),
+            client_proof(b"secret", "node-b", "10.0.0.1", "POST", "/v1/games/x/moves"),
+            client_proof(b"secret", "node-a", "10.0.0.2", "POST", "/v1/games/x/moves"),
+            client_proof(b"secret", "node-a", "10.0.0.1", "GET", "/v1/games/x/moves"),
+            client_proof(b"secret", "node-a", "10.0.0.1", "POST", "/v1/games/y/moves"),
+        ] {
+            assert_ne!(proof, other);
+        }
     }
 
     #[test]

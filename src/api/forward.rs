@@ -21,7 +21,11 @@ use futures_util::StreamExt;
 use uuid::Uuid;
 
 use crate::{
-    api::error::{ApiError, ErrorCode},
+    admission::ClientKey,
+    api::{
+        client::{client_key, client_proof, FORWARDED_CLIENT, FORWARDED_CLIENT_PROOF},
+        error::{ApiError, ErrorCode},
+    },
     cluster::Placement,
     AppState,
 };
@@ -43,6 +47,21 @@ thread_local! {
         .timeout(FORWARD_TIMEOUT)
         .disable_redirects()
         .connector(awc::Connector::new().limit(0))
+        .finish();
+
+    /// The client for requests that must not be sent twice (no idempotency key, not a read):
+    /// each goes on a new connection, so that a connection refused proves that the owner never
+    /// saw it. On a reused connection the owner may have died after the last answer, and a
+    /// request written into it is lost without proof that it was never read.
+    static FRESH: awc::Client = awc::Client::builder()
+        .timeout(FORWARD_TIMEOUT)
+        .disable_redirects()
+        .connector(
+            awc::Connector::new()
+                .limit(0)
+                .conn_keep_alive(Duration::ZERO)
+                .conn_lifetime(Duration::ZERO),
+        )
         .finish();
 }
 
@@ -300,16 +319,54 @@ fn is_websocket(req: &HttpRequest) -> bool {
 }
 
 /// The request as it is passed on to `url`: its method and end-to-end headers, marked as
-/// forwarded by `node`, with the client's address appended to `X-Forwarded-For`.
+/// forwarded by `node`, with the client's address appended to `X-Forwarded-For` and the client
+/// this node resolved, signed ([`client_headers`]).
 fn outgoing(req: &HttpRequest, url: &str, node: &str) -> awc::ClientRequest {
-    let mut out = CLIENT.with(Clone::clone).request(req.method().clone(), url);
+    let client = if may_resend(req) { &CLIENT } else { &FRESH };
+    let mut out = client.with(Clone::clone).request(req.method().clone(), url);
+
     for (name, value) in req.headers() {
-        if !HOP_BY_HOP.contains(&name.as_str()) && name.as_str() != "x-forwarded-for" {
-            out = out.append_header((name.clone(), value.clone()));
+        if !passed_on(name.as_str()) {
+            continue;
         }
+        out = out.append_header((name.clone(), value.clone()));
+    }
+    for (name, value) in client_headers(req, node) {
+        out = out.insert_header((name, value));
     }
     out.insert_header((FORWARDED, node.to_string()))
         .insert_header(("x-forwarded-for", forwarded_for(req)))
+}
+
+/// Whether a header of the client's request is passed on to the owner (not a connection's own,
+/// and not one the forwarding node writes itself).
+fn passed_on(name: &str) -> bool {
+    !HOP_BY_HOP.contains(&name)
+        && !matches!(
+            name,
+            "x-forwarded-for" | FORWARDED | FORWARDED_CLIENT | FORWARDED_CLIENT_PROOF
+        )
+}
+
+/// The headers naming the client this node resolved for `req` (its address: an API key goes
+/// on in its own header) with their proof under the cluster's secret, for a request forwarded
+/// by `node`: the owner counts the request against that client.
+pub(super) fn client_headers(req: &HttpRequest, node: &str) -> Vec<(&'static str, String)> {
+    let Some(state) = req.app_data::<web::Data<AppState>>() else {
+        return Vec::new();
+    };
+    let (Some(cluster), Ok(ClientKey::Address(client))) =
+        (&state.cluster, client_key(req, &state.config.auth, false))
+    else {
+        return Vec::new();
+    };
+    let client = client.to_string();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or(req.path(), |p| p.as_str());
+    let proof = client_proof(cluster.secret(), node, &client, req.method().as_str(), path);
+    vec![(FORWARDED_CLIENT, client), (FORWARDED_CLIENT_PROOF, proof)]
 }
 
 /// The owner's answer, passed back as it came (its end-to-end headers, its body streamed).

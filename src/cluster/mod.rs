@@ -60,6 +60,8 @@ struct Inner {
     jobs: OnceLock<JobSupervisor>,
     /// Set when the node leaves: the lease loop ends.
     leaving: std::sync::atomic::AtomicBool,
+    /// The secret every node of the cluster shares (it signs forwarded clients).
+    secret: Vec<u8>,
 }
 
 /// What the node last learnt from PostgreSQL.
@@ -132,6 +134,8 @@ impl Cluster {
     /// first heartbeat. Shards are taken by the lease loop ([`Cluster::run`]).
     pub async fn join(config: &ClusterConfig, db: ClusterDb) -> Result<Cluster, StoreError> {
         db.init_shards(config.shards).await?;
+        let fresh = [*Uuid::new_v4().as_bytes(), *Uuid::new_v4().as_bytes()].concat();
+        let secret = db.shared_secret(&fresh).await?;
         let node = format!("node-{}", &Uuid::new_v4().simple().to_string()[..12]);
         let cluster = Cluster {
             inner: Arc::new(Inner {
@@ -147,6 +151,7 @@ impl Cluster {
                 games: OnceLock::new(),
                 jobs: OnceLock::new(),
                 leaving: std::sync::atomic::AtomicBool::new(false),
+                secret,
             }),
         };
         cluster.heartbeat().await?;
@@ -197,6 +202,11 @@ impl Cluster {
     /// This node's id.
     pub fn node(&self) -> &str {
         &self.inner.node
+    }
+
+    /// The secret the cluster's nodes share.
+    pub fn secret(&self) -> &[u8] {
+        &self.inner.secret
     }
 
     /// The shard of game `id`.

@@ -76,6 +76,22 @@ impl ClusterDb {
         Ok(())
     }
 
+    /// The cluster's shared secret: written by the first node (these `fresh` bytes), read by
+    /// every node.
+    pub async fn shared_secret(&self, fresh: &[u8]) -> Result<Vec<u8>, StoreError> {
+        sqlx::query(
+            "INSERT INTO cluster_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(fresh)
+        .execute(&self.pool)
+        .await
+        .map_err(db_err)?;
+        sqlx::query_scalar("SELECT secret FROM cluster_secret WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_err)
+    }
+
     /// Writes this node's heartbeat (its lease now ends `lease_ms` from now); gives the time
     /// of the heartbeat, PostgreSQL's clock.
     pub async fn heartbeat(

@@ -292,6 +292,104 @@ pub async fn raw_request_from(
     (status, body)
 }
 
+/// Opens a WebSocket to `path` on `server` from the loopback address `source`, by hand (the
+/// upgrade request and its answer only): gives the answer's status and the connection, for a
+/// test to write frames of its own on.
+pub async fn raw_websocket(
+    source: std::net::IpAddr,
+    server: std::net::SocketAddr,
+    path: &str,
+    extra_headers: &str,
+) -> (u16, tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind(std::net::SocketAddr::new(source, 0))
+        .expect("bind the source address");
+    let mut stream = socket.connect(server).await.expect("connect");
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: chessd\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\
+         {extra_headers}\r\n"
+    );
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("send the upgrade");
+    // The answer's head, byte by byte (the frames after it stay unread).
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        match tokio::time::timeout(Duration::from_secs(10), stream.read(&mut byte)).await {
+            Ok(Ok(1)) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    let status = String::from_utf8_lossy(&head)
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, stream)
+}
+
+/// A client WebSocket frame (masked, as clients send them): `first` is the FIN bit and opcode
+/// byte (`0x81` a whole text frame, `0x01` a text frame to be continued, `0x00` a continuation).
+pub fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = vec![first];
+    match payload.len() {
+        n if n < 126 => frame.push(0x80 | n as u8),
+        n if n <= 0xffff => {
+            frame.push(0x80 | 126);
+            frame.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        n => {
+            frame.push(0x80 | 127);
+            frame.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+    }
+    let mask = [0x12, 0x34, 0x56, 0x78];
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    frame
+}
+
+/// Reads a raw WebSocket connection until it closes (or `limit`); gives the close code the
+/// server sent, if it sent one.
+pub async fn raw_close_code(stream: &mut tokio::net::TcpStream, limit: Duration) -> Option<u16> {
+    use tokio::io::AsyncReadExt;
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut buf = [0u8; 65536];
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break,
+            Ok(Ok(n)) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    // Walk the server's (unmasked) frames to the close frame.
+    let mut at = 0;
+    while at + 2 <= seen.len() {
+        let opcode = seen[at] & 0x0f;
+        let (len, head) = match seen[at + 1] & 0x7f {
+            126 if at + 4 <= seen.len() => {
+                (u16::from_be_bytes([seen[at + 2], seen[at + 3]]) as usize, 4)
+            }
+            127 if at + 10 <= seen.len() => {
+                let mut n = [0u8; 8];
+                n.copy_from_slice(&seen[at + 2..at + 10]);
+                (u64::from_be_bytes(n) as usize, 10)
+            }
+            n => (n as usize, 2),
+        };
+        if opcode == 0x8 && len >= 2 && at + head + 2 <= seen.len() {
+            return Some(u16::from_be_bytes([seen[at + head], seen[at + head + 1]]));
+        }
+        at += head + len;
+    }
+    None
+}
+
 /// A raw HTTP/1.1 request: `method path`, a JSON body, `Connection: close`.
 pub fn raw_json(method: &str, path: &str, body: &str) -> String {
     format!(

@@ -1,5 +1,7 @@
 //! The WebSocket side of forwarding: a client's WebSocket for a game another node owns is
-//! connected through to the owner's, frame by frame, both ways.
+//! connected through to the owner's, frame by frame, both ways. The forwarding node holds a
+//! connection too: it counts against the client's sockets here, and the client's frames are
+//! held to the same limits as on the owner (`[websocket]`), before their payload is read.
 
 use std::time::Duration;
 
@@ -9,8 +11,15 @@ use actix_web::{
 };
 use futures_util::{SinkExt, StreamExt};
 
-use super::{forwarded_for, unreachable_owner, FORWARDED};
-use crate::api::error::{ApiError, ErrorCode};
+use super::{client_headers, forwarded_for, unreachable_owner, FORWARDED};
+use crate::{
+    api::{
+        client::client_key,
+        error::{ApiError, ErrorCode},
+        ws_limits,
+    },
+    AppState,
+};
 
 /// Connects to the owner's WebSocket first (so that its refusal, a wrong secret or an unknown
 /// game, reaches the client as an HTTP error), then accepts the client's and passes frames
@@ -21,6 +30,12 @@ pub(super) async fn forward_ws(
     url: &str,
     node: &str,
 ) -> Result<HttpResponse, ApiError> {
+    let Some(state) = req.app_data::<web::Data<AppState>>() else {
+        return Err(ApiError::internal("forwarding without the app state"));
+    };
+    let client = client_key(req, &state.config.auth, false)?;
+    let permit = state.admission.acquire_socket(&client)?;
+    let limits = state.config.websocket.clone();
     let ws_url = url.replacen("http://", "ws://", 1);
     let mut out = awc::Client::builder()
         .timeout(Duration::from_secs(10))
@@ -29,6 +44,9 @@ pub(super) async fn forward_ws(
         .max_frame_size(16 * 1024 * 1024)
         .set_header(FORWARDED, node.to_string())
         .set_header("x-forwarded-for", forwarded_for(req));
+    for (name, value) in client_headers(req, node) {
+        out = out.set_header(name, value);
+    }
     if let Some(auth) = req.headers().get(header::AUTHORIZATION) {
         out = out.set_header(header::AUTHORIZATION, auth.clone());
     }
@@ -39,15 +57,18 @@ pub(super) async fn forward_ws(
         }
         Err(e) => return Err(unreachable_owner(url, e)),
     };
-    let (response, mut session, mut client) = actix_ws::handle(req, payload)
+    let (response, mut session, mut client) = ws_limits::handle(req, payload, &limits)
+        .await
         .map_err(|e| ApiError::invalid_request(format!("WebSocket handshake: {e}")))?;
     let (mut up_tx, mut up_rx) = upstream.split();
     actix_web::rt::spawn(async move {
-        use actix_ws::Message as In;
+        use actix_ws::AggregatedMessage as In;
         use awc::ws::{Frame, Message as Out};
+        // The connection's place in the client's and the server's socket counts.
+        let _permit = permit;
         loop {
             tokio::select! {
-                from_client = client.next() => {
+                from_client = client.recv() => {
                     let out = match from_client {
                         Some(Ok(In::Text(t))) => Out::Text(t),
                         Some(Ok(In::Binary(b))) => Out::Binary(b),
@@ -57,8 +78,13 @@ pub(super) async fn forward_ws(
                             let _ = up_tx.send(Out::Close(reason)).await;
                             break;
                         }
-                        Some(Ok(_)) => continue,
-                        Some(Err(_)) | None => {
+                        // Over the limits (1009) or a protocol error: both sides are closed.
+                        Some(Err(reason)) => {
+                            let _ = session.close(Some(reason)).await;
+                            let _ = up_tx.send(Out::Close(None)).await;
+                            break;
+                        }
+                        None => {
                             let _ = up_tx.send(Out::Close(None)).await;
                             break;
                         }
