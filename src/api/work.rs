@@ -155,7 +155,7 @@ pub async fn lease(
     let max = state.config.cluster.worker_max_leases;
     let holder = format!("worker:{}", body.worker);
     match queue
-        .lease(&holder, &owner, lease_ms, Some(max))
+        .lease(&holder, &owner, lease_ms, (max > 0).then_some(max))
         .await
         .map_err(store_error)?
     {
