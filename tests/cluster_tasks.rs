@@ -418,7 +418,10 @@ async fn the_work_api_counts_only_held_leases_and_never_accepts_a_wrong_count() 
             ("CHESSD_CLUSTER__PERFT_TASK_DEPTH", "4"),
             ("CHESSD_CLUSTER__TASK_THREADS", "1"),
             ("CHESSD_CLUSTER__TASK_LEASE_MS", "5000"),
-            ("CHESSD_AUTH__WORKER_TOKENS", "[\"worker-secret\", \"other-secret\"]"),
+            (
+                "CHESSD_AUTH__WORKER_TOKENS",
+                "[\"worker-secret\", \"other-secret\"]",
+            ),
         ],
     );
     let c = client();
@@ -438,7 +441,12 @@ async fn the_work_api_counts_only_held_leases_and_never_accepts_a_wrong_count() 
     }
     let leases: BTreeSet<String> = held
         .iter()
-        .map(|t| t["lease"].as_str().expect("a lease is a string").to_string())
+        .map(|t| {
+            t["lease"]
+                .as_str()
+                .expect("a lease is a string")
+                .to_string()
+        })
         .collect();
     assert_eq!(leases.len(), 4);
     assert!(
@@ -452,7 +460,10 @@ async fn the_work_api_counts_only_held_leases_and_never_accepts_a_wrong_count() 
         (429, &json!("quota_exceeded")),
         "{v}"
     );
-    assert!(v["error"]["message"].as_str().unwrap().contains("cluster.worker_max_leases"));
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("cluster.worker_max_leases"));
 
     // Results that name no lease the token holds are refused and counted nowhere: a task never
     // leased (the queue's last), a held task under a made-up lease, and another token's lease.
@@ -463,15 +474,39 @@ async fn the_work_api_counts_only_held_leases_and_never_accepts_a_wrong_count() 
     let first = &held[0];
     let made_up = uuid::Uuid::new_v4().to_string();
     let never_leased = json!({"worker": "bad", "lease": made_up, "stats": stats_of(first)});
-    let (status, v) = work(&c, &format!("{}/v1/work/{id}/399/result", a.base), TOKEN, &never_leased).await;
-    assert_eq!((status, &v["error"]["code"]), (409, &json!("lease_not_held")), "{v}");
+    let (status, v) = work(
+        &c,
+        &format!("{}/v1/work/{id}/399/result", a.base),
+        TOKEN,
+        &never_leased,
+    )
+    .await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (409, &json!("lease_not_held")),
+        "{v}"
+    );
     let first_url = format!("{}/v1/work/{id}/{}", a.base, first["task"]);
     let (status, v) = work(&c, &format!("{first_url}/result"), TOKEN, &never_leased).await;
-    assert_eq!((status, &v["error"]["code"]), (409, &json!("lease_not_held")), "{v}");
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (409, &json!("lease_not_held")),
+        "{v}"
+    );
     let stolen = json!({"worker": "thief", "lease": first["lease"], "stats": stats_of(first)});
     let (status, v) = work(&c, &format!("{first_url}/result"), OTHER, &stolen).await;
-    assert_eq!((status, &v["error"]["code"]), (409, &json!("lease_not_held")), "{v}");
-    let (status, _) = work(&c, &format!("{first_url}/renew"), OTHER, &json!({"lease": first["lease"]})).await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (409, &json!("lease_not_held")),
+        "{v}"
+    );
+    let (status, _) = work(
+        &c,
+        &format!("{first_url}/renew"),
+        OTHER,
+        &json!({"lease": first["lease"]}),
+    )
+    .await;
     assert_eq!(status, 409);
     let counted: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM job_tasks WHERE job = $1 AND worker IN ('worker:bad', 'worker:thief')",
@@ -496,18 +531,29 @@ async fn the_work_api_counts_only_held_leases_and_never_accepts_a_wrong_count() 
     let view = wait_end(&c, &view_url).await;
     assert_eq!(view["state"], "failed", "{view}");
     assert_eq!(view["error"]["code"], "result_mismatch", "{view}");
-    assert!(view["error"]["message"].as_str().unwrap().contains("worker:bad"), "{view}");
-    eprintln!("a job with wrong remote counts: {}", view["error"]["message"]);
+    assert!(
+        view["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("worker:bad"),
+        "{view}"
+    );
+    eprintln!(
+        "a job with wrong remote counts: {}",
+        view["error"]["message"]
+    );
 
     // The same request again is not answered from it: it is counted anew, by the node alone,
     // and that (verified) result is the one answered from then on.
-    let (status, again) = common::post_json(&c, &format!("{}/v1/perft", a.base), None, &request).await;
+    let (status, again) =
+        common::post_json(&c, &format!("{}/v1/perft", a.base), None, &request).await;
     assert_eq!((status, &again["cached"]), (202, &json!(false)), "{again}");
     let again_url = format!("{}/v1/perft/{}", a.base, again["id"].as_str().unwrap());
     let done = wait_end(&c, &again_url).await;
     assert_eq!(done["state"], "done", "{done}");
     gct_support::assert_gct_row(&done["result"], &gct_support::gct_row("start", 6));
-    let (status, cached) = common::post_json(&c, &format!("{}/v1/perft", a.base), None, &request).await;
+    let (status, cached) =
+        common::post_json(&c, &format!("{}/v1/perft", a.base), None, &request).await;
     assert_eq!((status, &cached["cached"]), (202, &json!(true)), "{cached}");
     gct_support::assert_gct_row(&cached["result"], &gct_support::gct_row("start", 6));
     db.close().await;

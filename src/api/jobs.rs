@@ -60,7 +60,9 @@ pub async fn create_puzzle(
     body: web::Json<PuzzleRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
-    let work = state.jobs.puzzle_work(&body.params()?, client.is_anonymous())?;
+    let work = state
+        .jobs
+        .puzzle_work(&body.params()?, client.is_anonymous())?;
     submit(&state, &client, work).await
 }
 

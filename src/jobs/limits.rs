@@ -105,6 +105,9 @@ mod tests {
         // A limit the anonymous key does not lower is named by the keyed one.
         let mut config = Config::defaults().jobs;
         config.max_hash_mb = 16;
-        assert_eq!(JobLimits::new(config).anonymous().key("hash_mb"), "jobs.max_hash_mb");
+        assert_eq!(
+            JobLimits::new(config).anonymous().key("hash_mb"),
+            "jobs.max_hash_mb"
+        );
     }
 }

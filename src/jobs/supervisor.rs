@@ -285,7 +285,10 @@ impl Job {
             return;
         }
         let ran_ms = i64::try_from(self.run_time().as_millis()).unwrap_or(i64::MAX);
-        let op = WriteOp::Job(JobWrite::Ran { id: self.id, ran_ms });
+        let op = WriteOp::Job(JobWrite::Ran {
+            id: self.id,
+            ran_ms,
+        });
         if let Err(e) = self.store.queue(op) {
             tracing::debug!(job = %self.id, error = %e, "a job's run time was not stored");
         }

@@ -203,7 +203,13 @@ impl TaskSource for QueueSource {
 
     async fn renew(&self, task: &LeasedTask) -> Result<bool, String> {
         self.queue
-            .renew(&task.job, task.task, &task.lease, &self.owner, self.lease_ms)
+            .renew(
+                &task.job,
+                task.task,
+                &task.lease,
+                &self.owner,
+                self.lease_ms,
+            )
             .await
             .map_err(|e| e.to_string())
     }

@@ -136,7 +136,10 @@ mod tests {
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
         let cancel = AtomicBool::new(false);
-        let good = [result("worker:a", start, 3, false), result("worker:b", e4, 3, false)];
+        let good = [
+            result("worker:a", start, 3, false),
+            result("worker:b", e4, 3, false),
+        ];
         assert_eq!(
             check(&good, true, 5, &cancel),
             Ok(Checked {
@@ -145,7 +148,10 @@ mod tests {
             })
         );
         // One worker's only result is wrong: always caught.
-        let bad = [result("worker:a", start, 3, false), result("worker:b", e4, 3, true)];
+        let bad = [
+            result("worker:a", start, 3, false),
+            result("worker:b", e4, 3, true),
+        ];
         let err = check(&bad, true, 5, &cancel).unwrap_err();
         assert_eq!(err.code(), "result_mismatch");
         assert!(err.to_string().contains("worker:b"), "{err}");

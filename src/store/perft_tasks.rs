@@ -332,7 +332,13 @@ impl TaskQueue {
         .await
         .map_err(db_err)?
         .into_iter()
-        .map(|r| Ok((r.try_get("task")?, r.try_get("result")?, r.try_get("worker")?)))
+        .map(|r| {
+            Ok((
+                r.try_get("task")?,
+                r.try_get("result")?,
+                r.try_get("worker")?,
+            ))
+        })
         .collect::<Result<Vec<(i64, String, Option<String>)>, sqlx::Error>>()
         .map_err(db_err)?;
         let max_attempts: i32 = sqlx::query_scalar(

@@ -539,13 +539,16 @@ mod tests {
         }
         // A puzzle started three times already.
         let puzzle = Job::new(
-            sup.puzzle_work(&PuzzleParams {
-                pos: chessd_core::Position::startpos(),
-                mate_in: 2,
-                time_limit_ms: None,
-                find_all_keys: None,
-                threads: None,
-            }, false)
+            sup.puzzle_work(
+                &PuzzleParams {
+                    pos: chessd_core::Position::startpos(),
+                    mate_in: 2,
+                    time_limit_ms: None,
+                    find_all_keys: None,
+                    threads: None,
+                },
+                false,
+            )
             .unwrap(),
             None,
             store.clone(),

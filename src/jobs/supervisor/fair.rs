@@ -84,7 +84,10 @@ mod tests {
         // Nobody runs: the oldest job.
         assert_eq!(next(&queue, &[], 4), Some((0, 1)));
         // B runs two, A one: A's oldest.
-        assert_eq!(next(&queue, &[r("a", 1), r("b", 1), r("b", 1)], 4), Some((0, 1)));
+        assert_eq!(
+            next(&queue, &[r("a", 1), r("b", 1), r("b", 1)], 4),
+            Some((0, 1))
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub(super) fn start(inner: &Arc<Inner>) {
     }
     let weak = Arc::downgrade(inner);
     let spawned = std::thread::Builder::new()
-        .name("chessd-job-watchdog".into())
+        .name("chessd-runtimes".into()) // not "chessd-job…": that names job threads
         .spawn(move || watch(weak, Duration::from_secs(limit)));
     if let Err(e) = spawned {
         tracing::error!(error = %e, "cannot start the jobs' watchdog: jobs.max_run_secs is not enforced");
