@@ -8,10 +8,10 @@
 //! (`fair.rs`: the client with the fewest running jobs first, first in first out within a
 //! client, no client holding more than `jobs.max_client_threads`) as soon as the budget has
 //! room for the next one. A job that runs past `jobs.max_run_secs`, its runs before restarts
-//! included, is stopped and fails with `job_timed_out` (`watchdog.rs`). A job's computation is the core's own
-//! (the parallel [`chessd_core::perft::Perft`] or the mate [`chessd_core::solver::Solver`]),
-//! which runs its threads on the job's thread, reports progress into the job's shared status
-//! and stops through the job's cancel flag.
+//! included, is stopped and fails with `job_timed_out` (`watchdog.rs`). A job's computation is
+//! the core's own (the parallel [`chessd_core::perft::Perft`] or the mate
+//! [`chessd_core::solver::Solver`]), which runs its threads on the job's thread, reports
+//! progress into the job's shared status and stops through the job's cancel flag.
 //!
 //! The supervisor is a shared structure rather than an actor: the work runs on plain threads
 //! owned by the core's runners, so an actor per job would only forward messages; reads (REST
