@@ -83,6 +83,12 @@ fn start_server(pool: usize) -> Server {
         .env("CHESSD_WORKERS", "1")
         .env("CHESSD_JOBS__POOL_THREADS", pool.to_string())
         .env("CHESSD_JOBS__MAX_PERFT_DEPTH", "12")
+        // The bench is one client without an API key measuring the pool: the keyed limits,
+        // and the whole pool for one client (issue 27's defaults leave a thread to others).
+        .env("CHESSD_JOBS__ANONYMOUS_MAX_PERFT_DEPTH", "12")
+        .env("CHESSD_JOBS__ANONYMOUS_MAX_THREADS", "0")
+        .env("CHESSD_JOBS__ANONYMOUS_MAX_HASH_MB", "1024")
+        .env("CHESSD_JOBS__MAX_CLIENT_THREADS", "1024")
         .stdout(Stdio::piped())
         .spawn()
         .expect("start chessd");

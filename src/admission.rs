@@ -46,6 +46,12 @@ impl fmt::Display for ClientKey {
 }
 
 impl ClientKey {
+    /// Whether the client has no API key (it is known by its address only): such clients have
+    /// the lower `jobs.anonymous_*` limits.
+    pub fn is_anonymous(&self) -> bool {
+        matches!(self, ClientKey::Address(_))
+    }
+
     /// A form to store that names the client without holding its API key: `ip:ADDRESS` or
     /// `key:` and the key's SHA-256 in hex.
     pub fn stored(&self) -> String {
@@ -367,6 +373,11 @@ impl Permit {
     /// The client it is counted against.
     pub fn client(&self) -> &ClientKey {
         &self.client
+    }
+
+    /// Whether its client has no API key (it is known by its address only).
+    pub fn anonymous(&self) -> bool {
+        self.client.is_anonymous()
     }
 }
 

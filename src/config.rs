@@ -95,6 +95,12 @@ pub struct ClusterConfig {
     /// MiB of hash table for this node's shared tasks (each of two tables: with and without
     /// statistics; 0: none).
     pub task_hash_mb: usize,
+    /// Leases of shared tasks one worker token may hold at once (more: `429 quota_exceeded`).
+    pub worker_max_leases: usize,
+    /// Percent of each remote worker's task results the job's node counts again before the
+    /// job is accepted (at least one task of each worker); a result that differs fails the job
+    /// with `result_mismatch`.
+    pub verify_percent: u32,
 }
 
 impl ClusterConfig {
@@ -342,6 +348,19 @@ pub struct JobsConfig {
     pub keep_finished_secs: u64,
     /// Most finished jobs kept readable at once; beyond it the oldest are forgotten first.
     pub keep_finished_max: usize,
+    /// Deepest perft a client without an API key may ask for.
+    pub anonymous_max_perft_depth: u32,
+    /// Most threads one job of a client without an API key may ask for (0 = as
+    /// `max_threads`).
+    pub anonymous_max_threads: usize,
+    /// Largest perft hash table a client without an API key may ask for, in MiB.
+    pub anonymous_max_hash_mb: usize,
+    /// Most pool threads the running jobs of one client hold together (0 = the pool less one
+    /// thread, at least one), so that another client's job always finds a thread.
+    pub max_client_threads: usize,
+    /// Seconds a job may run, counting its runs before restarts; past it the job fails with
+    /// `job_timed_out` (0 = no limit).
+    pub max_run_secs: u64,
 }
 
 /// Request and resource limits.
@@ -575,6 +594,12 @@ impl Config {
                 "auth.client_ipv4_prefix (at most 32) or auth.client_ipv6_prefix (at most 128) \
                  is too long: {} and {}",
                 self.auth.client_ipv4_prefix, self.auth.client_ipv6_prefix
+            ));
+        }
+        if self.cluster.verify_percent > 100 {
+            return Err(format!(
+                "cluster.verify_percent = {} is over 100",
+                self.cluster.verify_percent
             ));
         }
         for host in &self.webhooks.allowed_hosts {

@@ -101,6 +101,7 @@ impl AppState {
             queue.clone(),
             cluster.node(),
             tokio::runtime::Handle::current(),
+            c.verify_percent,
         );
         self.jobs.share_tasks(Arc::new(runner), c.perft_task_depth);
         let threads = match c.task_threads {

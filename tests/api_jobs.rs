@@ -36,6 +36,7 @@ fn config(pool_threads: usize, max_jobs: usize) -> Config {
     c.quotas = chessd::config::QuotasConfig::unlimited();
     c.jobs.pool_threads = pool_threads;
     c.jobs.max_jobs = max_jobs;
+    common::keyed_limits_for_all(&mut c);
     c
 }
 
@@ -440,6 +441,7 @@ fn server_with(pool: usize, env: &[(&str, &str)]) -> common::Server {
         ("CHESSD_WORKERS", "1"),
         ("CHESSD_JOBS__POOL_THREADS", pool.as_str()),
     ];
+    vars.extend_from_slice(&common::KEYED_LIMITS_FOR_ALL);
     vars.extend_from_slice(env);
     common::Server::start(&vars)
 }

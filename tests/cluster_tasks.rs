@@ -182,7 +182,7 @@ async fn shared_perft_tasks_are_taken_by_every_node_and_worker_and_counted_once(
     let pos = Position::from_fen(first["fen"].as_str().unwrap(), FenMode::Lenient).unwrap();
     let stats = chessd_core::perft::perft_stats(&pos, 4);
     let task_url = format!("{b_base}/v1/work/{id}/{}", first["task"]);
-    let result = json!({ "worker": "probe", "stats": stats });
+    let result = json!({ "worker": "probe", "lease": first["lease"], "stats": stats });
     let (status, v) = work(&c, &format!("{task_url}/result"), TOKEN, &result).await;
     assert_eq!((status, &v), (200, &json!({ "counted": true })));
     let (status, v) = work(&c, &format!("{task_url}/result"), TOKEN, &result).await;
@@ -297,10 +297,13 @@ async fn shared_perft_tasks_are_taken_by_every_node_and_worker_and_counted_once(
     ignore = "PostgreSQL is not installed (apt-get install postgresql)"
 )]
 async fn a_coordinator_waits_for_the_row_of_its_job() {
-    use chessd::jobs::{
-        perft_job::{PerftTask, TaskBatch, TaskRunner},
-        record,
-        shared_tasks::SharedTasks,
+    use chessd::{
+        jobs::{
+            perft_job::{PerftTask, TaskBatch, TaskRunner},
+            record,
+            shared_tasks::SharedTasks,
+        },
+        store::perft_tasks::{Leased, Submission, Submitted},
     };
     use std::sync::{atomic::AtomicBool, Arc};
 
@@ -309,7 +312,7 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
         .await
         .unwrap();
     let queue = store.task_queue().expect("PostgreSQL has the task queue");
-    let runner = SharedTasks::new(queue.clone(), "n1", tokio::runtime::Handle::current());
+    let runner = SharedTasks::new(queue.clone(), "n1", tokio::runtime::Handle::current(), 5);
     let job = uuid::Uuid::new_v4();
     let fens = [
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
@@ -326,7 +329,7 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
         })
         .collect();
     let coordinator = tokio::task::spawn_blocking(move || {
-        let interrupted = AtomicBool::new(false);
+        let (interrupted, unverified) = (AtomicBool::new(false), AtomicBool::new(false));
         let mut done = Vec::new();
         let batch = TaskBatch {
             job,
@@ -334,6 +337,7 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
             stats: false,
             cancel: Arc::new(AtomicBool::new(false)),
             interrupted: &interrupted,
+            unverified: &unverified,
         };
         let ended = runner.run(batch, &mut |j, stats| done.push((j, stats.nodes)));
         (ended, done, interrupted.into_inner())
@@ -344,16 +348,25 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
     let mut counted = 0;
     while counted < fens.len() {
         assert!(Instant::now() < deadline, "the tasks were not queued");
-        let Some(task) = queue.lease("t", 10_000).await.unwrap() else {
+        let Leased::Task(task) = queue.lease("t", "node:t", 10_000, None).await.unwrap() else {
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         };
         let pos = Position::from_fen(&task.fen, FenMode::Lenient).unwrap();
         let stats = chessd_core::perft::perft_stats(&pos, task.depth);
-        queue
-            .submit(&job, task.task, &record::task(&stats), "t")
+        let result = record::task(&stats);
+        let submitted = queue
+            .submit(&Submission {
+                job: &job,
+                task: task.task,
+                lease: &task.lease,
+                owner: "node:t",
+                worker: "t",
+                result: &result,
+            })
             .await
             .unwrap();
+        assert_eq!(submitted, Submitted::Counted);
         counted += 1;
     }
     // The coordinator polls several times before the creation commits.
@@ -379,4 +392,180 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
     assert_eq!(done, vec![(0, 600), (1, 560)]);
     db.close().await;
     store.close().await;
+}
+
+/// Issue 27, the work API's row: a result counts only under a lease the submitting worker's
+/// token holds (not for a task never leased to it, not under another worker's lease), leases
+/// are random and capped per token, and a worker that submits wrong counts cannot make a job
+/// end with a wrong answer: the job's node counts a sample of each remote worker's results
+/// again and fails the job (`result_mismatch`); the wrong result is never answered to a later
+/// request, while a job the nodes counted alone is.
+#[actix_web::test]
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+async fn the_work_api_counts_only_held_leases_and_never_accepts_a_wrong_count() {
+    const OTHER: &str = "other-secret";
+    let pg = PgServer::start();
+    let a = start_node(
+        &pg,
+        3000,
+        &[
+            ("CHESSD_CLUSTER__PERFT_TASK_DEPTH", "4"),
+            ("CHESSD_CLUSTER__TASK_THREADS", "1"),
+            ("CHESSD_CLUSTER__TASK_LEASE_MS", "5000"),
+            (
+                "CHESSD_AUTH__WORKER_TOKENS",
+                "[\"worker-secret\", \"other-secret\"]",
+            ),
+        ],
+    );
+    let c = client();
+    settled(&c, &a.base, 1).await;
+    let db = sqlx::PgPool::connect(&pg.url).await.unwrap();
+    let request = json!({"depth": 6, "stats": true});
+    let (status, job) =
+        common::post_json(&c, &format!("{}/v1/perft", a.base), None, &request).await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let job_id = uuid::Uuid::parse_str(&id).unwrap();
+
+    // A bad worker takes leases: random ones, at most cluster.worker_max_leases (4) at once.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(lease(&c, &a.base, "bad").await);
+    }
+    let leases: BTreeSet<String> = held
+        .iter()
+        .map(|t| {
+            t["lease"]
+                .as_str()
+                .expect("a lease is a string")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(leases.len(), 4);
+    assert!(
+        leases.iter().all(|l| uuid::Uuid::parse_str(l).is_ok()),
+        "leases are random UUIDs: {leases:?}"
+    );
+    let lease_url = format!("{}/v1/work/lease", a.base);
+    let (status, v) = work(&c, &lease_url, TOKEN, &json!({ "worker": "bad" })).await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (429, &json!("quota_exceeded")),
+        "{v}"
+    );
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("cluster.worker_max_leases"));
+
+    // Results that name no lease the token holds are refused and counted nowhere: a task never
+    // leased (the queue's last), a held task under a made-up lease, and another token's lease.
+    let stats_of = |task: &Value| {
+        let pos = Position::from_fen(task["fen"].as_str().unwrap(), FenMode::Lenient).unwrap();
+        chessd_core::perft::perft_stats(&pos, task["depth"].as_u64().unwrap() as u32)
+    };
+    let first = &held[0];
+    let made_up = uuid::Uuid::new_v4().to_string();
+    let never_leased = json!({"worker": "bad", "lease": made_up, "stats": stats_of(first)});
+    let (status, v) = work(
+        &c,
+        &format!("{}/v1/work/{id}/399/result", a.base),
+        TOKEN,
+        &never_leased,
+    )
+    .await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (409, &json!("lease_not_held")),
+        "{v}"
+    );
+    let first_url = format!("{}/v1/work/{id}/{}", a.base, first["task"]);
+    let (status, v) = work(&c, &format!("{first_url}/result"), TOKEN, &never_leased).await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (409, &json!("lease_not_held")),
+        "{v}"
+    );
+    let stolen = json!({"worker": "thief", "lease": first["lease"], "stats": stats_of(first)});
+    let (status, v) = work(&c, &format!("{first_url}/result"), OTHER, &stolen).await;
+    assert_eq!(
+        (status, &v["error"]["code"]),
+        (409, &json!("lease_not_held")),
+        "{v}"
+    );
+    let (status, _) = work(
+        &c,
+        &format!("{first_url}/renew"),
+        OTHER,
+        &json!({"lease": first["lease"]}),
+    )
+    .await;
+    assert_eq!(status, 409);
+    let counted: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM job_tasks WHERE job = $1 AND worker IN ('worker:bad', 'worker:thief')",
+    )
+    .bind(job_id.as_bytes().as_slice())
+    .fetch_one(&db)
+    .await
+    .unwrap();
+    assert_eq!(counted, 0, "refused results were counted");
+
+    // Under its own leases the bad worker's wrong counts are taken...
+    for task in &held {
+        let mut stats = stats_of(task);
+        stats.nodes += 1;
+        let body = json!({"worker": "bad", "lease": task["lease"], "stats": stats});
+        let url = format!("{}/v1/work/{id}/{}/result", a.base, task["task"]);
+        let (status, v) = work(&c, &url, TOKEN, &body).await;
+        assert_eq!((status, &v), (200, &json!({ "counted": true })), "{v}");
+    }
+    // ...but the job's node counts some again before it accepts the job: it fails.
+    let view_url = format!("{}/v1/perft/{id}", a.base);
+    let view = wait_end(&c, &view_url).await;
+    assert_eq!(view["state"], "failed", "{view}");
+    assert_eq!(view["error"]["code"], "result_mismatch", "{view}");
+    assert!(
+        view["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("worker:bad"),
+        "{view}"
+    );
+    eprintln!(
+        "a job with wrong remote counts: {}",
+        view["error"]["message"]
+    );
+
+    // The same request again is not answered from it: it is counted anew, by the node alone,
+    // and that (verified) result is the one answered from then on.
+    let (status, again) =
+        common::post_json(&c, &format!("{}/v1/perft", a.base), None, &request).await;
+    assert_eq!((status, &again["cached"]), (202, &json!(false)), "{again}");
+    let again_url = format!("{}/v1/perft/{}", a.base, again["id"].as_str().unwrap());
+    let done = wait_end(&c, &again_url).await;
+    assert_eq!(done["state"], "done", "{done}");
+    gct_support::assert_gct_row(&done["result"], &gct_support::gct_row("start", 6));
+    let (status, cached) =
+        common::post_json(&c, &format!("{}/v1/perft", a.base), None, &request).await;
+    assert_eq!((status, &cached["cached"]), (202, &json!(true)), "{cached}");
+    gct_support::assert_gct_row(&cached["result"], &gct_support::gct_row("start", 6));
+    db.close().await;
+}
+
+/// Polls a job until it ends (180 s at most).
+async fn wait_end(c: &awc::Client, url: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let (status, v) = get_json(c, url).await;
+        assert_eq!(status, 200, "{v}");
+        if ["done", "cancelled", "failed"].contains(&v["state"].as_str().unwrap_or("")) {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "{url} did not end: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -89,6 +89,7 @@ async fn the_same_request_is_answered_from_the_store_at_once() {
     config.quotas = chessd::config::QuotasConfig::unlimited();
     config.jobs.pool_threads = 2;
     config.jobs.max_mate_in = 8;
+    common::keyed_limits_for_all(&mut config);
     let app = TestApp::new(config).await;
 
     // A perft, computed once.
@@ -277,12 +278,13 @@ async fn cancel(c: &awc::Client, url: &str, job: &Value, secret: bool) -> (u16, 
 
 async fn kill_9_then_shutdown_and_resume(store_url: &str) {
     let row = gct_support::gct_row("start", 7);
-    let env = [
+    let mut env = vec![
         ("CHESSD_STORE__URL", store_url),
         ("CHESSD_JOBS__POOL_THREADS", "2"),
         ("CHESSD_JOBS__MAX_MATE_IN", "8"),
         ("CHESSD_QUOTAS__MAX_JOBS", "8"),
     ];
+    env.extend_from_slice(&common::KEYED_LIMITS_FOR_ALL);
     let c = client();
 
     // 1. A deep perft, a puzzle that takes long, and a perft cancelled while queued.

@@ -711,11 +711,13 @@ async fn forwarded_for_counts_only_behind_a_trusted_proxy() {
 
 #[actix_web::test]
 async fn jobs_are_counted_per_client_and_hash_has_a_budget() {
-    let server = start(&env(&[
+    let mut pairs = vec![
         ("CHESSD_QUOTAS__MAX_JOBS", "1"),
         ("CHESSD_JOBS__MAX_HASH_TOTAL_MB", "64"),
         ("CHESSD_JOBS__MAX_HASH_MB", "1024"),
-    ]));
+    ];
+    pairs.extend_from_slice(&common::KEYED_LIMITS_FOR_ALL);
+    let server = start(&env(&pairs));
     let post = |source: &'static str, body: Value| {
         let base = server.base.clone();
         async move { http_from(ip(source), &base, "POST", "/v1/perft", &[], Some(&body)).await }

@@ -714,7 +714,7 @@ async fn a_20_kb_message_in_small_continuation_frames_closes_with_1009() {
 
 #[actix_web::test]
 async fn the_perft_events_socket_has_the_same_limits() {
-    let server = Server::start(&[]);
+    let server = Server::start(&common::KEYED_LIMITS_FOR_ALL);
     let c = client();
     // A job that runs for minutes, so the events socket stays open.
     let (status, job) = post_json(

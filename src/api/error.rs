@@ -100,6 +100,14 @@ pub enum ErrorCode {
     WorkDisabled,
     /// A shared perft task is not open any more (done, or its job ended, or leased again).
     TaskGone,
+    /// A work API submit or renewal names a lease the worker's token does not hold (never
+    /// leased, another worker's, or ended).
+    LeaseNotHeld,
+    /// A job ran past `jobs.max_run_secs` and was stopped (a failed job's error).
+    JobTimedOut,
+    /// A remote worker's result differed from the node's own count of the same task (a failed
+    /// job's error).
+    ResultMismatch,
     /// Engine opponents that cannot play one game together (two for the same side).
     InvalidOpponents,
     /// A request for the other variant (a FEN or an engine for a Chess 2 game, a duel step in
@@ -162,7 +170,9 @@ impl ErrorCode {
             OperatorDisabled => StatusCode::FORBIDDEN,
             CommandRefused | EngineUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
             WorkDisabled => StatusCode::FORBIDDEN,
-            TaskGone => StatusCode::CONFLICT,
+            TaskGone | LeaseNotHeld => StatusCode::CONFLICT,
+            JobTimedOut => StatusCode::GATEWAY_TIMEOUT,
+            ResultMismatch => StatusCode::BAD_GATEWAY,
             InvalidOpponents => StatusCode::UNPROCESSABLE_ENTITY,
             WrongVariant | DuelPending | NoDuel | AlreadyBid => StatusCode::CONFLICT,
             InvalidBid => StatusCode::UNPROCESSABLE_ENTITY,
@@ -220,6 +230,9 @@ impl ErrorCode {
             EngineUnsupported => "engine_unsupported",
             WorkDisabled => "work_disabled",
             TaskGone => "task_gone",
+            LeaseNotHeld => "lease_not_held",
+            JobTimedOut => "job_timed_out",
+            ResultMismatch => "result_mismatch",
             InvalidOpponents => "invalid_opponents",
             WrongVariant => "wrong_variant",
             DuelPending => "duel_pending",
@@ -464,6 +477,8 @@ impl From<JobError> for ApiError {
             JobError::LimitExceeded(_) => ErrorCode::LimitExceeded,
             JobError::TooManyJobs(_) => ErrorCode::TooManyJobs,
             JobError::Store(_) => ErrorCode::StoreUnavailable,
+            JobError::TimedOut(_) => ErrorCode::JobTimedOut,
+            JobError::ResultMismatch(_) => ErrorCode::ResultMismatch,
         };
         ApiError::new(code, e.to_string())
     }
@@ -498,6 +513,8 @@ mod tests {
             JobError::LimitExceeded("x".into()),
             JobError::TooManyJobs("x".into()),
             JobError::Internal("x".into()),
+            JobError::TimedOut("x".into()),
+            JobError::ResultMismatch("x".into()),
             JobError::Admission(AdmissionError::TooManyEngines { limit: 1 }),
         ];
         for e in jobs {

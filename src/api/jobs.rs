@@ -43,11 +43,12 @@ pub async fn create_perft(
     body: web::Json<PerftRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
+    let anonymous = client.is_anonymous();
     let work = match body.chess2()? {
         Some(pos) => state
             .jobs
-            .chess2_perft_work(pos, body.depth, body.threads)?,
-        None => state.jobs.perft_work(&body.params()?)?,
+            .chess2_perft_work(pos, body.depth, body.threads, anonymous)?,
+        None => state.jobs.perft_work(&body.params()?, anonymous)?,
     };
     submit(&state, &client, work).await
 }
@@ -59,7 +60,9 @@ pub async fn create_puzzle(
     body: web::Json<PuzzleRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
-    let work = state.jobs.puzzle_work(&body.params()?)?;
+    let work = state
+        .jobs
+        .puzzle_work(&body.params()?, client.is_anonymous())?;
     submit(&state, &client, work).await
 }
 

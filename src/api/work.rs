@@ -3,12 +3,18 @@
 //! they count, and submit the result. Only bearers of a token of `auth.worker_tokens` may, and
 //! only on a cluster node (the queue is in PostgreSQL); any node serves any task.
 //!
-//! - `POST /v1/work/lease` `{"worker": NAME}`: `200` a task, or `204` when there is none now.
-//! - `POST /v1/work/{job}/{task}/renew` `{"lease": N}`: `200`, or `409 task_gone` when the task
+//! A lease is a random UUID bound to the worker token that took it (its SHA-256, never the
+//! token): only that token may renew it or submit under it, while it has not run out.
+//!
+//! - `POST /v1/work/lease` `{"worker": NAME}`: `200` a task, `204` when there is none now, or
+//!   `429 quota_exceeded` when the token holds `cluster.worker_max_leases` leases already.
+//! - `POST /v1/work/{job}/{task}/renew` `{"lease": L}`: `200`, or `409 task_gone` when the task
 //!   is no longer the worker's (finished, its job ended, or leased again): stop counting it.
-//! - `POST /v1/work/{job}/{task}/result` `{"worker": NAME, "stats": {…}}`: `200 {"counted":
-//!   true}` for the task's first result, `{"counted": false}` for any later one (so a retried
-//!   submission is harmless), `409 task_gone` when its job has ended.
+//! - `POST /v1/work/{job}/{task}/result` `{"worker": NAME, "lease": L, "stats": {…}}`: `200
+//!   {"counted": true}` for the task's first result under a lease the token holds, `{"counted":
+//!   false}` once the task has a result (so a retried submission is harmless), `409
+//!   lease_not_held` when the task is open but not under that lease of this token (never
+//!   leased to it, another worker's, run out), `409 task_gone` when its job has ended.
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use chessd_core::perft::PerftStats;
@@ -21,7 +27,7 @@ use super::{
 };
 use crate::{
     jobs::record,
-    store::perft_tasks::{LeasedTask, Submitted, TaskQueue},
+    store::perft_tasks::{Leased, LeasedTask, Submission, Submitted, TaskQueue},
     AppState,
 };
 
@@ -51,7 +57,7 @@ pub struct LeaseAnswer {
 #[serde(deny_unknown_fields)]
 pub struct RenewRequest {
     /// The lease's token.
-    pub lease: i64,
+    pub lease: String,
 }
 
 /// `POST /v1/work/{job}/{task}/result`.
@@ -60,13 +66,24 @@ pub struct RenewRequest {
 pub struct ResultRequest {
     /// The worker's name.
     pub worker: String,
+    /// The lease the task was counted under (the one its lease answer carried).
+    pub lease: String,
     /// The statistics of the task's position (one occurrence), the thirteen Grand Chess Tree
     /// counters (only `nodes` when the task asked for nodes only).
     pub stats: PerftStats,
 }
 
-/// The queue, for a bearer of a worker token.
-fn queue(state: &AppState, req: &HttpRequest) -> Result<TaskQueue, ApiError> {
+/// Who a worker token's leases belong to: `token:` and the start of its SHA-256 (never the
+/// token itself, which would be readable in the database).
+fn owner_of(token: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(token.as_bytes());
+    let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    format!("token:{hex}")
+}
+
+/// The queue and the owner of the leases, for a bearer of a worker token.
+fn queue(state: &AppState, req: &HttpRequest) -> Result<(TaskQueue, String), ApiError> {
     let tokens = &state.config.auth.worker_tokens;
     let Some(queue) = state.tasks.clone().filter(|_| !tokens.is_empty()) else {
         return Err(ApiError::new(
@@ -80,7 +97,7 @@ fn queue(state: &AppState, req: &HttpRequest) -> Result<TaskQueue, ApiError> {
         .iter()
         .any(|t| constant_time_eq::constant_time_eq(t.as_bytes(), given.as_bytes()))
     {
-        Ok(queue)
+        Ok((queue, owner_of(&given)))
     } else {
         Err(ApiError::forbidden(
             "the work API needs a worker token (Authorization: Bearer <token>, auth.worker_tokens)",
@@ -132,13 +149,25 @@ pub async fn lease(
     req: HttpRequest,
     body: web::Json<LeaseRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let queue = queue(&state, &req)?;
+    let (queue, owner) = queue(&state, &req)?;
     check_worker(&body.worker)?;
     let lease_ms = state.config.cluster.task_lease_ms;
+    let max = state.config.cluster.worker_max_leases;
     let holder = format!("worker:{}", body.worker);
-    match queue.lease(&holder, lease_ms).await.map_err(store_error)? {
-        None => Ok(HttpResponse::NoContent().finish()),
-        Some(task) => Ok(HttpResponse::Ok().json(LeaseAnswer { task, lease_ms })),
+    match queue
+        .lease(&holder, &owner, lease_ms, (max > 0).then_some(max))
+        .await
+        .map_err(store_error)?
+    {
+        Leased::None => Ok(HttpResponse::NoContent().finish()),
+        Leased::Task(task) => Ok(HttpResponse::Ok().json(LeaseAnswer { task, lease_ms })),
+        Leased::Capped => Err(ApiError::new(
+            ErrorCode::QuotaExceeded,
+            format!(
+                "this worker token holds its limit of {max} task leases \
+                 (cluster.worker_max_leases): submit or let one run out first"
+            ),
+        )),
     }
 }
 
@@ -149,11 +178,11 @@ pub async fn renew(
     path: web::Path<(String, String)>,
     body: web::Json<RenewRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let queue = queue(&state, &req)?;
+    let (queue, owner) = queue(&state, &req)?;
     let (job, task) = task_path(&path)?;
     let lease_ms = state.config.cluster.task_lease_ms;
     if queue
-        .renew(&job, task, body.lease, lease_ms)
+        .renew(&job, task, &body.lease, &owner, lease_ms)
         .await
         .map_err(store_error)?
     {
@@ -170,20 +199,31 @@ pub async fn submit(
     path: web::Path<(String, String)>,
     body: web::Json<ResultRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let queue = queue(&state, &req)?;
+    let (queue, owner) = queue(&state, &req)?;
     let (job, task) = task_path(&path)?;
     check_worker(&body.worker)?;
     let holder = format!("worker:{}", body.worker);
     let result = record::task(&body.stats);
-    match queue
-        .submit(&job, task, &result, &holder)
-        .await
-        .map_err(store_error)?
-    {
+    let submission = Submission {
+        job: &job,
+        task,
+        lease: &body.lease,
+        owner: &owner,
+        worker: &holder,
+        result: &result,
+    };
+    match queue.submit(&submission).await.map_err(store_error)? {
         Submitted::Counted => Ok(HttpResponse::Ok().json(serde_json::json!({ "counted": true }))),
         Submitted::Duplicate => {
             Ok(HttpResponse::Ok().json(serde_json::json!({ "counted": false })))
         }
+        Submitted::NotHeld => Err(ApiError::new(
+            ErrorCode::LeaseNotHeld,
+            format!(
+                "task {task} of job {job} is not leased to this worker token under that lease \
+                 (never leased to it, another worker's, or run out): the result is not counted"
+            ),
+        )),
         Submitted::Unknown => Err(task_gone(&job, task)),
     }
 }

@@ -87,6 +87,8 @@ impl TaskSource for HttpSource {
             .await?;
         match status {
             204 => Ok(None),
+            // The token holds its most leases (other workers share it): wait like an idle one.
+            429 => Ok(None),
             200 => {
                 let task = LeasedTask::deserialize(&v).map_err(|e| format!("a lease: {e}"))?;
                 if let Some(ms) = v["lease_ms"].as_u64() {
@@ -110,11 +112,12 @@ impl TaskSource for HttpSource {
 
     async fn submit(&self, task: &LeasedTask, stats: &PerftStats) -> Result<Submitted, String> {
         let path = format!("/v1/work/{}/{}/result", task.job, task.task);
-        let body = json!({ "worker": self.name, "stats": stats });
+        let body = json!({ "worker": self.name, "lease": task.lease, "stats": stats });
         let (status, v) = self.post(&path, &body).await?;
         match (status, v["counted"].as_bool()) {
             (200, Some(true)) => Ok(Submitted::Counted),
             (200, _) => Ok(Submitted::Duplicate),
+            (409, _) if v["error"]["code"] == "lease_not_held" => Ok(Submitted::NotHeld),
             (409, _) => Ok(Submitted::Unknown),
             _ => Err(refused(status, &v)),
         }

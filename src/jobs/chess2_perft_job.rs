@@ -44,7 +44,8 @@ impl Chess2PerftSpec {
         let max_depth = limits.config.max_perft_depth;
         if depth > max_depth {
             return Err(JobError::LimitExceeded(format!(
-                "depth {depth} is over the limit jobs.max_perft_depth = {max_depth}"
+                "depth {depth} is over the limit {} = {max_depth}",
+                limits.key("perft_depth")
             )));
         }
         let max_threads = limits.max_threads();
@@ -56,7 +57,8 @@ impl Chess2PerftSpec {
         }
         if threads > max_threads {
             return Err(JobError::LimitExceeded(format!(
-                "threads {threads} is over the limit jobs.max_threads = {max_threads}"
+                "threads {threads} is over the limit {} = {max_threads}",
+                limits.key("threads")
             )));
         }
         Ok(Chess2PerftSpec {

@@ -37,6 +37,12 @@ pub enum JobError {
     /// The store could not keep the job, so it was not started.
     #[error("{0}")]
     Store(String),
+    /// The job ran past `jobs.max_run_secs` and was stopped.
+    #[error("{0}")]
+    TimedOut(String),
+    /// A remote worker's task result differed from the node's own count of that task.
+    #[error("{0}")]
+    ResultMismatch(String),
 }
 
 impl JobError {
@@ -52,6 +58,8 @@ impl JobError {
             JobError::Admission(e) => e.code(),
             JobError::Internal(_) => "internal",
             JobError::Store(_) => "store_unavailable",
+            JobError::TimedOut(_) => "job_timed_out",
+            JobError::ResultMismatch(_) => "result_mismatch",
         }
     }
 }

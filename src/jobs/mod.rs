@@ -20,6 +20,7 @@ pub mod shared_tasks;
 pub mod state;
 pub mod supervisor;
 pub mod task_taker;
+pub mod verify;
 pub mod workers;
 
 pub use error::{JobEnd, JobError};

@@ -74,6 +74,9 @@ pub struct TaskBatch<'a> {
     /// Set by the runner when the job is no longer this node's to run (another node took it
     /// over): it then stops without an end of its own.
     pub interrupted: &'a AtomicBool,
+    /// Set by the runner when some results it hands over came from remote workers and were
+    /// not counted again by a node: the job's result is then never answered to a later request.
+    pub unverified: &'a AtomicBool,
 }
 
 /// Something that computes perft tasks away from the job pool (the Grand Chess Tree workers,
@@ -96,12 +99,13 @@ pub trait TaskRunner: Send + Sync {
     /// Computes every task, calling `on_done(i, stats)` once per task (`i` its place in
     /// `batch.tasks`) with the statistics of **one** occurrence of its position; returns when
     /// all are done, when `batch.cancel` is set (soon after), or with an error when the tasks
-    /// cannot be completed.
+    /// cannot be completed (`JobError::Internal`) or a result is found wrong
+    /// (`JobError::ResultMismatch`).
     fn run(
         &self,
         batch: TaskBatch<'_>,
         on_done: &mut dyn FnMut(usize, PerftStats),
-    ) -> Result<(), String>;
+    ) -> Result<(), JobError>;
 }
 
 /// What may compute a perft job's tasks besides the job's own threads.
@@ -175,9 +179,11 @@ impl TaskRunner for GctWorkers {
         &self,
         batch: TaskBatch<'_>,
         on_done: &mut dyn FnMut(usize, PerftStats),
-    ) -> Result<(), String> {
+    ) -> Result<(), JobError> {
         let Some(runtime) = &self.runtime else {
-            return Err("the workers' runtime has stopped".into());
+            return Err(JobError::Internal(
+                "the workers' runtime has stopped".into(),
+            ));
         };
         let cancel = batch.cancel;
         let tasks = batch
@@ -191,7 +197,7 @@ impl TaskRunner for GctWorkers {
             .collect();
         match runtime.block_on(self.pool.run(tasks, cancel, on_done)) {
             Ok(()) | Err(WorkerPoolError::Cancelled) => Ok(()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(JobError::Internal(e.to_string())),
         }
     }
 }
@@ -227,6 +233,8 @@ pub struct JobRun<'a> {
     pub cancel: &'a Arc<AtomicBool>,
     /// Set when another node took the job over: it ends here without an end of its own.
     pub interrupted: &'a AtomicBool,
+    /// Set when its result holds task results of remote workers that no node counted again.
+    pub unverified: &'a AtomicBool,
 }
 
 impl std::fmt::Debug for PerftSpec {
@@ -254,8 +262,10 @@ impl PerftSpec {
         let jobs = &limits.config;
         if req.depth > jobs.max_perft_depth {
             return Err(limit(format!(
-                "depth {} is over the limit jobs.max_perft_depth = {}",
-                req.depth, jobs.max_perft_depth
+                "depth {} is over the limit {} = {}",
+                req.depth,
+                limits.key("perft_depth"),
+                jobs.max_perft_depth
             )));
         }
         let max_threads = limits.max_threads();
@@ -267,13 +277,15 @@ impl PerftSpec {
         }
         if threads > max_threads {
             return Err(limit(format!(
-                "threads {threads} is over the limit jobs.max_threads = {max_threads}"
+                "threads {threads} is over the limit {} = {max_threads}",
+                limits.key("threads")
             )));
         }
         let hash_mb = req.hash_mb.unwrap_or(0);
         if hash_mb > jobs.max_hash_mb {
             return Err(limit(format!(
-                "hash_mb {hash_mb} is over the limit jobs.max_hash_mb = {}",
+                "hash_mb {hash_mb} is over the limit {} = {}",
+                limits.key("hash_mb"),
                 jobs.max_hash_mb
             )));
         }
@@ -325,11 +337,12 @@ impl PerftSpec {
         report: &mut dyn FnMut(PerftProgress),
         on_task: &mut dyn FnMut(usize, &PerftStats),
     ) -> Result<PerftResult, JobEnd> {
-        let interrupted = AtomicBool::new(false);
+        let (interrupted, unverified) = (AtomicBool::new(false), AtomicBool::new(false));
         let job = JobRun {
             id: Uuid::nil(),
             cancel,
             interrupted: &interrupted,
+            unverified: &unverified,
         };
         self.run_job(&job, resume, report, on_task)
     }
@@ -399,6 +412,12 @@ impl PerftSpec {
                 }
             }
         }
+        if workers.shared() && update.done > 0 {
+            // Taken back from the store: who counted them (a node, a remote worker) is not
+            // known here, so the result is not answered to later requests.
+            job.unverified
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         // The tasks left, and the index in the split of each.
         let left: Vec<usize> = (0..total).filter(|i| !seen[*i]).collect();
         let tasks: Vec<PerftTask> = left
@@ -421,6 +440,7 @@ impl PerftSpec {
                 stats: self.stats,
                 cancel: Arc::clone(cancel),
                 interrupted: job.interrupted,
+                unverified: job.unverified,
             };
             workers.run(batch, &mut |j, stats| {
                 let Some(&i) = left.get(j) else {
@@ -445,10 +465,14 @@ impl PerftSpec {
         {
             return Err(JobEnd::Cancelled);
         }
-        if let Err(e) = outcome {
-            return Err(JobEnd::Failed(JobError::Internal(format!(
-                "the Grand Chess Tree workers failed: {e}"
-            ))));
+        match outcome {
+            Ok(()) => {}
+            Err(JobError::Internal(e)) => {
+                return Err(JobEnd::Failed(JobError::Internal(format!(
+                    "the Grand Chess Tree workers failed: {e}"
+                ))))
+            }
+            Err(e) => return Err(JobEnd::Failed(e)),
         }
         if update.done < total {
             return Err(JobEnd::Failed(JobError::Internal(format!(
@@ -549,13 +573,13 @@ mod tests {
             &self,
             batch: TaskBatch<'_>,
             on_done: &mut dyn FnMut(usize, PerftStats),
-        ) -> Result<(), String> {
+        ) -> Result<(), JobError> {
             for (i, t) in batch.tasks.iter().enumerate().rev() {
                 if batch.cancel.load(Relaxed) {
                     return Ok(());
                 }
-                let pos =
-                    Position::from_fen(&t.fen, FenMode::Lenient).map_err(|e| e.to_string())?;
+                let pos = Position::from_fen(&t.fen, FenMode::Lenient)
+                    .map_err(|e| JobError::Internal(e.to_string()))?;
                 let stats = perft::perft_stats(&pos, t.depth);
                 on_done(i, stats);
                 if i == 0 {
@@ -650,8 +674,8 @@ mod tests {
             &self,
             _: TaskBatch<'_>,
             _: &mut dyn FnMut(usize, PerftStats),
-        ) -> Result<(), String> {
-            Err("not here".into())
+        ) -> Result<(), JobError> {
+            Err(JobError::Internal("not here".into()))
         }
     }
 

@@ -86,7 +86,8 @@ impl PuzzleSpec {
         }
         if threads > max_threads {
             return Err(limit(format!(
-                "threads {threads} is over the limit jobs.max_threads = {max_threads}"
+                "threads {threads} is over the limit {} = {max_threads}",
+                limits.key("threads")
             )));
         }
         Ok(PuzzleSpec {

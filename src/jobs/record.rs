@@ -287,6 +287,8 @@ pub fn read_error(text: &str) -> JobError {
         "limit_exceeded" => JobError::LimitExceeded(m),
         "too_many_jobs" => JobError::TooManyJobs(m),
         "store_unavailable" => JobError::Store(m),
+        "job_timed_out" => JobError::TimedOut(m),
+        "result_mismatch" => JobError::ResultMismatch(m),
         _ => JobError::Internal(m),
     }
 }

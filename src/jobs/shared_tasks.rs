@@ -8,7 +8,9 @@
 //! job's row is not in the store yet (its creation commits while the job already runs). It
 //! stops without an end of its own when the job is no longer this node's (another node took it over while this
 //! one was paused, or it ended through another node), and fails the job when a task keeps
-//! being leased without a result (a position that kills its takers).
+//! being leased without a result (a position that kills its takers). Once every task is in,
+//! a sample of the remote workers' results is counted again here (`verify.rs`) before the job
+//! is accepted.
 
 use std::{
     collections::HashMap,
@@ -20,8 +22,10 @@ use std::{
 use chessd_core::perft::PerftStats;
 
 use super::{
+    error::JobError,
     perft_job::{TaskBatch, TaskRunner},
     record,
+    verify::{self, RemoteResult},
 };
 use crate::store::perft_tasks::{QueuedTask, TaskQueue};
 
@@ -39,15 +43,24 @@ pub struct SharedTasks {
     queue: TaskQueue,
     node: String,
     runtime: tokio::runtime::Handle,
+    /// Percent of each remote worker's results counted again (`cluster.verify_percent`).
+    verify_percent: u32,
 }
 
 impl SharedTasks {
-    /// The queue seen from node `node`, its queries run on `runtime` (the server's).
-    pub fn new(queue: TaskQueue, node: &str, runtime: tokio::runtime::Handle) -> SharedTasks {
+    /// The queue seen from node `node`, its queries run on `runtime` (the server's); a job's
+    /// remote results are checked with `verify_percent` (see `verify.rs`).
+    pub fn new(
+        queue: TaskQueue,
+        node: &str,
+        runtime: tokio::runtime::Handle,
+        verify_percent: u32,
+    ) -> SharedTasks {
         SharedTasks {
             queue,
             node: node.to_string(),
             runtime,
+            verify_percent,
         }
     }
 
@@ -79,6 +92,31 @@ impl TaskRunner for SharedTasks {
     fn run(
         &self,
         batch: TaskBatch<'_>,
+        on_done: &mut dyn FnMut(usize, PerftStats),
+    ) -> Result<(), JobError> {
+        let mut remote = Vec::new();
+        self.follow(&batch, &mut remote, on_done)
+            .map_err(JobError::Internal)?;
+        if remote.is_empty() || batch.cancel.load(Relaxed) || batch.interrupted.load(Relaxed) {
+            return Ok(());
+        }
+        let checked = verify::check(&remote, batch.stats, self.verify_percent, &batch.cancel)?;
+        tracing::info!(job = %batch.job, recounted = checked.recounted, unchecked = checked.unchecked,
+            "remote workers' results checked");
+        if checked.unchecked > 0 {
+            batch.unverified.store(true, Relaxed);
+        }
+        Ok(())
+    }
+}
+
+impl SharedTasks {
+    /// Queues the batch's tasks and hands their results to `on_done` as they come in, keeping
+    /// those of remote workers in `remote` (with the results checked later, when it returns).
+    fn follow(
+        &self,
+        batch: &TaskBatch<'_>,
+        remote: &mut Vec<RemoteResult>,
         on_done: &mut dyn FnMut(usize, PerftStats),
     ) -> Result<(), String> {
         let Some(depth) = batch.tasks.first().map(|t| t.depth) else {
@@ -144,9 +182,21 @@ impl TaskRunner for SharedTasks {
                 batch.interrupted.store(true, Relaxed);
                 return Ok(());
             }
-            for (task, result) in progress.done {
+            for (task, result, worker) in progress.done {
                 if let Some(j) = awaited.remove(&task) {
-                    on_done(j, record::read_task(&result)?);
+                    let stats = record::read_task(&result)?;
+                    if let (Some(worker), Some(t)) = (worker, batch.tasks.get(j)) {
+                        if worker.starts_with("worker:") {
+                            remote.push(RemoteResult {
+                                index: t.index,
+                                fen: t.fen.clone(),
+                                depth: t.depth,
+                                worker,
+                                stats,
+                            });
+                        }
+                    }
+                    on_done(j, stats);
                 }
             }
             if progress.max_attempts > MAX_TASK_LEASES && !awaited.is_empty() {

@@ -4,11 +4,14 @@
 //! oldest beyond `jobs.keep_finished_max`).
 //!
 //! The pool is a thread budget of `jobs.pool_threads` (0: one per core): a job holds the
-//! threads it computes with while it runs, and queued jobs start in order (first in, first
-//! out) as soon as the budget has room for the next one. A job's computation is the core's own
-//! (the parallel [`chessd_core::perft::Perft`] or the mate [`chessd_core::solver::Solver`]),
-//! which runs its threads on the job's thread, reports progress into the job's shared status
-//! and stops through the job's cancel flag.
+//! threads it computes with while it runs, and queued jobs start fairly between clients
+//! (`fair.rs`: the client with the fewest running jobs first, first in first out within a
+//! client, no client holding more than `jobs.max_client_threads`) as soon as the budget has
+//! room for the next one. A job that runs past `jobs.max_run_secs`, its runs before restarts
+//! included, is stopped and fails with `job_timed_out` (`watchdog.rs`). A job's computation is
+//! the core's own (the parallel [`chessd_core::perft::Perft`] or the mate
+//! [`chessd_core::solver::Solver`]), which runs its threads on the job's thread, reports
+//! progress into the job's shared status and stops through the job's cancel flag.
 //!
 //! The supervisor is a shared structure rather than an actor: the work runs on plain threads
 //! owned by the core's runners, so an actor per job would only forward messages; reads (REST
@@ -24,12 +27,14 @@
 //! finished ones are held again. A job not held any more is read from the store.
 
 mod durable;
+mod fair;
+mod watchdog;
 
 use std::{
     collections::{HashMap, VecDeque},
     panic::AssertUnwindSafe,
     sync::{
-        atomic::{AtomicBool, Ordering::Relaxed},
+        atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed},
         Arc, Mutex, MutexGuard, Weak,
     },
     time::{Duration, Instant},
@@ -126,8 +131,18 @@ pub struct Job {
     /// Answered with the result of an earlier job of the same request.
     cached: bool,
     work: Work,
-    /// Pool threads it holds while running.
+    /// Pool threads it asks for.
     threads: usize,
+    /// Pool threads it was given when it started (at most its client's share).
+    granted: AtomicUsize,
+    /// Who it is scheduled as (the client's stored form; `None`: taken back from the store).
+    client: Option<String>,
+    /// Time it ran before this run (earlier runs, before restarts).
+    prior: Duration,
+    /// Set by the watchdog when it ran past `jobs.max_run_secs`.
+    timed_out: AtomicBool,
+    /// Set when its result holds task results of remote workers no node counted again.
+    unverified: AtomicBool,
     /// Hash memory (MiB) it holds while running, counted against `jobs.max_hash_total_mb`.
     hash_mb: usize,
     /// Its place among its client's jobs, given back when it finishes.
@@ -179,7 +194,10 @@ impl Job {
     fn new(work: Work, permit: Option<Permit>, store: Store) -> Job {
         let secret = Uuid::new_v4().simple().to_string();
         let digest = digest(&secret);
-        Job::build(Uuid::new_v4(), Some(secret), digest, work, permit, store)
+        let client = permit.as_ref().map(|p| p.client().stored());
+        let mut job = Job::build(Uuid::new_v4(), Some(secret), digest, work, permit, store);
+        job.client = client;
+        job
     }
 
     fn build(
@@ -206,6 +224,11 @@ impl Job {
             end_commit: Mutex::new(None),
             work,
             threads,
+            granted: AtomicUsize::new(0),
+            client: None,
+            prior: Duration::ZERO,
+            timed_out: AtomicBool::new(false),
+            unverified: AtomicBool::new(false),
             hash_mb,
             permit: Mutex::new(permit),
             cancel: Arc::new(AtomicBool::new(false)),
@@ -242,9 +265,48 @@ impl Job {
         &self.work
     }
 
-    /// Pool threads the job holds while it runs.
+    /// Pool threads the job computes with: those it was given once started (at most its
+    /// client's share), those it asks for before.
     pub fn threads(&self) -> usize {
-        self.threads
+        match self.granted.load(Relaxed) {
+            0 => self.threads,
+            n => n,
+        }
+    }
+
+    /// How long the job has run, its runs before restarts included.
+    pub fn run_time(&self) -> Duration {
+        self.prior + self.status().elapsed()
+    }
+
+    /// Keeps the job's run time in the store (all its runs together).
+    fn record_run_time(&self) {
+        if !self.store.is_durable() {
+            return;
+        }
+        let ran_ms = i64::try_from(self.run_time().as_millis()).unwrap_or(i64::MAX);
+        let op = WriteOp::Job(JobWrite::Ran {
+            id: self.id,
+            ran_ms,
+        });
+        if let Err(e) = self.store.queue(op) {
+            tracing::debug!(job = %self.id, error = %e, "a job's run time was not stored");
+        }
+    }
+
+    /// The work as this run computes it: with the threads the job was given.
+    fn work_granted(&self) -> Work {
+        let granted = self.granted.load(Relaxed);
+        let mut work = self.work.clone();
+        if granted > 0 {
+            match &mut work {
+                Work::Perft(spec) if spec.threads > 0 => spec.threads = granted,
+                Work::Chess2Perft(spec) => spec.threads = granted,
+                Work::Puzzle(spec) => spec.threads = granted,
+                Work::Perft(_) => {}
+            }
+        }
+        work
     }
 
     fn status(&self) -> MutexGuard<'_, Status> {
@@ -346,14 +408,28 @@ impl Job {
         self.permit.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 
-    /// Computes the job on this thread.
+    /// Computes the job on this thread; a job the watchdog stopped fails with
+    /// `job_timed_out`.
     fn compute(&self) -> Result<Outcome, JobEnd> {
-        match &self.work {
+        let ending = self.compute_work();
+        if matches!(ending, Err(JobEnd::Cancelled)) && self.timed_out.load(Relaxed) {
+            return Err(JobEnd::Failed(JobError::TimedOut(format!(
+                "the job ran {} s in all (its runs before restarts included), the limit \
+                 jobs.max_run_secs: it was stopped",
+                self.run_time().as_secs()
+            ))));
+        }
+        ending
+    }
+
+    fn compute_work(&self) -> Result<Outcome, JobEnd> {
+        match &self.work_granted() {
             Work::Perft(spec) => {
                 let run = JobRun {
                     id: self.id,
                     cancel: &self.cancel,
                     interrupted: &self.interrupted,
+                    unverified: &self.unverified,
                 };
                 // A shared queue's takers store each result themselves.
                 let stored = spec.workers.as_ref().is_some_and(|w| w.shared());
@@ -427,6 +503,7 @@ impl Job {
         if !self.store.is_durable() || self.interrupted.load(Relaxed) {
             return None;
         }
+        let unverified = self.unverified.load(Relaxed);
         let (state, result, error) = match ending {
             Ok(Outcome::Perft(r)) => ("done", Some(record::perft_result(r)), None),
             Ok(Outcome::Puzzle(s)) => ("done", Some(record::solution(s)), None),
@@ -438,6 +515,7 @@ impl Job {
             state,
             result,
             error,
+            unverified: unverified && state == "done",
             now_ms: now_ms(),
         });
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -478,8 +556,10 @@ impl Job {
 struct Table {
     /// Every job held, by id.
     jobs: HashMap<Uuid, (u64, Arc<Job>)>,
-    /// Jobs waiting for threads, first in first out.
+    /// Jobs waiting for threads, oldest first.
     queue: VecDeque<Arc<Job>>,
+    /// Jobs running on the pool.
+    running: Vec<Arc<Job>>,
     /// Pool threads held by running jobs.
     busy: usize,
     /// Hash memory (MiB) held by running jobs.
@@ -550,16 +630,16 @@ impl JobSupervisor {
         workers: Option<Arc<dyn TaskRunner>>,
         store: Store,
     ) -> JobSupervisor {
-        JobSupervisor {
-            inner: Arc::new(Inner {
-                limits: JobLimits::new(config),
-                workers,
-                shared: std::sync::OnceLock::new(),
-                table: Mutex::new(Table::default()),
-                store,
-                node: std::sync::OnceLock::new(),
-            }),
-        }
+        let inner = Arc::new(Inner {
+            limits: JobLimits::new(config),
+            workers,
+            shared: std::sync::OnceLock::new(),
+            table: Mutex::new(Table::default()),
+            store,
+            node: std::sync::OnceLock::new(),
+        });
+        watchdog::start(&inner);
+        JobSupervisor { inner }
     }
 
     /// Sends the tasks of perft jobs deeper than `task_depth` plies to a cluster's shared queue
@@ -585,7 +665,8 @@ impl JobSupervisor {
         req: &PerftParams,
         permit: Option<Permit>,
     ) -> Result<Arc<Job>, JobError> {
-        self.submit(self.perft_work(req)?, permit)
+        let anonymous = permit.as_ref().is_some_and(Permit::anonymous);
+        self.submit(self.perft_work(req, anonymous)?, permit)
     }
 
     /// Checks and queues a puzzle job (it starts at once when the pool has room). `permit`, its
@@ -595,7 +676,8 @@ impl JobSupervisor {
         req: &PuzzleParams,
         permit: Option<Permit>,
     ) -> Result<Arc<Job>, JobError> {
-        self.submit(self.puzzle_work(req)?, permit)
+        let anonymous = permit.as_ref().is_some_and(Permit::anonymous);
+        self.submit(self.puzzle_work(req, anonymous)?, permit)
     }
 
     /// Queues checked work (its creation is kept in the store without waiting; see
@@ -714,6 +796,10 @@ impl JobSupervisor {
         for (_, job) in table.jobs.values() {
             job.interrupted.store(true, Relaxed);
         }
+        // Their run times so far, queued before the store closes: they count after a restart.
+        for job in &table.running {
+            job.record_run_time();
+        }
         for job in std::mem::take(&mut table.queue) {
             job.cancel.store(true, Relaxed);
             job.finish(Err(JobEnd::Cancelled), Wait::No);
@@ -796,21 +882,49 @@ impl Inner {
         }
     }
 
-    /// Starts queued jobs, in order, while the pool has threads and the hash budget has memory
-    /// for the next one.
+    /// Starts queued jobs, fairly between clients (`fair.rs`), while the pool has threads and
+    /// the hash budget has memory for the next one.
     fn dispatch(&self, table: &mut Table, this: &Arc<Inner>) {
         let hash_total = self.limits.config.max_hash_total_mb;
-        while let Some(job) = table.queue.front() {
-            if job.threads > self.limits.pool_threads.saturating_sub(table.busy)
+        let client_threads = self.limits.client_threads();
+        loop {
+            let choice = {
+                let queued: Vec<fair::Queued<'_>> = table
+                    .queue
+                    .iter()
+                    .map(|j| fair::Queued {
+                        client: j.client.as_deref(),
+                        threads: j.threads,
+                    })
+                    .collect();
+                let running: Vec<fair::Running<'_>> = table
+                    .running
+                    .iter()
+                    .map(|j| fair::Running {
+                        client: j.client.as_deref(),
+                        threads: j.granted.load(Relaxed),
+                    })
+                    .collect();
+                fair::next(&queued, &running, client_threads)
+            };
+            let Some((index, granted)) = choice else {
+                break;
+            };
+            let Some(job) = table.queue.get(index) else {
+                break;
+            };
+            if granted > self.limits.pool_threads.saturating_sub(table.busy)
                 || job.hash_mb > hash_total.saturating_sub(table.hash_busy)
             {
                 break;
             }
-            let Some(job) = table.queue.pop_front() else {
+            let Some(job) = table.queue.remove(index) else {
                 break;
             };
-            table.busy += job.threads;
+            job.granted.store(granted, Relaxed);
+            table.busy += granted;
             table.hash_busy += job.hash_mb;
+            table.running.push(Arc::clone(&job));
             {
                 let mut status = job.status();
                 job.set_state(&mut status, JobState::Running);
@@ -822,8 +936,9 @@ impl Inner {
                 .name(format!("chessd-job-{}", &job.id.simple().to_string()[..8]))
                 .spawn(move || run_job(weak, runner));
             if let Err(e) = spawned {
-                table.busy -= job.threads;
+                table.busy -= granted;
                 table.hash_busy -= job.hash_mb;
+                table.running.retain(|j| j.id != job.id);
                 job.finish(
                     Err(JobEnd::Failed(JobError::Internal(format!(
                         "cannot start a job thread: {e}"
@@ -835,10 +950,11 @@ impl Inner {
     }
 
     /// A running job ended: its threads and hash go back to the pool and queued jobs may start.
-    fn release(self: &Arc<Inner>, threads: usize, hash_mb: usize) {
+    fn release(self: &Arc<Inner>, job: &Job) {
         let mut table = self.lock();
-        table.busy = table.busy.saturating_sub(threads);
-        table.hash_busy = table.hash_busy.saturating_sub(hash_mb);
+        table.busy = table.busy.saturating_sub(job.granted.load(Relaxed));
+        table.hash_busy = table.hash_busy.saturating_sub(job.hash_mb);
+        table.running.retain(|j| j.id != job.id);
         self.dispatch(&mut table, self);
     }
 }
@@ -854,7 +970,11 @@ fn run_job(supervisor: Weak<Inner>, job: Arc<Job>) {
     // The computation's threads have all been joined: give them back before the end is
     // published, so that whoever sees the end finds the pool free.
     if let Some(inner) = supervisor.upgrade() {
-        inner.release(job.threads, job.hash_mb);
+        inner.release(&job);
+    }
+    if job.interrupted.load(Relaxed) {
+        // Stopped by the server (or taken over): its run time so far counts after a restart.
+        job.record_run_time();
     }
     job.finish(ending, Wait::Commit);
     // A job another node took over (this one was paused or slow past its lease) is not this
@@ -877,6 +997,8 @@ mod tests {
         c.pool_threads = pool;
         c.max_jobs = max_jobs;
         c.keep_finished_secs = keep;
+        // One client may hold the whole pool here (`fair.rs` tests the shares).
+        c.max_client_threads = pool;
         c
     }
 

@@ -22,7 +22,7 @@ use chessd_core::{
     FenMode, Position,
 };
 
-use crate::store::perft_tasks::{LeasedTask, Submitted, TaskQueue};
+use crate::store::perft_tasks::{Leased, LeasedTask, Submission, Submitted, TaskQueue};
 
 /// How long an idle taker waits before asking for a task again.
 const IDLE: Duration = Duration::from_millis(200);
@@ -170,15 +170,18 @@ async fn take_one<S: TaskSource>(
 pub struct QueueSource {
     queue: TaskQueue,
     holder: String,
+    /// Who the leases belong to: `node:` and the holder.
+    owner: String,
     lease_ms: u64,
 }
 
 impl QueueSource {
-    /// The queue, taken from as `holder` with leases of `lease_ms`.
+    /// The queue, taken from as `holder` (a node) with leases of `lease_ms`.
     pub fn new(queue: TaskQueue, holder: &str, lease_ms: u64) -> QueueSource {
         QueueSource {
             queue,
             holder: holder.to_string(),
+            owner: format!("node:{holder}"),
             lease_ms,
         }
     }
@@ -186,33 +189,50 @@ impl QueueSource {
 
 impl TaskSource for QueueSource {
     async fn lease(&self) -> Result<Option<LeasedTask>, String> {
-        self.queue
-            .lease(&self.holder, self.lease_ms)
+        // A node's own takers are as many as its task threads: not capped.
+        match self
+            .queue
+            .lease(&self.holder, &self.owner, self.lease_ms, None)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?
+        {
+            Leased::Task(task) => Ok(Some(task)),
+            Leased::None | Leased::Capped => Ok(None),
+        }
     }
 
     async fn renew(&self, task: &LeasedTask) -> Result<bool, String> {
         self.queue
-            .renew(&task.job, task.task, task.lease, self.lease_ms)
+            .renew(
+                &task.job,
+                task.task,
+                &task.lease,
+                &self.owner,
+                self.lease_ms,
+            )
             .await
             .map_err(|e| e.to_string())
     }
 
     async fn submit(&self, task: &LeasedTask, stats: &PerftStats) -> Result<Submitted, String> {
+        let result = super::record::task(stats);
+        let submission = Submission {
+            job: &task.job,
+            task: task.task,
+            lease: &task.lease,
+            owner: &self.owner,
+            worker: &self.holder,
+            result: &result,
+        };
         let submitted = self
             .queue
-            .submit(
-                &task.job,
-                task.task,
-                &super::record::task(stats),
-                &self.holder,
-            )
+            .submit(&submission)
             .await
             .map_err(|e| e.to_string())?;
         crate::metrics::count_perft_task(match submitted {
             Submitted::Counted => "counted",
             Submitted::Duplicate => "duplicate",
+            Submitted::NotHeld => "not_held",
             Submitted::Unknown => "gone",
         });
         Ok(submitted)

@@ -60,6 +60,14 @@ pub enum JobWrite {
         /// Now (Unix ms).
         now_ms: i64,
     },
+    /// How long the job has run in all its runs so far (kept while it runs, and when the
+    /// server stops it, so that a resumed job keeps counting towards `jobs.max_run_secs`).
+    Ran {
+        /// The job.
+        id: Uuid,
+        /// Milliseconds run, all runs together.
+        ran_ms: i64,
+    },
     /// The job ended (`done`, `cancelled` or `failed`): its tasks, finished and open, are
     /// dropped. A job that has ended already keeps its first end.
     End {
@@ -71,6 +79,9 @@ pub enum JobWrite {
         result: Option<String>,
         /// JSON: its error, when failed.
         error: Option<String>,
+        /// A done job whose result holds task results of remote workers no node counted
+        /// again: never answered to a later request.
+        unverified: bool,
         /// Now (Unix ms).
         now_ms: i64,
     },
@@ -105,6 +116,8 @@ pub struct StoredJob {
     pub created_ms: i64,
     /// When it last changed (Unix ms): its end, once ended.
     pub updated_ms: i64,
+    /// Milliseconds it has run, all runs together (as last kept).
+    pub ran_ms: i64,
 }
 
 /// A finished perft task as stored.
@@ -257,22 +270,33 @@ macro_rules! execute_job_write {
             .await
             .map(|_| 0)
             .map_err(db_err),
+            JobWrite::Ran { id, ran_ms } => sqlx::query(
+                "UPDATE jobs SET ran_ms = $1 WHERE id = $2 AND state IN ('queued', 'running')",
+            )
+            .bind(*ran_ms)
+            .bind(id.as_bytes().as_slice())
+            .execute(&mut *$tx)
+            .await
+            .map(|_| 0)
+            .map_err(db_err),
             JobWrite::End {
                 id,
                 state,
                 result,
                 error,
+                unverified,
                 now_ms,
             } => {
                 let ended = sqlx::query(
-                    "UPDATE jobs SET state = $1, result = $2, error = $3, updated_ms = $4 \
-                     WHERE id = $5 AND state IN ('queued', 'running')",
+                    "UPDATE jobs SET state = $1, result = $2, error = $3, updated_ms = $4, \
+                     unverified = $6 WHERE id = $5 AND state IN ('queued', 'running')",
                 )
                 .bind(*state)
                 .bind(result.as_deref())
                 .bind(error.as_deref())
                 .bind(*now_ms)
                 .bind(id.as_bytes().as_slice())
+                .bind(i64::from(*unverified))
                 .execute(&mut *$tx)
                 .await;
                 let finished = match ended {

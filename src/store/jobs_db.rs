@@ -12,7 +12,7 @@ use super::{
 
 /// The columns of a job, as `decode_job!` reads them.
 const JOB_COLUMNS: &str = "seq, id, kind, request_key, request, state, result, error, secret, \
-                           cached, runs, created_ms, updated_ms";
+                           cached, runs, created_ms, updated_ms, ran_ms";
 
 /// Reads a row of [`JOB_COLUMNS`].
 macro_rules! decode_job {
@@ -34,6 +34,7 @@ macro_rules! decode_job {
             runs: row.try_get("runs").map_err(db_err)?,
             created_ms: row.try_get("created_ms").map_err(db_err)?,
             updated_ms: row.try_get("updated_ms").map_err(db_err)?,
+            ran_ms: row.try_get("ran_ms").map_err(db_err)?,
         })
     }};
 }
@@ -63,11 +64,12 @@ impl Db {
         Ok(jobs.into_iter().next())
     }
 
-    /// The oldest done job with this request key.
+    /// The oldest done job with this request key whose result is verified (no task result
+    /// of a remote worker that no node counted again).
     pub(crate) async fn done_job(&self, key: &str) -> Result<Option<StoredJob>, StoreError> {
         let sql = format!(
             "SELECT {JOB_COLUMNS} FROM jobs WHERE request_key = $1 AND state = 'done' \
-             ORDER BY seq LIMIT 1"
+             AND unverified = 0 ORDER BY seq LIMIT 1"
         );
         let jobs = fetch_jobs!(self, &sql, |q| q.bind(key))?;
         Ok(jobs.into_iter().next())

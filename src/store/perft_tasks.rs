@@ -3,8 +3,10 @@
 //! `chessd worker --server`) leases one with `FOR UPDATE SKIP LOCKED`, renews the lease while it
 //! counts, and submits the result, which moves the task to `job_tasks` in one transaction.
 //! `job_tasks`' primary key lets each task in once, so a result submitted twice (a worker
-//! retrying, a lease that ended while its holder still counted) is never counted twice. Every
-//! time is PostgreSQL's clock.
+//! retrying, a lease that ended while its holder still counted) is never counted twice. A
+//! lease is a random UUID bound to its owner (a worker token's digest, or a node): a result or
+//! a renewal counts only under the task's current, unexpired lease from that owner, and an
+//! owner may hold a capped number of leases at once. Every time is PostgreSQL's clock.
 
 use sqlx::{postgres::PgPool, Row};
 use uuid::Uuid;
@@ -42,8 +44,36 @@ pub struct LeasedTask {
     pub depth: u32,
     /// Whether the leaf statistics are counted too (else the nodes only).
     pub stats: bool,
-    /// The lease's token: renewals name it.
-    pub lease: i64,
+    /// The lease's token (random): renewals and the result name it.
+    pub lease: String,
+}
+
+/// What a lease request got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Leased {
+    /// A task, leased.
+    Task(LeasedTask),
+    /// No task is open now.
+    None,
+    /// The owner holds its most leases already.
+    Capped,
+}
+
+/// A task's result as submitted.
+#[derive(Clone, Copy, Debug)]
+pub struct Submission<'a> {
+    /// The job.
+    pub job: &'a Uuid,
+    /// The task's index in the job's split.
+    pub task: i64,
+    /// The lease it was counted under.
+    pub lease: &'a str,
+    /// Who holds the lease (a worker token's digest, or a node).
+    pub owner: &'a str,
+    /// The name the result is recorded with.
+    pub worker: &'a str,
+    /// JSON: its statistics.
+    pub result: &'a str,
 }
 
 /// What became of a submitted result.
@@ -53,6 +83,9 @@ pub enum Submitted {
     Counted,
     /// The task had a result already: this one is not counted.
     Duplicate,
+    /// The task is open but not under that lease held by that owner (never leased to it,
+    /// another's lease, or run out): not counted.
+    NotHeld,
     /// No such open task: its job ended (or never had it).
     Unknown,
 }
@@ -64,8 +97,8 @@ pub struct SharedProgress {
     pub state: Option<String>,
     /// The node running the job (its coordinator).
     pub node: Option<String>,
-    /// Finished tasks among those asked about: index and result (JSON).
-    pub done: Vec<(i64, String)>,
+    /// Finished tasks among those asked about: index, result (JSON) and who counted it.
+    pub done: Vec<(i64, String, Option<String>)>,
     /// The most leases any open task has had.
     pub max_attempts: i32,
 }
@@ -110,14 +143,39 @@ impl TaskQueue {
     }
 
     /// Leases the oldest open task whose lease has ended (or that was never leased) to
-    /// `holder` for `lease_ms`; `None` when there is none. Two takers never get the same task.
+    /// `holder` (the name results record) on behalf of `owner` (who may renew and submit it: a
+    /// worker token's digest, or a node) for `lease_ms`, under a new random lease. Two takers
+    /// never get the same task. With `max_leases`, an owner holding that many unexpired
+    /// leases already gets [`Leased::Capped`].
     pub async fn lease(
         &self,
         holder: &str,
+        owner: &str,
         lease_ms: u64,
-    ) -> Result<Option<LeasedTask>, StoreError> {
+        max_leases: Option<usize>,
+    ) -> Result<Leased, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        if let Some(max) = max_leases {
+            // One owner's leases are taken one at a time, so that the count holds.
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1))")
+                .bind(owner)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_err)?;
+            let held: i64 = sqlx::query_scalar(&format!(
+                "SELECT count(*) FROM perft_tasks WHERE owner = $1 AND expires_ms >= {NOW_MS}"
+            ))
+            .bind(owner)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db_err)?;
+            if held >= i64::try_from(max).unwrap_or(i64::MAX) {
+                tx.rollback().await.map_err(db_err)?;
+                return Ok(Leased::Capped);
+            }
+        }
         let sql = format!(
-            "UPDATE perft_tasks t SET holder = $1, lease = nextval('perft_task_leases'), \
+            "UPDATE perft_tasks t SET holder = $1, owner = $3, lease = $4, \
              expires_ms = {NOW_MS} + $2, attempts = t.attempts + 1 \
              FROM (SELECT job, task FROM perft_tasks WHERE expires_ms < {NOW_MS} \
                    ORDER BY queued_ms, job, task LIMIT 1 FOR UPDATE SKIP LOCKED) n \
@@ -127,15 +185,18 @@ impl TaskQueue {
         let row = sqlx::query(&sql)
             .bind(holder)
             .bind(lease_ms as i64)
-            .fetch_optional(&self.pool)
+            .bind(owner)
+            .bind(Uuid::new_v4().to_string())
+            .fetch_optional(&mut *tx)
             .await
             .map_err(db_err)?;
+        tx.commit().await.map_err(db_err)?;
         let Some(row) = row else {
-            return Ok(None);
+            return Ok(Leased::None);
         };
         let job: Vec<u8> = row.try_get("job").map_err(db_err)?;
         let depth: i32 = row.try_get("depth").map_err(db_err)?;
-        Ok(Some(LeasedTask {
+        Ok(Leased::Task(LeasedTask {
             job: Uuid::from_slice(&job).map_err(|e| StoreError::Corrupt(e.to_string()))?,
             task: row.try_get("task").map_err(db_err)?,
             fen: row.try_get("fen").map_err(db_err)?,
@@ -145,60 +206,64 @@ impl TaskQueue {
         }))
     }
 
-    /// Extends lease `lease` of a task by `lease_ms` from now; `false` when the task is no
-    /// longer held under that lease (finished, its job ended, or leased again after the lease
-    /// ran out): its holder should stop counting it.
+    /// Extends lease `lease` of a task, held by `owner`, by `lease_ms` from now; `false` when
+    /// the task is no longer held under that lease by that owner (finished, its job ended, the
+    /// lease ran out or went to another taker): its holder should stop counting it.
     pub async fn renew(
         &self,
         job: &Uuid,
         task: i64,
-        lease: i64,
+        lease: &str,
+        owner: &str,
         lease_ms: u64,
     ) -> Result<bool, StoreError> {
         let sql = format!(
             "UPDATE perft_tasks SET expires_ms = {NOW_MS} + $4 \
-             WHERE job = $1 AND task = $2 AND lease = $3"
+             WHERE job = $1 AND task = $2 AND lease = $3 AND owner = $5 \
+             AND expires_ms >= {NOW_MS}"
         );
         let done = sqlx::query(&sql)
             .bind(job.as_bytes().as_slice())
             .bind(task)
             .bind(lease)
             .bind(lease_ms as i64)
+            .bind(owner)
             .execute(&self.pool)
             .await
             .map_err(db_err)?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Submits a task's result (JSON), computed by `worker`: the first result of an open task
-    /// is counted, whoever leased it last (the count of a position is the same whoever makes
-    /// it); any later one is not.
-    pub async fn submit(
-        &self,
-        job: &Uuid,
-        task: i64,
-        result: &str,
-        worker: &str,
-    ) -> Result<Submitted, StoreError> {
+    /// Submits a task's result (JSON), computed by `worker` under lease `lease` held by
+    /// `owner`: counted only when that lease is the task's current one, held by that owner and
+    /// not run out ([`Submitted::NotHeld`] otherwise); a task that has a result already is
+    /// answered [`Submitted::Duplicate`] and nothing is counted.
+    pub async fn submit(&self, submit: &Submission<'_>) -> Result<Submitted, StoreError> {
+        let (job, task) = (submit.job.as_bytes().as_slice(), submit.task);
         let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let open = sqlx::query("DELETE FROM perft_tasks WHERE job = $1 AND task = $2")
-            .bind(job.as_bytes().as_slice())
-            .bind(task)
-            .execute(&mut *tx)
-            .await
-            .map_err(db_err)?
-            .rows_affected()
+        let held = sqlx::query(&format!(
+            "DELETE FROM perft_tasks WHERE job = $1 AND task = $2 AND lease = $3 \
+             AND owner = $4 AND expires_ms >= {NOW_MS}"
+        ))
+        .bind(job)
+        .bind(task)
+        .bind(submit.lease)
+        .bind(submit.owner)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?
+        .rows_affected()
             == 1;
-        let submitted = if open {
+        let submitted = if held {
             let sql = format!(
                 "INSERT INTO job_tasks (job, task, result, finished_ms, worker) \
                  VALUES ($1, $2, $3, {NOW_MS}, $4) ON CONFLICT (job, task) DO NOTHING"
             );
             let inserted = sqlx::query(&sql)
-                .bind(job.as_bytes().as_slice())
+                .bind(job)
                 .bind(task)
-                .bind(result)
-                .bind(worker)
+                .bind(submit.result)
+                .bind(submit.worker)
                 .execute(&mut *tx)
                 .await
                 .map_err(db_err)?
@@ -208,16 +273,27 @@ impl TaskQueue {
             } else {
                 Submitted::Duplicate
             }
+        } else if sqlx::query_scalar::<_, i32>(
+            "SELECT 1 FROM job_tasks WHERE job = $1 AND task = $2",
+        )
+        .bind(job)
+        .bind(task)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db_err)?
+        .is_some()
+        {
+            Submitted::Duplicate
         } else {
-            let finished: Option<i32> =
-                sqlx::query_scalar("SELECT 1 FROM job_tasks WHERE job = $1 AND task = $2")
-                    .bind(job.as_bytes().as_slice())
+            let open: Option<i32> =
+                sqlx::query_scalar("SELECT 1 FROM perft_tasks WHERE job = $1 AND task = $2")
+                    .bind(job)
                     .bind(task)
                     .fetch_optional(&mut *tx)
                     .await
                     .map_err(db_err)?;
-            if finished.is_some() {
-                Submitted::Duplicate
+            if open.is_some() {
+                Submitted::NotHeld
             } else {
                 Submitted::Unknown
             }
@@ -247,7 +323,7 @@ impl TaskQueue {
             None => (None, None),
         };
         let done = sqlx::query(
-            "SELECT task, result FROM job_tasks \
+            "SELECT task, result, worker FROM job_tasks \
              WHERE job = $1 AND task = ANY($2::BIGINT[]) AND result IS NOT NULL",
         )
         .bind(id)
@@ -256,8 +332,14 @@ impl TaskQueue {
         .await
         .map_err(db_err)?
         .into_iter()
-        .map(|r| Ok((r.try_get("task")?, r.try_get("result")?)))
-        .collect::<Result<Vec<(i64, String)>, sqlx::Error>>()
+        .map(|r| {
+            Ok((
+                r.try_get("task")?,
+                r.try_get("result")?,
+                r.try_get("worker")?,
+            ))
+        })
+        .collect::<Result<Vec<(i64, String, Option<String>)>, sqlx::Error>>()
         .map_err(db_err)?;
         let max_attempts: i32 = sqlx::query_scalar(
             "SELECT COALESCE(MAX(attempts), 0)::INTEGER FROM perft_tasks WHERE job = $1",

@@ -34,6 +34,25 @@ impl Rng {
     }
 }
 
+/// The job limits every client had before issue 27: clients without an API key as high as
+/// those with one (`jobs.anonymous_*`), and one client may hold the whole pool. For tests of
+/// other things that count deep perfts without a key (`tests/fair_jobs.rs` tests the limits).
+pub const KEYED_LIMITS_FOR_ALL: [(&str, &str); 4] = [
+    ("CHESSD_JOBS__ANONYMOUS_MAX_PERFT_DEPTH", "9"),
+    ("CHESSD_JOBS__ANONYMOUS_MAX_THREADS", "0"),
+    ("CHESSD_JOBS__ANONYMOUS_MAX_HASH_MB", "1024"),
+    ("CHESSD_JOBS__MAX_CLIENT_THREADS", "1024"),
+];
+
+/// [`KEYED_LIMITS_FOR_ALL`] in a configuration (for the app in process).
+pub fn keyed_limits_for_all(config: &mut chessd::Config) {
+    let jobs = &mut config.jobs;
+    jobs.anonymous_max_perft_depth = jobs.max_perft_depth;
+    jobs.anonymous_max_threads = 0;
+    jobs.anonymous_max_hash_mb = jobs.max_hash_mb;
+    jobs.max_client_threads = 1024;
+}
+
 /// A running server process; killed on drop (and its scratch store deleted).
 pub struct Server {
     child: Child,

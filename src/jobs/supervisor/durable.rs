@@ -88,24 +88,40 @@ fn read_outcome(work: &Work, text: &str) -> Result<Outcome, String> {
 }
 
 impl JobSupervisor {
-    /// A perft request checked against the limits.
-    pub fn perft_work(&self, req: &PerftParams) -> Result<Work, JobError> {
-        PerftSpec::from_params(req, &self.inner.limits, &self.inner.runners()).map(Work::Perft)
+    /// The limits a client is checked against: the lower `jobs.anonymous_*` ones for a
+    /// client without an API key.
+    fn limits_for(&self, anonymous: bool) -> std::borrow::Cow<'_, crate::jobs::JobLimits> {
+        if anonymous {
+            std::borrow::Cow::Owned(self.inner.limits.anonymous())
+        } else {
+            std::borrow::Cow::Borrowed(&self.inner.limits)
+        }
     }
 
-    /// A Chess 2 perft request checked against the limits.
+    /// A perft request checked against the limits (`anonymous`: of a client without an API
+    /// key).
+    pub fn perft_work(&self, req: &PerftParams, anonymous: bool) -> Result<Work, JobError> {
+        PerftSpec::from_params(req, &self.limits_for(anonymous), &self.inner.runners())
+            .map(Work::Perft)
+    }
+
+    /// A Chess 2 perft request checked against the limits (`anonymous`: of a client without
+    /// an API key).
     pub fn chess2_perft_work(
         &self,
         pos: chessd_core::chess2::Chess2Position,
         depth: u32,
         threads: Option<usize>,
+        anonymous: bool,
     ) -> Result<Work, JobError> {
-        Chess2PerftSpec::new(pos, depth, threads, &self.inner.limits).map(Work::Chess2Perft)
+        Chess2PerftSpec::new(pos, depth, threads, &self.limits_for(anonymous))
+            .map(Work::Chess2Perft)
     }
 
-    /// A puzzle request checked against the limits.
-    pub fn puzzle_work(&self, req: &PuzzleParams) -> Result<Work, JobError> {
-        PuzzleSpec::from_params(req, &self.inner.limits).map(Work::Puzzle)
+    /// A puzzle request checked against the limits (`anonymous`: of a client without an API
+    /// key).
+    pub fn puzzle_work(&self, req: &PuzzleParams, anonymous: bool) -> Result<Work, JobError> {
+        PuzzleSpec::from_params(req, &self.limits_for(anonymous)).map(Work::Puzzle)
     }
 
     /// When a job of the same request (by its request key) is done in the store: a new job,
@@ -367,6 +383,7 @@ impl Inner {
         let mut job = Job::build(row.id, None, digest, work, None, self.store.clone());
         job.cached = row.cached;
         job.resume = resume;
+        job.prior = Duration::from_millis(u64::try_from(row.ran_ms).unwrap_or(0));
         let ending = match row.state.as_str() {
             "queued" | "running" => return Ok(job),
             "done" => Ok(read_outcome(
@@ -406,6 +423,7 @@ impl Inner {
             state: "failed",
             result: None,
             error: Some(record::error(&e)),
+            unverified: false,
             now_ms: now_ms(),
         });
         if let Err(e) = self.store.queue(op) {
@@ -480,7 +498,7 @@ mod tests {
             hash_mb: None,
             workers: None,
         };
-        let Work::Perft(spec) = sup.perft_work(&params).unwrap() else {
+        let Work::Perft(spec) = sup.perft_work(&params, false).unwrap() else {
             unreachable!()
         };
         assert_eq!(spec.split_plies, 2);
@@ -521,13 +539,16 @@ mod tests {
         }
         // A puzzle started three times already.
         let puzzle = Job::new(
-            sup.puzzle_work(&PuzzleParams {
-                pos: chessd_core::Position::startpos(),
-                mate_in: 2,
-                time_limit_ms: None,
-                find_all_keys: None,
-                threads: None,
-            })
+            sup.puzzle_work(
+                &PuzzleParams {
+                    pos: chessd_core::Position::startpos(),
+                    mate_in: 2,
+                    time_limit_ms: None,
+                    find_all_keys: None,
+                    threads: None,
+                },
+                false,
+            )
             .unwrap(),
             None,
             store.clone(),
