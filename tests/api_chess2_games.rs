@@ -697,3 +697,55 @@ async fn a_whole_game_against_chessds_own_player_over_the_websocket() {
         white_steps
     );
 }
+
+/// chessd's Chess 2 players count as engine sessions: a client holds `quotas.max_engines` of
+/// them at once (a game of two counts two), and a finished game gives its players' places back.
+#[actix_web::test]
+async fn chessds_chess2_players_count_against_the_engine_quota() {
+    let server = Server::start(&[("CHESSD_QUOTAS__MAX_ENGINES", "2")]);
+    let c = client();
+    let games = format!("{}/v1/games", server.base);
+    let bot = |plays: &str| json!({"engine": "builtin", "plays": plays, "go": {"depth": 1}});
+    let (st, both) = post_json(
+        &c,
+        &games,
+        None,
+        &json!({"variant": "chess2", "opponents": [bot("white"), bot("black")]}),
+    )
+    .await;
+    assert_eq!(st, 201, "{both}");
+    let (st, v) = post_json(
+        &c,
+        &games,
+        None,
+        &json!({"variant": "chess2", "opponent": bot("black")}),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (429, Some("quota_exceeded")),
+        "{v}"
+    );
+    // The two players' game ends (they play it out, or the admin declares a winner): their
+    // places come back.
+    let g = common::GameSecrets::from_answer(&both);
+    let (st, v) = post_json(
+        &c,
+        &format!("{}{}", server.base, g.uri("/winner")),
+        Some(&g.admin),
+        &json!({"winner": "white"}),
+    )
+    .await;
+    assert!(
+        st == 200 || v["error"]["code"] == "already_has_status",
+        "{st} {v}"
+    );
+    let (st, v) = post_json(
+        &c,
+        &games,
+        None,
+        &json!({"variant": "chess2", "opponent": bot("black")}),
+    )
+    .await;
+    assert_eq!(st, 201, "{v}");
+}

@@ -68,6 +68,8 @@ pub struct GameEnv {
     pub store: Store,
     /// A stored game untouched this long leaves memory (it comes back at its next request).
     pub evict_after: Option<Duration>,
+    /// Where chessd's Chess 2 player thinks.
+    pub bots: crate::game::bot_pool::BotPool,
 }
 
 /// One game.
@@ -94,6 +96,8 @@ pub struct GameActor {
     pending_opponents: Vec<(StartedEngine, Opponent)>,
     /// The creator's place among its unfinished games; given back when the game ends.
     permit: Option<Permit>,
+    /// The engine sessions chessd's Chess 2 players count as; given back when the game ends.
+    bot_permits: Vec<Permit>,
     /// Whether a move has been played since the actor started (else it may be abandoned).
     moved: bool,
     /// When the game was created.
@@ -174,6 +178,7 @@ impl GameActor {
             engine,
             pending_opponents: opponents,
             permit,
+            bot_permits: Vec::new(),
             moved,
             created: std::time::SystemTime::now(),
             stored: None,
@@ -433,6 +438,7 @@ impl GameActor {
         // creator's unfinished games here, whichever way it ended.
         if self.game.is_over() {
             self.permit = None;
+            self.bot_permits.clear();
         }
         let frame = self.log.push(&event);
         crate::metrics::count_event();
@@ -1004,6 +1010,8 @@ pub struct ActorStart {
     pub fence: Option<Fence>,
     /// Its place among its creator's unfinished games.
     pub permit: Option<Permit>,
+    /// The engine sessions its Chess 2 players count as.
+    pub bot_permits: Vec<Permit>,
     /// Engines already started, to become the game's opponent (and rival, when two engines
     /// play).
     pub opponents: Vec<(StartedEngine, Opponent)>,
@@ -1027,6 +1035,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
     );
     actor.stored = start.stored;
     actor.fence = start.fence;
+    actor.bot_permits = start.bot_permits;
     actor.stored_opponents = start.stored_opponents;
     actor.created = start.created;
     // The games row holds the result the game was created with (a PGN may end it already).
@@ -1041,6 +1050,7 @@ pub fn resume_game(
     stored: crate::store::StoredGame,
     options: StoredOptions,
     opponents: Vec<(StartedEngine, Opponent)>,
+    bot_permits: Vec<Permit>,
     fence: Option<Fence>,
 ) -> Result<actix::Addr<GameActor>, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
@@ -1077,6 +1087,7 @@ pub fn resume_game(
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
     actor.stored = Some(stored.seq);
     actor.fence = fence;
+    actor.bot_permits = bot_permits;
     actor.stored_result = actor.game.status().result;
     for row in &stored.keys {
         let (Some(scope), Ok(fingerprint)) = (

@@ -9,6 +9,7 @@
 pub mod actor;
 pub mod archive;
 pub mod board;
+pub mod bot_pool;
 pub mod clock;
 pub mod command;
 pub mod engine_state;

@@ -35,6 +35,10 @@ pub struct Chess2Bot {
     pub plays: Color,
     /// Its search depth in plies.
     pub depth: u32,
+    /// Who created the game ([`ClientKey::stored`](crate::admission::ClientKey::stored)): its
+    /// engine sessions count this player, and its searches queue in that client's turn.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub client: String,
 }
 
 impl Chess2Bot {

@@ -96,6 +96,7 @@ impl Games {
             on_stop: Arc::new(move |id| forget.remove(&id)),
             store,
             evict_after,
+            bots: crate::game::bot_pool::BotPool::default(),
         };
         Arc::new_cyclic(|me| Games {
             registry,
@@ -211,7 +212,19 @@ impl Games {
                 opponents.extend(self.restart_opponent(id, &record).await);
             }
         }
-        let addr = resume_game(Arc::clone(&self.env), stored, options, opponents, fence)?;
+        let bot_permits = if stored.result == "ongoing" {
+            self.restart_bots(id, &options.chess2_bots)
+        } else {
+            Vec::new()
+        };
+        let addr = resume_game(
+            Arc::clone(&self.env),
+            stored,
+            options,
+            opponents,
+            bot_permits,
+            fence,
+        )?;
         let handle = self.handle(id, addr, fence);
         self.registry.insert(reservation, handle.clone());
         tracing::info!(game = %id, "game brought back from the store");
@@ -241,7 +254,7 @@ impl Games {
             // Chess 2 is played by chessd's own player in the server, not an engine process.
             new.options.chess2_bots = std::mem::take(&mut new.opponents)
                 .into_iter()
-                .map(|spec| self.chess2_bot(spec))
+                .map(|spec| self.chess2_bot(spec, client))
                 .collect::<Result<_, _>>()?;
         }
         let max_ms = self.env.engines.config().max_movetime_ms;
@@ -264,6 +277,13 @@ impl Games {
         let reservation = self.registry.reserve()?;
         self.admission.check_game_rate(client)?;
         let permit = self.admission.acquire_game(client)?;
+        // chessd's Chess 2 players count as engine sessions, as engine opponents do.
+        let bot_permits = new
+            .options
+            .chess2_bots
+            .iter()
+            .map(|_| self.admission.acquire_engine(client))
+            .collect::<Result<Vec<_>, _>>()?;
         let stored_opponents: Vec<StoredOpponent> = new
             .opponents
             .iter()
@@ -319,6 +339,7 @@ impl Games {
                 stored,
                 fence,
                 permit: Some(permit),
+                bot_permits,
                 opponents,
                 stored_opponents,
                 created,
@@ -331,7 +352,7 @@ impl Games {
 
     /// chessd's Chess 2 player for an opponent asked of a Chess 2 game: a `builtin` engine,
     /// with at most a search depth.
-    fn chess2_bot(&self, spec: OpponentSpec) -> Result<Chess2Bot, GameError> {
+    fn chess2_bot(&self, spec: OpponentSpec, client: &ClientKey) -> Result<Chess2Bot, GameError> {
         self.env.engines.check_chess2_player(&spec.engine)?;
         let go = spec.opponent.go.unwrap_or_default();
         let depth = go.depth.unwrap_or(Chess2Bot::DEFAULT_DEPTH);
@@ -349,6 +370,7 @@ impl Games {
             engine: spec.engine,
             plays: spec.opponent.plays,
             depth,
+            client: client.stored(),
         })
     }
 
@@ -377,6 +399,24 @@ impl Games {
                 None
             }
         }
+    }
+
+    /// The engine sessions the Chess 2 players of an unfinished stored game count as, taken
+    /// again for the client that created it. A player whose place cannot be taken (the client
+    /// holds its engines elsewhere now) still plays: its game's moves are never lost for it.
+    fn restart_bots(&self, id: Uuid, bots: &[Chess2Bot]) -> Vec<crate::admission::Permit> {
+        bots.iter()
+            .filter_map(|bot| {
+                let client = self.admission.client_from_stored(&bot.client)?;
+                match self.admission.acquire_engine(&client) {
+                    Ok(permit) => Some(permit),
+                    Err(e) => {
+                        tracing::warn!(game = %id, error = %e, "a Chess 2 player came back without its engine place");
+                        None
+                    }
+                }
+            })
+            .collect()
     }
 
     /// Stored games, newest first: see [`Store::list_games`].

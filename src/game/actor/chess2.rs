@@ -143,9 +143,13 @@ impl GameActor {
         let game = game.clone();
         let (steps, position) = (game.steps().len(), *game.position());
         self.chess2_thinking = true;
-        let search = tokio::task::spawn_blocking(move || {
-            bot::next_step(&game, player.plays, player.depth, Chess2Bot::NODE_BUDGET)
-        });
+        let pool = self.env.bots.clone();
+        let search = async move {
+            pool.run(&player.client, move || {
+                bot::next_step(&game, player.plays, player.depth, Chess2Bot::NODE_BUDGET)
+            })
+            .await
+        };
         ctx.spawn(wrap_future(search).map(move |found, act: &mut GameActor, ctx| {
             act.chess2_thinking = false;
             // Not a step for a game that moved on meanwhile (a result set, a reset).
