@@ -442,29 +442,43 @@ async fn engine_reply(
     (mv.unwrap(), ponder.unwrap(), clocks, thinking)
 }
 
+/// A server with Stockfish as `sf`, pondering (and `extra` settings), and a game of 5 minutes
+/// a side against it, playing Black with `movetime`, watched over a WebSocket.
+async fn pondering_game(
+    extra: &[(&str, &str)],
+    movetime: u64,
+) -> (common::Server, Api, GameSecrets, WsConn) {
+    let mut env = vec![
+        (
+            "CHESSD_ENGINES__SF__COMMAND".to_string(),
+            engines_support::stockfish(),
+        ),
+        (
+            "CHESSD_ENGINES__SF__OPTIONS".into(),
+            "{Hash = 16, Threads = 1}".into(),
+        ),
+        ("CHESSD_ENGINES__SF__PONDER".into(), "true".into()),
+    ];
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let server = start(&env);
+    let api = Api::new(&server);
+    let g = api
+        .game(json!({
+            "time_control": {"initial_ms": 300000, "increment_ms": 0},
+            "opponent": {"engine": "sf", "plays": "black", "go": {"movetime": movetime}}
+        }))
+        .await;
+    let ws = ws_connect(&api.client, &server.ws_url(&g.id, "")).await;
+    (server, api, g, ws)
+}
+
 #[actix_web::test]
 #[cfg_attr(
     not(has_stockfish),
     ignore = "stockfish is not installed (apt-get install stockfish)"
 )]
 async fn stockfish_ponders_on_the_players_time_with_hits_and_misses() {
-    let sf = engines_support::stockfish();
-    let server = start(&[
-        ("CHESSD_ENGINES__SF__COMMAND".into(), sf),
-        (
-            "CHESSD_ENGINES__SF__OPTIONS".into(),
-            "{Hash = 16, Threads = 1}".into(),
-        ),
-        ("CHESSD_ENGINES__SF__PONDER".into(), "true".into()),
-    ]);
-    let api = Api::new(&server);
-    let g = api
-        .game(json!({
-            "time_control": {"initial_ms": 300000, "increment_ms": 0},
-            "opponent": {"engine": "sf", "plays": "black", "go": {"movetime": 1000}}
-        }))
-        .await;
-    let mut ws = ws_connect(&api.client, &server.ws_url(&g.id, "")).await;
+    let (server, api, g, mut ws) = pondering_game(&[], 1000).await;
     play(&api, &g, &["e2e4"]).await;
     // Its first reply takes its movetime; then it thinks on White's time about the reply it
     // expects (engine_info frames keep coming while nobody moves).
@@ -532,24 +546,8 @@ async fn stockfish_ponders_on_the_players_time_with_hits_and_misses() {
     ignore = "stockfish is not installed (apt-get install stockfish)"
 )]
 async fn pondering_stops_when_the_player_thinks_longer_than_its_limit() {
-    let sf = engines_support::stockfish();
-    let server = start(&[
-        ("CHESSD_ENGINES__SF__COMMAND".into(), sf),
-        (
-            "CHESSD_ENGINES__SF__OPTIONS".into(),
-            "{Hash = 16, Threads = 1}".into(),
-        ),
-        ("CHESSD_ENGINES__SF__PONDER".into(), "true".into()),
-        ("CHESSD_ENGINES__MAX_PONDER_SECS".into(), "1".into()),
-    ]);
-    let api = Api::new(&server);
-    let g = api
-        .game(json!({
-            "time_control": {"initial_ms": 300000, "increment_ms": 0},
-            "opponent": {"engine": "sf", "plays": "black", "go": {"movetime": 300}}
-        }))
-        .await;
-    let mut ws = ws_connect(&api.client, &server.ws_url(&g.id, "")).await;
+    let (_server, api, g, mut ws) =
+        pondering_game(&[("CHESSD_ENGINES__MAX_PONDER_SECS", "1")], 300).await;
     play(&api, &g, &["e2e4"]).await;
     let (_, expected, _, _) = engine_reply(&mut ws, 2, Duration::from_millis(500)).await;
     let engine = format!("/v1/games/{}/engine", g.id);

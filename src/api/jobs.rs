@@ -152,6 +152,8 @@ async fn cancel(
 /// errors) for the operator only.
 pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let mut list = JobList::from(state.jobs.list());
+    let anonymous = client_key(&req, &state.config.auth, false).is_ok_and(|c| c.is_anonymous());
+    list.client_threads = state.jobs.client_threads(anonymous);
     if !crate::api::client::is_operator(&req, &state.config.auth) {
         list.jobs.clear();
         list.workers.clear();

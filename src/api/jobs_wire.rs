@@ -417,6 +417,9 @@ pub struct JobList {
     pub pool_threads: usize,
     /// Pool threads held by running jobs.
     pub busy_threads: usize,
+    /// The most threads a job of the asking client may run on (its limits, with or without an
+    /// API key, and its share of the pool).
+    pub client_threads: usize,
     /// The configured Grand Chess Tree workers and what is known about them.
     pub workers: Vec<WorkerStatus>,
 }
@@ -440,6 +443,7 @@ impl From<JobListing> for JobList {
             jobs,
             pool_threads: listing.pool_threads,
             busy_threads: listing.busy_threads,
+            client_threads: listing.pool_threads,
             workers: listing.workers,
         }
     }

@@ -192,27 +192,13 @@ impl Db {
             })
             .collect::<Result<Vec<_>, sqlx::Error>>()
             .map_err(db_err)?;
-            let keys = sqlx::query(
-                "SELECT scope, key, fingerprint, status, body, at_ms FROM game_keys \
+            let keys: Vec<KeyRow> = sqlx::query_as(
+                "SELECT game, scope, key, fingerprint, status, body, at_ms FROM game_keys \
                  WHERE game = $1 ORDER BY at_ms, key",
             )
             .bind(seq)
             .fetch_all(pool)
             .await
-            .map_err(db_err)?
-            .into_iter()
-            .map(|r| {
-                Ok(KeyRow {
-                    game: seq,
-                    scope: r.try_get("scope")?,
-                    key: r.try_get("key")?,
-                    fingerprint: r.try_get("fingerprint")?,
-                    status: r.try_get("status")?,
-                    body: r.try_get("body")?,
-                    at_ms: r.try_get("at_ms")?,
-                })
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()
             .map_err(db_err)?;
             Ok(Some(StoredGame {
                 seq,

@@ -126,7 +126,7 @@ pub enum WriteOp {
 }
 
 /// The answer to a keyed request, as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct KeyRow {
     /// The game's row key.
     pub game: i64,

@@ -353,8 +353,13 @@ fn the_board_and_the_move_box_fit_a_1280_by_900_screen() {
 )]
 fn the_perft_page_lets_the_server_use_all_its_threads_by_default() {
     run("perft_threads", || async {
-        // A pool of 3 threads: neither the page's old default (1) nor this machine's core count.
-        let server = Server::start(&[("CHESSD_JOBS__POOL_THREADS", "3")]);
+        // A pool of 3 threads: neither the page's old default (1) nor this machine's core count;
+        // a client without an API key may have all of it here.
+        let server = Server::start(&[
+            ("CHESSD_JOBS__POOL_THREADS", "3"),
+            ("CHESSD_JOBS__ANONYMOUS_MAX_THREADS", "3"),
+            ("CHESSD_JOBS__MAX_CLIENT_THREADS", "3"),
+        ]);
         let driver = Driver::start().await;
         let s = open(&driver, &format!("{}/#/perft", server.base), DESKTOP).await;
         s.wait_for(

@@ -108,8 +108,8 @@ export function mountPerft(root) {
     threadsSelect.value = Number(chosen) <= count ? chosen : '';
   }
   threadOptions(navigator.hardwareConcurrency || 2);
-  // The server's job pool bounds the threads a job can use.
-  api('GET', '/v1/jobs').then((list) => list && list.pool_threads && threadOptions(list.pool_threads), () => {});
+  // The server bounds the threads a job of ours can use (its pool, our limits and share of it).
+  api('GET', '/v1/jobs').then((list) => list && threadOptions(list.client_threads || list.pool_threads), () => {});
   const startBtn = h('button.btn.primary.big#perft-start', { type: 'submit' }, 'Start perft');
   const cancelBtn = h('button.btn.danger#perft-cancel', { type: 'button', hidden: true, onclick: () => cancel() }, 'Cancel');
   const fenError = h('p.error-text', { hidden: true });

@@ -697,19 +697,31 @@ impl GameActor {
         let (engine, root, generation) = (a.engine.clone(), a.root, a.generation);
         tracing::info!(game = %self.id, why, "analysis stopped");
         ctx.spawn(engine.stop().into_actor(self).map(move |result, act, ctx| {
-            let stored = act
-                .engine
-                .current(generation)
-                .map(|a| std::mem::take(&mut a.lines))
-                .unwrap_or_default();
-            if let Ok(result) = result {
-                let report = analysis_report(&root, result.unwrap_or_default(), stored);
-                act.engine.last_analysis = Some(report.clone());
+            if let Ok(report) = act.analysis_stopped(generation, &root, result) {
                 act.publish_transient(EventKind::EngineAnalysisDone(report));
             }
             act.engine_turn(ctx);
             act.release_engine_if_over();
         }));
+    }
+
+    /// The report of an analysis of attachment `generation` at `root` that was told to stop
+    /// and answered `result`: its last lines taken, kept as the last analysis.
+    fn analysis_stopped(
+        &mut self,
+        generation: u64,
+        root: &Position,
+        result: Result<Option<SearchResult>, EngineError>,
+    ) -> Result<AnalysisReport, GameError> {
+        let stored = self
+            .engine
+            .current(generation)
+            .map(|a| std::mem::take(&mut a.lines))
+            .unwrap_or_default();
+        let result = result?;
+        let report = analysis_report(root, result.unwrap_or_default(), stored);
+        self.engine.last_analysis = Some(report.clone());
+        Ok(report)
     }
 
     /// Ends the running analysis after `grace` unless someone watches the game by then.
@@ -1247,17 +1259,10 @@ impl GameActor {
             return;
         }
         ctx.spawn(engine.stop().into_actor(self).map(move |result, act, ctx| {
-            let stored = act
-                .engine
-                .current(generation)
-                .map(|a| std::mem::take(&mut a.lines))
-                .unwrap_or_default();
+            let answer = act
+                .analysis_stopped(generation, &root, result)
+                .map(EngineReply::AnalysisReport);
             act.engine_turn(ctx);
-            let answer = result.map_err(GameError::from).map(|result| {
-                let report = analysis_report(&root, result.unwrap_or_default(), stored);
-                act.engine.last_analysis = Some(report.clone());
-                EngineReply::AnalysisReport(report)
-            });
             act.release_engine_if_over();
             act.answer(reply, answer);
         }));

@@ -99,12 +99,21 @@ impl GameActor {
     /// The player has thought longer than `engines.max_ponder_secs`: the engine stops pondering
     /// (as on a miss); when the player moves, it searches the real position.
     fn ponder_too_long(&mut self, seq: u64, ctx: &mut Context<Self>) {
+        let pondering = self
+            .engine
+            .attached
+            .as_ref()
+            .and_then(|a| a.pondering.as_ref());
+        if pondering.is_some_and(|p| p.seq == seq && !p.hit) {
+            self.drop_ponder(ctx);
+        }
+    }
+
+    /// Stops the ponder search and forgets it: its result will be thrown away.
+    fn drop_ponder(&mut self, ctx: &mut Context<Self>) {
         let Some(a) = self.engine.attached.as_mut() else {
             return;
         };
-        if !a.pondering.as_ref().is_some_and(|p| p.seq == seq && !p.hit) {
-            return;
-        }
         a.pondering = None;
         a.busy = None;
         let engine = a.engine.clone();
@@ -139,15 +148,7 @@ impl GameActor {
         let hit = !over && a.root == position && last.as_deref() == Some(p.expected.as_str());
         if !hit {
             // A miss (or the game ended or was replaced): stop it, forget its result.
-            a.pondering = None;
-            a.busy = None;
-            let engine = a.engine.clone();
-            ctx.spawn(
-                async move {
-                    let _ = engine.stop().await;
-                }
-                .into_actor(self),
-            );
+            self.drop_ponder(ctx);
             crate::metrics::count_ponder(false);
             return false;
         }

@@ -98,6 +98,13 @@ impl JobSupervisor {
         }
     }
 
+    /// The most threads a job of a client (`anonymous`: without an API key) may run on: its
+    /// limit of threads, within its share of the pool.
+    pub fn client_threads(&self, anonymous: bool) -> usize {
+        let limits = self.limits_for(anonymous);
+        limits.max_threads().min(limits.client_threads()).max(1)
+    }
+
     /// A perft request checked against the limits (`anonymous`: of a client without an API
     /// key).
     pub fn perft_work(&self, req: &PerftParams, anonymous: bool) -> Result<Work, JobError> {
