@@ -1011,7 +1011,8 @@ async fn if_match_refuses_a_move_made_on_a_version_the_game_has_left() {
         &[("If-Match", "2")],
     )
     .await;
-    assert_eq!(disagree.status, StatusCode::BAD_REQUEST);
+    assert_eq!(disagree.status, StatusCode::CONFLICT);
+    assert_eq!(disagree.json()["error"]["code"], "version_mismatch");
     assert_eq!(app.view(&g).await, before);
     let ok = post_with(
         &app,

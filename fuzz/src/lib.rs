@@ -362,8 +362,12 @@ pub fn check_ws_client_frame(text: &str) {
         ClientFrame::Ping { .. } => "ping",
     };
     assert_eq!(kind, expected, "{text}");
-    // `type` and `ack`, plus `uci` and `san` for a move or the four duel fields.
-    let most = if expected == "duel" { 6 } else { 4 };
+    // `type` and `ack`, plus `uci`, `san` and `version` for a move, or the four duel fields.
+    let most = match expected {
+        "duel" => 6,
+        "move" => 5,
+        _ => 2,
+    };
     let fields = value.as_object().expect("an object").len();
     assert!(fields <= most, "{text}");
 }

@@ -9,7 +9,11 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::{
-    api::{bearer, error::ApiError, games::find},
+    api::{
+        bearer,
+        error::{ApiError, ErrorCode},
+        games::find,
+    },
     game::{
         command::{Action, ActionReply},
         idempotency::{Acted, Conditions, IdempotencyKey, KeptAnswer, Render, MAX_KEY_LEN},
@@ -64,12 +68,17 @@ pub fn if_match(req: &HttpRequest) -> Result<Option<u64>, ApiError> {
     })
 }
 
-/// The version a request expects: its `If-Match` header's or its body's, which must agree.
+/// The version a request expects: its `If-Match` header's or its body's. Two different ones
+/// cannot both be the game's: `version_mismatch`.
 pub fn expected_version(req: &HttpRequest, in_body: Option<u64>) -> Result<Option<u64>, ApiError> {
     match (if_match(req)?, in_body) {
-        (Some(header), Some(body)) if header != body => Err(ApiError::invalid_request(format!(
-            "If-Match names version {header} and the body version {body}"
-        ))),
+        (Some(header), Some(body)) if header != body => Err(ApiError::new(
+            ErrorCode::VersionMismatch,
+            format!(
+                "If-Match names version {header} and the body version {body}: the game cannot \
+                 be at both"
+            ),
+        )),
         (header, body) => Ok(header.or(body)),
     }
 }
