@@ -160,10 +160,8 @@ async fn three_nodes_forward_and_survive_the_death_of_one() {
     drop(spectator);
 
     // kill -9 one node: the others serve every game again, with every acknowledged move.
-    let killed = nodes.remove(0);
-    let _ = std::process::Command::new("kill")
-        .args(["-9", &killed.pid().to_string()])
-        .status();
+    let mut killed = nodes.remove(0);
+    killed.kill_now();
     let died = Instant::now();
     let survivors: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
     let mut worst = Duration::ZERO;
@@ -198,7 +196,7 @@ async fn three_nodes_forward_and_survive_the_death_of_one() {
 )]
 async fn a_perft_job_survives_the_death_of_its_node() {
     let pg = PgServer::start();
-    let (a, b) = (node(&pg), node(&pg));
+    let (mut a, b) = (node(&pg), node(&pg));
     let c = client();
     settled(&c, &a.base, 2).await;
     let (status, job) = post_json(
@@ -246,9 +244,7 @@ async fn a_perft_job_survives_the_death_of_its_node() {
         assert!(Instant::now() < deadline, "the job is stuck: {v}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     };
-    let _ = std::process::Command::new("kill")
-        .args(["-9", &a.pid().to_string()])
-        .status();
+    a.kill_now();
     drop(a);
     // Node b claims it once a's lease has ended and ends it from the tasks a had finished.
     let on_b = format!("{}/v1/perft/{id}", b.base);

@@ -197,6 +197,14 @@ impl Server {
         )
     }
 
+    /// kill -9, then waits until the process is gone: until then the kernel still takes
+    /// connections on its listening socket, and a request sent into one is neither refused nor
+    /// answered (a client can only be told "outcome unknown").
+    pub fn kill_now(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Sends SIGTERM and waits for the process to exit (up to `limit`). Returns whether it exited.
     pub fn terminate(&mut self, limit: Duration) -> bool {
         let pid = self.child.id().to_string();
