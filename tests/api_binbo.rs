@@ -92,7 +92,7 @@ async fn threefold_is_only_claimable_under_the_claims_policy_and_fivefold_ends_i
     let (st, v) = api.post(&claimed.uri("/draw-claim"), None, json!({})).await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("forbidden"))
+        (StatusCode::UNAUTHORIZED, Some("unauthorized"))
     );
     assert_eq!(api.view(&claimed).await, before);
     let (st, v) = api
@@ -730,8 +730,8 @@ async fn resignation_seat_resigns_itself_admin_names_the_side() {
         (
             None,
             json!({"side": "white"}),
-            StatusCode::FORBIDDEN,
-            "forbidden",
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
         ),
         (Some("wrong"), json!({}), StatusCode::FORBIDDEN, "forbidden"),
         (
@@ -1552,7 +1552,12 @@ async fn stop_with_delete_then_the_game_is_gone() {
     let api = TestApp::start().await;
     let g = api.create_game(json!({})).await;
     api.play(&g, &["e2e4"]).await;
-    for secret in [None, Some(g.white.as_str()), Some(g.black.as_str())] {
+    let (st, v) = api.delete(&g.uri(""), None).await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("unauthorized"))
+    );
+    for secret in [Some(g.white.as_str()), Some(g.black.as_str())] {
         let (st, v) = api.delete(&g.uri(""), secret).await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),

@@ -112,7 +112,7 @@ async fn bad_creations_get_clear_errors_and_create_nothing() {
         ),
         (
             json!({"variant": "chess2", "opponent": {"engine": "nosuch", "plays": "black"}}),
-            StatusCode::NOT_FOUND,
+            StatusCode::UNPROCESSABLE_ENTITY,
             "engine_not_found",
         ),
         (
@@ -183,7 +183,11 @@ async fn a_duel_goes_step_by_step_and_never_shows_a_bid_before_both_are_in() {
         "{v}"
     );
     let (st, v) = app.post(&duel, None, json!({"action": "challenge"})).await;
-    assert_eq!((st, code(&v)), (StatusCode::FORBIDDEN, "forbidden"), "{v}");
+    assert_eq!(
+        (st, code(&v)),
+        (StatusCode::UNAUTHORIZED, "unauthorized"),
+        "{v}"
+    );
 
     let (st, v) = app
         .post(&duel, Some(&g.black), json!({"action": "challenge"}))

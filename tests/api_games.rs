@@ -157,8 +157,8 @@ async fn bad_input_catalogue_leaves_the_game_unchanged() {
         ),
         (
             request("POST", &uri, None, Some(&json!({"uci": "e2e4"}))),
-            StatusCode::FORBIDDEN,
-            "forbidden",
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
         ),
         (
             request("POST", &uri, Some("wrong"), Some(&json!({"uci": "e2e4"}))),
@@ -592,7 +592,7 @@ async fn finished_positions_and_token_parameters() {
         let answer = app.send(request("GET", &uri, None, None)).await;
         assert_eq!(answer.status, StatusCode::OK, "{route}");
     }
-    // A secret in the query is read by WebSocket routes only: a move with one is refused.
+    // A secret in the query is read by WebSocket routes only: a move with one has none.
     let (status, v) = app
         .post(
             &format!("/v1/games/{}/moves?token={}", g.id, g.white),
@@ -602,7 +602,7 @@ async fn finished_positions_and_token_parameters() {
         .await;
     assert_eq!(
         (status, v["error"]["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("forbidden"))
+        (StatusCode::UNAUTHORIZED, Some("unauthorized"))
     );
 }
 

@@ -240,15 +240,30 @@ async fn perft_defaults_and_the_job_list() {
     let secret = created["secret"].as_str().unwrap();
     assert_eq!(done.get("secret"), None);
     // (A secret in the query is not read outside WebSocket routes.)
-    for (uri, secret) in [
-        (format!("/v1/perft/{id}"), None),
-        (format!("/v1/perft/{id}"), Some("wrong")),
-        (format!("/v1/perft/{id}?token={secret}"), None),
+    for (uri, secret, expected, code) in [
+        (
+            format!("/v1/perft/{id}"),
+            None,
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        ),
+        (
+            format!("/v1/perft/{id}"),
+            Some("wrong"),
+            StatusCode::FORBIDDEN,
+            "forbidden",
+        ),
+        (
+            format!("/v1/perft/{id}?token={secret}"),
+            None,
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        ),
     ] {
         let (status, refused) = app.delete(&uri, secret).await;
         assert_eq!(
             (status, &refused["error"]["code"]),
-            (StatusCode::FORBIDDEN, &json!("forbidden"))
+            (expected, &json!(code))
         );
     }
     // The DELETE of a finished job answers its view unchanged.

@@ -112,7 +112,7 @@ async fn full_game_over_websocket_with_a_spectator() {
         assert_eq!(state["type"], "state");
         assert_eq!(state["version"], 0);
     }
-    // The spectator may not move.
+    // The spectator (a socket without a secret) may not move.
     send(
         &mut spectator,
         json!({"type": "move", "uci": "e2e4", "ack": 0}),
@@ -121,7 +121,7 @@ async fn full_game_over_websocket_with_a_spectator() {
     let e = next_json(&mut spectator).await;
     assert_eq!(
         (e["type"].as_str(), e["code"].as_str()),
-        (Some("error"), Some("forbidden"))
+        (Some("error"), Some("unauthorized"))
     );
 
     for (i, uci) in SCHOLARS_MATE.iter().enumerate() {

@@ -78,7 +78,7 @@ async fn assert_cached(app: &TestApp, route: &str, job: &Value, first: &Value) {
         (&json!(true), &first["result"])
     );
     let (status, _) = app.delete(&uri, None).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, view) = app.delete(&uri, job["secret"].as_str()).await;
     assert_eq!((status, &view["state"]), (StatusCode::OK, &json!("done")));
 }
@@ -421,7 +421,7 @@ async fn kill_9_then_shutdown_and_resume(store_url: &str) {
         "cancelled"
     );
     let (status, _) = cancel(&c, &url(&base, "/v1/perft", &perft), &perft, false).await;
-    assert_eq!(status, 403);
+    assert_eq!(status, 401);
     let (status, v) = cancel(&c, &url(&base, "/v1/perft", &perft), &perft, true).await;
     assert_eq!((status, &v["state"]), (200, &json!("done")), "{v}");
     let unknown = format!("{base}/v1/perft/{}", Uuid::new_v4());

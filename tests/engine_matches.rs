@@ -160,7 +160,7 @@ async fn engine_matches_that_cannot_be_played_are_refused_and_cost_nothing() {
             json!({"opponents": [white, {"engine": "nope", "plays": "black"}]}),
         )
         .await;
-    assert_eq!(status, 404, "{v}");
+    assert_eq!(status, 422, "{v}");
     until_no_engines(&server).await;
     let (status, list) = api.get("/v1/games").await;
     assert_eq!(status, 200, "{list}");

@@ -60,7 +60,7 @@ async fn a_handshake_without_uciok_fails_at_its_deadline_and_creates_no_game() {
         ),
         (
             json!({"engine": "nope", "plays": "black"}),
-            (404, "engine_not_found"),
+            (422, "engine_not_found"),
         ),
         (
             json!({"engine": "mute", "plays": "blue"}),

@@ -194,7 +194,7 @@ async fn a_finished_game_is_analysed_with_an_engine_started_for_it() {
     assert_eq!(status, 200, "{report}");
     // Spectators may not.
     let (status, v) = api.post(&analysis, None, json!({"ply": 0})).await;
-    assert_eq!((status, code(&v)), (403, Some("forbidden")), "{v}");
+    assert_eq!((status, code(&v)), (401, Some("unauthorized")), "{v}");
 }
 
 #[actix_web::test]

@@ -141,7 +141,7 @@ async fn binbo_uci_suite_steps() {
     let (status, v) = api
         .post(&path("/engine/bestmove"), None, json!({"movetime": 50}))
         .await;
-    assert_eq!((status, &v["error"]["code"]), (403, &json!("forbidden")));
+    assert_eq!((status, &v["error"]["code"]), (401, &json!("unauthorized")));
     let (status, v) = api
         .post(
             &path("/engine/bestmove"),
@@ -358,7 +358,7 @@ async fn binbo_uci_suite_steps() {
         .await;
     assert_eq!(
         (status, &v["error"]["code"]),
-        (404, &json!("engine_not_found"))
+        (422, &json!("engine_not_found"))
     );
 }
 

@@ -547,7 +547,7 @@ fn every_error_code_is_documented_with_its_status() {
     .is_err());
 }
 
-/// Who is refused (403) by an operation that needs `secret`.
+/// Who is refused (401 without a secret, 403 with another) by an operation that needs `secret`.
 fn refused(secret: &str, caller: &str) -> bool {
     match (secret, caller) {
         (_, "anonymous" | "wrong") => true,
@@ -599,6 +599,10 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                     op["responses"]["403"].is_object(),
                     "{op_id} documents no 403"
                 );
+                assert!(
+                    op["responses"]["401"].is_object(),
+                    "{op_id} documents no 401"
+                );
                 assert_ne!(s, "seat-optional", "{op_id}");
             } else {
                 assert!(op.get("security").is_none(), "{op_id}");
@@ -630,13 +634,14 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                     app.exchange(request(m, &uri, token, body.as_ref())).await;
                 let expect_refusal = secret.is_some_and(|s| refused(s, caller));
                 if expect_refusal {
-                    let code = match secret {
-                        Some("operator") => "operator_disabled",
-                        _ => "forbidden",
+                    let (expected, code) = match (secret, token) {
+                        (Some("operator"), _) => (StatusCode::FORBIDDEN, "operator_disabled"),
+                        (_, None) => (StatusCode::UNAUTHORIZED, "unauthorized"),
+                        _ => (StatusCode::FORBIDDEN, "forbidden"),
                     };
                     assert_eq!(
                         (status, &answer["error"]["code"]),
-                        (StatusCode::FORBIDDEN, &json!(code)),
+                        (expected, &json!(code)),
                         "{op_id} by {caller}: {answer}"
                     );
                     let (_, _, after) = app.exchange(request("get", &view_uri, None, None)).await;
@@ -645,10 +650,9 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                         "{op_id} by {caller} was refused but changed the game"
                     );
                 } else {
-                    assert_ne!(
-                        status,
-                        StatusCode::FORBIDDEN,
-                        "{op_id} by {caller}: {answer}"
+                    assert!(
+                        status != StatusCode::FORBIDDEN && status != StatusCode::UNAUTHORIZED,
+                        "{op_id} by {caller}: {status} {answer}"
                     );
                 }
             }

@@ -860,7 +860,7 @@ async fn operator_routes_need_the_operator_and_the_data_file_is_private() {
     for path in ["/metrics", "/v1/cluster"] {
         let url = format!("{}{path}", server.base);
         let resp = c.get(&url).send().await.unwrap();
-        assert_eq!(resp.status().as_u16(), 403, "{path} without the token");
+        assert_eq!(resp.status().as_u16(), 401, "{path} without the token");
         let resp = c.get(&url).bearer_auth("wrong").send().await.unwrap();
         assert_eq!(resp.status().as_u16(), 403, "{path} with a wrong token");
         let resp = c.get(&url).bearer_auth("op-secret").send().await.unwrap();

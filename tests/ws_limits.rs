@@ -278,7 +278,7 @@ async fn illegal_and_out_of_turn_moves_get_error_frames_and_change_nothing() {
         (
             2,
             json!({"type": "move", "san": "e4", "ack": 6}),
-            "forbidden",
+            "unauthorized",
             None,
         ),
     ];
@@ -406,7 +406,7 @@ async fn draw_offer_decline_offer_and_accept_over_websocket() {
     ws_send(&mut black, &json!({"type": "draw_accept", "ack": "a0"})).await;
     assert_eq!(ws_json(&mut black).await["code"], "no_draw_to_claim");
     ws_send(&mut spectator, &json!({"type": "draw_offer", "ack": "s"})).await;
-    assert_eq!(ws_json(&mut spectator).await["code"], "forbidden");
+    assert_eq!(ws_json(&mut spectator).await["code"], "unauthorized");
 
     /// Sends a command, checks its ack, then checks that everyone sees `event`.
     async fn step(

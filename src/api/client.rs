@@ -140,7 +140,11 @@ pub fn require_operator(req: &HttpRequest, auth: &AuthConfig) -> Result<(), ApiE
     if is_operator(req, auth) {
         return Ok(());
     }
-    Err(ApiError::forbidden(
+    let presented = req
+        .headers()
+        .contains_key(actix_web::http::header::AUTHORIZATION);
+    Err(ApiError::refused(
+        presented,
         "this route is the server operator's: send the operator token (Authorization: Bearer \
          <auth.operator_token>)",
     ))

@@ -276,11 +276,13 @@ fn require_operator(state: &AppState, req: &HttpRequest) -> Result<(), ApiError>
              (auth.operator_token)",
         ));
     };
-    let given = bearer(req).unwrap_or_default();
+    let presented = bearer(req);
+    let given = presented.clone().unwrap_or_default();
     if constant_time_eq::constant_time_eq(operator.as_bytes(), given.as_bytes()) {
         Ok(())
     } else {
-        Err(ApiError::forbidden(
+        Err(ApiError::refused(
+            presented.is_some(),
             "raw engine commands need the server operator's token (Authorization: Bearer <token>)",
         ))
     }

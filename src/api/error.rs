@@ -32,7 +32,9 @@ pub enum ErrorCode {
     AlreadyHasStatus,
     /// No game with that id (or it has stopped).
     GameNotFound,
-    /// Missing or wrong secret for this action.
+    /// The request carries no secret and this action needs one (`Authorization: Bearer`).
+    Unauthorized,
+    /// A wrong secret for this action (or the caller's role does not allow it).
     Forbidden,
     /// A saved state that does not describe a valid game.
     InvalidState,
@@ -52,7 +54,7 @@ pub enum ErrorCode {
     StoreUnavailable,
     /// The game's shard is moving between cluster nodes (a failover or a node joining).
     GameUnavailable,
-    /// No engine of that name in the configuration.
+    /// The request names an engine that is not in the configuration.
     EngineNotFound,
     /// The game has no engine attached.
     NoEngine,
@@ -145,14 +147,14 @@ impl ErrorCode {
             InvalidRequest => StatusCode::BAD_REQUEST,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             InvalidFen | InvalidPgn | IllegalMove | AmbiguousMove | InvalidState
-            | WebhookNotAllowed => StatusCode::UNPROCESSABLE_ENTITY,
+            | WebhookNotAllowed | EngineNotFound => StatusCode::UNPROCESSABLE_ENTITY,
             NotYourTurn | GameOver | AlreadyHasStatus | NoDrawToClaim => StatusCode::CONFLICT,
             GameNotFound | NotFound => StatusCode::NOT_FOUND,
+            Unauthorized => StatusCode::UNAUTHORIZED,
             Forbidden => StatusCode::FORBIDDEN,
             TooManyGames | ShuttingDown | StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             GameUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            EngineNotFound => StatusCode::NOT_FOUND,
             NoEngine => StatusCode::CONFLICT,
             EngineBusy => StatusCode::CONFLICT,
             EngineDied => StatusCode::BAD_GATEWAY,
@@ -197,6 +199,7 @@ impl ErrorCode {
             GameOver => "game_over",
             AlreadyHasStatus => "already_has_status",
             GameNotFound => "game_not_found",
+            Unauthorized => "unauthorized",
             Forbidden => "forbidden",
             InvalidState => "invalid_state",
             NoDrawToClaim => "no_draw_to_claim",
@@ -284,6 +287,17 @@ impl ApiError {
         ApiError::new(ErrorCode::Forbidden, message)
     }
 
+    /// A refusal for want of the right secret: `unauthorized` (401) when the request carried
+    /// none, `forbidden` (403) when it carried another.
+    pub fn refused(credentials_given: bool, message: impl Into<String>) -> ApiError {
+        let code = if credentials_given {
+            ErrorCode::Forbidden
+        } else {
+            ErrorCode::Unauthorized
+        };
+        ApiError::new(code, message)
+    }
+
     /// `invalid_request` with a message.
     pub fn invalid_request(message: impl Into<String>) -> ApiError {
         ApiError::new(ErrorCode::InvalidRequest, message)
@@ -333,6 +347,12 @@ impl ResponseError for ApiError {
         let mut answer = HttpResponse::build(self.status_code());
         if let Some(secs) = self.retry_after_secs {
             answer.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
+        }
+        if self.code == ErrorCode::Unauthorized {
+            answer.insert_header((
+                actix_web::http::header::WWW_AUTHENTICATE,
+                r#"Bearer realm="chessd""#,
+            ));
         }
         answer.json(Body {
             error: Inner {
@@ -429,6 +449,7 @@ impl From<GameError> for ApiError {
             GameError::Fen(e) => return e.into(),
             GameError::Internal(cause) => return ApiError::internal(cause),
             GameError::NotFound(_) => ErrorCode::GameNotFound,
+            GameError::Unauthorized(_) => ErrorCode::Unauthorized,
             GameError::Forbidden(_) => ErrorCode::Forbidden,
             GameError::NotYourTurn(_) => ErrorCode::NotYourTurn,
             GameError::Flagged(_) | GameError::Finished(_) => ErrorCode::GameOver,
@@ -471,6 +492,7 @@ impl From<JobError> for ApiError {
             JobError::Fen(e) => return e.into(),
             JobError::Internal(cause) => return ApiError::internal(cause),
             JobError::NotFound(_) => ErrorCode::JobNotFound,
+            JobError::Unauthorized(_) => ErrorCode::Unauthorized,
             JobError::Forbidden(_) => ErrorCode::Forbidden,
             JobError::InvalidRequest(_) => ErrorCode::InvalidRequest,
             JobError::InvalidPosition(_) => ErrorCode::InvalidFen,
@@ -507,6 +529,7 @@ mod tests {
         }
         let jobs = [
             JobError::NotFound("x".into()),
+            JobError::Unauthorized("x".into()),
             JobError::Forbidden("x".into()),
             JobError::InvalidRequest("x".into()),
             JobError::InvalidPosition("x".into()),

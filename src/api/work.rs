@@ -92,14 +92,16 @@ fn queue(state: &AppState, req: &HttpRequest) -> Result<(TaskQueue, String), Api
              store) and worker tokens (auth.worker_tokens)",
         ));
     };
-    let given = bearer(req).unwrap_or_default();
+    let presented = bearer(req);
+    let given = presented.clone().unwrap_or_default();
     if tokens
         .iter()
         .any(|t| constant_time_eq::constant_time_eq(t.as_bytes(), given.as_bytes()))
     {
         Ok((queue, owner_of(&given)))
     } else {
-        Err(ApiError::forbidden(
+        Err(ApiError::refused(
+            presented.is_some(),
             "the work API needs a worker token (Authorization: Bearer <token>, auth.worker_tokens)",
         ))
     }

@@ -470,7 +470,7 @@ impl GameActor {
     fn seat_of(caller: Caller) -> Result<Color, GameError> {
         match caller {
             Caller::Seat(c) => Ok(c),
-            _ => Err(crate::game::command::Need::Seat.refusal()),
+            _ => Err(crate::game::command::Need::Seat.refusal(true)),
         }
     }
 
@@ -821,7 +821,7 @@ impl Handler<Envelope> for GameActor {
         let caller = self.caller(msg.token.as_deref());
         let need = msg.request.need();
         if !need.allows(caller) {
-            refuse(msg.request, need.refusal());
+            refuse(msg.request, need.refusal(msg.token.is_some()));
             return;
         }
         match msg.request {

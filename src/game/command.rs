@@ -61,16 +61,22 @@ impl Need {
         }
     }
 
-    /// Why a caller this does not allow is refused.
-    pub fn refusal(self) -> GameError {
-        GameError::forbidden(match self {
+    /// Why a caller this does not allow is refused: `Unauthorized` when the request carried
+    /// no secret at all, `Forbidden` when it carried another.
+    pub fn refusal(self, secret_given: bool) -> GameError {
+        let message = match self {
             Need::Anyone => "refused",
             Need::Player => {
                 "this action needs a player's or the admin's secret (Authorization: Bearer <secret>)"
             }
             Need::Seat => "this action needs a player's seat secret",
             Need::Admin => "this action needs the game's admin secret",
-        })
+        };
+        if secret_given {
+            GameError::forbidden(message)
+        } else {
+            GameError::Unauthorized(message.into())
+        }
     }
 }
 

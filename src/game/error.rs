@@ -11,6 +11,9 @@ pub enum GameError {
     /// No game with that id (or it has stopped).
     #[error("no game with id {0}")]
     NotFound(String),
+    /// The request carried no secret, and this action needs one.
+    #[error("{0}")]
+    Unauthorized(String),
     /// The secret given does not allow this action.
     #[error("{0}")]
     Forbidden(String),

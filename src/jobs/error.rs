@@ -10,6 +10,9 @@ pub enum JobError {
     /// No job with that id and kind (or it was forgotten).
     #[error("{0}")]
     NotFound(String),
+    /// The request carried no secret, and this action needs the job's.
+    #[error("{0}")]
+    Unauthorized(String),
     /// The secret given is not the job's.
     #[error("{0}")]
     Forbidden(String),
@@ -50,6 +53,7 @@ impl JobError {
     pub fn code(&self) -> &'static str {
         match self {
             JobError::NotFound(_) => "job_not_found",
+            JobError::Unauthorized(_) => "unauthorized",
             JobError::Forbidden(_) => "forbidden",
             JobError::InvalidRequest(_) => "invalid_request",
             JobError::Fen(_) | JobError::InvalidPosition(_) => "invalid_fen",

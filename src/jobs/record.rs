@@ -281,6 +281,7 @@ pub fn read_error(text: &str) -> JobError {
     let m = f.message;
     match f.code.as_str() {
         "job_not_found" => JobError::NotFound(m),
+        "unauthorized" => JobError::Unauthorized(m),
         "forbidden" => JobError::Forbidden(m),
         "invalid_request" => JobError::InvalidRequest(m),
         "invalid_fen" => JobError::InvalidPosition(m),

@@ -754,7 +754,7 @@ impl JobSupervisor {
         self.inner.sweep(&mut table);
         let job = Inner::find(&table, id, kind)?;
         if !job.is_secret(token) {
-            return Err(forbidden());
+            return Err(refused(token.is_some()));
         }
         self.inner.stop(&mut table, &job);
         Ok(job)
@@ -810,9 +810,15 @@ impl JobSupervisor {
     }
 }
 
-/// The error of a cancel without the job's secret.
-fn forbidden() -> JobError {
-    JobError::Forbidden("cancelling a job needs the secret its creation answer carried".into())
+/// The error of a cancel without the job's secret: `Unauthorized` when the request carried no
+/// secret at all.
+fn refused(secret_given: bool) -> JobError {
+    let message = "cancelling a job needs the secret its creation answer carried".to_string();
+    if secret_given {
+        JobError::Forbidden(message)
+    } else {
+        JobError::Unauthorized(message)
+    }
 }
 
 impl Inner {

@@ -78,6 +78,7 @@ export function explain(err) {
     not_found: 'This feature is not available on this server.',
     game_not_found: 'This game does not exist (or it has ended and was removed).',
     job_not_found: 'This job is no longer known to the server.',
+    unauthorized: 'You are not playing in this game.',
     forbidden: 'You are not allowed to do that in this game.',
     not_your_turn: 'It is not your turn.',
     game_over: 'The game is over.',

@@ -130,6 +130,7 @@ pub(super) async fn forward_ws(
 fn refused_upgrade(status: StatusCode) -> ApiError {
     let code = match status {
         StatusCode::NOT_FOUND => ErrorCode::GameNotFound,
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
         StatusCode::FORBIDDEN => ErrorCode::Forbidden,
         StatusCode::TOO_MANY_REQUESTS => ErrorCode::QuotaExceeded,
         StatusCode::BAD_REQUEST => ErrorCode::InvalidRequest,

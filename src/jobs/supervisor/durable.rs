@@ -22,7 +22,7 @@ use std::{
 
 use uuid::Uuid;
 
-use super::{forbidden, Inner, Job, JobSupervisor, Outcome, Table, Wait, Work};
+use super::{refused, Inner, Job, JobSupervisor, Outcome, Table, Wait, Work};
 use crate::{
     admission::Permit,
     jobs::{
@@ -219,7 +219,7 @@ impl JobSupervisor {
                     .await?
                     .ok_or(JobError::NotFound(message))?;
                 if !job.is_secret(token) {
-                    return Err(forbidden());
+                    return Err(refused(token.is_some()));
                 }
                 Ok(job)
             }
