@@ -635,8 +635,8 @@ async fn the_documented_secrets_are_the_ones_enforced() {
                 let expect_refusal = secret.is_some_and(|s| refused(s, caller));
                 if expect_refusal {
                     let (expected, code) = match (secret, token) {
-                        (Some("operator"), _) => (StatusCode::FORBIDDEN, "operator_disabled"),
                         (_, None) => (StatusCode::UNAUTHORIZED, "unauthorized"),
+                        (Some("operator"), _) => (StatusCode::FORBIDDEN, "operator_disabled"),
                         _ => (StatusCode::FORBIDDEN, "forbidden"),
                     };
                     assert_eq!(

@@ -269,6 +269,11 @@ fn yes() -> bool {
 
 /// Checks that the request carries the operator's token (`auth.operator_token`).
 fn require_operator(state: &AppState, req: &HttpRequest) -> Result<(), ApiError> {
+    const NEEDS_TOKEN: &str =
+        "raw engine commands need the server operator's token (Authorization: Bearer <token>)";
+    let Some(given) = bearer(req) else {
+        return Err(ApiError::unauthorized(NEEDS_TOKEN));
+    };
     let Some(operator) = state.config.auth.operator_token() else {
         return Err(ApiError::new(
             ErrorCode::OperatorDisabled,
@@ -276,15 +281,10 @@ fn require_operator(state: &AppState, req: &HttpRequest) -> Result<(), ApiError>
              (auth.operator_token)",
         ));
     };
-    let presented = bearer(req);
-    let given = presented.clone().unwrap_or_default();
     if constant_time_eq::constant_time_eq(operator.as_bytes(), given.as_bytes()) {
         Ok(())
     } else {
-        Err(ApiError::refused(
-            presented.is_some(),
-            "raw engine commands need the server operator's token (Authorization: Bearer <token>)",
-        ))
+        Err(ApiError::forbidden(NEEDS_TOKEN))
     }
 }
 

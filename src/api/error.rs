@@ -287,6 +287,11 @@ impl ApiError {
         ApiError::new(ErrorCode::Forbidden, message)
     }
 
+    /// `unauthorized` (401): the request carries no secret and needs one.
+    pub fn unauthorized(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::Unauthorized, message)
+    }
+
     /// A refusal for want of the right secret: `unauthorized` (401) when the request carried
     /// none, `forbidden` (403) when it carried another.
     pub fn refused(credentials_given: bool, message: impl Into<String>) -> ApiError {

@@ -84,6 +84,11 @@ fn owner_of(token: &str) -> String {
 
 /// The queue and the owner of the leases, for a bearer of a worker token.
 fn queue(state: &AppState, req: &HttpRequest) -> Result<(TaskQueue, String), ApiError> {
+    const NEEDS_TOKEN: &str =
+        "the work API needs a worker token (Authorization: Bearer <token>, auth.worker_tokens)";
+    let Some(given) = bearer(req) else {
+        return Err(ApiError::unauthorized(NEEDS_TOKEN));
+    };
     let tokens = &state.config.auth.worker_tokens;
     let Some(queue) = state.tasks.clone().filter(|_| !tokens.is_empty()) else {
         return Err(ApiError::new(
@@ -92,18 +97,13 @@ fn queue(state: &AppState, req: &HttpRequest) -> Result<(TaskQueue, String), Api
              store) and worker tokens (auth.worker_tokens)",
         ));
     };
-    let presented = bearer(req);
-    let given = presented.clone().unwrap_or_default();
     if tokens
         .iter()
         .any(|t| constant_time_eq::constant_time_eq(t.as_bytes(), given.as_bytes()))
     {
         Ok((queue, owner_of(&given)))
     } else {
-        Err(ApiError::refused(
-            presented.is_some(),
-            "the work API needs a worker token (Authorization: Bearer <token>, auth.worker_tokens)",
-        ))
+        Err(ApiError::forbidden(NEEDS_TOKEN))
     }
 }
 
