@@ -15,8 +15,9 @@ use crate::{
         games::find,
     },
     game::{
-        command::{Action, ActionReply},
+        command::Action,
         idempotency::{Acted, Conditions, IdempotencyKey, KeptAnswer, Render, MAX_KEY_LEN},
+        replies::ActionReply,
         GameError,
     },
     AppState,

@@ -22,8 +22,8 @@ use crate::{
     },
     game::{
         command::{AnalysisRequest, MoveInput, Need},
-        engine_state::PlayReply,
         idempotency::Acted,
+        replies::PlayReply,
         GameHandle,
     },
     uci::protocol::{looks_like_uci_move, GoLimits},

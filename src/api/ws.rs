@@ -32,9 +32,11 @@ use crate::{
         ws_limits,
     },
     game::{
-        command::{Action, ActionReply, Caller, MoveInput},
+        command::{Action, MoveInput},
         events::EventFrame,
         idempotency::{Acted, Conditions, IdempotencyKey, KeptAnswer, MAX_KEY_LEN},
+        replies::ActionReply,
+        secrets::Caller,
         GameError, GameHandle,
     },
     AppState,

@@ -28,9 +28,7 @@ use crate::{
     game::{
         board::Board,
         clock::Clock,
-        command::{
-            Action, ActionReply, Caller, Envelope, GameSnapshot, MoveInput, Request, Subscription,
-        },
+        command::{Action, Envelope, MoveInput, Request, Subscription},
         engine_state::{EngineState, Opponent},
         engines::{EngineFactory, StartedEngine},
         events::{EventFrame, EventKind, EventLog},
@@ -39,6 +37,8 @@ use crate::{
             Acted, Conditions, IdempotencyKey, KeptAnswer, KeptKey, KeyBook, KeyCheck, KeyScope,
         },
         journal::{Entry, StoredOpponent, StoredOptions},
+        replies::{ActionReply, GameSnapshot},
+        secrets::Caller,
         secrets::SecretDigests,
         state::{SavedClock, SavedState},
         GameError,

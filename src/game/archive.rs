@@ -9,8 +9,8 @@ use uuid::Uuid;
 use crate::{
     game::{
         clock::TimeControl,
-        command::GameSnapshot,
         journal::{replay_stored, StoredOptions},
+        replies::GameSnapshot,
         GameError,
     },
     store::StoredGame,

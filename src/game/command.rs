@@ -5,37 +5,26 @@
 use std::{sync::Arc, time::Duration};
 
 use chessd_core::{
-    game::{DrawPolicy, Game, PlayedMove},
+    game::{DrawPolicy, Game},
     Color, Role, Square,
 };
 use tokio::sync::{mpsc, oneshot};
-use uuid::Uuid;
 
 use crate::{
     admission::ClientKey,
     game::{
-        clock::{ClockView, TimeControl},
-        engine_state::{
-            AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, Opponent, PlayReply,
-        },
+        engine_state::Opponent,
         events::EventFrame,
         idempotency::{Acted, Conditions, KeptAnswer},
+        replies::{
+            AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, GameSnapshot, PlayReply,
+        },
+        secrets::Caller,
         state::SavedState,
         GameError,
     },
     uci::protocol::GoLimits,
 };
-
-/// Who sent a request, as established from its secret.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Caller {
-    /// The player of a seat.
-    Seat(Color),
-    /// The administrator.
-    Admin,
-    /// No or an unknown secret.
-    Anonymous,
-}
 
 /// The secret a request needs, checked in one place before the request is handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,40 +282,6 @@ impl EngineAction {
             _ => Need::Player,
         }
     }
-}
-
-/// A consistent copy of a game's state, for reads outside the actor.
-#[derive(Clone, Debug)]
-pub struct GameSnapshot {
-    /// The game id.
-    pub id: Uuid,
-    /// The game (cheap to clone: the history is shared).
-    pub game: crate::game::Board,
-    /// The event version.
-    pub version: u64,
-    /// Both clocks, when timed.
-    pub clocks: Option<ClockView>,
-    /// A pending draw offer.
-    pub draw_offer: Option<Color>,
-    /// Idle timeout in seconds (0 = never).
-    pub idle_timeout_secs: u64,
-    /// The time control.
-    pub time_control: Option<TimeControl>,
-    /// Whether a terminate webhook is set.
-    pub has_webhook: bool,
-    /// When the game was created.
-    pub created: std::time::SystemTime,
-    /// The sides engines play and their configured names (White's first).
-    pub engine_seats: Vec<(Color, String)>,
-}
-
-/// The answer to a successful action.
-#[derive(Clone, Debug)]
-pub struct ActionReply {
-    /// The state after the action.
-    pub snapshot: GameSnapshot,
-    /// The move played, for moves.
-    pub played: Option<PlayedMove>,
 }
 
 /// The answer to a subscription.

@@ -4,16 +4,18 @@
 
 use std::{collections::BTreeMap, time::Duration};
 
-use chessd_core::{game::PlayedMove, Color, Position};
-use serde::Serialize;
+use chessd_core::{Color, Position};
 
 use crate::{
     admission::Permit,
     config::EngineConfig,
-    game::{command::GameSnapshot, events::EngineInfoView, GameError},
+    game::{
+        replies::{AnalysisReport, EngineView, OpponentView, RivalView},
+        GameError,
+    },
     uci::{
         engine::{Engine, Identity},
-        protocol::{GoLimits, Info, OptionDecl},
+        protocol::{GoLimits, Info},
     },
 };
 
@@ -32,15 +34,6 @@ pub struct Opponent {
     /// The side it plays.
     pub plays: Color,
     /// Its search limits; `None`: the clocks when the game is timed, else `movetime 500`.
-    pub go: Option<GoLimits>,
-}
-
-/// The opponent as JSON.
-#[derive(Clone, Debug, Serialize)]
-pub struct OpponentView {
-    /// The side it plays.
-    pub plays: Color,
-    /// Its search limits, when given.
     pub go: Option<GoLimits>,
 }
 
@@ -249,93 +242,6 @@ impl EngineState {
             }),
         })
     }
-}
-
-/// The attached engine as JSON.
-#[derive(Clone, Debug, Serialize)]
-pub struct EngineView {
-    /// Its configured name.
-    pub name: String,
-    /// Its `id name`.
-    pub id_name: Option<String>,
-    /// Its `id author`.
-    pub id_author: Option<String>,
-    /// Its declared options.
-    pub options: Vec<OptionDecl>,
-    /// Whether it is searching for a hint, a move or a sync.
-    pub busy: bool,
-    /// Whether an analysis runs.
-    pub analysing: bool,
-    /// The engine opponent of the game, if any.
-    pub opponent: Option<OpponentView>,
-    /// The engine playing the other side, when two engines play the game.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rival: Option<RivalView>,
-}
-
-/// The rival engine as JSON.
-#[derive(Clone, Debug, Serialize)]
-pub struct RivalView {
-    /// Its configured name.
-    pub name: String,
-    /// Its `id name`.
-    pub id_name: Option<String>,
-    /// The side it plays.
-    pub plays: Color,
-    /// Its search limits, when given.
-    pub go: Option<GoLimits>,
-    /// Whether it is choosing a move.
-    pub busy: bool,
-}
-
-/// A best-move hint.
-#[derive(Clone, Debug, Serialize)]
-pub struct BestMoveReply {
-    /// The best move, UCI.
-    pub bestmove: String,
-    /// The best move, SAN.
-    pub san: String,
-    /// The expected reply, UCI.
-    pub ponder: Option<String>,
-    /// The last `info` of the main line.
-    pub info: Option<Info>,
-}
-
-/// The moves of a play request.
-#[derive(Clone, Debug)]
-pub struct PlayReply {
-    /// The player's move, when one was given.
-    pub player_move: Option<PlayedMove>,
-    /// The engine's move; `None` when the player's move ended the game.
-    pub engine_move: Option<PlayedMove>,
-    /// The game after both.
-    pub snapshot: GameSnapshot,
-}
-
-/// An analysis started.
-#[derive(Clone, Debug, Serialize)]
-pub struct AnalysisStarted {
-    /// Always true.
-    pub analysing: bool,
-    /// The configured name of the engine analysing.
-    pub engine: String,
-    /// The ply analysed (`null`: the current position, followed as the game goes on).
-    pub ply: Option<usize>,
-    /// Lines searched.
-    pub multipv: u32,
-    /// The `go` sent.
-    pub go: GoLimits,
-}
-
-/// An analysis's result: when it was stopped, or when it ended by itself.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct AnalysisReport {
-    /// The engine's best move when it stopped (UCI).
-    pub bestmove: Option<String>,
-    /// Its SAN.
-    pub san: Option<String>,
-    /// The last line of each PV.
-    pub lines: Vec<EngineInfoView>,
 }
 
 /// The whole allowance of a search: `timeout` if given, none for infinite searches, else the

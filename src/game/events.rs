@@ -7,7 +7,7 @@ use serde::Serialize;
 use chessd_core::{game::Status, Color};
 
 use crate::{
-    game::{board::DuelView, clock::ClockView},
+    game::{board::DuelView, clock::ClockView, replies::EngineInfoView},
     uci::protocol::{Bound, Score, ScoreValue},
 };
 
@@ -112,7 +112,7 @@ pub enum EventKind {
     /// Transient: an analysis ended by itself (its limits: depth, time, nodes…) or was stopped
     /// at `engines.max_analysis_secs` or for want of a watcher; its result is also kept for
     /// `DELETE …/engine/analysis`.
-    EngineAnalysisDone(crate::game::engine_state::AnalysisReport),
+    EngineAnalysisDone(crate::game::replies::AnalysisReport),
 }
 
 impl EventKind {
@@ -149,52 +149,6 @@ impl EventKind {
         }
         self
     }
-}
-
-/// An engine `info` line as JSON: the PV both in UCI and in SAN (SAN stops at the first move
-/// that is not legal).
-#[derive(Clone, Debug, Serialize)]
-pub struct EngineInfoView {
-    /// The line (MultiPV), 1 = best.
-    pub multipv: u32,
-    /// Depth in plies.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    /// Selective depth.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seldepth: Option<u32>,
-    /// `{"cp": N}` or `{"mate": N}` (side to move's view), with `"bound"` when only a bound.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub score: Option<crate::uci::protocol::Score>,
-    /// Whose point of view `score` is: the side to move in the searched position (UCI and
-    /// XBoard engines score for the side to move).
-    pub pov: Color,
-    /// `score` from White's point of view (as python-chess's `PovScore.white()`): negated when
-    /// Black is to move, bounds swapped.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub white_score: Option<crate::uci::protocol::Score>,
-    /// Win/draw/loss per mille.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wdl: Option<crate::uci::protocol::Wdl>,
-    /// The principal variation, UCI.
-    pub pv_uci: Vec<String>,
-    /// The principal variation, SAN.
-    pub pv_san: Vec<String>,
-    /// Nodes searched.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
-    /// Nodes per second.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nps: Option<u64>,
-    /// Milliseconds searched.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time: Option<u64>,
-    /// Hash table fill, per mille.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hashfull: Option<u32>,
-    /// Tablebase hits.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tbhits: Option<u64>,
 }
 
 impl EngineInfoView {

@@ -15,13 +15,16 @@ use crate::{
     game::{
         actor::GameActor,
         command::{
-            Action, ActionReply, AnalysisRequest, EngineAction, EngineReply, Envelope,
-            GameSnapshot, MoveInput, Need, Reply, Request, Subscription,
+            Action, AnalysisRequest, EngineAction, EngineReply, Envelope, MoveInput, Need, Reply,
+            Request, Subscription,
         },
-        engine_state::{AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, PlayReply},
         events::EventFrame,
         hooks::StopReason,
         idempotency::{Acted, Conditions},
+        replies::{
+            ActionReply, AnalysisReport, AnalysisStarted, BestMoveReply, EngineView, GameSnapshot,
+            PlayReply,
+        },
         state::SavedState,
         GameError,
     },

@@ -11,10 +11,7 @@ use std::{collections::VecDeque, sync::Arc};
 
 use chessd_core::Color;
 
-use crate::game::{
-    command::{ActionReply, Caller},
-    GameError,
-};
+use crate::game::{replies::ActionReply, secrets::Caller, GameError};
 
 /// Longest idempotency key accepted, in bytes.
 pub const MAX_KEY_LEN: usize = 64;

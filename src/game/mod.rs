@@ -24,6 +24,7 @@ pub mod options;
 pub mod outbox;
 pub mod ownership;
 pub mod registry;
+pub mod replies;
 pub mod secrets;
 pub mod service;
 pub mod state;

@@ -1,5 +1,5 @@
 //! Which games this node may hold in memory, and the lease their writes are made under. A
-//! single node holds every game; in a cluster (`crate::cluster`) a node holds the games of the
+//! single node holds every game; in a cluster (see the `cluster` module) a node holds the games of the
 //! shards it leases, and each write carries the shard's fencing token.
 
 use uuid::Uuid;

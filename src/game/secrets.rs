@@ -5,7 +5,16 @@ use chessd_core::Color;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::game::command::Caller;
+/// Who sent a request, as established from its secret.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caller {
+    /// The player of a seat.
+    Seat(Color),
+    /// The administrator.
+    Admin,
+    /// No or an unknown secret.
+    Anonymous,
+}
 
 /// The secrets handed out at creation.
 #[derive(Clone, Debug)]

@@ -7,6 +7,7 @@ pub mod error;
 mod handshake;
 pub mod policy;
 pub mod protocol;
+pub mod search;
 mod session;
 mod uci_dialect;
 pub mod xboard;

@@ -22,11 +22,11 @@ use tokio::{
 use crate::{
     transport::{ChildGuard, LineReader, LineWriter},
     uci::{
-        engine::{
-            died, EngineEvent, EventSink, Identity, PositionSpec, SearchRequest, SearchResult,
-        },
         error::EngineError,
         protocol::{BestMove, EngineLine, Info},
+        search::{
+            died, EngineEvent, EventSink, Identity, PositionSpec, SearchRequest, SearchResult,
+        },
     },
 };
 
@@ -39,7 +39,7 @@ const LINE_BUFFER: usize = 1024;
 /// What a caller waits for.
 pub(crate) type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
 
-/// A request from an [`Engine`](crate::uci::engine::Engine) handle.
+/// A request from an `Engine` handle.
 pub(crate) enum Request {
     Search(Box<SearchRequest>, Reply<SearchResult>),
     Ready(Option<PositionSpec>, Reply<()>),

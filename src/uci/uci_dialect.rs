@@ -11,10 +11,10 @@ use tokio::time::Instant;
 use crate::{
     config::{EngineConfig, EngineProtocol},
     uci::{
-        engine::{Identity, PositionSpec, SearchRequest},
         error::EngineError,
         handshake::HandshakeIo,
         protocol::{EngineLine, GuiCommand, IdLine},
+        search::{Identity, PositionSpec, SearchRequest},
         session::{Dialect, RawPlan, SearchPlan, Signal, StopPlan, SyncPlan},
     },
 };

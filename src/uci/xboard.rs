@@ -1,5 +1,5 @@
 //! XBoard's (CECP's) side of an engine session, behind the same
-//! [`Engine`](crate::uci::engine::Engine) handle as UCI.
+//! `Engine` handle as UCI.
 //!
 //! - Handshake: `xboard`, `protover 2`, then `feature …` lines, each feature answered
 //!   `accepted`/`rejected` ([`accepts_feature`]), until `done=1`. After `done=0` it waits up to
@@ -29,10 +29,10 @@ use tokio::time::Instant;
 use crate::{
     config::{EngineConfig, EngineProtocol},
     uci::{
-        engine::{Identity, PositionSpec, SearchRequest},
         error::EngineError,
         handshake::HandshakeIo,
         protocol::{BestMove, EngineLine, GuiCommand, OptionDecl, OptionType, StartPosition},
+        search::{Identity, PositionSpec, SearchRequest},
         session::{Dialect, RawPlan, SearchPlan, Signal, StopPlan, SyncPlan},
         xboard_protocol::{
             accepts_feature, feature_answer, format_move, is_error_line, is_post_line,

@@ -8,10 +8,7 @@ use chessd_core::chess2::{bot, Chess2Action, Chess2Move};
 
 use super::GameActor;
 use crate::game::{
-    board::Board,
-    command::{Caller, DuelStep},
-    events::EventKind,
-    options::Chess2Bot,
+    board::Board, command::DuelStep, events::EventKind, options::Chess2Bot, secrets::Caller,
     GameError,
 };
 

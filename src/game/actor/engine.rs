@@ -23,15 +23,17 @@ use super::GameActor;
 use crate::{
     game::{
         clock::Clock,
-        command::{AnalysisRequest, Caller, EngineAction, EngineReply, MoveInput, Reply},
+        command::{AnalysisRequest, EngineAction, EngineReply, MoveInput, Reply},
         engine_state::{
             allowance, bounded_limits, check_can_play, checked_limits, checked_move, finite_limits,
-            Analysis, AnalysisReport, AnalysisStarted, Attached, BestMoveReply, Busy, Opponent,
-            PlayReply, Rival, Slot, DEFAULT_OPPONENT_MOVETIME_MS, MAX_EVENT_LINE,
+            Analysis, Attached, Busy, Opponent, Rival, Slot, DEFAULT_OPPONENT_MOVETIME_MS,
+            MAX_EVENT_LINE,
         },
         engines::StartedEngine,
-        events::{EngineInfoView, EventKind},
+        events::EventKind,
         idempotency::{Conditions, KeyCheck, KeyScope},
+        replies::{AnalysisReport, AnalysisStarted, BestMoveReply, EngineInfoView, PlayReply},
+        secrets::Caller,
         GameError,
     },
     uci::{
