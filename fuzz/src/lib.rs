@@ -7,7 +7,7 @@
 
 use chessd::{
     api::ws::{parse_client_frame, ClientFrame},
-    game::events::EngineInfoView,
+    game::replies::EngineInfoView,
     jobs::gct::{Command, Reply, ResultCollector},
     uci::protocol::{EngineLine, GuiCommand},
 };

@@ -1,9 +1,8 @@
 //! Chess 2 games under `/v1/games`: creating one (`"variant": "chess2"` with armies), how its
-//! state shows (armies, stones, the duel waiting), and its duel steps
-//! (`POST /v1/games/{id}/duel`). Moves, results, draws, clocks, the WebSocket and the archive
+//! state shows (armies, stones, the duel waiting), and the body of its duel steps
+//! (`POST /v1/games/{id}/duel`, handled with the other game actions in `games.rs`). Moves, results, draws, clocks, the WebSocket and the archive
 //! are the routes every game has.
 
-use actix_web::{web, HttpRequest, HttpResponse};
 use chessd_core::{
     chess2::{Army, Chess2Game, Chess2Position},
     game::DrawPolicy,
@@ -14,16 +13,9 @@ use serde::{Deserialize, Serialize};
 use crate::{
     api::{
         chess2::{army, sorted_moves},
-        conditions,
         error::ApiError,
-        games::game_view,
     },
-    game::{
-        board::DuelView,
-        command::{Action, DuelStep},
-        Board,
-    },
-    AppState,
+    game::{board::DuelView, command::DuelStep, Board},
 };
 
 /// The `armies` of `POST /v1/games` for a Chess 2 game (default: Classic for both).
@@ -163,27 +155,6 @@ impl DuelBody {
             ))),
         }
     }
-}
-
-/// `POST /v1/games/{id}/duel`: the defender challenges or declines the capture at stake, or
-/// a side bids (hidden from the other side until both bids are in).
-pub async fn duel_step(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: web::Path<String>,
-    body: web::Json<DuelBody>,
-) -> Result<HttpResponse, ApiError> {
-    let step = body.clone().step()?;
-    conditions::act(
-        &state,
-        &req,
-        &id,
-        Action::Duel(step),
-        &*body,
-        None,
-        game_view,
-    )
-    .await
 }
 
 /// `GET …/legal-moves` of a Chess 2 game: its move strings, sorted (`uci`), or their `count`;

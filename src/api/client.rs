@@ -15,6 +15,9 @@ use crate::{
 /// The header carrying an API key.
 pub const API_KEY_HEADER: &str = "x-api-key";
 
+/// The header a forwarded request carries (the forwarding node's id).
+pub const FORWARDED: &str = "x-chessd-forwarded";
+
 /// The header in which a cluster node that forwards a request names the client it resolved.
 pub const FORWARDED_CLIENT: &str = "x-chessd-client";
 
@@ -43,7 +46,7 @@ pub fn client_proof(secret: &[u8], node: &str, client: &str, method: &str, path:
 /// request proves it under the cluster's `secret`.
 pub fn proven_client(req: &HttpRequest, secret: &[u8]) -> Option<IpAddr> {
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
-    let node = header(crate::api::forward::FORWARDED)?;
+    let node = header(FORWARDED)?;
     let client = header(FORWARDED_CLIENT)?;
     let proof = header(FORWARDED_CLIENT_PROOF)?;
     let path = req

@@ -12,7 +12,6 @@ use crate::{
     api::{
         bearer,
         error::{ApiError, ErrorCode},
-        games::find,
     },
     game::{
         command::Action,
@@ -162,7 +161,7 @@ where
 {
     let render = render(view);
     let conditions = conditions(req, body, body_version, &render)?;
-    let game = find(state, raw).await?;
+    let game = state.games.get(raw).await?;
     match game.act_under(bearer(req), action, conditions).await? {
         Acted::Done(reply) => Ok(respond(&render(Ok(&reply)), false)),
         Acted::Replayed(answer) => Ok(respond(&answer, true)),

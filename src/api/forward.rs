@@ -23,7 +23,7 @@ use uuid::Uuid;
 use crate::{
     admission::ClientKey,
     api::{
-        client::{client_key, client_proof, FORWARDED_CLIENT, FORWARDED_CLIENT_PROOF},
+        client::{client_key, client_proof, FORWARDED, FORWARDED_CLIENT, FORWARDED_CLIENT_PROOF},
         error::{ApiError, ErrorCode},
     },
     cluster::Placement,
@@ -33,9 +33,6 @@ use crate::{
 mod ws;
 
 use ws::forward_ws;
-
-/// The header a forwarded request carries (the forwarding node's id).
-pub const FORWARDED: &str = "x-chessd-forwarded";
 
 /// How long a forwarded request may take (engine searches included).
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(600);

@@ -701,6 +701,27 @@ pub fn game_view(reply: &ActionReply) -> Result<GameView, ApiError> {
     Ok(GameView::from(&reply.snapshot))
 }
 
+/// `POST /v1/games/{id}/duel`: the defender challenges or declines the capture at stake, or
+/// a side bids (hidden from the other side until both bids are in).
+pub async fn duel_step(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Json<chess2_games::DuelBody>,
+) -> Result<HttpResponse, ApiError> {
+    let step = body.clone().step()?;
+    conditions::act(
+        &state,
+        &req,
+        &id,
+        Action::Duel(step),
+        &*body,
+        None,
+        game_view,
+    )
+    .await
+}
+
 /// `{"pgn": "..."}`
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

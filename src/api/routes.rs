@@ -6,10 +6,7 @@ use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
 };
 
-use super::{
-    archive, chess2, chess2_games, cluster, engines, export, games, jobs, position, system, work,
-    ws,
-};
+use super::{archive, chess2, cluster, engines, export, games, jobs, position, system, work, ws};
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
 /// handler that answers it.
@@ -92,7 +89,7 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(GET, "/v1/games/{id}/board", games::board),
         R::new(GET, "/v1/games/{id}/moves", games::moves_played),
         R::new(POST, "/v1/games/{id}/moves", games::make_move),
-        R::new(POST, "/v1/games/{id}/duel", chess2_games::duel_step),
+        R::new(POST, "/v1/games/{id}/duel", games::duel_step),
         R::new(GET, "/v1/games/{id}/pgn", games::export_pgn),
         R::new(PUT, "/v1/games/{id}/pgn", games::load_pgn),
         R::new(PUT, "/v1/games/{id}/position", games::load_fen),

@@ -9,7 +9,7 @@
 //! - [`Engine::search`] brings the engine to the position and starts the search, and waits for
 //!   its end (UCI `bestmove`, XBoard `move`) with a deadline (the search's own time plus
 //!   `search_timeout_ms`). Every line the engine prints goes to the [`EventSink`] as it
-//!   arrives, typed: XBoard's thinking output becomes the same [`Info`] as UCI's, with its PV
+//!   arrives, typed: XBoard's thinking output becomes the same [`Info`](crate::uci::protocol::Info) as UCI's, with its PV
 //!   in UCI notation.
 //! - Searches and readiness checks run one at a time, in order; a new search queued behind an
 //!   infinite one (analysis) stops it first. Raw lines ([`Engine::send`], [`Engine::cast`])

@@ -4,20 +4,12 @@ use std::{fmt, str::FromStr};
 
 use crate::{
     attacks::{between, king_attacks, line},
-    position::back_rank,
+    position::{back_rank, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK},
     Bitboard, Color, File, Piece, Position, Rank, Role, Square,
 };
 
 /// The standard starting position's FEN.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-/// The largest half-move clock a FEN may give. Moves keep the clock at most this, so that every
-/// position writes a FEN that reads back.
-pub const MAX_HALFMOVE_CLOCK: u32 = 10_000;
-
-/// The largest full-move number a FEN may give. Moves keep the number at most this, so that every
-/// position writes a FEN that reads back.
-pub const MAX_FULLMOVE_NUMBER: u32 = 100_000;
 
 /// How strictly a FEN is checked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -51,10 +51,10 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use color::Color;
-pub use fen::{FenError, FenMode, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, START_FEN};
+pub use fen::{FenError, FenMode, START_FEN};
 pub use illegal::IllegalReason;
 pub use movegen::{MoveGroupKind, PieceMoves, PieceMovesIter};
 pub use mv::{Move, MoveKind, MoveList, MAX_MOVES};
-pub use position::{IllegalMove, Position};
+pub use position::{IllegalMove, Position, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK};
 pub use role::{Piece, Role};
 pub use square::{File, ParseSquareError, Rank, Square};

@@ -12,6 +12,14 @@ use crate::{
     zobrist, Bitboard, Color, Move, MoveKind, Piece, Rank, Role, Square,
 };
 
+/// The largest half-move clock a FEN may give. Moves keep the clock at most this, so that every
+/// position writes a FEN that reads back.
+pub const MAX_HALFMOVE_CLOCK: u32 = 10_000;
+
+/// The largest full-move number a FEN may give. Moves keep the number at most this, so that every
+/// position writes a FEN that reads back.
+pub const MAX_FULLMOVE_NUMBER: u32 = 100_000;
+
 /// A chess position (standard chess or Chess960).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
@@ -470,8 +478,8 @@ impl Position {
                 hash ^= zobrist::en_passant_key(ep);
             }
         }
-        // Both clocks stop at the largest values a FEN may give (see `fen::MAX_HALFMOVE_CLOCK`).
-        let mut halfmoves = (self.halfmoves + 1).min(crate::fen::MAX_HALFMOVE_CLOCK);
+        // Both clocks stop at the largest values a FEN may give (see `MAX_HALFMOVE_CLOCK`).
+        let mut halfmoves = (self.halfmoves + 1).min(MAX_HALFMOVE_CLOCK);
         let mut castling = self.castling;
         let mut ep_candidate = None;
 
@@ -606,7 +614,7 @@ impl Position {
             ep_square,
             fen_ep_square: ep_square,
             halfmoves,
-            fullmoves: (self.fullmoves + us.index() as u32).min(crate::fen::MAX_FULLMOVE_NUMBER),
+            fullmoves: (self.fullmoves + us.index() as u32).min(MAX_FULLMOVE_NUMBER),
             hash,
             checkers,
             pinned,
@@ -657,7 +665,7 @@ impl Position {
         self.fen_ep_square = None;
         self.turn = !self.turn;
         self.hash ^= zobrist::turn_key();
-        self.halfmoves = (self.halfmoves + 1).min(crate::fen::MAX_HALFMOVE_CLOCK);
+        self.halfmoves = (self.halfmoves + 1).min(MAX_HALFMOVE_CLOCK);
         self.update_checkers_and_pins();
     }
 

@@ -1,7 +1,7 @@
 //! PGN tokens, read one line at a time so that input can arrive in pieces.
 //!
 //! The lexer keeps only the state that crosses line ends: an open `{ ... }` comment. It knows
-//! nothing about games; [`super::builder`] gives the tokens their meaning.
+//! nothing about games; the builder (`builder.rs`) gives the tokens their meaning.
 
 /// One PGN token. Symbols borrow from the line being read; text that may span lines
 /// (comments) or needs unescaping (strings) is owned.
