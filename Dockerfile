@@ -33,8 +33,8 @@ COPY migrations/ migrations/
 
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/build/target \
-    cargo build --release --locked -p chessd \
-    && install -m 0755 target/release/chessd /usr/local/bin/chessd
+    cargo build --profile dist --locked -p chessd \
+    && install -m 0755 target/dist/chessd /usr/local/bin/chessd
 
 # ---- runtime ----
 FROM debian:bookworm-slim
