@@ -637,8 +637,11 @@ async fn games_answer_moves_quickly_while_a_perft_job_runs() {
     assert_eq!(during["state"], "running", "the job ran during every move");
     let worst = latencies.iter().max().unwrap();
     eprintln!("move latencies while perft runs: worst {worst:?} of {latencies:?}");
+    // Moves never wait for the job (a depth-9 perft runs for minutes); the bound leaves room
+    // for a machine busy with other tests: this checks that the job does not block the game,
+    // not how fast a move is (benchmarks measure that).
     assert!(
-        *worst < Duration::from_millis(100),
+        *worst < Duration::from_secs(1),
         "move latencies while perft runs: {latencies:?}"
     );
     let secret = job["secret"].as_str().unwrap();
