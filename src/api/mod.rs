@@ -13,6 +13,8 @@ pub mod engines;
 pub mod error;
 pub mod export;
 pub mod forward;
+pub mod game_actions;
+pub mod game_view;
 pub mod games;
 pub mod jobs;
 pub mod jobs_wire;

@@ -6,7 +6,10 @@ use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
 };
 
-use super::{archive, chess2, cluster, engines, export, games, jobs, position, system, work, ws};
+use super::{
+    archive, chess2, cluster, engines, export, game_actions, games, jobs, position, system, work,
+    ws,
+};
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the
 /// handler that answers it.
@@ -80,7 +83,7 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(POST, "/v1/work/{job}/{task}/result", work::submit),
         // A game.
         R::new(GET, "/v1/games/{id}", games::state_view),
-        R::new(DELETE, "/v1/games/{id}", games::stop),
+        R::new(DELETE, "/v1/games/{id}", game_actions::stop),
         R::new(GET, "/v1/games/{id}/fen", games::fen),
         R::new(GET, "/v1/games/{id}/status", games::status),
         R::new(GET, "/v1/games/{id}/turn", games::turn),
@@ -88,26 +91,30 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(GET, "/v1/games/{id}/pieces", games::pieces),
         R::new(GET, "/v1/games/{id}/board", games::board),
         R::new(GET, "/v1/games/{id}/moves", games::moves_played),
-        R::new(POST, "/v1/games/{id}/moves", games::make_move),
-        R::new(POST, "/v1/games/{id}/duel", games::duel_step),
+        R::new(POST, "/v1/games/{id}/moves", game_actions::make_move),
+        R::new(POST, "/v1/games/{id}/duel", game_actions::duel_step),
         R::new(GET, "/v1/games/{id}/pgn", games::export_pgn),
-        R::new(PUT, "/v1/games/{id}/pgn", games::load_pgn),
-        R::new(PUT, "/v1/games/{id}/position", games::load_fen),
+        R::new(PUT, "/v1/games/{id}/pgn", game_actions::load_pgn),
+        R::new(PUT, "/v1/games/{id}/position", game_actions::load_fen),
         R::new(GET, "/v1/games/{id}/state", games::save_state),
-        R::new(PUT, "/v1/games/{id}/state", games::restore_state),
-        R::new(POST, "/v1/games/{id}/draw", games::set_draw),
-        R::new(POST, "/v1/games/{id}/winner", games::set_winner),
-        R::new(POST, "/v1/games/{id}/resign", games::resign),
-        R::new(POST, "/v1/games/{id}/draw-offer", games::offer_draw),
-        R::new(POST, "/v1/games/{id}/draw-offer/accept", games::accept_draw),
+        R::new(PUT, "/v1/games/{id}/state", game_actions::restore_state),
+        R::new(POST, "/v1/games/{id}/draw", game_actions::set_draw),
+        R::new(POST, "/v1/games/{id}/winner", game_actions::set_winner),
+        R::new(POST, "/v1/games/{id}/resign", game_actions::resign),
+        R::new(POST, "/v1/games/{id}/draw-offer", game_actions::offer_draw),
+        R::new(
+            POST,
+            "/v1/games/{id}/draw-offer/accept",
+            game_actions::accept_draw,
+        ),
         R::new(
             POST,
             "/v1/games/{id}/draw-offer/decline",
-            games::decline_draw,
+            game_actions::decline_draw,
         ),
-        R::new(POST, "/v1/games/{id}/draw-claim", games::claim_draw),
+        R::new(POST, "/v1/games/{id}/draw-claim", game_actions::claim_draw),
         R::new(GET, "/v1/games/{id}/options", games::options),
-        R::new(PATCH, "/v1/games/{id}/options", games::set_options),
+        R::new(PATCH, "/v1/games/{id}/options", game_actions::set_options),
         // A game's engine.
         R::new(GET, "/v1/games/{id}/engine", engines::view),
         R::new(POST, "/v1/games/{id}/engine", engines::attach),

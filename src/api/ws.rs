@@ -28,7 +28,7 @@ use crate::{
     admission::Permit,
     api::error::ApiError,
     api::{
-        chess2_games::DuelBody, client::client_key, conditions, games::GameView, socket_bearer,
+        chess2_games::DuelBody, client::client_key, conditions, game_view::GameView, socket_bearer,
         ws_limits,
     },
     game::{

@@ -1,0 +1,166 @@
+//! How a game shows on the wire: its view (position, moves, status, clocks, options, engines), its
+//! secrets and the answer that creates it.
+
+use chessd_core::{
+    game::{DrawPolicy, Reason, Status},
+    Color,
+};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{
+    api::{
+        chess2_games::Chess2View,
+        error::ApiError,
+        wire::{history, MoveView},
+    },
+    game::{
+        clock::{ClockView, TimeControl},
+        replies::{ActionReply, GameSnapshot},
+        Board,
+    },
+};
+
+/// Seat and admin secrets.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SecretsView {
+    /// White's seat.
+    pub white: String,
+    /// Black's seat.
+    pub black: String,
+    /// The admin.
+    pub admin: String,
+}
+
+/// The whole public state of a game.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct GameView {
+    /// The game id.
+    pub id: Uuid,
+    /// Event version: bumps with every change.
+    pub version: u64,
+    /// `standard`, `chess960` or `chess2`.
+    pub variant: String,
+    /// The current position (an EPD for Chess 2).
+    pub fen: String,
+    /// The starting position.
+    pub start_fen: String,
+    /// Side to move.
+    pub turn: Color,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// Status.
+    pub status: Status,
+    /// The moves played.
+    pub moves: Vec<MoveView>,
+    /// Clocks, when timed.
+    pub clocks: Option<ClockView>,
+    /// A pending draw offer.
+    pub draw_offer: Option<Color>,
+    /// Whether a draw can be claimed now (claims policy).
+    pub claimable_draw: Option<Reason>,
+    /// Options.
+    pub options: OptionsView,
+    /// A Chess 2 game's armies, stones and waiting duel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chess2: Option<Chess2View>,
+}
+
+/// A game's options.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct OptionsView {
+    /// Idle timeout in seconds (0 = never).
+    pub idle_timeout_secs: u64,
+    /// Draw rules.
+    pub draw_policy: DrawPolicy,
+    /// Clocks.
+    pub time_control: Option<TimeControl>,
+    /// Whether a terminate webhook is set.
+    pub webhook: bool,
+    /// The engine opponent, when an engine plays one side by itself (`null` when engines play
+    /// both sides: see `opponents`).
+    #[serde(default)]
+    pub opponent: Option<OpponentView>,
+    /// Every side an engine plays (White's first): empty, the opponent, or both engines of an
+    /// engine match.
+    #[serde(default)]
+    pub opponents: Vec<OpponentView>,
+}
+
+/// The engine opponent of a game, as its options show it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct OpponentView {
+    /// The configured engine's name.
+    pub engine: String,
+    /// The side it plays.
+    pub plays: Color,
+}
+
+impl From<&GameSnapshot> for GameView {
+    fn from(s: &GameSnapshot) -> GameView {
+        let (turn, check, chess2) = match &s.game {
+            Board::Chess(game) => (game.turn(), game.position().is_check(), None),
+            Board::Chess2(game) => {
+                let turn = game.position().turn();
+                let check = game.position().is_threatened(turn);
+                (turn, check, Some(Chess2View::of(game)))
+            }
+        };
+        GameView {
+            id: s.id,
+            version: s.version,
+            variant: s.game.variant().to_string(),
+            fen: s.game.fen(),
+            start_fen: s.game.start_fen(),
+            turn,
+            check,
+            status: s.game.status().clone(),
+            moves: history(&s.game),
+            clocks: s.clocks,
+            draw_offer: s.draw_offer,
+            claimable_draw: s.game.claimable_draw(),
+            options: options_view(s),
+            chess2,
+        }
+    }
+}
+
+/// The options part of a game's view.
+pub fn options_view(s: &GameSnapshot) -> OptionsView {
+    OptionsView {
+        idle_timeout_secs: s.idle_timeout_secs,
+        draw_policy: s.game.policy(),
+        time_control: s.time_control,
+        webhook: s.has_webhook,
+        opponent: match s.engine_seats.as_slice() {
+            [(plays, engine)] => Some(OpponentView {
+                engine: engine.clone(),
+                plays: *plays,
+            }),
+            _ => None,
+        },
+        opponents: s
+            .engine_seats
+            .iter()
+            .map(|(plays, engine)| OpponentView {
+                engine: engine.clone(),
+                plays: *plays,
+            })
+            .collect(),
+    }
+}
+
+/// `201` answer to creation.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Created {
+    /// The game.
+    #[serde(flatten)]
+    pub game: GameView,
+    /// The secrets (shown once).
+    pub secrets: SecretsView,
+}
+
+/// The game's whole state after an action (what most game routes answer).
+pub fn game_view(reply: &ActionReply) -> Result<GameView, ApiError> {
+    Ok(GameView::from(&reply.snapshot))
+}
