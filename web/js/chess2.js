@@ -1,3 +1,4 @@
+// @ts-check
 // The Chess 2 game page: the board (each side's pieces move as its army says), both armies and
 // their stones, the duel panel (challenge or decline, then a bid the opponent sees only once
 // both are in), the move list and the clocks, over the game's live WebSocket. Every state
@@ -6,7 +7,8 @@
 import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
 import { parseFen, resultText } from './chess.js';
-import { formatClock, h, setChildren, toast } from './dom.js';
+import { h, setChildren, toast } from './dom.js';
+import { formatClock } from './format.js';
 
 /** The armies by their letters. */
 export const ARMIES = [
@@ -173,7 +175,7 @@ export function mountChess2Game(root, id, params) {
   }
 
   const socket = new GameSocket(id, token, {
-    version: () => (st.view ? st.view.version : undefined),
+    version: () => (st.view ? /** @type {any} */ (st.view).version : undefined),
     onStatus: (s) => {
       conn.dataset.state = s;
       conn.textContent = s === 'open' ? 'Live' : s === 'closed' ? 'Closed' : 'Connecting…';

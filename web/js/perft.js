@@ -1,3 +1,4 @@
+// @ts-check
 // The perft page: start a perft job (standard chess or Chess 2; position, depth, statistics,
 // threads), follow its progress live, see the Grand Chess Tree table fill in, cancel it.
 
@@ -5,7 +6,8 @@ import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
 import { armyName } from './chess2.js';
 import { parseFen, START_FEN } from './chess.js';
-import { formatDuration, formatInt, formatRate, h, setChildren, toast } from './dom.js';
+import { h, setChildren, toast } from './dom.js';
+import { formatDuration, formatInt, formatRate } from './format.js';
 
 const PRESETS = [
   { name: 'Start position', fen: START_FEN },
@@ -43,6 +45,7 @@ function presetsOf(variant) {
 }
 
 /** The rows of the Grand Chess Tree table: key, label, how to read the value from a job. */
+/** @type {[string, string, (job: any) => unknown][]} */
 const ROWS = [
   ['depth', 'depth', (j) => j.depth],
   ['workers', 'workers', (j) => (j.workers && j.workers.length ? j.workers.length : 'local')],
@@ -83,6 +86,7 @@ function stat(job, key, always = false) {
 
 /** Mounts the perft page into `root`; returns the unmount function. */
 export function mountPerft(root) {
+  /** @type {{job: any, secret: string | null, unfollow: (() => void) | null, history: any[]}} */
   const st = { job: null, secret: null, unfollow: null, history: [] };
   const board = new Board({ label: 'Perft position' });
 
@@ -180,7 +184,7 @@ export function mountPerft(root) {
       fenError.hidden = true;
     } catch (e) {
       fenError.hidden = false;
-      fenError.textContent = `Not ${notation() === 'EPD' ? 'an EPD' : 'a FEN'}: ${e.message}`;
+      fenError.textContent = `Not ${notation() === 'EPD' ? 'an EPD' : 'a FEN'}: ${/** @type {Error} */ (e).message}`;
     }
   }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The puzzles page: a mate-in-N problem (pasted FEN or a built-in sample) solved by the server's
 // prover as a job; keys, uniqueness and the main line; then the solution tree stepped through
 // on the board ("Next move"), with every defence open to explore.
@@ -5,11 +6,13 @@
 import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
 import { applyUci, kingSquare, numberedLine, parseFen, sanChecks } from './chess.js';
-import { formatDuration, formatInt, h, icon, setChildren, toast } from './dom.js';
+import { h, icon, setChildren, toast } from './dom.js';
+import { formatDuration, formatInt } from './format.js';
 import { PUZZLE_SAMPLES } from './puzzle-samples.js';
 
 /** Mounts the puzzles page into `root`; returns the unmount function. */
 export function mountPuzzles(root) {
+  /** @type {{fen: string, start: any, job: any, secret: string | null, unfollow: (() => void) | null, result: any, steps: any[], node: any}} */
   const st = {
     fen: PUZZLE_SAMPLES[0].fen,
     start: null, // parsed FEN of the problem
@@ -62,7 +65,8 @@ export function mountPuzzles(root) {
     mateSelect.value = String(p.mate);
     showProblem(p.fen);
   });
-  let fenTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let fenTimer;
   fenInput.addEventListener('input', () => {
     clearTimeout(fenTimer);
     fenTimer = setTimeout(() => showProblem(fenInput.value.trim()), 250);
@@ -88,7 +92,7 @@ export function mountPuzzles(root) {
       parsed = parseFen(fen);
     } catch (e) {
       fenError.hidden = false;
-      fenError.textContent = `Not a FEN: ${e.message}`;
+      fenError.textContent = `Not a FEN: ${/** @type {Error} */ (e).message}`;
       return;
     }
     st.fen = fen;
@@ -172,6 +176,7 @@ export function mountPuzzles(root) {
     }
     jobBox.hidden = false;
     jobBox.dataset.state = job.state;
+    /** @type {(import('./dom.js').El | null)[]} */
     const parts = [h('h2', 'Solution')];
     if (running) {
       parts.push(h('p.working', h('span.spinner', { 'aria-hidden': 'true' }), `Solving… ${job.elapsed_ms ? formatDuration(job.elapsed_ms) : ''}`));
@@ -187,6 +192,7 @@ export function mountPuzzles(root) {
       } else {
         const keyTrees = [r.tree, ...(r.cooks || [])].filter(Boolean);
         const keySans = r.keys.map((k) => (keyTrees.find((t) => t.uci === k) || {}).move || k);
+        /** @type {import('./dom.js').El} */
         let unique;
         if (r.all_keys === false) unique = h('span.badge', 'uniqueness not decided');
         else if (r.unique) unique = h('span.badge.good#puzzle-unique', 'unique solution');
@@ -253,6 +259,7 @@ export function mountPuzzles(root) {
 
   /** The defence that resists longest (the main line's choice). */
   function mainDefence(tree) {
+    /** @type {any} */
     let best = null;
     for (const d of tree.defences) if (!best || d.reply.mate_in > best.reply.mate_in) best = d;
     return best;
