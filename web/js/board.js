@@ -1,3 +1,4 @@
+// @ts-check
 // An SVG chess board: click-click and drag-and-drop moves, legal-move hints, promotion chooser,
 // last-move and check highlights, flip, keyboard play (arrows + Enter), piece animation.
 //
@@ -72,6 +73,8 @@ export class Board {
    * Shows a position. `board`: 64 FEN letters or null; `lastMove`: UCI or null; `check`: square
    * index of a king in check or -1; `legal`: the UCI moves the user may play now (empty or null:
    * the board is not movable); `animate`: slide the moved piece.
+   * @param {{board: (string | null)[], lastMove?: string | null, check?: number,
+   *   legal?: string[] | null, animate?: boolean, turn?: string | null}} position
    */
   set({ board, lastMove = null, check = -1, legal = null, animate = true, turn = null }) {
     const before = this.board;
@@ -487,7 +490,7 @@ export class Board {
     this.promotion = { box, shade };
     // Show the pawn on its new square while choosing.
     this.drawMarks([from, to]);
-    box.querySelector('button').focus();
+    /** @type {HTMLButtonElement} */ (box.querySelector('button')).focus();
   }
 
   cancelPromotion() {

@@ -1,3 +1,4 @@
+// @ts-check
 // Chess helpers for display only: FEN placement, squares, applying a known-legal UCI move to a
 // board (for looking back through a game), check and result texts. Legality always comes from
 // the server.

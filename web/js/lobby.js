@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: create a game (colour, time control, friend or engine), open one by link, and the
 // games this browser knows.
 
@@ -43,6 +44,7 @@ function randomIcon() {
 
 /** Mounts the lobby into `root`; returns the unmount function. */
 export function mountLobby(root) {
+  /** @type {{name: string, default?: boolean, reachable?: boolean}[] | null} */
   let engines = null;
   const form = h('form.card.create-game', { 'aria-labelledby': 'create-title' });
   const result = h('div.card.created', { hidden: true });
@@ -126,6 +128,7 @@ export function mountLobby(root) {
   async function create() {
     const color = state.color === 'random' ? (Math.random() < 0.5 ? 'white' : 'black') : state.color;
     const other = color === 'white' ? 'black' : 'white';
+    /** @type {Record<string, any>} */
     const body = {};
     const tc = TIME_CONTROLS.find((t) => t.id === state.tc);
     if (state.tc === 'custom') {
@@ -136,6 +139,7 @@ export function mountLobby(root) {
     } else if (tc && tc.initial) {
       body.time_control = { initial_ms: tc.initial * 60_000, increment_ms: tc.inc * 1000 };
     }
+    /** @type {string | {engine: string}} */
     let opponent = 'friend';
     if (state.opponent === 'engine') {
       const name = engineSelect.value;
@@ -183,7 +187,7 @@ export function mountLobby(root) {
       h('div.actions',
         h('a.btn.primary.big#go-to-game', { href: `#/${chess2 ? 'chess2' : 'game'}/${id}?seat=${encodeURIComponent(mine)}` }, 'Go to the game'),
         h('button.btn', { type: 'button', onclick: () => { result.hidden = true; form.hidden = false; } }, 'Create another')));
-    result.querySelector('#go-to-game').focus();
+    /** @type {HTMLElement} */ (result.querySelector('#go-to-game')).focus();
   }
 
   // Join by link or id.
@@ -241,13 +245,14 @@ export function mountLobby(root) {
     } catch {
       engines = [];
     }
+    if (!engines) return;
     setChildren(engineSelect, engines.map((e) => h('option', {
       value: e.name,
       selected: !!e.default,
       disabled: e.reachable === false,
     }, `${e.name}${e.default ? ' (default)' : ''}${e.reachable === false ? ' – unreachable' : ''}`)));
     const usable = engines.some((e) => e.reachable !== false);
-    const engineRadio = document.getElementById('opponent-engine');
+    const engineRadio = /** @type {HTMLInputElement | null} */ (document.getElementById('opponent-engine'));
     if (engineRadio) engineRadio.disabled = !usable;
     engineNote.textContent = usable ? '' : 'No engine is available on this server, so only games against a friend can be created.';
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // The chess pieces, drawn here as SVG in a 100×100 box (simple shapes of our own, no piece set
 // downloaded from anywhere). `pieceDefs()` gives the <symbol>s; a board shows a piece with
 // <use href="#piece-wK">.
