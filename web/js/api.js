@@ -215,6 +215,7 @@ export class GameSocket {
    * The socket `ws` closed (or was given up): reconnect after a pause. Waiting commands are sent
    * again once it is open (they fail at their own deadline, or now if nothing reconnects).
    */
+  /** @param {WebSocket} ws @param {number} code */
   socketClosed(ws, code) {
     if (this.ws !== ws) return;
     this.ws = null;
@@ -351,7 +352,7 @@ export function followJob(kind, id, onUpdate) {
 
 const STORE = 'chessd.games';
 
-/** The games remembered by this browser, newest first. */
+/** The games remembered by this browser, newest first. @returns {RememberedGame[]} */
 export function myGames() {
   try {
     const list = JSON.parse(localStorage.getItem(STORE) || '[]');
@@ -361,9 +362,18 @@ export function myGames() {
   }
 }
 
-/** Remembers (or updates) a game: `{id, secret?, color?, admin?, invite?, opponent?, created?}`. */
+/**
+ * @typedef {{id: string, secret?: string | null, color?: string, admin?: string,
+ *   invite?: string | null, opponent?: string | {engine?: string} | null, tc?: unknown,
+ *   variant?: string, created?: number}} RememberedGame
+ * A game this browser remembers; `opponent` is "friend" or the engine played.
+ */
+
+/** Remembers (or updates) a game: `{id, secret?, color?, admin?, invite?, opponent?, created?}`.
+ * @param {RememberedGame} entry */
 export function rememberGame(entry) {
   const list = myGames().filter((g) => g.id !== entry.id);
+  /** @type {Partial<RememberedGame>} */
   const old = myGames().find((g) => g.id === entry.id) || {};
   list.unshift({ ...old, ...entry, created: old.created || entry.created || Date.now() });
   try {
@@ -373,12 +383,12 @@ export function rememberGame(entry) {
   }
 }
 
-/** The remembered entry of a game, if any. */
+/** The remembered entry of a game, if any. @param {string} id @returns {RememberedGame | null} */
 export function rememberedGame(id) {
   return myGames().find((g) => g.id === id) || null;
 }
 
-/** Forgets a game. */
+/** Forgets a game. @param {string} id */
 export function forgetGame(id) {
   try {
     localStorage.setItem(STORE, JSON.stringify(myGames().filter((g) => g.id !== id)));
@@ -387,7 +397,8 @@ export function forgetGame(id) {
   }
 }
 
-/** The page link of a game for a seat secret (or a spectator when none). */
+/** The page link of a game for a seat secret (or a spectator when none).
+ * @param {string} id @param {string | null} [secret] */
 export function gameLink(id, secret) {
   const base = `${location.origin}${location.pathname}#/game/${id}`;
   return secret ? `${base}?seat=${encodeURIComponent(secret)}` : base;

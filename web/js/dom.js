@@ -32,7 +32,7 @@ export function h(spec, attrs = {}, ...children) {
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
     else if (k === 'class') el.className = [el.className, v].filter(Boolean).join(' ');
-    else if (k in el && typeof v !== 'string') el[k] = v;
+    else if (k in el && typeof v !== 'string') /** @type {any} */ (el)[k] = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);
@@ -64,7 +64,12 @@ export function setChildren(el, ...children) {
 /** @type {HTMLElement | null} */
 let toastBox = null;
 
-/** Shows a short message at the bottom of the screen (`kind`: info, error, success). */
+/**
+ * Shows a short message at the bottom of the screen (`kind`: info, error, success).
+ * @param {string} message
+ * @param {string} [kind]
+ * @param {number} [ms]
+ */
 export function toast(message, kind = 'info', ms = 3500) {
   let box = toastBox;
   if (!box) {
@@ -78,7 +83,11 @@ export function toast(message, kind = 'info', ms = 3500) {
   setTimeout(() => t.remove(), ms);
 }
 
-/** Copies text to the clipboard; says so (or selects `fallbackInput` when not allowed). */
+/**
+ * Copies text to the clipboard; says so (or selects `fallbackInput` when not allowed).
+ * @param {string} text
+ * @param {HTMLInputElement | HTMLTextAreaElement} [fallbackInput]
+ */
 export async function copyText(text, fallbackInput) {
   try {
     await navigator.clipboard.writeText(text);
@@ -92,9 +101,14 @@ export async function copyText(text, fallbackInput) {
   }
 }
 
-/** A copyable read-only field with a Copy button. */
+/**
+ * A copyable read-only field with a Copy button.
+ * @param {string} label
+ * @param {string} value
+ * @param {Record<string, unknown>} [extra]  more attributes of the input
+ */
 export function copyField(label, value, extra = {}) {
-  const input = h('input.copy-input', { type: 'text', readOnly: true, value, 'aria-label': label, ...extra });
+  const input = /** @type {HTMLInputElement} */ (h('input.copy-input', { type: 'text', readOnly: true, value, 'aria-label': label, ...extra }));
   input.addEventListener('focus', () => input.select());
   return h('div.copy-field',
     h('label', label),
@@ -107,6 +121,7 @@ export function hashParams() {
   return new URLSearchParams(q);
 }
 
+/** @type {Record<string, string>} */
 const ICONS = {
   first: 'M5 5h2.5v14H5z M19 5v14l-10-7z',
   prev: 'M16.5 5v14l-10-7z',
@@ -116,6 +131,7 @@ const ICONS = {
 };
 
 /** A small inline SVG icon (`first`, `prev`, `next`, `last`, `flip`), drawn in currentColor. */
+/** @param {string} name @param {number} [size] */
 export function icon(name, size = 18) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');

@@ -87,10 +87,7 @@ import { parseFen, START_FEN } from './chess.js';
  * engine match has both).
  */
 
-/**
- * @typedef {{secret?: string | null, color?: string, invite?: string,
- *   opponent?: {engine?: string} | null}} RememberedGame
- */
+/** @typedef {import('./api.js').RememberedGame} RememberedGame */
 
 /**
  * The state of a game page before anything is loaded. `remembered` is what this browser keeps
@@ -100,7 +97,8 @@ import { parseFen, START_FEN } from './chess.js';
  * @returns {GameState}
  */
 export function createGameState(remembered, token) {
-  const engine = remembered && remembered.opponent && remembered.opponent.engine ? remembered.opponent.engine : null;
+  const opponent = remembered && remembered.opponent;
+  const engine = opponent && typeof opponent === 'object' && opponent.engine ? opponent.engine : null;
   return {
     game: null,
     version: 0,

@@ -39,7 +39,7 @@ export function mountGame(root, id, params) {
 
   /** @param {KeyboardEvent} e */
   const onKey = (e) => {
-    const t = /** @type {HTMLElement | null} */ (e.target);
+    const t = /** @type {Element | null} */ (e.target);
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t === view.board.svg)) return;
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === 'ArrowLeft') ctl.goto(viewPly(st) - 1);

@@ -26,6 +26,17 @@ const THINK_TIMES = [
   { ms: 5000, label: '5 s per move' },
 ];
 
+/**
+ * @typedef {{value: string, label: string, title?: string, icon?: Element}} SegmentOption
+ */
+
+/**
+ * A row of radio buttons drawn as one segmented control.
+ * @param {string} name
+ * @param {SegmentOption[]} options
+ * @param {string} checked
+ * @param {(value: string) => void} [onChange]
+ */
 function segmented(name, options, checked, onChange) {
   return h('div.segmented', { role: 'radiogroup' },
     options.map((o) => {
@@ -42,7 +53,9 @@ function randomIcon() {
   return wrap;
 }
 
-/** Mounts the lobby into `root`; returns the unmount function. */
+/** Mounts the lobby into `root`; returns the unmount function.
+ * @param {HTMLElement} root
+ * @returns {() => void} */
 export function mountLobby(root) {
   /** @type {{name: string, default?: boolean, reachable?: boolean}[] | null} */
   let engines = null;
@@ -51,7 +64,7 @@ export function mountLobby(root) {
   const state = { opponent: 'friend', color: 'random', tc: 'none', variant: 'standard' };
 
   // Chess 2: each side's army.
-  const armySelect = (side) => h(`select#army-${side}`, { 'aria-label': `${side === 'white' ? 'White' : 'Black'}'s army` },
+  const armySelect = (/** @type {string} */ side) => h(`select#army-${side}`, { 'aria-label': `${side === 'white' ? 'White' : 'Black'}'s army` },
     ARMIES.map((a) => h('option', { value: a.id }, a.name)));
   const whiteArmy = armySelect('white');
   const blackArmy = armySelect('black');
@@ -61,7 +74,7 @@ export function mountLobby(root) {
   const variantSeg = segmented('variant', [
     { value: 'standard', label: 'Chess' },
     { value: 'chess2', label: 'Chess 2', title: 'David Sirlin\'s Chess 2: six armies, duels, midline invasion' },
-  ], 'standard', (v) => {
+  ], 'standard', (/** @type {string} */ v) => {
     state.variant = v;
     armiesRow.hidden = v !== 'chess2';
     thinkSelect.disabled = v === 'chess2';
@@ -89,7 +102,7 @@ export function mountLobby(root) {
   const opponentSeg = segmented('opponent', [
     { value: 'friend', label: 'A friend' },
     { value: 'engine', label: 'The computer' },
-  ], 'friend', (v) => {
+  ], 'friend', (/** @type {string} */ v) => {
     state.opponent = v;
     engineRow.hidden = v !== 'engine';
   });
@@ -98,7 +111,7 @@ export function mountLobby(root) {
     { value: 'white', label: 'White', icon: pieceSvg('K', 26) },
     { value: 'random', label: 'Random', icon: randomIcon() },
     { value: 'black', label: 'Black', icon: pieceSvg('k', 26) },
-  ], 'random', (v) => { state.color = v; });
+  ], 'random', (/** @type {string} */ v) => { state.color = v; });
 
   const submit = h('button.btn.primary.big#create-game', { type: 'submit' }, 'Create game');
   setChildren(form,
@@ -175,6 +188,15 @@ export function mountLobby(root) {
     renderGames();
   }
 
+  /**
+   * The links of a game just created.
+   * @param {string} id
+   * @param {string} color  the creator's side
+   * @param {string} mine  the creator's seat secret
+   * @param {string | null} theirs  the opponent's seat secret (a friend's game)
+   * @param {string} other  the opponent's side
+   * @param {boolean} [chess2]
+   */
   function showCreated(id, color, mine, theirs, other, chess2 = false) {
     const link = chess2 ? chess2Link : gameLink;
     form.hidden = true;
@@ -219,7 +241,8 @@ export function mountLobby(root) {
     }
     setChildren(list, games.slice(0, 10).map((g) => {
       const status = h('span.game-status.muted', '…');
-      const vs = g.opponent && g.opponent.engine ? `vs ${g.opponent.engine}` : 'vs a friend';
+      const engine = g.opponent && typeof g.opponent === 'object' ? g.opponent.engine : null;
+      const vs = engine ? `vs ${engine}` : 'vs a friend';
       const when = new Date(g.created || Date.now()).toLocaleString();
       const item = h('li',
         h('a', { href: `#/${g.variant === 'chess2' ? 'chess2' : 'game'}/${g.id}${g.secret ? `?seat=${encodeURIComponent(g.secret)}` : ''}` },
@@ -228,7 +251,7 @@ export function mountLobby(root) {
         status);
       api('GET', `/v1/games/${g.id}/status`).then((s) => {
         const r = s.status.result;
-        status.textContent = r === 'ongoing' ? 'playing' : ({ white_wins: '1–0', black_wins: '0–1', draw: '½–½' })[r];
+        status.textContent = r === 'ongoing' ? 'playing' : /** @type {Record<string, string>} */ ({ white_wins: '1–0', black_wins: '0–1', draw: '½–½' })[r];
       }, () => {
         status.textContent = 'gone';
         item.classList.add('gone');
