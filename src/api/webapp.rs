@@ -4,7 +4,8 @@
 //! which only sees requests that no API route matched. So `/v1/…`, `/health`, `/metrics` and
 //! `/openapi.json` can never be shadowed, and an unknown `/v1` route still gets the JSON
 //! `not_found`. Every file is embedded with `include_bytes!` (the binary works from any
-//! directory); a unit test checks that every file of `web/` is in [`ASSETS`] and nothing else.
+//! directory); a unit test checks that every file of `web/` is in [`ASSETS`] and nothing else (but
+//! the type checker's and the unit tests' files, which the browser never loads).
 
 use actix_web::{
     http::{header, Method},
@@ -73,18 +74,26 @@ const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 const SVG: &str = "image/svg+xml";
 
-/// Every file of `web/`.
+/// Every file of `web/` that the browser loads.
 pub static ASSETS: &[Asset] = &[
     asset!("index.html", HTML),
     asset!("favicon.svg", SVG),
     asset!("css/style.css", CSS),
     asset!("js/api.js", JS),
+    asset!("js/analysis-logic.js", JS),
     asset!("js/app.js", JS),
     asset!("js/board.js", JS),
     asset!("js/chess.js", JS),
     asset!("js/chess2.js", JS),
     asset!("js/dom.js", JS),
+    asset!("js/format.js", JS),
     asset!("js/game.js", JS),
+    asset!("js/game-analysis.js", JS),
+    asset!("js/game-clock.js", JS),
+    asset!("js/game-controller.js", JS),
+    asset!("js/game-export.js", JS),
+    asset!("js/game-state.js", JS),
+    asset!("js/game-view.js", JS),
     asset!("js/lobby.js", JS),
     asset!("js/perft.js", JS),
     asset!("js/pieces.js", JS),
@@ -152,11 +161,21 @@ pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, ApiError> {
 mod tests {
     use super::*;
 
+    /// What `web/` holds for the client's own checks (type checker, unit tests), not for the
+    /// browser: never embedded.
+    const NOT_SERVED: &[&str] = &[
+        "node_modules",
+        "package.json",
+        "package-lock.json",
+        "test",
+        "tsconfig.json",
+    ];
+
     fn files_under(dir: &std::path::Path, prefix: &str, out: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).expect("web/ is readable") {
             let entry = entry.expect("a directory entry");
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
+            if name.starts_with('.') || (prefix.is_empty() && NOT_SERVED.contains(&name.as_str())) {
                 continue;
             }
             let path = format!("{prefix}{name}");

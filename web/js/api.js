@@ -1,7 +1,13 @@
+// @ts-check
 // The server's REST API and WebSockets, as the pages use them.
 
 /** An error answer of the API: `code` (stable), `message`, HTTP `status`. */
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} [message]
+   */
   constructor(status, code, message) {
     super(message || code);
     this.status = status;
@@ -20,8 +26,15 @@ export function newKey() {
  * Calls the API; resolves to the JSON answer (or null for 204), rejects with an ApiError. With
  * `idempotent`, the request carries an `Idempotency-Key` and is sent again (same key) when the
  * network fails or the answer is `outcome_unknown`: the server carries it out once.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {string | null} [secret]
+ * @param {{idempotent?: boolean}} [options]
+ * @returns {Promise<any>}
  */
 export async function api(method, path, body, secret, { idempotent = false } = {}) {
+  /** @type {Record<string, string>} */
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (secret) headers.Authorization = `Bearer ${secret}`;
@@ -37,6 +50,13 @@ export async function api(method, path, body, secret, { idempotent = false } = {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} body
+ * @param {Record<string, string>} headers
+ * @returns {Promise<any>}
+ */
 async function apiOnce(method, path, body, headers) {
   let res;
   try {
@@ -51,6 +71,7 @@ async function apiOnce(method, path, body, headers) {
   }
   if (res.status === 204) return null;
   const text = await res.text();
+  /** @type {any} */
   let json = null;
   try {
     json = text ? JSON.parse(text) : null;
@@ -64,15 +85,23 @@ async function apiOnce(method, path, body, headers) {
   return json === null ? text : json;
 }
 
-/** The ws:// URL of a server path. */
+/** The ws:// URL of a server path. @param {string} path */
 export function wsUrl(path) {
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
   return `${proto}//${location.host}${path}`;
 }
 
-/** A human sentence for an API error. */
+/**
+ * A human sentence for an API error.
+ * @param {unknown} err
+ * @returns {string}
+ */
 export function explain(err) {
-  if (!(err instanceof ApiError)) return String(err && err.message ? err.message : err);
+  if (!(err instanceof ApiError)) {
+    const m = err && /** @type {{message?: unknown}} */ (err).message;
+    return String(m || err);
+  }
+  /** @type {Record<string, string>} */
   const known = {
     network: 'The server cannot be reached.',
     not_found: 'This feature is not available on this server.',
@@ -98,19 +127,29 @@ const LIVENESS_MS = 25_000;
  * `version()` must return the last version the page has applied.
  */
 export class GameSocket {
+  /**
+   * @param {string} gameId
+   * @param {string | null} token
+   * @param {{onFrame: (frame: any) => void, onStatus: (status: string) => void, version: () => number}} handlers
+   */
   constructor(gameId, token, { onFrame, onStatus, version }) {
     this.gameId = gameId;
     this.token = token;
     this.onFrame = onFrame;
     this.onStatus = onStatus;
     this.version = version;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.closed = false;
+    this.stopped = false;
+    this.everOpened = false;
     this.attempt = 0;
-    this.timer = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
     // Acks are the commands' idempotency keys: unique across this page's connections.
     this.ackPrefix = newKey();
     this.ackSeq = 0;
+    /** @type {Map<string, {resolve: (frame: any) => void, reject: (e: unknown) => void, timer: ReturnType<typeof setTimeout>, text: string}>} */
     this.pending = new Map();
     this.lastFrame = Date.now();
     // Liveness: the server answers pings at once, so a socket silent for long is dead (a
@@ -119,12 +158,12 @@ export class GameSocket {
       if (!this.isOpen()) return;
       if (Date.now() - this.lastFrame > LIVENESS_MS) {
         // Do not wait for the closing handshake of a dead connection.
-        const dead = this.ws;
+        const dead = /** @type {WebSocket} */ (this.ws);
         dead.close(4000, 'no answer');
         this.socketClosed(dead, 4000);
         return;
       }
-      this.ws.send(JSON.stringify({ type: 'ping' }));
+      /** @type {WebSocket} */ (this.ws).send(JSON.stringify({ type: 'ping' }));
     }, PING_MS);
     this.connect();
   }
@@ -176,6 +215,7 @@ export class GameSocket {
    * The socket `ws` closed (or was given up): reconnect after a pause. Waiting commands are sent
    * again once it is open (they fail at their own deadline, or now if nothing reconnects).
    */
+  /** @param {WebSocket} ws @param {number} code */
   socketClosed(ws, code) {
     if (this.ws !== ws) return;
     this.ws = null;
@@ -197,10 +237,14 @@ export class GameSocket {
 
   /** Whether frames can be sent now. */
   isOpen() {
-    return this.ws && this.ws.readyState === WebSocket.OPEN;
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
   }
 
-  /** Sends a command; resolves with the `ack` frame, rejects with an ApiError. */
+  /**
+   * Sends a command; resolves with the `ack` frame, rejects with an ApiError.
+   * @param {Record<string, unknown>} frame
+   * @returns {Promise<any>}
+   */
   send(frame) {
     return new Promise((resolve, reject) => {
       if (!this.isOpen()) {
@@ -215,7 +259,7 @@ export class GameSocket {
       }, 10_000);
       const text = JSON.stringify({ ...frame, ack });
       this.pending.set(ack, { resolve, reject, timer, text });
-      this.ws.send(text);
+      /** @type {WebSocket} */ (this.ws).send(text);
     });
   }
 
@@ -238,14 +282,20 @@ export class GameSocket {
  * Follows a job (`kind`: "perft" or "puzzles") until it ends: its events WebSocket, falling back
  * to polling `GET` when the socket cannot be used. Calls `onUpdate(job, type)`; returns a
  * function that stops following.
+ * @param {string} kind
+ * @param {string} id
+ * @param {(job: any, type: string, error?: unknown) => void} onUpdate
+ * @returns {() => void}
  */
 export function followJob(kind, id, onUpdate) {
   let stopped = false;
+  /** @type {WebSocket | null} */
   let ws = null;
-  let pollTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let pollTimer;
   let gotFrame = false;
   let ended = false;
-  const finished = (job) => job && ['done', 'cancelled', 'failed'].includes(job.state);
+  const finished = (/** @type {any} */ job) => job && ['done', 'cancelled', 'failed'].includes(job.state);
   const poll = async () => {
     if (stopped) return;
     try {
@@ -271,7 +321,7 @@ export function followJob(kind, id, onUpdate) {
       if (frame && frame.job) onUpdate(frame.job, frame.type);
       if (frame && frame.job && finished(frame.job)) {
         ended = true;
-        ws.close(1000);
+        if (ws) ws.close(1000);
       }
     };
     ws.onclose = () => {
@@ -302,7 +352,7 @@ export function followJob(kind, id, onUpdate) {
 
 const STORE = 'chessd.games';
 
-/** The games remembered by this browser, newest first. */
+/** The games remembered by this browser, newest first. @returns {RememberedGame[]} */
 export function myGames() {
   try {
     const list = JSON.parse(localStorage.getItem(STORE) || '[]');
@@ -312,9 +362,18 @@ export function myGames() {
   }
 }
 
-/** Remembers (or updates) a game: `{id, secret?, color?, admin?, invite?, opponent?, created?}`. */
+/**
+ * @typedef {{id: string, secret?: string | null, color?: string, admin?: string,
+ *   invite?: string | null, opponent?: string | {engine?: string} | null, tc?: unknown,
+ *   variant?: string, created?: number}} RememberedGame
+ * A game this browser remembers; `opponent` is "friend" or the engine played.
+ */
+
+/** Remembers (or updates) a game: `{id, secret?, color?, admin?, invite?, opponent?, created?}`.
+ * @param {RememberedGame} entry */
 export function rememberGame(entry) {
   const list = myGames().filter((g) => g.id !== entry.id);
+  /** @type {Partial<RememberedGame>} */
   const old = myGames().find((g) => g.id === entry.id) || {};
   list.unshift({ ...old, ...entry, created: old.created || entry.created || Date.now() });
   try {
@@ -324,12 +383,12 @@ export function rememberGame(entry) {
   }
 }
 
-/** The remembered entry of a game, if any. */
+/** The remembered entry of a game, if any. @param {string} id @returns {RememberedGame | null} */
 export function rememberedGame(id) {
   return myGames().find((g) => g.id === id) || null;
 }
 
-/** Forgets a game. */
+/** Forgets a game. @param {string} id */
 export function forgetGame(id) {
   try {
     localStorage.setItem(STORE, JSON.stringify(myGames().filter((g) => g.id !== id)));
@@ -338,7 +397,8 @@ export function forgetGame(id) {
   }
 }
 
-/** The page link of a game for a seat secret (or a spectator when none). */
+/** The page link of a game for a seat secret (or a spectator when none).
+ * @param {string} id @param {string | null} [secret] */
 export function gameLink(id, secret) {
   const base = `${location.origin}${location.pathname}#/game/${id}`;
   return secret ? `${base}?seat=${encodeURIComponent(secret)}` : base;

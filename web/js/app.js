@@ -1,3 +1,4 @@
+// @ts-check
 // The single-page app: hash routes (#/ lobby, #/game/{id}?seat=…, #/chess2/{id}?seat=…,
 // #/puzzles, #/perft), each page
 // mounted into <main> and unmounted (sockets closed, timers stopped) when leaving it.
@@ -9,7 +10,8 @@ import { mountLobby } from './lobby.js';
 import { mountPerft } from './perft.js';
 import { mountPuzzles } from './puzzles.js';
 
-const main = document.getElementById('app');
+const main = /** @type {HTMLElement} */ (document.getElementById('app'));
+/** @type {(() => void) | null} */
 let unmount = null;
 
 function route() {
@@ -43,6 +45,7 @@ function route() {
     setChildren(main, h('section.page.narrow', h('div.card', h('h1', 'Page not found'), h('a.btn.primary', { href: '#/' }, 'Back to the lobby'))));
   }
   for (const a of document.querySelectorAll('.site-nav a')) {
+    if (!(a instanceof HTMLElement)) continue;
     if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }

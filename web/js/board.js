@@ -1,3 +1,4 @@
+// @ts-check
 // An SVG chess board: click-click and drag-and-drop moves, legal-move hints, promotion chooser,
 // last-move and check highlights, flip, keyboard play (arrows + Enter), piece animation.
 //
@@ -7,11 +8,24 @@
 import { applyUci, colorOf, squareIndex, squareName, FILES } from './chess.js';
 import { installPieceDefs, pieceId, pieceName, pieceSvg } from './pieces.js';
 
+/** @typedef {import('./chess.js').Squares} Squares */
+/**
+ * A piece picked up: the pointer `id`, where it started (`x`, `y`), whether it moved far enough
+ * to be a drag (`active`), the square under it (`over`), and its image while dragged (`use`).
+ * @typedef {{from: number, id: number, x: number, y: number, active: boolean, over: number,
+ *   again: boolean, use?: SVGElement}} Drag
+ */
+
 const NS = 'http://www.w3.org/2000/svg';
 const SIZE = 100; // one square in SVG units; the board is 800×800
 
+/**
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @returns {SVGElement}
+ */
 function svgEl(tag, attrs = {}) {
-  const el = document.createElementNS(NS, tag);
+  const el = /** @type {SVGElement} */ (document.createElementNS(NS, tag));
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
   return el;
 }
@@ -25,16 +39,26 @@ export class Board {
    */
   constructor(opts = {}) {
     installPieceDefs();
+    /** @type {string} the side at the bottom: white or black */
     this.orientation = opts.orientation || 'white';
     this.onMove = opts.onMove || (() => {});
+    /** @type {Squares} */
     this.board = new Array(64).fill(null);
+    /** @type {string | null} */
     this.lastMove = null;
     this.check = -1;
-    this.legal = new Map(); // from -> Map(to -> [uci…])
+    /** @type {string | null} */
+    this.turn = null;
+    /** @type {Map<number, Map<number, string[]>>} from -> Map(to -> [uci…]) */
+    this.legal = new Map();
     this.selected = -1;
     this.cursor = squareIndex('e2');
+    /** @type {Drag | null} */
     this.drag = null;
+    /** @type {{box: HTMLElement, shade: HTMLElement} | null} */
     this.promotion = null;
+    /** Whether the last move was dropped (dragged): it is not animated again. */
+    this.dropped = false;
 
     this.el = document.createElement('div');
     this.el.className = 'board-wrap';
@@ -46,6 +70,7 @@ export class Board {
       'aria-roledescription': 'chess board',
       'aria-label': opts.label || 'Chess board',
     });
+    /** @type {Record<string, SVGElement>} */
     this.layers = {};
     for (const name of ['squares', 'marks', 'coords', 'pieces', 'hints', 'cursor', 'drag']) {
       this.layers[name] = svgEl('g', { class: `layer-${name}` });
@@ -72,6 +97,8 @@ export class Board {
    * Shows a position. `board`: 64 FEN letters or null; `lastMove`: UCI or null; `check`: square
    * index of a king in check or -1; `legal`: the UCI moves the user may play now (empty or null:
    * the board is not movable); `animate`: slide the moved piece.
+   * @param {{board: (string | null)[], lastMove?: string | null, check?: number,
+   *   legal?: string[] | null, animate?: boolean, turn?: string | null}} position
    */
   set({ board, lastMove = null, check = -1, legal = null, animate = true, turn = null }) {
     const before = this.board;
@@ -85,16 +112,23 @@ export class Board {
     this.render(animate && changed ? { before } : false);
   }
 
-  /** Replaces the legal moves only (null/empty: not movable). */
+  /**
+   * Replaces the legal moves only (null/empty: not movable).
+   * @param {string[] | null | undefined} legal
+   */
   setLegal(legal) {
     this.legal = new Map();
     for (const uci of legal || []) {
       const from = squareIndex(uci.slice(0, 2));
       const to = squareIndex(uci.slice(2, 4));
-      if (!this.legal.has(from)) this.legal.set(from, new Map());
-      const targets = this.legal.get(from);
-      if (!targets.has(to)) targets.set(to, []);
-      targets.get(to).push(uci);
+      let targets = this.legal.get(from);
+      if (!targets) {
+        targets = new Map();
+        this.legal.set(from, targets);
+      }
+      const ucis = targets.get(to);
+      if (ucis) ucis.push(uci);
+      else targets.set(to, [uci]);
       // Standard castling (e1g1) may also be played by dropping the king on its rook.
       const piece = this.board[from];
       if (piece && piece.toLowerCase() === 'k' && Math.abs((to % 8) - (from % 8)) === 2) {
@@ -112,7 +146,10 @@ export class Board {
     return this.legal.size > 0;
   }
 
-  /** Puts `side` ('white'|'black') at the bottom. */
+  /**
+   * Puts `side` ('white'|'black') at the bottom.
+   * @param {string} side
+   */
   setOrientation(side) {
     if (side === this.orientation) return;
     this.orientation = side;
@@ -126,7 +163,10 @@ export class Board {
     this.setOrientation(this.orientation === 'white' ? 'black' : 'white');
   }
 
-  /** Shows a move at once (before the server confirms it). */
+  /**
+   * Shows a move at once (before the server confirms it).
+   * @param {string} uci
+   */
   preview(uci) {
     const animate = !this.dropped;
     this.set({ board: applyUci(this.board, uci), lastMove: uci, check: -1, legal: [], animate, turn: this.turn });
@@ -134,12 +174,14 @@ export class Board {
 
   // ----- geometry -----
 
+  /** @param {number} sq @returns {[number, number]} */
   xy(sq) {
     const f = sq % 8;
     const r = Math.floor(sq / 8);
     return this.orientation === 'white' ? [f * SIZE, (7 - r) * SIZE] : [(7 - f) * SIZE, r * SIZE];
   }
 
+  /** @param {number} clientX @param {number} clientY */
   squareAt(clientX, clientY) {
     const rect = this.svg.getBoundingClientRect();
     const x = ((clientX - rect.left) / rect.width) * 8;
@@ -150,6 +192,7 @@ export class Board {
     return this.orientation === 'white' ? (7 - row) * 8 + col : row * 8 + (7 - col);
   }
 
+  /** @param {number} clientX @param {number} clientY @returns {[number, number]} */
   svgPoint(clientX, clientY) {
     const rect = this.svg.getBoundingClientRect();
     return [((clientX - rect.left) / rect.width) * 800, ((clientY - rect.top) / rect.height) * 800];
@@ -188,10 +231,11 @@ export class Board {
     }
   }
 
+  /** @param {number[]} [extra] squares to mark instead of the last move */
   drawMarks(extra) {
     const g = this.layers.marks;
     g.replaceChildren();
-    const mark = (sq, cls) => {
+    const mark = (/** @type {number} */ sq, /** @type {string} */ cls) => {
       const [x, y] = this.xy(sq);
       g.append(svgEl('rect', { x, y, width: SIZE, height: SIZE, class: cls }));
     };
@@ -205,6 +249,7 @@ export class Board {
     if (this.drag && this.drag.over >= 0 && this.drag.active) mark(this.drag.over, 'mark-hover');
   }
 
+  /** @param {{before: Squares} | false} anim */
   drawPieces(anim) {
     const g = this.layers.pieces;
     g.replaceChildren();
@@ -221,7 +266,10 @@ export class Board {
     if (anim) this.animate(anim);
   }
 
-  /** Slides the pieces that moved (castling and en passant included) from their old squares. */
+  /**
+   * Slides the pieces that moved (castling and en passant included) from their old squares.
+   * @param {{before: Squares}} anim
+   */
   animate({ before }) {
     if (window.matchMedia('(prefers-reduced-motion: reduce)').matches) return;
     const left = [];
@@ -236,10 +284,10 @@ export class Board {
       let origin = left.find((o) => before[o] === p);
       if (origin === undefined) {
         // A promotion: the pawn of the same colour that left.
-        origin = left.find((o) => before[o].toLowerCase() === 'p' && colorOf(before[o]) === colorOf(p));
+        origin = left.find((o) => (before[o] || '').toLowerCase() === 'p' && colorOf(before[o]) === colorOf(p));
       }
       if (origin === undefined) continue;
-      const use = this.layers.pieces.querySelector(`use[data-square="${squareName(sq)}"]`);
+      const use = /** @type {SVGElement | null} */ (this.layers.pieces.querySelector(`use[data-square="${squareName(sq)}"]`));
       if (!use) continue;
       const [x0, y0] = this.xy(origin);
       const [x1, y1] = this.xy(sq);
@@ -278,6 +326,7 @@ export class Board {
     g.append(svgEl('rect', { x: x + 3, y: y + 3, width: SIZE - 6, height: SIZE - 6, class: 'mark-cursor' }));
   }
 
+  /** @param {{before: Squares} | false} anim */
   render(anim) {
     this.drawMarks();
     this.drawPieces(anim);
@@ -288,6 +337,7 @@ export class Board {
 
   // ----- selecting and moving -----
 
+  /** @param {number} sq */
   select(sq) {
     this.selected = sq;
     this.drawMarks();
@@ -295,18 +345,27 @@ export class Board {
     if (sq >= 0 && this.board[sq]) this.say(`${pieceName(this.board[sq])} on ${squareName(sq)} selected`);
   }
 
+  /** @param {number} sq */
   canMoveFrom(sq) {
     return this.legal.has(sq);
   }
 
+  /** @param {number} from @param {number} to */
   isTarget(from, to) {
-    return from >= 0 && this.legal.has(from) && this.legal.get(from).has(to);
+    const targets = from >= 0 ? this.legal.get(from) : undefined;
+    return !!targets && targets.has(to);
   }
 
-  /** Plays from→to: asks for the promotion piece when there is a choice. */
+  /**
+   * Plays from→to: asks for the promotion piece when there is a choice.
+   * @param {number} from
+   * @param {number} to
+   * @param {boolean} [dropped]
+   */
   tryMove(from, to, dropped = false) {
     this.dropped = dropped;
-    const ucis = this.legal.get(from).get(to);
+    const targets = this.legal.get(from);
+    const ucis = (targets && targets.get(to)) || [];
     this.select(-1);
     if (ucis.length > 1) {
       this.askPromotion(from, to, ucis);
@@ -315,7 +374,10 @@ export class Board {
     this.onMove(ucis[0]);
   }
 
-  /** A square was activated (click, tap or Enter). */
+  /**
+   * A square was activated (click, tap or Enter).
+   * @param {number} sq
+   */
   activate(sq) {
     if (this.promotion) return;
     if (this.selected >= 0 && this.isTarget(this.selected, sq)) {
@@ -329,6 +391,7 @@ export class Board {
     }
   }
 
+  /** @param {PointerEvent} e */
   pointerDown(e) {
     if (e.button !== undefined && e.button !== 0) return;
     if (this.promotion) return;
@@ -355,6 +418,7 @@ export class Board {
     this.select(-1);
   }
 
+  /** @param {PointerEvent} e */
   pointerMove(e) {
     const d = this.drag;
     if (!d || e.pointerId !== d.id) return;
@@ -364,13 +428,15 @@ export class Board {
       this.svg.classList.add('dragging');
       const layer = this.layers.drag;
       layer.replaceChildren();
-      d.use = svgEl('use', { href: `#${pieceId(this.board[d.from])}`, width: SIZE * 1.1, height: SIZE * 1.1, class: 'piece dragged' });
+      d.use = svgEl('use', { href: `#${pieceId(this.board[d.from] || '')}`, width: SIZE * 1.1, height: SIZE * 1.1, class: 'piece dragged' });
       layer.append(d.use);
       this.drawPieces(false);
     }
     const [px, py] = this.svgPoint(e.clientX, e.clientY);
-    d.use.setAttribute('x', String(px - SIZE * 0.55));
-    d.use.setAttribute('y', String(py - SIZE * 0.55));
+    if (d.use) {
+      d.use.setAttribute('x', String(px - SIZE * 0.55));
+      d.use.setAttribute('y', String(py - SIZE * 0.55));
+    }
     const over = this.squareAt(e.clientX, e.clientY);
     if (over !== d.over) {
       d.over = over;
@@ -378,6 +444,7 @@ export class Board {
     }
   }
 
+  /** @param {PointerEvent} e */
   pointerUp(e) {
     const d = this.drag;
     if (!d || e.pointerId !== d.id) return;
@@ -406,6 +473,7 @@ export class Board {
     this.render(false);
   }
 
+  /** @param {KeyboardEvent} e */
   keyDown(e) {
     if (this.promotion) return;
     const up = this.orientation === 'white' ? 8 : -8;
@@ -438,12 +506,14 @@ export class Board {
     }
   }
 
+  /** @param {string} text */
   say(text) {
     this.live.textContent = text;
   }
 
   // ----- promotion -----
 
+  /** @param {number} from @param {number} to @param {string[]} ucis */
   askPromotion(from, to, ucis) {
     this.cancelPromotion();
     const white = colorOf(this.board[from]) === 'w';
@@ -457,6 +527,7 @@ export class Board {
     box.style.top = topDown ? '0' : 'auto';
     box.style.bottom = topDown ? 'auto' : '0';
     box.style.flexDirection = topDown ? 'column' : 'column-reverse';
+    /** @type {Record<string, string>} */
     const names = { q: 'Queen', n: 'Knight', r: 'Rook', b: 'Bishop' };
     for (const role of ['q', 'n', 'r', 'b']) {
       const uci = ucis.find((u) => u[4] === role);
@@ -487,7 +558,7 @@ export class Board {
     this.promotion = { box, shade };
     // Show the pawn on its new square while choosing.
     this.drawMarks([from, to]);
-    box.querySelector('button').focus();
+    /** @type {HTMLButtonElement} */ (box.querySelector('button')).focus();
   }
 
   cancelPromotion() {

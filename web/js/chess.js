@@ -1,3 +1,4 @@
+// @ts-check
 // Chess helpers for display only: FEN placement, squares, applying a known-legal UCI move to a
 // board (for looking back through a game), check and result texts. Legality always comes from
 // the server.
@@ -5,7 +6,11 @@
 export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 export const FILES = 'abcdefgh';
 
-/** Square index (a1 = 0 … h8 = 63) of a name like "e4", or -1. */
+/**
+ * Square index (a1 = 0 … h8 = 63) of a name like "e4", or -1.
+ * @param {unknown} name
+ * @returns {number}
+ */
 export function squareIndex(name) {
   if (typeof name !== 'string' || name.length !== 2) return -1;
   const f = FILES.indexOf(name[0]);
@@ -13,14 +18,21 @@ export function squareIndex(name) {
   return f < 0 || r < 0 || r > 7 ? -1 : r * 8 + f;
 }
 
-/** The name of a square index. */
+/** The name of a square index. @param {number} i */
 export function squareName(i) {
   return FILES[i % 8] + String(Math.floor(i / 8) + 1);
 }
 
-/** Parses a FEN: `{board: Array(64) of 'P','n',… or null, turn: 'w'|'b', fullmove}`. */
+/** @typedef {(string | null)[]} Squares  64 FEN piece letters ('P', 'n', …) or null, a1 first. */
+
+/**
+ * Parses a FEN: `{board: Array(64) of 'P','n',… or null, turn: 'w'|'b', fullmove}`.
+ * @param {string | null | undefined} fen
+ * @returns {{board: Squares, turn: string, fullmove: number}}
+ */
 export function parseFen(fen) {
   const parts = String(fen || '').trim().split(/\s+/);
+  /** @type {Squares} */
   const board = new Array(64).fill(null);
   const rows = (parts[0] || '').split('/');
   if (rows.length !== 8) throw new Error('a FEN needs 8 ranks');
@@ -44,7 +56,7 @@ export function parseFen(fen) {
   };
 }
 
-/** 'w' for a white piece letter, 'b' for black. */
+/** 'w' for a white piece letter, 'b' for black. @param {string | null} piece */
 export function colorOf(piece) {
   return piece && piece === piece.toUpperCase() ? 'w' : 'b';
 }
@@ -52,6 +64,9 @@ export function colorOf(piece) {
 /**
  * The board after a legal UCI move (castling as e1g1 or king-takes-rook e1h1, en passant,
  * promotion). Only placement is tracked: this is for drawing earlier positions.
+ * @param {Squares} board
+ * @param {string} uci
+ * @returns {Squares}
  */
 export function applyUci(board, uci) {
   const next = board.slice();
@@ -89,21 +104,23 @@ export function applyUci(board, uci) {
   return next;
 }
 
-/** Where the king of `color` ('w'|'b') stands, or -1. */
+/** Where the king of `color` ('w'|'b') stands, or -1. @param {Squares} board @param {string} color */
 export function kingSquare(board, color) {
   return board.indexOf(color === 'w' ? 'K' : 'k');
 }
 
-/** The squares [from, to] of a UCI move as drawn (castling king-takes-rook shown as the rook). */
+/** The squares [from, to] of a UCI move as drawn (castling king-takes-rook shown as the rook).
+ * @param {string} uci */
 export function moveSquares(uci) {
   return [squareIndex(uci.slice(0, 2)), squareIndex(uci.slice(2, 4))];
 }
 
-/** Whether a SAN move gives check (or mate). */
+/** Whether a SAN move gives check (or mate). @param {string | null | undefined} san */
 export function sanChecks(san) {
   return /[+#]$/.test(san || '');
 }
 
+/** @type {Record<string, string>} */
 const REASONS = {
   checkmate: 'checkmate',
   stalemate: 'stalemate',
@@ -123,23 +140,33 @@ const REASONS = {
 /**
  * `{score, title, detail, sentence}` of a finished status, e.g. `1–0`, `White wins`,
  * `by checkmate` and `White wins by checkmate`: the sentence names the reason once.
+ * @param {{result: string, reason?: string, note?: string} | null | undefined} status
+ * @returns {{score: string, title: string, detail: string, sentence: string} | null}
  */
 export function resultText(status) {
   if (!status || status.result === 'ongoing') return null;
-  const reason = REASONS[status.reason] || status.reason || '';
+  const reason = REASONS[status.reason || ''] || status.reason || '';
   const by = status.reason === 'timeout'
     ? (status.result === 'draw' ? 'on time, with no mating material left' : 'on time')
     : `by ${reason}`;
   const detail = status.note ? `${by} (${status.note})` : by;
-  const [score, title] = {
+  /** @type {Record<string, [string, string]>} */
+  const decisive = {
     white_wins: ['1–0', 'White wins'],
     black_wins: ['0–1', 'Black wins'],
-  }[status.result] || ['½–½', 'Draw'];
+  };
+  const [score, title] = decisive[status.result] || ['½–½', 'Draw'];
   return { score, title, detail, sentence: `${title} ${detail}` };
 }
 
-/** Move numbers for a list of SAN moves starting with `turn` to move at move `fullmove`. */
+/**
+ * Move numbers for a list of SAN moves starting with `turn` to move at move `fullmove`.
+ * @param {string[]} sans
+ * @param {string} [turn]
+ * @param {number} [fullmove]
+ */
 export function numberedLine(sans, turn = 'w', fullmove = 1) {
+  /** @type {string[]} */
   const out = [];
   let n = fullmove;
   let white = turn === 'w';

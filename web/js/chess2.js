@@ -1,3 +1,4 @@
+// @ts-check
 // The Chess 2 game page: the board (each side's pieces move as its army says), both armies and
 // their stones, the duel panel (challenge or decline, then a bid the opponent sees only once
 // both are in), the move list and the clocks, over the game's live WebSocket. Every state
@@ -6,7 +7,8 @@
 import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
 import { parseFen, resultText } from './chess.js';
-import { formatClock, h, setChildren, toast } from './dom.js';
+import { h, setChildren, toast } from './dom.js';
+import { formatClock } from './format.js';
 
 /** The armies by their letters. */
 export const ARMIES = [
@@ -18,16 +20,23 @@ export const ARMIES = [
   { id: 'a', name: 'Animals' },
 ];
 
-/** The name of the army with the letter `letter`. */
+/** The name of the army with the letter `letter`. @param {string} letter @returns {string} */
 export const armyName = (letter) => (ARMIES.find((a) => a.id === letter) || { name: letter }).name;
 
-/** The page link of a Chess 2 game for a seat secret (or a spectator when none). */
+/** The page link of a Chess 2 game for a seat secret (or a spectator when none).
+ * @param {string} id @param {string | null} [secret] */
 export function chess2Link(id, secret) {
   const base = `${location.origin}${location.pathname}#/chess2/${id}`;
   return secret ? `${base}?seat=${encodeURIComponent(secret)}` : base;
 }
 
-/** Mounts the Chess 2 game `id` into `root`; `params` holds `seat` (a seat secret). */
+/**
+ * Mounts the Chess 2 game `id` into `root`; `params` holds `seat` (a seat secret).
+ * @param {HTMLElement} root
+ * @param {string} id
+ * @param {URLSearchParams} params
+ * @returns {() => void}
+ */
 export function mountChess2Game(root, id, params) {
   const remembered = rememberedGame(id);
   const token = params.get('seat') || (remembered && remembered.secret) || null;
@@ -59,6 +68,7 @@ export function mountChess2Game(root, id, params) {
 
   const mySide = () => (st.role === 'white' || st.role === 'black' ? st.role : null);
 
+  /** @param {Record<string, unknown>} frame */
   async function step(frame) {
     if (st.busy) return;
     st.busy = true;
@@ -80,6 +90,7 @@ export function mountChess2Game(root, id, params) {
     }
   }
 
+  /** @param {any} view The game as the server shows it. */
   async function show(view) {
     st.view = view;
     const c2 = view.chess2;
@@ -99,10 +110,11 @@ export function mountChess2Game(root, id, params) {
       clocks.hidden = false;
       clocks.textContent = `White ${formatClock(view.clocks.white_ms)} · Black ${formatClock(view.clocks.black_ms)}`;
     }
-    setChildren(moveList, view.moves.map((m, i) => h('li', h('button.move', { type: 'button', 'data-ply': String(i + 1) }, m.uci))));
+    setChildren(moveList, view.moves.map((/** @type {{uci: string}} */ m, /** @type {number} */ i) => h('li', h('button.move', { type: 'button', 'data-ply': String(i + 1) }, m.uci))));
     resign.hidden = !me || !!over;
 
     // The board: the pieces, and the moves this seat may make now.
+    /** @type {string[]} */
     let legal = [];
     const myMove = me && !over && !c2.duel && c2.to_act === me;
     if (myMove) {
@@ -124,6 +136,11 @@ export function mountChess2Game(root, id, params) {
     showDuel(c2, me, over);
   }
 
+  /**
+   * @param {any} c2 The game's Chess 2 part (armies, stones, duel).
+   * @param {string | null} me
+   * @param {unknown} over
+   */
   function showDuel(c2, me, over) {
     const duel = c2.duel;
     duelBox.hidden = !duel || !!over;
@@ -147,13 +164,14 @@ export function mountChess2Game(root, id, params) {
         parts.push(h('p.muted', 'Waiting for the defender to challenge or let it happen…'));
       }
     } else {
-      const inBids = duel.bids_in.map((c) => (c === 'white' ? 'White' : 'Black'));
+      const inBids = duel.bids_in.map((/** @type {string} */ c) => (c === 'white' ? 'White' : 'Black'));
       parts.push(h('p.muted#c2-bids-in', inBids.length ? `Bid in: ${inBids.join(', ')} (hidden until both are in)` : 'Both sides bid 0 to 2 stones, unseen.'));
       if (me && !duel.bids_in.includes(me)) {
         const mine = c2.stones[me];
         const buttons = [0, 1, 2].map((n) => {
           const b = h('button.btn', { type: 'button', 'data-bid': String(n), disabled: n > mine }, `Bid ${n}`);
           b.addEventListener('click', () => {
+            /** @type {{type: string, action: string, stones: number, gain?: boolean}} */
             const frame = { type: 'duel', action: 'bid', stones: n };
             if (me === duel.attacker) frame.gain = st.gain;
             step(frame);
@@ -168,12 +186,12 @@ export function mountChess2Game(root, id, params) {
         }
       }
     }
-    if (duel.settled.length) parts.push(h('p.small.muted', `Settled so far: ${duel.settled.map((d) => d || 'declined').join(', ')}`));
+    if (duel.settled.length) parts.push(h('p.small.muted', `Settled so far: ${duel.settled.map((/** @type {string | null} */ d) => d || 'declined').join(', ')}`));
     setChildren(duelBox, parts);
   }
 
   const socket = new GameSocket(id, token, {
-    version: () => (st.view ? st.view.version : undefined),
+    version: () => (st.view ? /** @type {any} */ (st.view).version : undefined),
     onStatus: (s) => {
       conn.dataset.state = s;
       conn.textContent = s === 'open' ? 'Live' : s === 'closed' ? 'Closed' : 'Connecting…';

@@ -1,8 +1,16 @@
-// Small DOM helpers shared by the pages: element builder, toasts, copy, number and time formats.
+// @ts-check
+// Small DOM helpers shared by the pages: element builder, toasts, copy, icons (number and time
+// formats are in format.js).
+
+/** @typedef {HTMLElement & {[property: string]: any}} El */
 
 /**
  * Builds an element: `h('button#play.btn.primary', {onclick}, 'Play')`. Attributes starting with `on`
  * are listeners, `dataset`/`style` objects are merged, `false`/`null` attributes are skipped.
+ * @param {string} spec  tag, #id and .classes
+ * @param {any} [attrs]  attributes (or a first child)
+ * @param {...any} children  nodes, texts, arrays of them; null, undefined and false are skipped
+ * @returns {El} an HTMLElement whose tag-specific properties (value, disabled…) are not checked
  */
 export function h(spec, attrs = {}, ...children) {
   const tokens = spec.match(/^[a-z0-9]*|[.#][\w-]+/gi) || [];
@@ -24,13 +32,17 @@ export function h(spec, attrs = {}, ...children) {
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
     else if (k === 'class') el.className = [el.className, v].filter(Boolean).join(' ');
-    else if (k in el && typeof v !== 'string') el[k] = v;
+    else if (k in el && typeof v !== 'string') /** @type {any} */ (el)[k] = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);
   return el;
 }
 
+/**
+ * @param {Element} el
+ * @param {any[]} children
+ */
 function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
@@ -38,28 +50,44 @@ function append(el, children) {
   }
 }
 
-/** Replaces an element's children. */
+/**
+ * Replaces an element's children.
+ * @param {Element} el
+ * @param {...any} children
+ */
 export function setChildren(el, ...children) {
   el.replaceChildren();
   append(el, children);
   return el;
 }
 
+/** @type {HTMLElement | null} */
 let toastBox = null;
 
-/** Shows a short message at the bottom of the screen (`kind`: info, error, success). */
+/**
+ * Shows a short message at the bottom of the screen (`kind`: info, error, success).
+ * @param {string} message
+ * @param {string} [kind]
+ * @param {number} [ms]
+ */
 export function toast(message, kind = 'info', ms = 3500) {
-  if (!toastBox) {
-    toastBox = h('div.toasts', { role: 'status', 'aria-live': 'polite' });
-    document.body.append(toastBox);
+  let box = toastBox;
+  if (!box) {
+    box = h('div.toasts', { role: 'status', 'aria-live': 'polite' });
+    document.body.append(box);
+    toastBox = box;
   }
   const t = h(`div.toast.${kind}`, message);
-  toastBox.append(t);
+  box.append(t);
   setTimeout(() => t.classList.add('leaving'), ms - 300);
   setTimeout(() => t.remove(), ms);
 }
 
-/** Copies text to the clipboard; says so (or selects `fallbackInput` when not allowed). */
+/**
+ * Copies text to the clipboard; says so (or selects `fallbackInput` when not allowed).
+ * @param {string} text
+ * @param {HTMLInputElement | HTMLTextAreaElement} [fallbackInput]
+ */
 export async function copyText(text, fallbackInput) {
   try {
     await navigator.clipboard.writeText(text);
@@ -73,47 +101,18 @@ export async function copyText(text, fallbackInput) {
   }
 }
 
-/** A copyable read-only field with a Copy button. */
+/**
+ * A copyable read-only field with a Copy button.
+ * @param {string} label
+ * @param {string} value
+ * @param {Record<string, unknown>} [extra]  more attributes of the input
+ */
 export function copyField(label, value, extra = {}) {
-  const input = h('input.copy-input', { type: 'text', readOnly: true, value, 'aria-label': label, ...extra });
+  const input = /** @type {HTMLInputElement} */ (h('input.copy-input', { type: 'text', readOnly: true, value, 'aria-label': label, ...extra }));
   input.addEventListener('focus', () => input.select());
   return h('div.copy-field',
     h('label', label),
     h('div.copy-row', input, h('button.btn.small', { type: 'button', onclick: () => copyText(input.value, input) }, 'Copy')));
-}
-
-/** 197281 → "197,281". */
-export function formatInt(n) {
-  return typeof n === 'number' && Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–';
-}
-
-/** Nodes per second in a short form: "12.3 M". */
-export function formatRate(n) {
-  if (typeof n !== 'number' || !Number.isFinite(n)) return '–';
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
-  return String(Math.round(n));
-}
-
-/** Milliseconds as a clock: "5:03", "0:09.4", "1:02:03". */
-export function formatClock(ms) {
-  const t = Math.max(0, ms);
-  if (t < 10_000) return `0:0${Math.floor(t / 1000)}.${Math.floor((t % 1000) / 100)}`;
-  const s = Math.floor(t / 1000);
-  const hours = Math.floor(s / 3600);
-  const mins = Math.floor((s % 3600) / 60);
-  const secs = String(s % 60).padStart(2, '0');
-  return hours ? `${hours}:${String(mins).padStart(2, '0')}:${secs}` : `${mins}:${secs}`;
-}
-
-/** Milliseconds as a duration: "850 ms", "3.2 s", "2 min 5 s". */
-export function formatDuration(ms) {
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) return '–';
-  if (ms < 10) return `${ms.toFixed(2)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 /** The query parameters of the hash route (`#/game/id?seat=x`). */
@@ -122,6 +121,7 @@ export function hashParams() {
   return new URLSearchParams(q);
 }
 
+/** @type {Record<string, string>} */
 const ICONS = {
   first: 'M5 5h2.5v14H5z M19 5v14l-10-7z',
   prev: 'M16.5 5v14l-10-7z',
@@ -131,6 +131,7 @@ const ICONS = {
 };
 
 /** A small inline SVG icon (`first`, `prev`, `next`, `last`, `flip`), drawn in currentColor. */
+/** @param {string} name @param {number} [size] */
 export function icon(name, size = 18) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');

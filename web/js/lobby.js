@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: create a game (colour, time control, friend or engine), open one by link, and the
 // games this browser knows.
 
@@ -25,6 +26,17 @@ const THINK_TIMES = [
   { ms: 5000, label: '5 s per move' },
 ];
 
+/**
+ * @typedef {{value: string, label: string, title?: string, icon?: Element}} SegmentOption
+ */
+
+/**
+ * A row of radio buttons drawn as one segmented control.
+ * @param {string} name
+ * @param {SegmentOption[]} options
+ * @param {string} checked
+ * @param {(value: string) => void} [onChange]
+ */
 function segmented(name, options, checked, onChange) {
   return h('div.segmented', { role: 'radiogroup' },
     options.map((o) => {
@@ -41,15 +53,18 @@ function randomIcon() {
   return wrap;
 }
 
-/** Mounts the lobby into `root`; returns the unmount function. */
+/** Mounts the lobby into `root`; returns the unmount function.
+ * @param {HTMLElement} root
+ * @returns {() => void} */
 export function mountLobby(root) {
+  /** @type {{name: string, default?: boolean, reachable?: boolean}[] | null} */
   let engines = null;
   const form = h('form.card.create-game', { 'aria-labelledby': 'create-title' });
   const result = h('div.card.created', { hidden: true });
   const state = { opponent: 'friend', color: 'random', tc: 'none', variant: 'standard' };
 
   // Chess 2: each side's army.
-  const armySelect = (side) => h(`select#army-${side}`, { 'aria-label': `${side === 'white' ? 'White' : 'Black'}'s army` },
+  const armySelect = (/** @type {string} */ side) => h(`select#army-${side}`, { 'aria-label': `${side === 'white' ? 'White' : 'Black'}'s army` },
     ARMIES.map((a) => h('option', { value: a.id }, a.name)));
   const whiteArmy = armySelect('white');
   const blackArmy = armySelect('black');
@@ -59,7 +74,7 @@ export function mountLobby(root) {
   const variantSeg = segmented('variant', [
     { value: 'standard', label: 'Chess' },
     { value: 'chess2', label: 'Chess 2', title: 'David Sirlin\'s Chess 2: six armies, duels, midline invasion' },
-  ], 'standard', (v) => {
+  ], 'standard', (/** @type {string} */ v) => {
     state.variant = v;
     armiesRow.hidden = v !== 'chess2';
     thinkSelect.disabled = v === 'chess2';
@@ -87,7 +102,7 @@ export function mountLobby(root) {
   const opponentSeg = segmented('opponent', [
     { value: 'friend', label: 'A friend' },
     { value: 'engine', label: 'The computer' },
-  ], 'friend', (v) => {
+  ], 'friend', (/** @type {string} */ v) => {
     state.opponent = v;
     engineRow.hidden = v !== 'engine';
   });
@@ -96,7 +111,7 @@ export function mountLobby(root) {
     { value: 'white', label: 'White', icon: pieceSvg('K', 26) },
     { value: 'random', label: 'Random', icon: randomIcon() },
     { value: 'black', label: 'Black', icon: pieceSvg('k', 26) },
-  ], 'random', (v) => { state.color = v; });
+  ], 'random', (/** @type {string} */ v) => { state.color = v; });
 
   const submit = h('button.btn.primary.big#create-game', { type: 'submit' }, 'Create game');
   setChildren(form,
@@ -126,6 +141,7 @@ export function mountLobby(root) {
   async function create() {
     const color = state.color === 'random' ? (Math.random() < 0.5 ? 'white' : 'black') : state.color;
     const other = color === 'white' ? 'black' : 'white';
+    /** @type {Record<string, any>} */
     const body = {};
     const tc = TIME_CONTROLS.find((t) => t.id === state.tc);
     if (state.tc === 'custom') {
@@ -136,6 +152,7 @@ export function mountLobby(root) {
     } else if (tc && tc.initial) {
       body.time_control = { initial_ms: tc.initial * 60_000, increment_ms: tc.inc * 1000 };
     }
+    /** @type {string | {engine: string}} */
     let opponent = 'friend';
     if (state.opponent === 'engine') {
       const name = engineSelect.value;
@@ -171,6 +188,15 @@ export function mountLobby(root) {
     renderGames();
   }
 
+  /**
+   * The links of a game just created.
+   * @param {string} id
+   * @param {string} color  the creator's side
+   * @param {string} mine  the creator's seat secret
+   * @param {string | null} theirs  the opponent's seat secret (a friend's game)
+   * @param {string} other  the opponent's side
+   * @param {boolean} [chess2]
+   */
   function showCreated(id, color, mine, theirs, other, chess2 = false) {
     const link = chess2 ? chess2Link : gameLink;
     form.hidden = true;
@@ -183,7 +209,7 @@ export function mountLobby(root) {
       h('div.actions',
         h('a.btn.primary.big#go-to-game', { href: `#/${chess2 ? 'chess2' : 'game'}/${id}?seat=${encodeURIComponent(mine)}` }, 'Go to the game'),
         h('button.btn', { type: 'button', onclick: () => { result.hidden = true; form.hidden = false; } }, 'Create another')));
-    result.querySelector('#go-to-game').focus();
+    /** @type {HTMLElement} */ (result.querySelector('#go-to-game')).focus();
   }
 
   // Join by link or id.
@@ -215,7 +241,8 @@ export function mountLobby(root) {
     }
     setChildren(list, games.slice(0, 10).map((g) => {
       const status = h('span.game-status.muted', '…');
-      const vs = g.opponent && g.opponent.engine ? `vs ${g.opponent.engine}` : 'vs a friend';
+      const engine = g.opponent && typeof g.opponent === 'object' ? g.opponent.engine : null;
+      const vs = engine ? `vs ${engine}` : 'vs a friend';
       const when = new Date(g.created || Date.now()).toLocaleString();
       const item = h('li',
         h('a', { href: `#/${g.variant === 'chess2' ? 'chess2' : 'game'}/${g.id}${g.secret ? `?seat=${encodeURIComponent(g.secret)}` : ''}` },
@@ -224,7 +251,7 @@ export function mountLobby(root) {
         status);
       api('GET', `/v1/games/${g.id}/status`).then((s) => {
         const r = s.status.result;
-        status.textContent = r === 'ongoing' ? 'playing' : ({ white_wins: '1–0', black_wins: '0–1', draw: '½–½' })[r];
+        status.textContent = r === 'ongoing' ? 'playing' : /** @type {Record<string, string>} */ ({ white_wins: '1–0', black_wins: '0–1', draw: '½–½' })[r];
       }, () => {
         status.textContent = 'gone';
         item.classList.add('gone');
@@ -241,13 +268,14 @@ export function mountLobby(root) {
     } catch {
       engines = [];
     }
+    if (!engines) return;
     setChildren(engineSelect, engines.map((e) => h('option', {
       value: e.name,
       selected: !!e.default,
       disabled: e.reachable === false,
     }, `${e.name}${e.default ? ' (default)' : ''}${e.reachable === false ? ' – unreachable' : ''}`)));
     const usable = engines.some((e) => e.reachable !== false);
-    const engineRadio = document.getElementById('opponent-engine');
+    const engineRadio = /** @type {HTMLInputElement | null} */ (document.getElementById('opponent-engine'));
     if (engineRadio) engineRadio.disabled = !usable;
     engineNote.textContent = usable ? '' : 'No engine is available on this server, so only games against a friend can be created.';
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // The perft page: start a perft job (standard chess or Chess 2; position, depth, statistics,
 // threads), follow its progress live, see the Grand Chess Tree table fill in, cancel it.
 
@@ -5,7 +6,8 @@ import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
 import { armyName } from './chess2.js';
 import { parseFen, START_FEN } from './chess.js';
-import { formatDuration, formatInt, formatRate, h, setChildren, toast } from './dom.js';
+import { h, setChildren, toast } from './dom.js';
+import { formatDuration, formatInt, formatRate } from './format.js';
 
 const PRESETS = [
   { name: 'Start position', fen: START_FEN },
@@ -37,12 +39,15 @@ const CHESS2_PRESETS = [
   return { name: `${setup}: ${armyName(armies[0])} vs ${armyName(armies[1])}`, fen };
 });
 
-/** The presets of a variant. */
+/** The presets of a variant. @param {string} variant */
 function presetsOf(variant) {
   return variant === 'chess2' ? CHESS2_PRESETS : PRESETS;
 }
 
-/** The rows of the Grand Chess Tree table: key, label, how to read the value from a job. */
+/**
+ * The rows of the Grand Chess Tree table: key, label, how to read the value from a job.
+ * @type {[string, string, (job: any) => unknown][]}
+ */
 const ROWS = [
   ['depth', 'depth', (j) => j.depth],
   ['workers', 'workers', (j) => (j.workers && j.workers.length ? j.workers.length : 'local')],
@@ -61,12 +66,18 @@ const ROWS = [
   ['checkmates', 'checkmates', (j) => stat(j, 'checkmates')],
 ];
 
-/** The job's time: the result's own when done, else the time so far. */
+/** The job's time: the result's own when done, else the time so far. @param {any} job */
 function jobTime(job) {
   return formatDuration(job.result && typeof job.result.seconds === 'number' ? job.result.seconds * 1000 : job.elapsed_ms);
 }
 
-/** A statistic of a job: from the result when done, else the running statistics. */
+/**
+ * A statistic of a job: from the result when done, else the running statistics.
+ * @param {any} job
+ * @param {string} key
+ * @param {boolean} always  whether the result's node count stands in for a missing statistic
+ * @returns {number | null}
+ */
 function statValue(job, key, always) {
   const src = job.result || job.statistics;
   if (src && typeof src[key] === 'number') return src[key];
@@ -75,14 +86,18 @@ function statValue(job, key, always) {
   return null;
 }
 
+/** A statistic as shown: "off" when not counted. @param {any} job @param {string} key @param {boolean} [always] */
 function stat(job, key, always = false) {
   if (!job.stats && key !== 'nodes') return 'off';
   const v = statValue(job, key, always);
   return v === null ? '–' : formatInt(v);
 }
 
-/** Mounts the perft page into `root`; returns the unmount function. */
+/** Mounts the perft page into `root`; returns the unmount function.
+ * @param {HTMLElement} root
+ * @returns {() => void} */
 export function mountPerft(root) {
+  /** @type {{job: any, secret: string | null, unfollow: (() => void) | null, history: any[]}} */
   const st = { job: null, secret: null, unfollow: null, history: [] };
   const board = new Board({ label: 'Perft position' });
 
@@ -99,6 +114,7 @@ export function mountPerft(root) {
   const threadsSelect = h('select#perft-threads', { 'aria-label': 'Threads' });
   // "All" (the default) sends no `threads`: the server then gives the job every thread it allows
   // (`jobs.max_threads`, else its whole pool), as the API does. A number asks for fewer.
+  /** @param {number} n the most threads offered */
   function threadOptions(n) {
     const count = Math.max(1, Math.min(64, n));
     const chosen = threadsSelect.value;
@@ -180,13 +196,14 @@ export function mountPerft(root) {
       fenError.hidden = true;
     } catch (e) {
       fenError.hidden = false;
-      fenError.textContent = `Not ${notation() === 'EPD' ? 'an EPD' : 'a FEN'}: ${e.message}`;
+      fenError.textContent = `Not ${notation() === 'EPD' ? 'an EPD' : 'a FEN'}: ${/** @type {Error} */ (e).message}`;
     }
   }
 
   async function start() {
     if (st.unfollow) st.unfollow();
     const fen = fenInput.value.trim();
+    /** @type {Record<string, unknown>} */
     const body = variantSelect.value === 'chess2'
       ? { variant: 'chess2', depth: Number(depthInput.value), fen }
       : { depth: Number(depthInput.value), stats: statsInput.checked };
@@ -214,6 +231,7 @@ export function mountPerft(root) {
     }
   }
 
+  /** @param {any} job */
   function finished(job) {
     if (st.history.some((j) => j.id === job.id)) return;
     st.history.unshift(job);

@@ -1,3 +1,4 @@
+// @ts-check
 // The chess pieces, drawn here as SVG in a 100×100 box (simple shapes of our own, no piece set
 // downloaded from anywhere). `pieceDefs()` gives the <symbol>s; a board shows a piece with
 // <use href="#piece-wK">.
@@ -61,7 +62,7 @@ const COLORS = {
  */
 export function pieceDefs() {
   let out = '';
-  for (const color of ['w', 'b']) {
+  for (const color of /** @type {const} */ (['w', 'b'])) {
     const c = COLORS[color];
     const outline = `stroke: var(--piece-${color}-outline, ${c.stroke}); stroke-width: var(--piece-${color}-outline-width, 3.2)`;
     for (const [role, shape] of Object.entries(SHAPES)) {
@@ -74,14 +75,15 @@ export function pieceDefs() {
   return out;
 }
 
-/** The symbol id of a FEN piece letter: "K" → "piece-wK", "n" → "piece-bN". */
+/** The symbol id of a FEN piece letter: "K" → "piece-wK", "n" → "piece-bN". @param {string} letter */
 export function pieceId(letter) {
   const color = letter === letter.toUpperCase() ? 'w' : 'b';
   return `piece-${color}${letter.toUpperCase()}`;
 }
 
-/** English name of a FEN piece letter, for screen readers. */
+/** English name of a FEN piece letter, for screen readers. @param {string} letter */
 export function pieceName(letter) {
+  /** @type {Record<string, string>} */
   const names = { p: 'pawn', n: 'knight', b: 'bishop', r: 'rook', q: 'queen', k: 'king' };
   const color = letter === letter.toUpperCase() ? 'white' : 'black';
   return `${color} ${names[letter.toLowerCase()]}`;
@@ -90,6 +92,8 @@ export function pieceName(letter) {
 /**
  * A standalone <svg> of one piece (for the promotion chooser and legends), of class
  * `piece-icon` (the stylesheet outlines black pieces on dark backgrounds).
+ * @param {string} letter
+ * @param {number} [size]
  */
 export function pieceSvg(letter, size = 40) {
   installPieceDefs();

@@ -1,3 +1,4 @@
+// @ts-check
 // Sample mate puzzles from the Lichess open puzzle database (CC0), as collected in
 // ../shared/data/puzzles/lichess_m2_m3_sample50.csv (side to move mates; first rows of each length).
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The puzzles page: a mate-in-N problem (pasted FEN or a built-in sample) solved by the server's
 // prover as a job; keys, uniqueness and the main line; then the solution tree stepped through
 // on the board ("Next move"), with every defence open to explore.
@@ -5,11 +6,20 @@
 import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
 import { applyUci, kingSquare, numberedLine, parseFen, sanChecks } from './chess.js';
-import { formatDuration, formatInt, h, icon, setChildren, toast } from './dom.js';
+import { h, icon, setChildren, toast } from './dom.js';
+import { formatDuration, formatInt } from './format.js';
 import { PUZZLE_SAMPLES } from './puzzle-samples.js';
 
-/** Mounts the puzzles page into `root`; returns the unmount function. */
+/**
+ * A move the explorer offers: a key (with the tree after it) or a defence (with its reply).
+ * @typedef {{uci: string, san: string, tree?: any, defence?: any}} TreeMove
+ */
+
+/** Mounts the puzzles page into `root`; returns the unmount function.
+ * @param {HTMLElement} root
+ * @returns {() => void} */
 export function mountPuzzles(root) {
+  /** @type {{fen: string, start: any, job: any, secret: string | null, unfollow: (() => void) | null, result: any, steps: any[], node: any}} */
   const st = {
     fen: PUZZLE_SAMPLES[0].fen,
     start: null, // parsed FEN of the problem
@@ -62,7 +72,8 @@ export function mountPuzzles(root) {
     mateSelect.value = String(p.mate);
     showProblem(p.fen);
   });
-  let fenTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let fenTimer;
   fenInput.addEventListener('input', () => {
     clearTimeout(fenTimer);
     fenTimer = setTimeout(() => showProblem(fenInput.value.trim()), 250);
@@ -80,6 +91,7 @@ export function mountPuzzles(root) {
 
   // ----- the problem position -----
 
+  /** @param {string} fen @param {boolean} [force] */
   async function showProblem(fen, force = false) {
     if (!force && st.start && fen === st.fen) return;
     fenError.hidden = true;
@@ -88,7 +100,7 @@ export function mountPuzzles(root) {
       parsed = parseFen(fen);
     } catch (e) {
       fenError.hidden = false;
-      fenError.textContent = `Not a FEN: ${e.message}`;
+      fenError.textContent = `Not a FEN: ${/** @type {Error} */ (e).message}`;
       return;
     }
     st.fen = fen;
@@ -113,6 +125,7 @@ export function mountPuzzles(root) {
     }
   }
 
+  /** @param {string} turn */
   function side(turn) {
     return turn === 'w' ? 'White' : 'Black';
   }
@@ -125,6 +138,7 @@ export function mountPuzzles(root) {
     await showProblem(fen, true);
     if (!st.start || st.fen !== fen) return;
     if (st.unfollow) st.unfollow();
+    /** @type {Record<string, unknown>} */
     const body = { fen, mate_in: Number(mateSelect.value), find_all_keys: allKeys.checked };
     if (timeLimit.value) body.time_limit_ms = Math.round(Number(timeLimit.value) * 1000);
     solveBtn.disabled = true;
@@ -172,6 +186,7 @@ export function mountPuzzles(root) {
     }
     jobBox.hidden = false;
     jobBox.dataset.state = job.state;
+    /** @type {(import('./dom.js').El | null)[]} */
     const parts = [h('h2', 'Solution')];
     if (running) {
       parts.push(h('p.working', h('span.spinner', { 'aria-hidden': 'true' }), `Solving… ${job.elapsed_ms ? formatDuration(job.elapsed_ms) : ''}`));
@@ -186,7 +201,8 @@ export function mountPuzzles(root) {
         parts.push(h('p.verdict.none#puzzle-verdict', `No mate in ${job.mate_in || mateSelect.value} or fewer moves.`));
       } else {
         const keyTrees = [r.tree, ...(r.cooks || [])].filter(Boolean);
-        const keySans = r.keys.map((k) => (keyTrees.find((t) => t.uci === k) || {}).move || k);
+        const keySans = r.keys.map((/** @type {string} */ k) => (keyTrees.find((t) => t.uci === k) || {}).move || k);
+        /** @type {import('./dom.js').El} */
         let unique;
         if (r.all_keys === false) unique = h('span.badge', 'uniqueness not decided');
         else if (r.unique) unique = h('span.badge.good#puzzle-unique', 'unique solution');
@@ -226,19 +242,21 @@ export function mountPuzzles(root) {
     return b;
   }
 
+  /** The side to move after `n` plies from the problem position. @param {number} n */
   function turnAt(n) {
     const first = st.start.turn;
     return n % 2 === 0 ? first : first === 'w' ? 'b' : 'w';
   }
 
-  /** The moves allowed at the current node: the tree's own. */
+  /** The moves allowed at the current node: the tree's own. @returns {TreeMove[]} */
   function nodeMoves() {
     const n = st.node;
     if (!n) return [];
-    if (n.kind === 'attack') return n.options.map((t) => ({ uci: t.uci, san: t.move, tree: t }));
-    return n.tree.defences.map((d) => ({ uci: d.uci, san: d.move, defence: d }));
+    if (n.kind === 'attack') return n.options.map((/** @type {any} */ t) => ({ uci: t.uci, san: t.move, tree: t }));
+    return n.tree.defences.map((/** @type {any} */ d) => ({ uci: d.uci, san: d.move, defence: d }));
   }
 
+  /** @param {TreeMove} choice */
   function play(choice) {
     st.steps.push({ uci: choice.uci, san: choice.san, node: st.node });
     if (choice.tree) st.node = { kind: 'defend', tree: choice.tree };
@@ -246,13 +264,15 @@ export function mountPuzzles(root) {
     renderExplorer();
   }
 
+  /** @param {string} uci */
   function playTreeMove(uci) {
     const c = nodeMoves().find((m) => m.uci === uci);
     if (c) play(c);
   }
 
-  /** The defence that resists longest (the main line's choice). */
+  /** The defence that resists longest (the main line's choice). @param {any} tree */
   function mainDefence(tree) {
+    /** @type {any} */
     let best = null;
     for (const d of tree.defences) if (!best || d.reply.mate_in > best.reply.mate_in) best = d;
     return best;
@@ -334,11 +354,12 @@ export function mountPuzzles(root) {
       setChildren(lineBox, h('span.muted', st.result ? 'The problem position.' : ''));
       return;
     }
-    setChildren(lineBox, numberedLine(st.steps.map((s) => s.san), st.start.turn, st.start.fullmove));
+    setChildren(lineBox, numberedLine(st.steps.map((/** @type {{san: string}} */ s) => s.san), st.start.turn, st.start.fullmove));
   }
 
+  /** @param {KeyboardEvent} e */
   const onKey = (e) => {
-    const t = e.target;
+    const t = /** @type {Element | null} */ (e.target);
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t === board.svg)) return;
     if (e.key === 'ArrowRight') nextMove();
     else if (e.key === 'ArrowLeft') stepBack();

@@ -1,0 +1,52 @@
+// @ts-check
+// Number and time formats shared by the pages. Pure: no DOM, so node's tests import it.
+
+/**
+ * 197281 → "197,281".
+ * @param {unknown} n
+ * @returns {string}
+ */
+export function formatInt(n) {
+  return typeof n === 'number' && Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–';
+}
+
+/**
+ * Nodes per second in a short form: "12.3 M".
+ * @param {unknown} n
+ * @returns {string}
+ */
+export function formatRate(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '–';
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
+  return String(Math.round(n));
+}
+
+/**
+ * Milliseconds as a clock: "5:03", "0:09.4", "1:02:03".
+ * @param {number} ms
+ * @returns {string}
+ */
+export function formatClock(ms) {
+  const t = Math.max(0, ms);
+  if (t < 10_000) return `0:0${Math.floor(t / 1000)}.${Math.floor((t % 1000) / 100)}`;
+  const s = Math.floor(t / 1000);
+  const hours = Math.floor(s / 3600);
+  const mins = Math.floor((s % 3600) / 60);
+  const secs = String(s % 60).padStart(2, '0');
+  return hours ? `${hours}:${String(mins).padStart(2, '0')}:${secs}` : `${mins}:${secs}`;
+}
+
+/**
+ * Milliseconds as a duration: "850 ms", "3.2 s", "2 min 5 s".
+ * @param {unknown} ms
+ * @returns {string}
+ */
+export function formatDuration(ms) {
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return '–';
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
