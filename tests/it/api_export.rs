@@ -426,8 +426,7 @@ fn utc(ms: i64) -> (String, String) {
 
 #[actix_web::test]
 async fn tags_of_a_timed_engine_game_and_a_timed_out_game_match_the_single_game_route() {
-    // The builtin engine of this test binary is the real `chessd`.
-    std::env::set_var("CHESSD_SELF_EXE", env!("CARGO_BIN_EXE_chessd"));
+    common::builtin_runs_the_real_binary();
     let app = TestApp::start().await;
     let engine = app
         .create_game(json!({

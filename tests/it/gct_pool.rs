@@ -28,9 +28,9 @@ use crate::common::{
     gct::{self, gct_row, kill9, GctRow, Socat, STATS_COLUMNS},
 };
 
-/// Builtin workers of this test binary run the real `chessd`.
+/// Builtin workers of the pool run the real `chessd`.
 fn use_real_binary() {
-    std::env::set_var("CHESSD_SELF_EXE", env!("CARGO_BIN_EXE_chessd"));
+    crate::common::builtin_runs_the_real_binary();
 }
 
 fn builtin() -> EndpointConfig {

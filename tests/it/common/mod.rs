@@ -54,6 +54,16 @@ pub fn keyed_limits_for_all(config: &mut chessd::Config) {
     jobs.max_client_threads = 1024;
 }
 
+/// Points the builtin engines and workers of the app in process at the real `chessd` binary
+/// (`CHESSD_SELF_EXE`; by default they run the current executable, and this test binary is not
+/// chessd). The tests share one process: the variable is set once, to the one value every test
+/// wants, so no test changes the environment under another (the servers the tests start inherit
+/// it, and it names their own binary).
+pub fn builtin_runs_the_real_binary() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("CHESSD_SELF_EXE", env!("CARGO_BIN_EXE_chessd")));
+}
+
 /// A running server process; killed on drop (and its scratch store deleted).
 pub struct Server {
     child: Child,
