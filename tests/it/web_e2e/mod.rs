@@ -461,17 +461,29 @@ fn the_board_is_played_by_keyboard_and_by_drag_and_drop() {
     });
 }
 
-/// Whether the server has a route (any answer but the JSON `not_found` of unknown routes).
-async fn has_route(base: &str, method: &str, path: &str) -> bool {
-    let c = common::client();
-    let url = format!("{base}{path}");
-    let mut resp = match method {
-        "POST" => c.post(url).send_json(&json!({})).await,
-        _ => c.get(url).send().await,
-    }
-    .expect("request sent");
-    let body: Value = resp.json().await.unwrap_or(Value::Null);
-    body["error"]["code"] != json!("not_found")
+/// Asserts that the server lists the builtin engine (`GET /v1/engines`), which the engine tests
+/// play and analyse with: they fail, never pass, on a server without it.
+async fn assert_builtin_engine(base: &str) {
+    let (status, list) = common::get_json(&common::client(), &format!("{base}/v1/engines")).await;
+    assert_eq!(status, 200, "GET /v1/engines: {list}");
+    let names: Vec<&str> = list["engines"]
+        .as_array()
+        .unwrap_or_else(|| panic!("an engine list: {list}"))
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert!(names.contains(&"builtin"), "no builtin engine in {list}");
+}
+
+/// Asserts that `POST path` with `body` gets the documented client error `status`/`code` (an
+/// unknown route would be 404 `not_found`): the route the page is about to use exists.
+async fn assert_refused(base: &str, path: &str, body: &Value, status: u16, code: &str) {
+    let (got, v) = common::post_json(&common::client(), &format!("{base}{path}"), None, body).await;
+    assert_eq!(
+        (got, v["error"]["code"].as_str()),
+        (status, Some(code)),
+        "POST {path} {body}: {v}"
+    );
 }
 
 #[test]
@@ -482,10 +494,7 @@ async fn has_route(base: &str, method: &str, path: &str) -> bool {
 fn a_game_against_the_builtin_engine_gets_a_reply_to_each_move() {
     run("engine_game", || async {
         let server = Server::start(&[]);
-        if !has_route(&server.base, "GET", "/v1/engines").await {
-            eprintln!("engine_game: skipped: the server has no /v1/engines yet");
-            return;
-        }
+        assert_builtin_engine(&server.base).await;
         let driver = Driver::start().await;
         let s = open(&driver, &format!("{}/", server.base), DESKTOP).await;
         s.wait_for(
@@ -556,10 +565,6 @@ fn csv_rows(path: &str) -> Vec<std::collections::HashMap<String, String>> {
 fn a_shared_puzzle_is_solved_and_stepped_through_to_mate() {
     run("puzzle", || async {
         let server = Server::start(&[]);
-        if !has_route(&server.base, "POST", "/v1/puzzles").await {
-            eprintln!("puzzle: skipped: the server has no /v1/puzzles yet");
-            return;
-        }
         let rows = csv_rows(&format!("{DATA}/puzzles/lichess_m2_m3_sample50.csv"));
         // A mate in 3 from the shared data that is not among the page's built-in samples, pasted.
         let row = rows.iter().filter(|r| r["mate"] == "3").nth(10).unwrap();
@@ -568,6 +573,15 @@ fn a_shared_puzzle_is_solved_and_stepped_through_to_mate() {
             row["mate"].parse::<usize>().unwrap(),
             &row["mating_first_moves_uci"],
         );
+        // The route the page solves with (`mate_in` 0 is its documented 400).
+        assert_refused(
+            &server.base,
+            "/v1/puzzles",
+            &json!({"fen": fen, "mate_in": 0}),
+            400,
+            "invalid_request",
+        )
+        .await;
         let driver = Driver::start().await;
         let s = open(&driver, &format!("{}/#/puzzles", server.base), DESKTOP).await;
         s.wait_for("document.querySelector('#solve')", "the puzzles page")
@@ -650,10 +664,15 @@ fn a_shared_puzzle_is_solved_and_stepped_through_to_mate() {
 fn a_perft_job_fills_the_grand_chess_tree_table() {
     run("perft", || async {
         let server = Server::start(&[]);
-        if !has_route(&server.base, "POST", "/v1/perft").await {
-            eprintln!("perft: skipped: the server has no /v1/perft yet");
-            return;
-        }
+        // The route the page starts its job with (a bad FEN is its documented 422).
+        assert_refused(
+            &server.base,
+            "/v1/perft",
+            &json!({"fen": "not a position", "depth": 1}),
+            422,
+            "invalid_fen",
+        )
+        .await;
         // Expected figures from the shared data (chessprogramming.org convention: checks
         // include mates), never from our own output.
         let rows = csv_rows(&format!("{DATA}/perft/perft_cpw_stats.csv"));
@@ -835,10 +854,7 @@ fn a_dropped_connection_shows_reconnects_and_catches_up() {
 fn the_analysis_panel_shows_the_engines_live_lines() {
     run("analysis", || async {
         let server = Server::start(&[]);
-        if !has_route(&server.base, "GET", "/v1/engines").await {
-            eprintln!("analysis: skipped: the server has no engines yet");
-            return;
-        }
+        assert_builtin_engine(&server.base).await;
         let c = common::client();
         let game =
             common::create_game(&c, &server.base, &json!({"pgn": "1. e4 e5 2. Nf3 *"})).await;
