@@ -371,10 +371,20 @@ async fn every_game_of_a_paused_or_killed_node_is_served_within_a_second_of_its_
     }
 }
 
-/// Every shard's owner and fencing token, and whether its lease holds now (PostgreSQL's clock).
-async fn leases(db: &mut sqlx::PgConnection) -> Vec<(i32, Option<String>, i64, bool)> {
+/// A shard's lease: its owner and fencing token, and whether it holds now (PostgreSQL's clock).
+#[derive(Debug, PartialEq, sqlx::FromRow)]
+struct Lease {
+    shard: i32,
+    owner: Option<String>,
+    token: i64,
+    holds: bool,
+}
+
+/// Every shard's lease, by shard.
+async fn leases(db: &mut sqlx::PgConnection) -> Vec<Lease> {
     sqlx::query_as(
-        "SELECT shard, owner, token, expires_ms > (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT \
+        "SELECT shard, owner, token, \
+         expires_ms > (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT AS holds \
          FROM cluster_shards ORDER BY shard",
     )
     .fetch_all(db)
@@ -408,9 +418,10 @@ async fn shard_leases_hold_while_every_game_query_waits() {
     }
     let mut watch = sqlx::PgConnection::connect(&pg.url).await.unwrap();
     let before = leases(&mut watch).await;
-    assert!(before
-        .iter()
-        .all(|(_, owner, _, live)| owner.is_some() && *live));
+    assert!(
+        before.iter().all(|l| l.owner.is_some() && l.holds),
+        "{before:?}"
+    );
     let mut lock = sqlx::PgConnection::connect(&pg.url).await.unwrap();
     sqlx::query("BEGIN").execute(&mut lock).await.unwrap();
     sqlx::query("LOCK TABLE games, game_events IN ACCESS EXCLUSIVE MODE")
