@@ -1,4 +1,4 @@
-//! The OpenAPI 3 document served at `/openapi.json` (`tests/openapi.rs` checks that it
+//! The OpenAPI 3 document served at `/openapi.json` (`tests/it/openapi.rs` checks that it
 //! documents exactly the routes of the API's route table, `api/routes.rs`, which is what the
 //! server registers).
 

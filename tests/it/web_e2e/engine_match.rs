@@ -1,0 +1,69 @@
+//! A spectator watches an engine match (an engine on each side) on the game page: both bars
+//! name their engine, the moves arrive live, and the page shows the end of the game.
+
+use serde_json::json;
+
+use super::{
+    assert_clean_console, common, open, run, shot, wait_live, webdriver::Driver, DESKTOP, MOVES_JS,
+};
+use crate::common::Server;
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn a_spectator_watches_two_engines_play() {
+    run("engine_match", || async {
+        let server = Server::start(&[("CHESSD_ENGINES__MINI__BUILTIN", "true")]);
+        let c = common::client();
+        // Slow enough to be watched move by move.
+        let game = common::create_game(
+            &c,
+            &server.base,
+            &json!({"opponents": [
+                {"engine": "builtin", "plays": "white", "go": {"movetime": 150}},
+                {"engine": "mini", "plays": "black", "go": {"movetime": 150}},
+            ]}),
+        )
+        .await;
+        let driver = Driver::start().await;
+        let s = open(
+            &driver,
+            &format!("{}/#/game/{}", server.base, game.id),
+            DESKTOP,
+        )
+        .await;
+        wait_live(&s, "the spectator").await;
+        let bars =
+            "[...document.querySelectorAll('.player-bar')].map(b => b.textContent).join(' | ')";
+        s.wait_for(
+            &format!("(() => {{ const t = {bars}; return t.includes('Computer · builtin') && t.includes('Computer · mini') && t; }})()"),
+            "both bars to name their engine",
+        )
+        .await;
+        // The moves arrive while the spectator watches.
+        let count = format!("{MOVES_JS}.split(' ').filter(m => m).length");
+        let first: u64 = s
+            .wait_for(&format!("{count} >= 2 && {count}"), "the first moves")
+            .await
+            .as_u64()
+            .unwrap();
+        s.wait_for(
+            &format!("{count} >= {} && {count}", first + 4),
+            "more moves, live",
+        )
+        .await;
+        shot(&s, "engine_match").await;
+        // The page shows the moves the server has.
+        let (status, view) =
+            common::get_json(&c, &format!("{}/v1/games/{}", server.base, game.id)).await;
+        assert_eq!(status, 200, "{view}");
+        assert_eq!(
+            view["options"]["opponents"],
+            json!([{"engine": "builtin", "plays": "white"}, {"engine": "mini", "plays": "black"}])
+        );
+        assert_clean_console(&s, "engine match").await;
+        s.quit().await;
+    });
+}
