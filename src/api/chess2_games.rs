@@ -1,8 +1,7 @@
 //! Chess 2 games under `/v1/games`: creating one (`"variant": "chess2"` with armies), how its
 //! state shows (armies, stones, the duel waiting), and the body of its duel steps
-//! (`POST /v1/games/{id}/duel`, handled with the other game actions in `games.rs`). Moves, results, draws, clocks, the WebSocket and the archive
-//! are the routes every game has.
-
+//! (`POST /v1/games/{id}/duel`, handled with the other game actions in `game_actions.rs`).
+//! Moves, results, draws, clocks, the WebSocket and the archive are the routes every game has.
 use chessd_core::{
     chess2::{Army, Chess2Game, Chess2Position},
     game::DrawPolicy,
