@@ -2,6 +2,7 @@
 //! state shows (armies, stones, the duel waiting), and the body of its duel steps
 //! (`POST /v1/games/{id}/duel`, handled with the other game actions in `game_actions.rs`).
 //! Moves, results, draws, clocks, the WebSocket and the archive are the routes every game has.
+
 use chessd_core::{
     chess2::{Army, Chess2Game, Chess2Position},
     game::DrawPolicy,
