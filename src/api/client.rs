@@ -8,7 +8,10 @@ use actix_web::HttpRequest;
 
 use crate::{
     admission::ClientKey,
-    api::error::{ApiError, ErrorCode},
+    api::{
+        bearer,
+        error::{ApiError, ErrorCode},
+    },
     config::AuthConfig,
 };
 
@@ -124,13 +127,7 @@ pub fn network_of(address: IpAddr, auth: &AuthConfig) -> IpAddr {
 /// Whether the request is the operator's: it carries the operator token, or (with
 /// `auth.loopback_is_operator`) its client is on this machine's loopback.
 pub fn is_operator(req: &HttpRequest, auth: &AuthConfig) -> bool {
-    let token = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    if let (Some(operator), Some(given)) = (auth.operator_token(), token) {
+    if let (Some(operator), Some(given)) = (auth.operator_token(), bearer(req)) {
         if constant_time_eq::constant_time_eq(operator.as_bytes(), given.as_bytes()) {
             return true;
         }
@@ -143,11 +140,8 @@ pub fn require_operator(req: &HttpRequest, auth: &AuthConfig) -> Result<(), ApiE
     if is_operator(req, auth) {
         return Ok(());
     }
-    let presented = req
-        .headers()
-        .contains_key(actix_web::http::header::AUTHORIZATION);
     Err(ApiError::refused(
-        presented,
+        bearer(req).is_some(),
         "this route is the server operator's: send the operator token (Authorization: Bearer \
          <auth.operator_token>)",
     ))
