@@ -19,17 +19,16 @@ ARG TARGET_CPU=x86-64
 ENV RUSTFLAGS="-C target-cpu=${TARGET_CPU}"
 WORKDIR /build
 
-# The workspace: manifests, lock file, both crates and everything compiled in
-# (config/default.toml and web/ are embedded by include_str!/include_bytes!, migrations/ by
-# sqlx::migrate!; benches/ holds a target declared in Cargo.toml, which cargo requires to exist;
-# build.rs looks for the programs the tests use).
+# The workspace: manifests, lock file, the crates and everything compiled in
+# (config/default.toml and web/ are embedded by include_str!/include_bytes!,
+# crates/chessd-server/migrations/ by sqlx::migrate!; benches/ holds targets declared in
+# Cargo.toml, which cargo requires to exist; build.rs looks for the programs the tests use).
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY crates/ crates/
 COPY src/ src/
 COPY benches/ benches/
 COPY config/ config/
 COPY web/ web/
-COPY migrations/ migrations/
 
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/build/target \

@@ -19,9 +19,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use chessd::{
+use chessd_server::{
     config::EngineConfig,
-    uci::engine::{Engine, EventSink},
+    engine::handle::{Engine, EventSink},
 };
 
 /// The engines measured: name, path, protocol.

@@ -5,12 +5,7 @@
 //! what is parsed prints back to text that parses to the same value, and the moves a notation
 //! parser accepts are legal and write back to the same text.
 
-use chessd::{
-    api::ws::{parse_client_frame, ClientFrame},
-    game::replies::EngineInfoView,
-    jobs::gct::{Command, Reply, ResultCollector},
-    uci::protocol::{EngineLine, GuiCommand},
-};
+use chessd_protocol::{gct::{Command, Reply, ResultCollector}, uci::{pv_san, EngineLine, GuiCommand}, ws::{ClientFrame, parse_client_frame}};
 use chessd_core::{
     pgn::{read_game, PgnError, PgnGame, PgnMove, PgnParser, PgnReader},
     FenMode, Position,
@@ -260,9 +255,11 @@ pub fn check_uci_protocol(text: &str) {
             EngineLine::Raw(raw) => assert_eq!(raw, line.trim()),
             EngineLine::Info(info) => {
                 for root in &roots {
-                    let view = EngineInfoView::new(info, root);
-                    assert!(view.pv_san.len() <= info.pv.len());
-                    serde_json::to_string(&view).expect("the view serialises");
+                    assert!(pv_san(root, &info.pv).len() <= info.pv.len());
+                    if let Some(score) = info.score {
+                        let pov = root.turn();
+                        assert_eq!(score.for_white(pov).for_white(pov), score);
+                    }
                 }
                 serde_json::to_string(info).expect("info serialises");
             }

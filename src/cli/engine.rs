@@ -9,11 +9,11 @@ use std::{
     time::Duration,
 };
 
-use chessd::uci::builtin;
 use chessd_core::{
     search::{Limits, Searcher, DEFAULT_HASH_MIB},
     FenMode, Position,
 };
+use chessd_server::engine::builtin;
 use clap::Args;
 
 /// Arguments of `chessd engine`.

@@ -22,8 +22,8 @@ mod score;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
-use chessd::{game::clock::TimeControl, Config};
 use chessd_core::Color;
+use chessd_server::{game::clock::TimeControl, Config};
 use clap::Args;
 
 use self::{

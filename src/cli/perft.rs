@@ -3,11 +3,11 @@
 
 use std::{collections::BTreeMap, process::ExitCode};
 
-use chessd::api::perft_json::ClassesJson;
 use chessd_core::{
     perft::{Perft, PerftProgress, PerftResult, PerftStats},
     FenMode, Position,
 };
+use chessd_server::api::perft_json::ClassesJson;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 

@@ -4,7 +4,7 @@ use std::{io::IsTerminal, path::PathBuf, process::ExitCode};
 
 use clap::Args;
 
-use chessd::Config;
+use chessd_server::Config;
 
 /// Arguments of `chessd serve`.
 #[derive(Debug, Default, Args)]
@@ -38,7 +38,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     if let Some(bind) = &args.bind {
         config.bind = bind.clone();
     }
-    match actix_web::rt::System::new().block_on(chessd::server::serve(config)) {
+    match actix_web::rt::System::new().block_on(chessd_server::server::serve(config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("chessd: {e}");

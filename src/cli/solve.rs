@@ -9,11 +9,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use chessd::api::solution_json::solution_json;
 use chessd_core::{
     solver::{MateTree, Solution, SolveError, Solver, DEFAULT_TABLE_MB},
     Color, FenMode, Move, Position,
 };
+use chessd_server::api::solution_json::solution_json;
 use clap::Args;
 use serde::Serialize;
 

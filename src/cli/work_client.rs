@@ -16,11 +16,11 @@ use std::{
     time::Duration,
 };
 
-use chessd::{
+use chessd_core::perft::PerftStats;
+use chessd_server::{
     jobs::task_taker::{take_tasks, TaskSource, TaskTables},
     store::perft_tasks::{LeasedTask, Submitted},
 };
-use chessd_core::perft::PerftStats;
 use serde::Deserialize;
 use serde_json::{json, Value};
 

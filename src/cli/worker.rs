@@ -1,6 +1,6 @@
 //! `chessd worker [--threads N] [--hash MiB]`: a Grand Chess Tree worker on stdin and stdout.
 //!
-//! It speaks the protocol of [`chessd::jobs::gct`]: `ready` at start; `begin:<depth>:<fen>`
+//! It speaks the protocol of [`chessd_protocol::gct`]: `ready` at start; `begin:<depth>:<fen>`
 //! is answered by `processing`, then the result lines and `done`; `reset` clears the hash
 //! table (abandoning a running task) and answers `ready`; `quit` (or the end of the input)
 //! ends it with exit code 0. A command that cannot be carried out gets `error: <why>` and
@@ -21,8 +21,8 @@ use std::{
     thread::JoinHandle,
 };
 
-use chessd::jobs::gct::{Begin, Command, Reply, TaskResult};
 use chessd_core::perft::{Perft, StatsHash};
+use chessd_protocol::gct::{Begin, Command, Reply, TaskResult};
 use clap::Args;
 
 /// Longest command line read, in bytes; the rest of a longer line is dropped.

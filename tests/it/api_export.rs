@@ -11,8 +11,8 @@ use actix_web::{
     test::{self, TestRequest},
     web, App,
 };
-use chessd::{configure_app, Config};
 use chessd_core::pgn::{PgnGame, PgnReader};
+use chessd_server::{configure_app, Config};
 use serde_json::{json, Value};
 
 use crate::common::{
@@ -656,7 +656,7 @@ async fn a_large_export_arrives_game_by_game() {
     let app = TestApp::tweaked(|c| {
         c.quotas.games_per_minute = 0;
         c.quotas.max_ongoing_games = 1000;
-        c.store.sqlite_sync = chessd::store::SqliteSync::Normal;
+        c.store.sqlite_sync = chessd_server::store::SqliteSync::Normal;
     })
     .await;
     let mut ids = Vec::new();
@@ -703,7 +703,7 @@ async fn without_a_store_the_export_is_empty() {
 /// Fills the SQLite store at `url` with `games` copies of `template` (new ids), each with the
 /// same `plies` random moves.
 async fn fill_store(url: &str, template: &str, games: usize, plies: usize) {
-    use chessd::{
+    use chessd_server::{
         game::journal::Entry,
         store::{NewGameRow, SqliteSync, Store, WriteOp},
     };
@@ -731,7 +731,7 @@ async fn fill_store(url: &str, template: &str, games: usize, plies: usize) {
         let (store, moves, status) = (&store, &moves, status.clone());
         let row = NewGameRow {
             id: uuid::Uuid::new_v4(),
-            created_ms: chessd::store::now_ms(),
+            created_ms: chessd_server::store::now_ms(),
             secrets: template.secrets.clone(),
             setup: template.setup.clone(),
             options: template.options.clone(),

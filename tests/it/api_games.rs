@@ -5,7 +5,7 @@ use actix_web::{
     http::{header, StatusCode},
     test::TestRequest,
 };
-use chessd::Config;
+use chessd_server::Config;
 use serde_json::{json, Value};
 
 use crate::common::{
@@ -75,7 +75,7 @@ async fn scholars_mate_over_rest_in_three_notations() {
 #[actix_web::test]
 async fn bad_input_catalogue_leaves_the_game_unchanged() {
     let app = TestApp::new(Config {
-        limits: chessd::config::Limits {
+        limits: chessd_server::config::Limits {
             max_body_bytes: 1024,
             max_games: 100,
             ..Config::defaults().limits
@@ -472,7 +472,7 @@ async fn metrics_count_games_moves_and_errors() {
 #[actix_web::test]
 async fn errors_actix_answers_itself_are_json_too() {
     let app = TestApp::new(Config {
-        limits: chessd::config::Limits {
+        limits: chessd_server::config::Limits {
             max_body_bytes: 512,
             max_games: 100,
             ..Config::defaults().limits
@@ -638,8 +638,8 @@ async fn in_process_terminate_callback_runs_once_per_game() {
     use std::sync::{Arc, Mutex};
     let seen: Arc<Mutex<Vec<(String, String, usize)>>> = Arc::default();
     let store = seen.clone();
-    let callback: chessd::TerminateCallback =
-        Arc::new(move |info: &chessd::game::hooks::TerminateInfo| {
+    let callback: chessd_server::TerminateCallback =
+        Arc::new(move |info: &chessd_server::game::hooks::TerminateInfo| {
             store.lock().unwrap().push((
                 info.id.to_string(),
                 info.reason.as_str().to_string(),
@@ -695,8 +695,8 @@ async fn a_slow_terminate_callback_blocks_no_game() {
     };
     let done = Arc::new(AtomicUsize::new(0));
     let counter = done.clone();
-    let callback: chessd::TerminateCallback =
-        Arc::new(move |_info: &chessd::game::hooks::TerminateInfo| {
+    let callback: chessd_server::TerminateCallback =
+        Arc::new(move |_info: &chessd_server::game::hooks::TerminateInfo| {
             std::thread::sleep(Duration::from_millis(1500));
             counter.fetch_add(1, Ordering::SeqCst);
         });

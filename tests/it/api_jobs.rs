@@ -12,7 +12,7 @@ use std::{
 };
 
 use actix_web::http::StatusCode;
-use chessd::Config;
+use chessd_server::Config;
 use serde_json::{json, Value};
 
 use crate::common::{self, app::TestApp, gct};
@@ -29,7 +29,7 @@ fn data(path: &str) -> String {
 fn config(pool_threads: usize, max_jobs: usize) -> Config {
     let mut c = Config::defaults();
     // Every in-process request is the same client; security.rs tests the quotas.
-    c.quotas = chessd::config::QuotasConfig::unlimited();
+    c.quotas = chessd_server::config::QuotasConfig::unlimited();
     c.jobs.pool_threads = pool_threads;
     c.jobs.max_jobs = max_jobs;
     common::keyed_limits_for_all(&mut c);

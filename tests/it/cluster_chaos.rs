@@ -11,7 +11,7 @@
 
 use std::{cell::RefCell, rc::Rc, time::Duration};
 
-use chessd::store::{SqliteSync, Store};
+use chessd_server::store::{SqliteSync, Store};
 use serde_json::{json, Value};
 use shakmaty::{fen::Fen, CastlingMode, EnPassantMode, Position};
 

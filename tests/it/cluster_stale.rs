@@ -12,7 +12,8 @@ use std::sync::{
     Arc,
 };
 
-use chessd::{
+use chessd_core::{game::Game, Position};
+use chessd_server::{
     admission::{Admission, ClientKey},
     config::Config,
     game::{
@@ -26,7 +27,6 @@ use chessd::{
     },
     store::{Fence, SqliteSync, Store},
 };
-use chessd_core::{game::Game, Position};
 use uuid::Uuid;
 
 use crate::common;

@@ -295,7 +295,7 @@ async fn shared_perft_tasks_are_taken_by_every_node_and_worker_and_counted_once(
 async fn a_coordinator_waits_for_the_row_of_its_job() {
     use std::sync::{atomic::AtomicBool, Arc};
 
-    use chessd::{
+    use chessd_server::{
         jobs::{
             perft_job::{PerftTask, TaskBatch, TaskRunner},
             record,
@@ -305,9 +305,10 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
     };
 
     let pg = PgServer::start();
-    let store = chessd::store::Store::open(&pg.url, chessd::store::SqliteSync::Full, 512)
-        .await
-        .unwrap();
+    let store =
+        chessd_server::store::Store::open(&pg.url, chessd_server::store::SqliteSync::Full, 512)
+            .await
+            .unwrap();
     let queue = store.task_queue().expect("PostgreSQL has the task queue");
     let runner = SharedTasks::new(queue.clone(), "n1", tokio::runtime::Handle::current(), 5);
     let job = uuid::Uuid::new_v4();

@@ -379,8 +379,10 @@ async fn three_nodes_behind_nginx_play_on_when_one_dies() {
     // kill -9 the node that owns the watched game (its shard, as /v1/cluster shows it).
     let cluster = settled(&c, &base, 3).await;
     let shards = u32::try_from(cluster["shards"].as_u64().unwrap()).unwrap();
-    let shard =
-        chessd::cluster::placement::shard_of(&uuid::Uuid::parse_str(&watched.id).unwrap(), shards);
+    let shard = chessd_server::cluster::placement::shard_of(
+        &uuid::Uuid::parse_str(&watched.id).unwrap(),
+        shards,
+    );
     let owner = cluster["nodes"]
         .as_array()
         .unwrap()

@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
-use chessd::{
+use chessd_server::{
     store::{SqliteSync, Store},
     Config,
 };
@@ -84,7 +84,7 @@ async fn assert_cached(app: &TestApp, route: &str, job: &Value, first: &Value) {
 #[actix_web::test]
 async fn the_same_request_is_answered_from_the_store_at_once() {
     let mut config = Config::defaults();
-    config.quotas = chessd::config::QuotasConfig::unlimited();
+    config.quotas = chessd_server::config::QuotasConfig::unlimited();
     config.jobs.pool_threads = 2;
     config.jobs.max_mate_in = 8;
     common::keyed_limits_for_all(&mut config);

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
-use chessd::{
+use chessd_server::{
     game::{GameError, Games},
     Config,
 };

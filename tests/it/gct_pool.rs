@@ -13,13 +13,13 @@ use std::{
     time::{Duration, Instant},
 };
 
-use chessd::{
-    config::EndpointConfig,
-    jobs::workers::{WorkerPool, WorkerPoolError, WorkerTask},
-};
 use chessd_core::{
     perft::{split, PerftStats},
     FenMode, Position,
+};
+use chessd_server::{
+    config::EndpointConfig,
+    jobs::workers::{WorkerPool, WorkerPoolError, WorkerTask},
 };
 use serde_json::{json, Value};
 

@@ -1,5 +1,5 @@
 //! The OpenAPI document (`src/openapi.json`, served at `/openapi.json`) against the code: every
-//! route of the app's route table (`chessd::api::routes::route_table`, which is what the app
+//! route of the app's route table (`chessd_server::api::routes::route_table`, which is what the app
 //! registers) is documented and nothing else is, every error code of
 //! `ApiError` (`src/api/error.rs`, or `src/error.rs` before it moved) is listed (in the document
 //! and in the error table of `docs/api.md`, with its status), the documented secrets are the ones
@@ -16,7 +16,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
 fn document() -> Value {
-    serde_json::from_str(chessd::openapi::DOCUMENT).expect("src/openapi.json is JSON")
+    serde_json::from_str(chessd_server::openapi::DOCUMENT).expect("src/openapi.json is JSON")
 }
 
 fn source(path: &str) -> String {
@@ -93,9 +93,9 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
-/// Every (METHOD, path) of the app's route table: what `chessd::api::configure` registers.
+/// Every (METHOD, path) of the app's route table: what `chessd_server::api::configure` registers.
 fn registered_routes() -> BTreeSet<(String, String)> {
-    let table = chessd::api::routes::route_table();
+    let table = chessd_server::api::routes::route_table();
     let routes: BTreeSet<(String, String)> = table
         .iter()
         .map(|r| (r.method.to_string(), r.path.to_string()))
@@ -120,7 +120,7 @@ fn documented_routes(doc: &Value) -> BTreeSet<(String, String)> {
 // ----- Reading the error codes out of the source of ApiError -----
 
 /// Where `ApiError` is defined: `src/api/error.rs`, or `src/error.rs` before it moved there.
-const ERROR_SOURCES: [&str; 2] = ["src/api/error.rs", "src/error.rs"];
+const ERROR_SOURCES: [&str; 2] = ["crates/chessd-server/src/api/error.rs", "src/api/error.rs"];
 
 /// The path and text of the first of [`ERROR_SOURCES`] that exists.
 fn error_source() -> (&'static str, String) {
@@ -288,7 +288,7 @@ fn validate(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), Stri
 
 async fn app() -> TestApp {
     // Every in-process request is the same client; security.rs tests the quotas.
-    TestApp::tweaked(|c| c.quotas = chessd::config::QuotasConfig::unlimited()).await
+    TestApp::tweaked(|c| c.quotas = chessd_server::config::QuotasConfig::unlimited()).await
 }
 
 /// The documented schema of an answer (JSON only).
@@ -399,7 +399,7 @@ async fn the_app_answers_every_route_of_its_table() {
     // fallback, no 405), whatever the handler then says about the unknown id.
     let app = app().await;
     let unknown = "00000000-0000-4000-8000-000000000000";
-    for route in chessd::api::routes::route_table() {
+    for route in chessd_server::api::routes::route_table() {
         let method = route.method.as_str().to_ascii_lowercase();
         let uri = route.path.replace("{id}", unknown);
         let (status, _, body) = app.exchange(request(&method, &uri, None, None)).await;

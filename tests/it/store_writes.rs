@@ -2,7 +2,7 @@
 //! version written twice (a stale writer) fails alone with a conflict, never forking a game;
 //! the webhook outbox keeps what the stop put there.
 
-use chessd::store::{NewGameRow, OutboxRow, SqliteSync, Store, StoreError, WriteOp};
+use chessd_server::store::{NewGameRow, OutboxRow, SqliteSync, Store, StoreError, WriteOp};
 use futures_util::future::join_all;
 use uuid::Uuid;
 
@@ -128,7 +128,7 @@ async fn writes_commit_together_and_a_stale_version_fails_alone_on_postgresql() 
 )]
 #[tokio::test]
 async fn a_write_under_a_lost_shard_lease_is_refused() {
-    use chessd::store::Fence;
+    use chessd_server::store::Fence;
     let pg = common::postgres::PgServer::start();
     let store = Store::open(&pg.url, SqliteSync::Full, 512).await.unwrap();
     let db = store

@@ -4,15 +4,15 @@
 
 use std::time::{Duration, Instant};
 
-use chessd::{
+use chessd_core::Color;
+use chessd_protocol::uci::GoLimits;
+use chessd_server::{
     config::EngineConfig,
     game::{
         clock::{Clock, TimeControl},
         engine_state::allowance,
     },
-    uci::protocol::GoLimits,
 };
-use chessd_core::Color;
 
 /// How long past the end of its clock an engine's search is still awaited. The clock decides
 /// (a move that arrives after the clock ran out loses on time all the same); the margin only
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn clocks_start_at_the_first_search_and_flag_a_late_move() {
-        let config = chessd::Config::defaults().engines["builtin"].clone();
+        let config = chessd_server::Config::defaults().engines["builtin"].clone();
         let mut timer = Pace::Clock(TimeControl {
             initial_ms: 1000,
             increment_ms: 100,
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn a_move_time_allows_the_engines_search_timeout_on_top() {
-        let config = chessd::Config::defaults().engines["builtin"].clone();
+        let config = chessd_server::Config::defaults().engines["builtin"].clone();
         let mut timer = Pace::MoveTime(100).timer();
         let (limits, timeout) = timer.search(Color::Black, &config, Instant::now());
         assert_eq!(limits.movetime, Some(100));

@@ -5,21 +5,21 @@
 
 use std::{net::Ipv4Addr, time::Duration};
 
-use chessd::{
+use chessd_core::{game::Game, START_FEN};
+use chessd_protocol::uci::{EngineLine, GoLimits, GuiCommand, StartPosition};
+use chessd_server::{
     admission::{Admission, ClientKey, Permit},
     config::{EngineConfig, QuotasConfig},
+    engine::{
+        handle::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
+        EngineError,
+    },
     game::{
         engines::{EngineFactory, StartedEngine},
         GameError,
     },
-    uci::{
-        engine::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
-        protocol::{EngineLine, GoLimits, GuiCommand, StartPosition},
-        EngineError,
-    },
     Config,
 };
-use chessd_core::{game::Game, START_FEN};
 use tokio::sync::mpsc;
 
 /// The UCI option `--skill` sets, on engines that declare it.

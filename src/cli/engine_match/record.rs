@@ -6,8 +6,8 @@
 
 use std::time::UNIX_EPOCH;
 
-use chessd::game::{archive::GameRecord, clock::TimeControl};
 use chessd_core::{game::Game, pgn::PgnGame, Color};
+use chessd_server::game::{archive::GameRecord, clock::TimeControl};
 
 use super::referee::Played;
 

@@ -8,11 +8,11 @@
 
 use std::time::{Instant, SystemTime};
 
-use chessd::{game::archive::Termination, uci::EngineError};
 use chessd_core::{
     game::{Game, GameResult},
     Color,
 };
+use chessd_server::{engine::EngineError, game::archive::Termination};
 
 use super::{pace::Pace, player::Player};
 
@@ -216,8 +216,8 @@ fn forfeit(game: &mut Game, loser: Color, ending: Ending) -> Ending {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use chessd::{config::EngineConfig, Config};
     use chessd_core::game::Reason;
+    use chessd_server::{config::EngineConfig, Config};
 
     use super::*;
     use crate::cli::engine_match::player::Lineup;
@@ -298,7 +298,7 @@ pub(super) mod tests {
 
     #[tokio::test]
     async fn a_silent_engine_loses_on_time_or_draws_when_the_other_cannot_mate() {
-        let clock = Pace::Clock(chessd::game::clock::TimeControl {
+        let clock = Pace::Clock(chessd_server::game::clock::TimeControl {
             initial_ms: 200,
             increment_ms: 0,
         });

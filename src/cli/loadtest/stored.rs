@@ -20,7 +20,7 @@ use super::{
     stats::{micros, round2, Latency, Rng},
     Settings,
 };
-use chessd::{
+use chessd_server::{
     game::journal::Entry,
     store::{NewGameRow, SqliteSync, Store, StoredGame, WriteOp},
 };
@@ -204,7 +204,7 @@ async fn fill(url: &str, template: Uuid, settings: &Settings) -> Result<(Vec<Uui
     let inserts = ids[1..].iter().enumerate().map(|(i, id)| {
         let row = NewGameRow {
             id: *id,
-            created_ms: chessd::store::now_ms(),
+            created_ms: chessd_server::store::now_ms(),
             secrets: template.secrets.clone(),
             setup: template.setup.clone(),
             options: template.options.clone(),

@@ -8,7 +8,7 @@ use actix_web::{
     test::{self, TestRequest},
     web, App,
 };
-use chessd::{configure_app, AppState, Config};
+use chessd_server::{configure_app, AppState, Config};
 use futures_util::future::LocalBoxFuture;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -105,7 +105,7 @@ impl Drop for TestApp {
 /// configuration names a store other than the default.
 pub async fn scratch_state(
     mut config: Config,
-    callback: Option<chessd::TerminateCallback>,
+    callback: Option<chessd_server::TerminateCallback>,
 ) -> (AppState, Option<std::path::PathBuf>) {
     let scratch = (config.store.url == Config::defaults().store.url).then(super::scratch_store);
     if let Some(path) = &scratch {
@@ -139,7 +139,7 @@ impl TestApp {
     /// The app with a configuration and an in-process terminate callback.
     pub async fn with_callback(
         config: Config,
-        callback: Option<chessd::TerminateCallback>,
+        callback: Option<chessd_server::TerminateCallback>,
     ) -> TestApp {
         let (state, scratch) = scratch_state(config, callback).await;
         TestApp::with_scratch_state(state, scratch).await

@@ -276,10 +276,7 @@ pub async fn ws_until(conn: &mut common::WsConn, pred: impl Fn(&Value) -> bool) 
 
 /// The OpenAPI document.
 pub fn openapi() -> Value {
-    serde_json::from_str(
-        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/openapi.json")).unwrap(),
-    )
-    .unwrap()
+    serde_json::from_str(chessd_server::openapi::DOCUMENT).unwrap()
 }
 
 /// Checks `v` against `schema` of `doc` (`$ref`, `allOf`, `oneOf`, `nullable`, `type`,

@@ -46,7 +46,7 @@ pub const KEYED_LIMITS_FOR_ALL: [(&str, &str); 4] = [
 ];
 
 /// [`KEYED_LIMITS_FOR_ALL`] in a configuration (for the app in process).
-pub fn keyed_limits_for_all(config: &mut chessd::Config) {
+pub fn keyed_limits_for_all(config: &mut chessd_server::Config) {
     let jobs = &mut config.jobs;
     jobs.anonymous_max_perft_depth = jobs.max_perft_depth;
     jobs.anonymous_max_threads = 0;

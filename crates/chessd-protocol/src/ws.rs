@@ -1,0 +1,72 @@
+//! The frames a WebSocket client sends a game (`/v1/games/{id}/ws`), typed: a JSON object
+//! whose `type` names the command. The server's answers and events are the server's own types.
+
+use chessd_core::Color;
+use serde::Deserialize;
+
+/// A client frame: a JSON object whose `type` names the command. Every command may carry an
+/// `ack` id (any JSON value), echoed in its answer; unknown fields are refused.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientFrame {
+    /// `move`: play a move, given as exactly one of `uci` or `san` (checked when handled).
+    Move {
+        /// The move in UCI notation.
+        uci: Option<String>,
+        /// The move in SAN.
+        san: Option<String>,
+        /// Refuse the move unless the game is at this version (`version_mismatch`).
+        version: Option<u64>,
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `resign`.
+    Resign {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `draw_offer`.
+    DrawOffer {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `draw_accept`.
+    DrawAccept {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `draw_decline`.
+    DrawDecline {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `draw_claim`.
+    DrawClaim {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `duel`: a Chess 2 duel step, as `POST /v1/games/{id}/duel` takes it.
+    Duel {
+        /// `challenge`, `decline` or `bid`.
+        action: String,
+        /// A bid's stones.
+        stones: Option<u8>,
+        /// The attacker's choice if both bid 0.
+        gain: Option<bool>,
+        /// The side that bids (the admin names it).
+        side: Option<Color>,
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `ping`: answered by `pong`.
+    Ping {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+}
+
+/// Parses the text of one WebSocket client frame (what the server does with every text frame it
+/// receives).
+pub fn parse_client_frame(text: &str) -> Result<ClientFrame, serde_json::Error> {
+    serde_json::from_str(text)
+}

@@ -1,0 +1,325 @@
+//! `/v1/games/{id}/ws`: online play over WebSocket (actix-ws).
+//!
+//! Players connect with their seat secret (`?token=` or `Authorization: Bearer`), spectators
+//! without. The server first sends `hello` (role and version), then either the full `state` (new
+//! connection, or `resync` when the missed events are no longer held) or exactly the events the
+//! client missed since `?since=<version>`, then every event live.
+//!
+//! Client frames (JSON, field `type`): `move` (`uci` or `san`, optional `ack` id), `resign`,
+//! `draw_offer`, `draw_accept`, `draw_decline`, `draw_claim`, `ping`. Each command is answered at
+//! once with `ack` (or `error` with a code), before the event it causes.
+//!
+//! The game's engine output (`engine_info`, `engine_line`, `engine_error`, `engine_attached`,
+//! `engine_detached`) arrives through the same subscription: transient frames carrying the
+//! current version, never replayed on reconnect (see `game::actor`'s engine module). With an
+//! engine opponent, its reply to a move is the next `move` event.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
+use chessd_protocol::ws::{parse_client_frame, ClientFrame};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use crate::{
+    admission::Permit,
+    api::error::ApiError,
+    api::{
+        chess2_games::DuelBody, client::client_key, conditions, game_view::GameView, socket_bearer,
+        ws_limits,
+    },
+    game::{
+        command::{Action, MoveInput},
+        events::EventFrame,
+        idempotency::{Acted, Conditions, IdempotencyKey, KeptAnswer, MAX_KEY_LEN},
+        replies::ActionReply,
+        secrets::Caller,
+        GameError, GameHandle,
+    },
+    AppState,
+};
+
+/// Query of the WebSocket route.
+#[derive(Debug, Deserialize)]
+pub struct WsQuery {
+    /// Seat secret (browsers cannot set headers on WebSockets).
+    pub token: Option<String>,
+    /// The last version the client saw, when reconnecting.
+    pub since: Option<u64>,
+}
+
+/// Events queued per connection before a slow client is dropped (it reconnects and catches up).
+const QUEUE: usize = 1024;
+
+/// `GET /v1/games/{id}/ws`
+pub async fn connect(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    query: web::Query<WsQuery>,
+    body: web::Payload,
+) -> Result<HttpResponse, actix_web::Error> {
+    let game = state.games.get(&id).await.map_err(ApiError::from)?;
+    let client = client_key(&req, &state.config.auth, false)?;
+    let permit = state
+        .admission
+        .acquire_socket(&client)
+        .map_err(ApiError::from)?;
+    let token = socket_bearer(&req);
+    let ws = state.config.websocket.clone();
+    let (response, session, stream) = ws_limits::handle(&req, body, &ws).await?;
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let subscription = game
+        .subscribe(token.clone(), query.since, tx)
+        .await
+        .map_err(ApiError::from)?;
+    let connection = Connection {
+        game,
+        token,
+        session,
+        limits: ws,
+        _permit: permit,
+    };
+    actix_web::rt::spawn(connection.run(stream, rx, subscription, query.since.is_some()));
+    Ok(response)
+}
+
+struct Connection {
+    game: GameHandle,
+    token: Option<String>,
+    session: Session,
+    limits: crate::config::WebSocketConfig,
+    /// The connection's place in the client's and the server's socket counts.
+    _permit: Permit,
+}
+
+fn role_name(caller: Caller) -> &'static str {
+    match caller {
+        Caller::Seat(chessd_core::Color::White) => "white",
+        Caller::Seat(chessd_core::Color::Black) => "black",
+        Caller::Admin => "admin",
+        Caller::Anonymous => "spectator",
+    }
+}
+
+impl Connection {
+    async fn send_json(&mut self, value: &serde_json::Value) -> bool {
+        self.session.text(value.to_string()).await.is_ok()
+    }
+
+    async fn run(
+        mut self,
+        mut stream: ws_limits::LimitedStream,
+        mut rx: mpsc::Receiver<Arc<EventFrame>>,
+        sub: crate::game::command::Subscription,
+        reconnecting: bool,
+    ) {
+        let hello = serde_json::json!({
+            "type": "hello",
+            "role": role_name(sub.caller),
+            "version": sub.snapshot.version,
+        });
+        let mut ok = self.send_json(&hello).await;
+        match sub.missed {
+            Some(events) => {
+                for e in events {
+                    ok = ok && self.session.text(e.json.clone()).await.is_ok();
+                }
+            }
+            None => {
+                // A reconnecting client whose missed events are gone gets a resync.
+                let kind = if reconnecting { "resync" } else { "state" };
+                let mut state =
+                    serde_json::to_value(GameView::from(&sub.snapshot)).unwrap_or_default();
+                state["type"] = serde_json::json!(kind);
+                ok = ok && self.send_json(&state).await;
+            }
+        }
+        let heartbeat = Duration::from_secs(self.limits.heartbeat_secs.max(1));
+        let client_timeout = Duration::from_secs(self.limits.client_timeout_secs.max(1));
+        let mut ticker = tokio::time::interval(heartbeat);
+        let mut last_seen = Instant::now();
+        let mut window = (Instant::now(), 0u32);
+        let mut close: Option<CloseReason> = None;
+
+        while ok {
+            tokio::select! {
+                event = rx.recv() => match event {
+                    Some(frame) => ok = self.session.text(frame.json.clone()).await.is_ok(),
+                    // The game dropped us (queue full) or stopped: close; the client reconnects.
+                    None => { close = Some(CloseReason { code: CloseCode::Away, description: Some("game event stream ended".into()) }); break; }
+                },
+                msg = stream.recv() => {
+                    last_seen = Instant::now();
+                    let Some(msg) = msg else { break };
+                    let msg = match msg {
+                        Ok(m) => m,
+                        // Over the limits (1009) or a protocol error (1002).
+                        Err(reason) => { close = Some(reason); break; }
+                    };
+                    // Rate limit: at most max_messages_per_sec frames per second.
+                    if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }
+                    window.1 += 1;
+                    if window.1 > self.limits.max_messages_per_sec {
+                        close = Some(CloseReason { code: CloseCode::Policy, description: Some("too many messages".into()) });
+                        break;
+                    }
+                    match msg {
+                        AggregatedMessage::Text(text) => ok = self.handle_text(&text).await,
+                        AggregatedMessage::Binary(_) => ok = self.send_json(&serde_json::json!({"type": "error", "code": "invalid_request", "message": "binary frames are not accepted"})).await,
+                        AggregatedMessage::Ping(bytes) => ok = self.session.pong(&bytes).await.is_ok(),
+                        AggregatedMessage::Pong(_) => {}
+                        AggregatedMessage::Close(_) => break,
+                    }
+                },
+                _ = ticker.tick() => {
+                    if last_seen.elapsed() > client_timeout {
+                        close = Some(CloseReason { code: CloseCode::Away, description: Some("heartbeat timeout".into()) });
+                        break;
+                    }
+                    ok = self.session.ping(b"").await.is_ok();
+                }
+            }
+        }
+        self.game.unsubscribe(sub.id);
+        let _ = self.session.close(close).await;
+    }
+
+    async fn handle_text(&mut self, text: &str) -> bool {
+        let mut if_version = None;
+        let frame = match parse_client_frame(text) {
+            Ok(f) => f,
+            Err(e) => {
+                return self
+                    .send_json(&serde_json::json!({"type": "error", "ack": null, "code": "invalid_request", "message": format!("invalid frame: {e}")}))
+                    .await
+            }
+        };
+        let (action, ack) = match frame {
+            ClientFrame::Ping { ack } => {
+                return self.send_json(&serde_json::json!({"type": "pong", "ack": ack})).await;
+            }
+            ClientFrame::Move {
+                uci,
+                san,
+                version,
+                ack,
+            } => match (uci, san) {
+                (Some(u), None) => {
+                    if_version = version;
+                    (Action::Move(MoveInput::Uci(u)), ack)
+                }
+                (None, Some(s)) => {
+                    if_version = version;
+                    (Action::Move(MoveInput::San(s)), ack)
+                }
+                _ => {
+                    return self
+                        .send_json(&serde_json::json!({"type": "error", "ack": ack, "code": "invalid_request", "message": "a move needs exactly one of uci or san"}))
+                        .await
+                }
+            },
+            ClientFrame::Resign { ack } => (Action::Resign(None), ack),
+            ClientFrame::DrawOffer { ack } => (Action::OfferDraw, ack),
+            ClientFrame::DrawAccept { ack } => (Action::AcceptDraw, ack),
+            ClientFrame::DrawDecline { ack } => (Action::DeclineDraw, ack),
+            ClientFrame::DrawClaim { ack } => (Action::ClaimDraw, ack),
+            ClientFrame::Duel {
+                action,
+                stones,
+                gain,
+                side,
+                ack,
+            } => {
+                let body = DuelBody {
+                    action,
+                    stones,
+                    gain,
+                    side,
+                };
+                match body.step() {
+                    Ok(step) => (Action::Duel(step), ack),
+                    Err(e) => {
+                        return self
+                            .send_json(&serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message}))
+                            .await
+                    }
+                }
+            }
+        };
+        let key = match command_key(text, &ack) {
+            Ok(key) => key,
+            Err(e) => return self.send_error(&ack, e).await,
+        };
+        let conditions = Conditions { key, if_version };
+        let answer = match self
+            .game
+            .act_under(self.token.clone(), action, conditions)
+            .await
+        {
+            Ok(Acted::Done(reply)) => ack_frame(&ack, &reply),
+            Ok(Acted::Replayed(kept)) => {
+                let mut frame: serde_json::Value =
+                    serde_json::from_str(&kept.body).unwrap_or_default();
+                frame["replayed"] = true.into();
+                frame
+            }
+            Err(e) => return self.send_error(&ack, ApiError::from(e)).await,
+        };
+        self.send_json(&answer).await
+    }
+
+    /// Answers a command with an `error` frame.
+    async fn send_error(&mut self, ack: &Option<serde_json::Value>, e: ApiError) -> bool {
+        crate::metrics::count_error(e.code.as_str());
+        let mut frame = serde_json::json!({"type": "error", "ack": ack, "code": e.code.as_str(), "message": e.message});
+        if let Some(reason) = e.reason {
+            frame["reason"] = reason.into();
+        }
+        self.send_json(&frame).await
+    }
+}
+
+/// The `ack` frame answering a command carried out.
+fn ack_frame(ack: &Option<serde_json::Value>, reply: &ActionReply) -> serde_json::Value {
+    serde_json::json!({"type": "ack", "ack": ack, "version": reply.snapshot.version})
+}
+
+/// The idempotency key a command's `ack` makes (none without one): a command sent again with
+/// the same `ack` and the same fields is answered as the first time and changes nothing.
+fn command_key(
+    text: &str,
+    ack: &Option<serde_json::Value>,
+) -> Result<Option<IdempotencyKey>, ApiError> {
+    let Some(ack) = ack.as_ref().filter(|a| !a.is_null()) else {
+        return Ok(None);
+    };
+    let key = format!("ws:{ack}");
+    if !conditions::valid_key(&key) {
+        return Err(ApiError::invalid_request(format!(
+            "a command's ack is its idempotency key: at most {} characters of JSON without spaces",
+            MAX_KEY_LEN - 3
+        )));
+    }
+    // What the command asks: every field but its ack.
+    let mut fields: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    if let Some(map) = fields.as_object_mut() {
+        map.remove("ack");
+    }
+    let ack = Some(ack.clone());
+    Ok(Some(IdempotencyKey {
+        key,
+        fingerprint: conditions::fingerprint("ws", fields.to_string().as_bytes()),
+        render: Arc::new(move |reply: Result<&ActionReply, &GameError>| KeptAnswer {
+            status: 200,
+            body: reply
+                .map(|reply| ack_frame(&ack, reply).to_string())
+                .unwrap_or_default()
+                .into(),
+        }),
+    }))
+}
