@@ -754,11 +754,16 @@ impl Actor for GameActor {
         // A game resumed from the store with its clock running.
         self.arm_flag_timer(ctx);
         let mut opponents = std::mem::take(&mut self.pending_opponents).into_iter();
+        let mut installed = Ok(());
         if let Some((started, opponent)) = opponents.next() {
-            self.install_engine(started, Some(opponent), ctx);
+            installed = self.install_engine(started, Some(opponent), ctx);
         }
         if let Some((started, opponent)) = opponents.next() {
-            self.install_rival(started, opponent, ctx);
+            installed = installed.and_then(|()| self.install_rival(started, opponent, ctx));
+        }
+        if let Err(e) = installed {
+            // Creation refuses engine opponents for a Chess 2 game, so this is a bug's trace.
+            tracing::warn!(game = %self.id, error = %e, "engine opponent not installed");
         }
         // A Chess 2 game whose own player is due to act (new, or back from the store).
         self.chess2_bot_turn(ctx);

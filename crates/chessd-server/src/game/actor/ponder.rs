@@ -49,7 +49,10 @@ impl GameActor {
             // Two engines play: neither thinks on the other's time (they share the machine).
             return;
         }
-        let from = *self.chess_game().position();
+        let (Ok(game), Ok(mut position)) = (self.game.chess(), self.position_spec()) else {
+            return; // no engine plays Chess 2
+        };
+        let from = *game.position();
         if self.game.is_over() || from.turn() == opponent.plays {
             return;
         }
@@ -57,7 +60,6 @@ impl GameActor {
             return;
         };
         let after = from.after(mv);
-        let mut position = self.position_spec();
         position.moves.push(from.uci(mv));
         let limits = GoLimits {
             ponder: true,
@@ -131,8 +133,11 @@ impl GameActor {
     /// whether the ponder search is now the engine's move (nothing more to start).
     pub(super) fn follow_ponder(&mut self, ctx: &mut Context<Self>) -> bool {
         let over = self.game.is_over();
-        let position = *self.chess_game().position();
-        let last = self.chess_game().history().last().map(|p| p.uci.clone());
+        let Ok(game) = self.game.chess() else {
+            return false; // no engine plays Chess 2
+        };
+        let position = *game.position();
+        let last = game.history().last().map(|p| p.uci.clone());
         let Some(a) = self.engine.attached.as_mut() else {
             return false;
         };
@@ -215,7 +220,10 @@ impl GameActor {
             self.engine_turn(ctx);
             return;
         }
-        let root = *self.chess_game().position();
+        let Ok(game) = self.game.chess() else {
+            return; // no engine plays Chess 2
+        };
+        let root = *game.position();
         let ponder = result.as_ref().ok().and_then(|r| r.ponder.clone());
         match self.apply_engine_move(generation, &root, result, ctx) {
             Ok(_) => {

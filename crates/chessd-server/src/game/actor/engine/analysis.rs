@@ -35,7 +35,7 @@ impl GameActor {
         ctx: &mut Context<Self>,
     ) -> Result<(), GameError> {
         self.check_attached_can_play()?;
-        let (position, root) = self.position_at(ply.unwrap_or(usize::MAX));
+        let (position, root) = self.position_at(ply.unwrap_or(usize::MAX))?;
         self.check_searchmoves_in(&root, &limits.searchmoves)?;
         let white = root.turn() == Color::White;
         self.engine.next_analysis += 1;
@@ -170,7 +170,10 @@ impl GameActor {
     ) {
         let over = self.game.is_over();
         // A ply past the game's end is its end (the answer says which ply is analysed).
-        let len = self.chess_game().history().len();
+        let len = match self.game.chess() {
+            Ok(game) => game.history().len(),
+            Err(e) => return self.answer(reply, Err(e)),
+        };
         request.ply = request.ply.map(|p| p.min(len));
         let checked = (|| {
             if self.engine.has_opponent() && !over {
@@ -229,10 +232,10 @@ impl GameActor {
                         check_can_play(
                             &started.name,
                             started.engine.identity(),
-                            act.chess_game().start_position(),
+                            act.game.chess()?.start_position(),
                         )?;
                         analysis_multipv(started.engine.identity(), request.multipv)?;
-                        act.install_engine(started, None, ctx);
+                        act.install_engine(started, None, ctx)?;
                         let begun = act.begin_analysis(&request, ctx);
                         if begun.is_err() {
                             act.release_engine_if_over();

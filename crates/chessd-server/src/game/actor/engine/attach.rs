@@ -18,17 +18,19 @@ use crate::game::{
 use super::{busy_error, EngineOutput};
 
 impl GameActor {
-    /// Attaches a started engine (replacing any other), as the game's opponent if given.
+    /// Attaches a started engine (replacing any other), as the game's opponent if given
+    /// (`wrong_variant` for a Chess 2 game: no engine plays it).
     pub(in crate::game::actor) fn install_engine(
         &mut self,
         started: StartedEngine,
         opponent: Option<Opponent>,
         ctx: &mut Context<Self>,
-    ) {
+    ) -> Result<(), GameError> {
+        let root = *self.game.chess()?.position();
         if let Some(old) = self.engine.attached.take() {
             self.publish_transient(EventKind::EngineDetached { name: old.name });
         }
-        let attached = self.attachment(started, ctx);
+        let attached = self.attachment(started, root, ctx);
         let (name, id_name) = (
             attached.name.clone(),
             attached.engine.identity().name.clone(),
@@ -46,6 +48,7 @@ impl GameActor {
         }
         self.publish_transient(EventKind::EngineAttached { name, id_name });
         self.engine_turn(ctx);
+        Ok(())
     }
 
     /// Attaches a started engine as the rival: the engine playing the other side of a game
@@ -55,8 +58,9 @@ impl GameActor {
         started: StartedEngine,
         opponent: Opponent,
         ctx: &mut Context<Self>,
-    ) {
-        let attached = self.attachment(started, ctx);
+    ) -> Result<(), GameError> {
+        let root = *self.game.chess()?.position();
+        let attached = self.attachment(started, root, ctx);
         let (name, id_name) = (
             attached.name.clone(),
             attached.engine.identity().name.clone(),
@@ -65,12 +69,14 @@ impl GameActor {
         self.engine.rival = Some(Rival { attached, opponent });
         self.publish_transient(EventKind::EngineAttached { name, id_name });
         self.engine_turn(ctx);
+        Ok(())
     }
 
     /// A started engine as a new attachment, its output streamed to the actor.
     pub(super) fn attachment(
         &mut self,
         started: StartedEngine,
+        root: Position,
         ctx: &mut Context<Self>,
     ) -> Attached {
         self.engine.next_engine += 1;
@@ -86,7 +92,7 @@ impl GameActor {
             generation,
             busy: None,
             analysis: None,
-            root: *self.chess_game().position(),
+            root,
             lines: BTreeMap::new(),
             pondering: None,
             _permit: started.permit,
@@ -142,12 +148,15 @@ impl GameActor {
                 if act.engine.locks_game() {
                     return Err(busy_error("the engine is choosing a move for this game"));
                 }
-                let start_of_game = start.as_ref().unwrap_or(act.chess_game().start_position());
+                let start_of_game = match &start {
+                    Some(pos) => pos,
+                    None => act.game.chess()?.start_position(),
+                };
                 check_can_play(&started.name, started.engine.identity(), start_of_game)?;
                 if let Some(pos) = start {
                     act.reset_game(Game::with_policy(pos, act.options.draw_policy), ctx);
                 }
-                act.install_engine(started, None, ctx);
+                act.install_engine(started, None, ctx)?;
                 act.engine.view().map(EngineReply::View)
             });
             act.answer(reply, answer);

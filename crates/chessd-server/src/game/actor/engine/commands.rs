@@ -41,14 +41,13 @@ impl GameActor {
         let start = finite_limits(limits)
             .and_then(|limits| self.bounded(limits))
             .and_then(|limits| self.begin_search(Slot::Main, Busy::Hint, limits, None, timeout));
-        let (engine, request, generation) = match start {
+        let (engine, request, generation, root) = match start {
             Ok(s) => s,
             Err(e) => {
                 self.answer(reply, Err(e));
                 return;
             }
         };
-        let root = *self.chess_game().position();
         ctx.spawn(
             engine
                 .search(request)
@@ -120,12 +119,17 @@ impl GameActor {
             self.answer(reply, Ok(snapshot_reply(self)));
             return;
         }
-        if let Err(e) = self.check_attached_can_play() {
-            self.answer(reply, Err(e));
-            return;
-        }
-        let position = self.position_spec();
-        let root = *self.chess_game().position();
+        let checked = self.check_attached_can_play().and_then(|()| {
+            let position = self.position_spec()?;
+            Ok((position, *self.game.chess()?.position()))
+        });
+        let (position, root) = match checked {
+            Ok(p) => p,
+            Err(e) => {
+                self.answer(reply, Err(e));
+                return;
+            }
+        };
         let a = match self.engine.attached() {
             Ok(a) => a,
             Err(e) => {

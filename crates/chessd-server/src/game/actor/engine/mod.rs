@@ -16,7 +16,7 @@
 use std::time::Duration;
 
 use actix::{Context, StreamHandler};
-use chessd_core::{game::Game, Color, Position};
+use chessd_core::{Color, Position};
 
 use super::GameActor;
 use chessd_protocol::uci::{EngineLine, GoLimits, StartPosition};
@@ -103,14 +103,6 @@ impl GameActor {
         }
     }
 
-    /// The standard game engines work on. Engine requests for a Chess 2 game are refused
-    /// before they reach the engine code ([`GameActor::handle_engine`]) and no engine is ever
-    /// attached to one, so the empty placeholder is never what an engine sees.
-    pub(super) fn chess_game(&self) -> &Game {
-        static PLACEHOLDER: std::sync::LazyLock<Game> = std::sync::LazyLock::new(Game::default);
-        self.game.chess().unwrap_or(&PLACEHOLDER)
-    }
-
     /// While an engine opponent plays an unfinished game, only the admin may replace or detach
     /// it, or have it choose a move without one of the player's (a seat would otherwise take
     /// its opponent away, or have it play the seat's own move).
@@ -128,33 +120,31 @@ impl GameActor {
     /// Refuses a game the attached engine (or the rival) cannot play (see
     /// [`check_can_play`]).
     fn check_attached_can_play(&self) -> Result<(), GameError> {
+        let start = self.game.chess()?.start_position();
         let rival = self.engine.rival.as_ref().map(|r| &r.attached);
         for a in self.engine.attached.iter().chain(rival) {
-            check_can_play(
-                &a.name,
-                a.engine.identity(),
-                self.chess_game().start_position(),
-            )?;
+            check_can_play(&a.name, a.engine.identity(), start)?;
         }
         Ok(())
     }
 
     /// The position after `ply` plies of the game (at most the game's length) and its spec.
-    fn position_at(&self, ply: usize) -> (PositionSpec, Position) {
-        let mut spec = self.position_spec();
-        let history = self.chess_game().history();
+    fn position_at(&self, ply: usize) -> Result<(PositionSpec, Position), GameError> {
+        let mut spec = self.position_spec()?;
+        let game = self.game.chess()?;
+        let history = game.history();
         let ply = ply.min(history.len());
         spec.moves.truncate(ply);
-        let mut root = *self.chess_game().start_position();
+        let mut root = *game.start_position();
         for played in &history[..ply] {
             root = root.after(played.mv);
         }
-        (spec, root)
+        Ok((spec, root))
     }
 
     /// Checks that every move of a `searchmoves` list is legal in the current position.
     fn check_searchmoves(&self, moves: &[String]) -> Result<(), GameError> {
-        self.check_searchmoves_in(self.chess_game().position(), moves)
+        self.check_searchmoves_in(self.game.chess()?.position(), moves)
     }
 
     /// Checks that every move of a `searchmoves` list is legal in `pos`.
@@ -168,8 +158,9 @@ impl GameActor {
     }
 
     /// The position the engine is told about: start and the whole history.
-    pub(super) fn position_spec(&self) -> PositionSpec {
-        let start = self.chess_game().start_position();
+    pub(super) fn position_spec(&self) -> Result<PositionSpec, GameError> {
+        let game = self.game.chess()?;
+        let start = game.start_position();
         let chess960 = start.is_chess960();
         let fen = start.fen();
         let start = if !chess960 && fen == chessd_core::fen::START_FEN {
@@ -177,16 +168,11 @@ impl GameActor {
         } else {
             StartPosition::Fen(fen)
         };
-        PositionSpec {
+        Ok(PositionSpec {
             start,
-            moves: self
-                .chess_game()
-                .history()
-                .iter()
-                .map(|p| p.uci.clone())
-                .collect(),
+            moves: game.history().iter().map(|p| p.uci.clone()).collect(),
             chess960,
-        }
+        })
     }
 
     /// Publishes an engine event to subscribers without versioning or keeping it. While events
@@ -255,7 +241,8 @@ impl GameActor {
         }
     }
 
-    /// Claims the engine in `slot` for a search of the current position.
+    /// Claims the engine in `slot` for a search of the current position: the engine, the
+    /// request, the attachment's generation and the searched position.
     fn begin_search(
         &mut self,
         slot: Slot,
@@ -263,14 +250,14 @@ impl GameActor {
         limits: GoLimits,
         multipv: Option<u32>,
         timeout: Option<Duration>,
-    ) -> Result<(Engine, SearchRequest, u64), GameError> {
+    ) -> Result<(Engine, SearchRequest, u64, Position), GameError> {
         if self.game.is_over() {
             return Err(GameError::over(self.game.status()));
         }
         self.check_attached_can_play()?;
         self.check_searchmoves(&limits.searchmoves)?;
-        let position = self.position_spec();
-        let root = *self.chess_game().position();
+        let position = self.position_spec()?;
+        let root = *self.game.chess()?.position();
         let white = root.turn() == Color::White;
         let a = self.engine.slot(slot).ok_or(GameError::NoEngine)?;
         if a.busy.is_some() {
@@ -289,7 +276,7 @@ impl GameActor {
             limits,
             multipv,
         };
-        Ok((a.engine.clone(), request, a.generation))
+        Ok((a.engine.clone(), request, a.generation, root))
     }
 
     /// Releases the engine after a search of attachment `generation`.

@@ -57,15 +57,17 @@ impl GameActor {
         if self.game.is_over() {
             return;
         }
-        let Some((slot, opponent)) = self.engine.player_of(self.chess_game().position().turn())
-        else {
+        let Ok(game) = self.game.chess() else {
+            return; // no engine plays Chess 2
+        };
+        let Some((slot, opponent)) = self.engine.player_of(game.position().turn()) else {
             return;
         };
         if !self.engine.slot(slot).is_some_and(|a| a.is_idle()) {
             return;
         }
         let limits = self.opponent_limits(&opponent);
-        let (engine, request, generation) =
+        let (engine, request, generation, root) =
             match self.begin_search(slot, Busy::Move, limits, None, None) {
                 Ok(s) => s,
                 Err(e) => {
@@ -79,7 +81,6 @@ impl GameActor {
                     return;
                 }
             };
-        let root = *self.chess_game().position();
         let search = engine.search(request);
         ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
             if let Some(a) = act.engine.current(generation) {
@@ -112,7 +113,7 @@ impl GameActor {
         if self.engine.current(generation).is_none() {
             return Err(GameError::NoEngine);
         }
-        if self.chess_game().position() != root {
+        if self.game.chess()?.position() != root {
             return Err(busy_error("the game changed while the engine was thinking"));
         }
         let played = self.play_move(Caller::Admin, MoveInput::Uci(uci), ctx)?;
@@ -135,8 +136,8 @@ impl GameActor {
         };
         let restart = match analysis.ply {
             None => !self.game.is_over(),
-            Some(ply) if ply <= self.chess_game().history().len() => {
-                if self.position_at(ply).1 == root {
+            Some(ply) if ply <= self.game.chess().map_or(0, |g| g.history().len()) => {
+                if self.position_at(ply).is_ok_and(|(_, at)| at == root) {
                     return;
                 }
                 true
@@ -244,7 +245,7 @@ impl GameActor {
             writes.extend(self.keep_key(*scope, key.clone(), kept));
         }
         self.flush_writes(writes, ctx);
-        let (engine, request, generation) = match searched {
+        let (engine, request, generation, root) = match searched {
             Ok(s) => s,
             Err(e) => {
                 self.answer(reply, Err(e));
@@ -252,7 +253,6 @@ impl GameActor {
             }
         };
         self.engine_play_key = keyed.as_ref().map(|(key, scope)| (*scope, key.key.clone()));
-        let root = *self.chess_game().position();
         ctx.spawn(
             engine
                 .search(request)
@@ -312,7 +312,7 @@ impl GameActor {
         if !limits.searchmoves.is_empty() {
             // The engine's moves are searched after the player's: check them there, before
             // the player's move is played.
-            let mut after = self.chess_game().clone();
+            let mut after = self.game.chess()?.clone();
             let ready = match &player_move {
                 Some(input) => input.play_on(&mut after).is_ok(),
                 None => true,
