@@ -5,45 +5,44 @@
 //! With a store, a change is written before anyone hears of it: its event and the request's
 //! answer are held until the write is committed, and requests that come meanwhile wait, so that
 //! no one ever sees a change that a crash could take back.
+//!
+//! Here: the actor, its start and stop, and the envelope handler. `actions.rs` applies requests,
+//! `commits.rs` keeps and publishes them, `timers.rs` holds the idle, eviction and flag timers;
+//! `engine/`, `ponder.rs` and `chess2.rs` are the engines' and the Chess 2 bot's turns.
 
 use std::{collections::VecDeque, sync::Arc, time::Duration};
 
-use actix::{
-    Actor, ActorContext, ActorFutureExt, AsyncContext, Context, Handler, SpawnHandle, WrapFuture,
-};
-use chessd_core::{
-    chess2::{Chess2Game, Chess2Position},
-    game::{Game, PlayedMove},
-    pgn, Color, FenMode, Position,
-};
+use actix::{Actor, ActorContext, AsyncContext, Context, Handler, SpawnHandle};
+use chessd_core::Color;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
+mod actions;
 mod chess2;
+mod commits;
 mod engine;
 mod ponder;
+mod timers;
 
 use crate::{
     admission::Permit,
     game::{
         board::Board,
         clock::Clock,
-        command::{Action, Envelope, MoveInput, Request, Subscription},
+        command::{Envelope, Request, Subscription},
         engine_state::{EngineState, Opponent},
         engines::{EngineFactory, StartedEngine},
         events::{EventFrame, EventKind, EventLog},
         hooks::{Hooks, StopReason, TerminateInfo},
-        idempotency::{
-            Acted, Conditions, IdempotencyKey, KeptAnswer, KeptKey, KeyBook, KeyCheck, KeyScope,
-        },
-        journal::{Entry, StoredOpponent, StoredOptions},
-        replies::{ActionReply, GameSnapshot},
+        idempotency::{KeptAnswer, KeptKey, KeyBook, KeyScope},
+        journal::{StoredOpponent, StoredOptions},
+        replies::GameSnapshot,
         secrets::Caller,
         secrets::SecretDigests,
         state::{SavedClock, SavedState},
         GameError,
     },
-    store::{Fence, KeyRow, Store, WriteOp},
+    store::{Fence, Store, WriteOp},
 };
 
 pub use crate::game::{options::GameOptions, secrets::Secrets};
@@ -217,65 +216,6 @@ impl GameActor {
         }));
     }
 
-    /// Sends `op` to the store. Until it is committed, new requests wait in the backlog
-    /// (timers and engine output go on).
-    fn write(&mut self, op: WriteOp, ctx: &mut Context<Self>) {
-        if let Some(collected) = &mut self.collecting {
-            collected.push(op);
-            return;
-        }
-        self.in_flight += 1;
-        let committed = self.env.store.write_fenced(op, self.fence);
-        ctx.spawn(
-            committed
-                .into_actor(self)
-                .map(|result, act, ctx| act.on_commit(result.map(|_| ()), ctx)),
-        );
-    }
-
-    /// A write came back: on success, releases the events and (when nothing else is in
-    /// flight) the answers it held; on failure the actor stops, so that the game comes back
-    /// from what the store holds.
-    fn on_commit(&mut self, result: Result<(), crate::store::StoreError>, ctx: &mut Context<Self>) {
-        self.in_flight -= 1;
-        match result {
-            Ok(()) => {
-                if self.in_flight == 0 {
-                    while let Some(frame) = self.held.pop_front() {
-                        self.broadcast(frame);
-                    }
-                    while let Some(answer) = self.answers.pop_front() {
-                        answer(None);
-                    }
-                    if self.stopping {
-                        ctx.stop();
-                        return;
-                    }
-                    // Requests that came meanwhile, in order, until one writes again.
-                    while self.in_flight == 0 {
-                        let Some(envelope) = self.backlog.pop_front() else {
-                            break;
-                        };
-                        self.handle(envelope, ctx);
-                    }
-                }
-            }
-            Err(e) => {
-                tracing::error!(game = %self.id, error = %e, "store write failed; the game stops");
-                let error = e.to_string();
-                self.held.clear();
-                while let Some(answer) = self.answers.pop_front() {
-                    answer(Some(&error));
-                }
-                while let Some(envelope) = self.backlog.pop_front() {
-                    refuse(envelope.request, GameError::Store(error.clone()));
-                }
-                self.stop_reason = StopReason::StoreFailed;
-                ctx.stop();
-            }
-        }
-    }
-
     /// Stops the actor for `reason`. A stop that ends the game is stored first, so that the
     /// game cannot come back from the store once the stop is answered.
     fn end_actor(&mut self, reason: StopReason, ctx: &mut Context<Self>) {
@@ -300,29 +240,6 @@ impl GameActor {
                 );
             }
             _ => ctx.stop(),
-        }
-    }
-
-    /// Sends an event to every subscriber.
-    fn broadcast(&mut self, frame: Arc<EventFrame>) {
-        // A subscriber whose queue is full or closed is dropped; it reconnects and catches up.
-        self.subscribers
-            .retain(|(_, tx)| tx.try_send(frame.clone()).is_ok());
-    }
-
-    /// Writes the game's options to the store (after a change).
-    fn write_options(&mut self, ctx: &mut Context<Self>) {
-        if let Some(game) = self.stored {
-            let options = StoredOptions::of(&self.options, &self.stored_opponents);
-            let options = serde_json::to_string(&options).unwrap_or_default();
-            self.write(
-                WriteOp::Options {
-                    game,
-                    options,
-                    now_ms: crate::store::now_ms(),
-                },
-                ctx,
-            );
         }
     }
 
@@ -353,369 +270,6 @@ impl GameActor {
             created: self.created,
             engine_seats: self.engine.seats.clone(),
         }
-    }
-
-    /// Re-arms the idle timer; called for every message.
-    fn touch(&mut self, ctx: &mut Context<Self>) {
-        self.last_request = std::time::Instant::now();
-        if let Some(handle) = self.idle_timer.take() {
-            ctx.cancel_future(handle);
-        }
-        if let Some(idle) = self.options.idle_timeout {
-            self.idle_timer = Some(ctx.run_later(idle, |act, ctx| {
-                act.end_actor(StopReason::IdleTimeout, ctx);
-            }));
-        }
-    }
-
-    /// Whether the game may leave memory now: it is stored, untouched for `after`, watched by
-    /// no one, with nothing in flight, no engine (an engine is a process that would be lost)
-    /// and no clock running (a flag must fall on time).
-    fn evictable(&self, after: Duration) -> bool {
-        self.stored.is_some()
-            && self.last_request.elapsed() >= after
-            && self.subscribers.is_empty()
-            && self.in_flight == 0
-            && self.backlog.is_empty()
-            && !self.stopping
-            && !self.chess2_thinking
-            && self.engine.attached.is_none()
-            && self.engine.rival.is_none()
-            && self.clock.as_ref().is_none_or(|c| c.running().is_none())
-    }
-
-    /// Schedules the flag check for the running clock.
-    fn arm_flag_timer(&mut self, ctx: &mut Context<Self>) {
-        if let Some(handle) = self.flag_timer.take() {
-            ctx.cancel_future(handle);
-        }
-        let now = std::time::Instant::now();
-        if let Some(wait) = self.clock.as_ref().and_then(|c| c.time_to_flag(now)) {
-            self.flag_timer = Some(ctx.run_later(wait + Duration::from_millis(1), |act, ctx| {
-                act.flag_timer = None;
-                act.check_flag(ctx);
-            }));
-        }
-    }
-
-    /// Ends the game if the running side's time is out. Returns whether it did.
-    fn check_flag(&mut self, ctx: &mut Context<Self>) -> bool {
-        let now = std::time::Instant::now();
-        let Some(loser) = self.clock.as_ref().and_then(|c| c.flagged(now)) else {
-            if self.clock.as_ref().is_some_and(|c| c.running().is_some()) {
-                self.arm_flag_timer(ctx);
-            }
-            return false;
-        };
-        if self.game.flag(loser).is_ok() {
-            self.end_without_move(now, ctx);
-            self.after_game_change(ctx);
-            self.release_engine_if_over();
-        }
-        true
-    }
-
-    /// Stops the clocks and publishes the end of a game decided without a move.
-    fn end_without_move(&mut self, now: std::time::Instant, ctx: &mut Context<Self>) {
-        if let Some(c) = self.clock.as_mut() {
-            c.stop(now);
-        }
-        self.draw_offer = None;
-        let clocks = self.clock.as_ref().map(|c| c.view(now));
-        self.publish(
-            EventKind::GameEnd {
-                status: self.game.status().clone(),
-                clocks,
-            },
-            ctx,
-        );
-    }
-
-    /// Publishes a change of the game under the next version. With a store, the change is
-    /// written first: the event goes out, and the request's answer with it, once committed.
-    fn publish(&mut self, event: EventKind, ctx: &mut Context<Self>) {
-        // Every change of the game is published: a finished game stops counting against its
-        // creator's unfinished games here, whichever way it ended.
-        if self.game.is_over() {
-            self.permit = None;
-            self.bot_permits.clear();
-        }
-        let frame = self.log.push(&event);
-        crate::metrics::count_event();
-        let Some(game) = self.stored else {
-            self.broadcast(frame);
-            return;
-        };
-        let Some(entry) = Entry::for_event(&event, || self.saved_state()) else {
-            self.broadcast(frame);
-            return;
-        };
-        let result = self.game.status().result;
-        let status = (result != self.stored_result).then(|| {
-            self.stored_result = result;
-            result.name().to_string()
-        });
-        let op = WriteOp::Append {
-            game,
-            version: frame.version as i64,
-            body: entry.encode(),
-            status,
-            now_ms: crate::store::now_ms(),
-        };
-        self.held.push_back(frame);
-        self.write(op, ctx);
-    }
-
-    /// The seat of a caller whose request needs a seat (checked before it is handled).
-    fn seat_of(caller: Caller) -> Result<Color, GameError> {
-        match caller {
-            Caller::Seat(c) => Ok(c),
-            _ => Err(crate::game::command::Need::Seat.refusal(true)),
-        }
-    }
-
-    fn play_move(
-        &mut self,
-        caller: Caller,
-        input: MoveInput,
-        ctx: &mut Context<Self>,
-    ) -> Result<PlayedMove, GameError> {
-        let turn = self.game.to_act();
-        match caller {
-            Caller::Admin => {}
-            Caller::Seat(c) if c == turn => {}
-            Caller::Seat(_) => return Err(GameError::NotYourTurn(turn)),
-            Caller::Anonymous => {
-                return Err(GameError::forbidden(
-                    "a move needs the secret of the side to move (Authorization: Bearer <secret>)",
-                ))
-            }
-        }
-        if self.game.is_over() {
-            return Err(GameError::over(self.game.status()));
-        }
-        if self.check_flag(ctx) {
-            return Err(GameError::Flagged(turn));
-        }
-        let Board::Chess(game) = &mut self.game else {
-            return Err(GameError::WrongVariant(
-                "a Chess 2 move is sent as {\"uci\": \"e2e4\"} (the Go engine's move string, \
-                 without duel fields); SAN and square indices are standard chess's"
-                    .into(),
-            ));
-        };
-        let first_move = game.history().is_empty();
-        let played = input.play_on(game)?.clone();
-        self.moved = true;
-        crate::metrics::count_move();
-
-        let now = std::time::Instant::now();
-        if let Some(clock) = self.clock.as_mut() {
-            // The flag was checked above, so the mover had time left.
-            let _ = clock.on_move(turn, first_move, now);
-            if self.game.is_over() {
-                clock.stop(now);
-            }
-        }
-        if self.draw_offer == Some(!turn) {
-            self.draw_offer = None;
-            self.publish(EventKind::DrawDeclined { by: turn }, ctx);
-        }
-        if self.game.is_over() {
-            self.draw_offer = None;
-        }
-        let clocks = self.clock.as_ref().map(|c| c.view(now));
-        self.publish(
-            EventKind::Move {
-                ply: self.game.plies(),
-                uci: played.uci.clone(),
-                san: played.san.clone(),
-                fen: self.game.fen(),
-                status: self.game.status().clone(),
-                clocks,
-            },
-            ctx,
-        );
-        self.arm_flag_timer(ctx);
-        Ok(played)
-    }
-
-    /// Replaces the game (new position, PGN or restored state), keeping id, secrets and options.
-    fn reinitialise(
-        &mut self,
-        game: Board,
-        clock: Option<Clock>,
-        draw_offer: Option<Color>,
-        ctx: &mut Context<Self>,
-    ) {
-        self.game = game;
-        self.clock = clock;
-        self.draw_offer = draw_offer;
-        // A game loaded with moves is a game under way, not one nobody plays.
-        if self.game.has_started() {
-            self.moved = true;
-        }
-        // A game that is under way resumes with the side to move's time running; a game with no
-        // move yet starts its clocks with the first move, as a new game does.
-        if let Some(clock) = self.clock.as_mut() {
-            if !self.game.is_over() && self.game.has_started() {
-                clock.start(self.game.to_act(), std::time::Instant::now());
-            }
-        }
-        self.log.clear_history();
-        self.publish(
-            EventKind::Reset {
-                fen: self.game.fen(),
-                status: self.game.status().clone(),
-            },
-            ctx,
-        );
-        self.arm_flag_timer(ctx);
-    }
-
-    fn act(
-        &mut self,
-        caller: Caller,
-        action: Action,
-        ctx: &mut Context<Self>,
-    ) -> Result<Option<PlayedMove>, GameError> {
-        let now = std::time::Instant::now();
-        match action {
-            Action::Move(MoveInput::Uci(text)) if matches!(self.game, Board::Chess2(_)) => {
-                self.play_chess2_move(caller, &text, ctx)?;
-            }
-            Action::Move(input) => return self.play_move(caller, input, ctx).map(Some),
-            Action::Duel(step) => self.take_duel_step(caller, step, ctx)?,
-            Action::Resign(side) => {
-                let loser = match (caller, side) {
-                    (Caller::Seat(c), None) => c,
-                    (Caller::Seat(c), Some(s)) if c == s => c,
-                    (Caller::Admin, Some(s)) => s,
-                    (Caller::Admin, None) => {
-                        return Err(GameError::invalid(
-                            "the admin must name the side that resigns",
-                        ))
-                    }
-                    _ => {
-                        return Err(GameError::forbidden(
-                            "only a player may resign for their side",
-                        ))
-                    }
-                };
-                self.game.resign(loser)?;
-                self.end_without_move(now, ctx);
-            }
-            Action::OfferDraw => {
-                let by = Self::seat_of(caller)?;
-                if self.game.is_over() {
-                    return Err(GameError::over(self.game.status()));
-                }
-                if self.draw_offer == Some(!by) {
-                    self.game.draw_by_agreement()?;
-                    self.end_without_move(now, ctx);
-                } else if self.draw_offer != Some(by) {
-                    self.draw_offer = Some(by);
-                    self.publish(EventKind::DrawOffered { by }, ctx);
-                }
-            }
-            Action::AcceptDraw => {
-                let by = Self::seat_of(caller)?;
-                if self.draw_offer != Some(!by) {
-                    return Err(GameError::NoDrawOffer);
-                }
-                self.game.draw_by_agreement()?;
-                self.end_without_move(now, ctx);
-            }
-            Action::DeclineDraw => {
-                let by = Self::seat_of(caller)?;
-                if self.draw_offer != Some(!by) {
-                    return Err(GameError::NoDrawOffer);
-                }
-                self.draw_offer = None;
-                self.publish(EventKind::DrawDeclined { by }, ctx);
-            }
-            Action::ClaimDraw => {
-                self.game.claim_draw()?;
-                self.end_without_move(now, ctx);
-            }
-            Action::SetDraw(note) => {
-                self.game.set_draw(note)?;
-                self.end_without_move(now, ctx);
-            }
-            Action::SetWinner(color, note) => {
-                self.game.set_winner(color, note)?;
-                self.end_without_move(now, ctx);
-            }
-            Action::LoadFen(fen) => {
-                let game = match &self.game {
-                    Board::Chess(_) => {
-                        let pos = Position::from_fen(&fen, FenMode::Strict)?;
-                        Game::with_policy(pos, self.options.draw_policy).into()
-                    }
-                    Board::Chess2(_) => {
-                        let pos = Chess2Position::from_epd(&fen)
-                            .map_err(|e| GameError::InvalidEpd(e.to_string()))?;
-                        Chess2Game::new(pos, self.options.draw_policy).into()
-                    }
-                };
-                let clock = self.options.time_control.map(Clock::new);
-                self.reinitialise(game, clock, None, ctx);
-            }
-            Action::LoadPgn(text) => {
-                self.game.chess()?;
-                let parsed = pgn::PgnReader::new(&text)
-                    .with_policy(self.options.draw_policy)
-                    .next()
-                    .ok_or_else(|| GameError::Pgn("the PGN holds no game".into()))?
-                    .map_err(|e| GameError::Pgn(e.to_string()))?;
-                let clock = self.options.time_control.map(Clock::new);
-                self.reinitialise(parsed.game.into(), clock, None, ctx);
-            }
-            Action::Restore(state) => {
-                let game = state.restore()?;
-                if matches!(game, Board::Chess2(_)) != matches!(self.game, Board::Chess2(_)) {
-                    // A game keeps its variant (and so the engines and routes that go with it).
-                    return Err(GameError::WrongVariant(format!(
-                        "this game is {}; a saved state of another variant makes a new game \
-                         (POST /v1/games)",
-                        self.game.variant()
-                    )));
-                }
-                let clock = state
-                    .clock
-                    .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
-                self.options.time_control = clock.as_ref().map(Clock::control);
-                self.options.draw_policy = game.policy();
-                self.write_options(ctx);
-                self.reinitialise(game, clock, state.draw_offer, ctx);
-            }
-            Action::SetOptions(patch) => {
-                if let Some(policy) = patch.draw_policy.filter(|p| *p != self.game.policy()) {
-                    if self.game.is_over() {
-                        return Err(GameError::Finished(
-                            "the draw policy of a finished game cannot change".into(),
-                        ));
-                    }
-                    // Replaying under the new policy re-derives the status (a repetition that
-                    // was only claimable may now end the game).
-                    let game = self.game.with_policy(policy)?;
-                    self.options.draw_policy = policy;
-                    self.game = game;
-                    if self.game.is_over() {
-                        self.end_without_move(now, ctx);
-                    }
-                }
-                if let Some(secs) = patch.idle_timeout_secs {
-                    self.options.idle_timeout = (secs > 0).then(|| Duration::from_secs(secs));
-                    self.touch(ctx);
-                }
-                self.write_options(ctx);
-            }
-            Action::Stop => {
-                self.end_actor(StopReason::Stopped, ctx);
-            }
-        }
-        Ok(None)
     }
 
     fn saved_clock(&self) -> Option<SavedClock> {
@@ -891,113 +445,7 @@ fn refuse(request: Request, error: GameError) {
     }
 }
 
-impl GameActor {
-    /// Carries out `action` under `conditions`: a repeat of a keyed request is answered as
-    /// the first time, a request made on another version is refused, and a keyed request's
-    /// changes are written together with its key.
-    fn act_under(
-        &mut self,
-        caller: Caller,
-        action: Action,
-        conditions: Conditions,
-        ctx: &mut Context<Self>,
-    ) -> Result<Acted, GameError> {
-        let keyed = conditions.key.zip(KeyScope::of(caller));
-        if let Some((key, scope)) = &keyed {
-            if let KeyCheck::Replay(answer) = self.keys.check(*scope, key)? {
-                return Ok(Acted::Replayed(answer));
-            }
-        }
-        if let Some(expected) = conditions.if_version {
-            let current = self.log.version();
-            if expected != current {
-                return Err(GameError::VersionMismatch { expected, current });
-            }
-        }
-        let Some((key, scope)) = keyed else {
-            return self.handle_action(caller, action, ctx).map(Acted::Done);
-        };
-        self.collecting = Some(Vec::new());
-        let result = self.handle_action(caller, action, ctx);
-        let mut writes = self.collecting.take().unwrap_or_default();
-        if let Ok(reply) = &result {
-            let answer = (key.render)(Ok(reply));
-            writes.extend(self.keep_key(scope, key, answer));
-        }
-        self.flush_writes(writes, ctx);
-        result.map(Acted::Done)
-    }
-
-    /// Sends writes collected while a keyed request was carried out, committed together.
-    pub(super) fn flush_writes(&mut self, mut writes: Vec<WriteOp>, ctx: &mut Context<Self>) {
-        match writes.len() {
-            0 => {}
-            1 => self.write(writes.remove(0), ctx),
-            _ => self.write(WriteOp::Batch(writes), ctx),
-        }
-    }
-
-    /// Keeps the answer to a keyed request; gives the store's writes for it (none in memory).
-    pub(super) fn keep_key<R>(
-        &mut self,
-        scope: KeyScope,
-        key: IdempotencyKey<R>,
-        answer: KeptAnswer,
-    ) -> Vec<WriteOp> {
-        let now_ms = crate::store::now_ms();
-        let row = self.stored.map(|game| KeyRow {
-            game,
-            scope: scope.code(),
-            key: key.key.clone(),
-            fingerprint: key.fingerprint.to_vec(),
-            status: i64::from(answer.status),
-            body: answer.body.to_string(),
-            at_ms: now_ms,
-        });
-        let forgotten = self.keys.keep(KeptKey {
-            scope,
-            key: key.key,
-            fingerprint: key.fingerprint,
-            answer,
-        });
-        let Some(row) = row else {
-            return Vec::new();
-        };
-        let game = row.game;
-        let mut writes = vec![WriteOp::Key(row)];
-        writes.extend(forgotten.into_iter().map(|old| WriteOp::ForgetKey {
-            game,
-            scope: old.scope.code(),
-            key: old.key,
-        }));
-        writes
-    }
-
-    fn handle_action(
-        &mut self,
-        caller: Caller,
-        action: Action,
-        ctx: &mut Context<Self>,
-    ) -> Result<ActionReply, GameError> {
-        let changes_game = action.changes_game();
-        if changes_game && self.engine.locks_game() {
-            return Err(GameError::busy(
-                "the engine is choosing its move for this game; wait for it",
-            ));
-        }
-        let played = self.act(caller, action, ctx)?;
-        if changes_game {
-            self.after_game_change(ctx);
-            self.engine_turn(ctx);
-            self.chess2_bot_turn(ctx);
-        }
-        self.release_engine_if_over();
-        Ok(ActionReply {
-            snapshot: self.snapshot(),
-            played,
-        })
-    }
-}
+impl GameActor {}
 
 /// What a new game actor starts from.
 pub struct ActorStart {
