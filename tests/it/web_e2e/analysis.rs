@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::{
     assert_clean_console, click_move, common, open, run, screenshot_path, select_option, shot,
     wait_live,
-    webdriver::{base64_decode, Driver, Session},
+    webdriver::{Driver, Session},
     DESKTOP,
 };
 use crate::common::Server;
@@ -74,7 +74,7 @@ async fn panel_shot(s: &Session, name: &str) {
         json!([]),
     )
     .await;
-    let png = base64_decode(&s.element_screenshot("#analysis").await);
+    let png = s.element_screenshot("#analysis").await;
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
     let path = screenshot_path(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

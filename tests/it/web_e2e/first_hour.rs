@@ -3,6 +3,7 @@
 //! icons stay visible in the dark theme, the move box is on screen at 1280×900, and the perft
 //! page lets the server use all its threads by default.
 
+use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::{
@@ -135,10 +136,7 @@ fn a_route_change_focuses_the_page_without_a_ring_and_the_keyboard_still_shows_f
             json!(["MAIN", "app", "none", "0px"])
         );
         // The keyboard: Tab from the page reaches its first control, which shows its ring.
-        let tab = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
-            {"type": "keyDown", "value": "\u{E004}"}, {"type": "keyUp", "value": "\u{E004}"}
-        ]}]});
-        s.cmd("POST", "/actions", Some(tab)).await;
+        s.press_keys(&['\u{E004}']).await;
         assert_eq!(
             focus_outline(&s).await,
             json!(["SELECT", "perft-variant", "solid", "3px"])
@@ -176,7 +174,7 @@ img.src = 'data:image/png;base64,' + png;
 
 /// The share of an element's pixels that stand out from its background (see [`CONTRAST_JS`]).
 async fn visible_share(s: &Session, css: &str) -> f64 {
-    let png = s.element_screenshot(css).await;
+    let png = base64::engine::general_purpose::STANDARD.encode(s.element_screenshot(css).await);
     let share = s.exec_async(CONTRAST_JS, json!([png])).await;
     share
         .as_f64()

@@ -391,21 +391,8 @@ fn the_board_is_played_by_keyboard_and_by_drag_and_drop() {
         // Keyboard: focus the board (cursor starts on e2), Enter, up twice, Enter: e2-e4.
         s.exec("document.querySelector('svg.board').focus();", json!([]))
             .await;
-        let keys: Vec<Value> = ["\u{E007}", "\u{E013}", "\u{E013}", "\u{E007}"]
-            .iter()
-            .flat_map(|k| {
-                [
-                    json!({"type": "keyDown", "value": k}),
-                    json!({"type": "keyUp", "value": k}),
-                ]
-            })
-            .collect();
-        s.cmd(
-            "POST",
-            "/actions",
-            Some(json!({"actions": [{"type": "key", "id": "keyboard", "actions": keys}]})),
-        )
-        .await;
+        s.press_keys(&['\u{E007}', '\u{E013}', '\u{E013}', '\u{E007}'])
+            .await;
         wait_moves(&s, &["e4"], "the keyboard player").await;
         // Black opens the invitation (remembered by White's browser) and types its reply.
         let invite = s
@@ -440,16 +427,9 @@ fn the_board_is_played_by_keyboard_and_by_drag_and_drop() {
             "a movable board",
         )
         .await;
-        let g1 = s.find("svg.board rect[data-square='g1']").await;
-        let f3 = s.find("svg.board rect[data-square='f3']").await;
-        let origin = |id: &str| json!({"type": "pointerMove", "duration": 120, "origin": {"element-6066-11e4-a52e-4f735466cecf": id}, "x": 0, "y": 0});
-        s.cmd(
-            "POST",
-            "/actions",
-            Some(json!({"actions": [{
-                "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
-                "actions": [origin(&g1), {"type": "pointerDown", "button": 0}, origin(&f3), {"type": "pointerUp", "button": 0}]
-            }]})),
+        s.drag(
+            "svg.board rect[data-square='g1']",
+            "svg.board rect[data-square='f3']",
         )
         .await;
         wait_moves(&s, &["e4", "e5", "Nf3"], "the dragging player").await;
@@ -763,13 +743,7 @@ fn a_perft_job_fills_the_grand_chess_tree_table() {
 /// Closes every WebSocket of the page from the browser's side (through the DevTools protocol:
 /// the page keeps its sockets private), as a dropped network would. Returns how many.
 async fn drop_sockets(s: &Session) -> u64 {
-    let cdp = |cmd: &str, params: Value| {
-        s.cmd(
-            "POST",
-            "/goog/cdp/execute",
-            Some(json!({"cmd": cmd, "params": params})),
-        )
-    };
+    let cdp = |cmd: &'static str, params: Value| s.cdp(cmd, params);
     let proto = cdp(
         "Runtime.evaluate",
         json!({"expression": "WebSocket.prototype"}),

@@ -1,6 +1,6 @@
-//! A small W3C WebDriver client over awc (already a dependency): enough to drive headless
-//! Chromium through chromedriver — sessions, navigation, clicks, scripts, screenshots and the
-//! browser's console log. No TLS, no extra crates.
+//! Headless Chromium through chromedriver, driven with the `fantoccini` WebDriver client: the
+//! driver process on a free loopback port (killed with its browsers on drop), and a [`Session`]
+//! per window with the waits and retries the tests need on a live page.
 
 use std::{
     net::TcpListener,
@@ -9,10 +9,15 @@ use std::{
     time::{Duration, Instant},
 };
 
+use fantoccini::{
+    actions::{InputSource, KeyAction, KeyActions, MouseActions, PointerAction, MOUSE_BUTTON_LEFT},
+    elements::Element,
+    error::{CmdError, ErrorStatus},
+    wd::{TimeoutConfiguration, WebDriverCompatibleCommand},
+    Client, ClientBuilder, Locator,
+};
+use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
-
-/// The W3C key of an element reference.
-const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// Where Debian puts the browser and its driver.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
@@ -23,7 +28,6 @@ pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 pub struct Driver {
     child: Child,
     url: String,
-    client: awc::Client,
 }
 
 fn free_port() -> u16 {
@@ -31,14 +35,8 @@ fn free_port() -> u16 {
     listener.local_addr().expect("an address").port()
 }
 
-fn client() -> awc::Client {
-    awc::Client::builder()
-        .timeout(Duration::from_secs(90))
-        .finish()
-}
-
 impl Driver {
-    /// Starts chromedriver and waits until it is ready.
+    /// Starts chromedriver and waits until it accepts connections.
     pub async fn start() -> Driver {
         let port = free_port();
         let child = Command::new(CHROMEDRIVER)
@@ -54,80 +52,58 @@ impl Driver {
         let driver = Driver {
             child,
             url: format!("http://127.0.0.1:{port}"),
-            client: client(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(mut resp) = driver
-                .client
-                .get(format!("{}/status", driver.url))
-                .send()
-                .await
-            {
-                if let Ok(v) = resp.json::<Value>().await {
-                    if v["value"]["ready"] == json!(true) {
-                        return driver;
-                    }
-                }
-            }
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
             assert!(Instant::now() < deadline, "chromedriver did not start");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+        driver
     }
 
     /// A new headless Chromium window of `width`×`height` CSS pixels.
     pub async fn session(&self, width: u32, height: u32) -> Session {
         let caps = json!({
-            "capabilities": {
-                "alwaysMatch": {
-                    "browserName": "chrome",
-                    "goog:chromeOptions": {
-                        "binary": CHROMIUM,
-                        "args": [
-                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                            "--disable-quic", "--no-first-run", "--disable-background-networking",
-                            "--disable-component-update", "--disable-sync", "--disable-extensions",
-                            "--disable-crash-reporter", "--disable-breakpad",
-                            "--hide-scrollbars", "--force-device-scale-factor=1",
-                            format!("--window-size={width},{height}"),
-                        ],
-                    },
-                    "goog:loggingPrefs": {"browser": "ALL"},
-                    "pageLoadStrategy": "normal",
-                }
-            }
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--disable-extensions",
+                    "--disable-crash-reporter", "--disable-breakpad",
+                    "--hide-scrollbars", "--force-device-scale-factor=1",
+                    format!("--window-size={width},{height}"),
+                ],
+            },
+            "goog:loggingPrefs": {"browser": "ALL"},
+            "pageLoadStrategy": "normal",
         });
-        let mut resp = self
-            .client
-            .post(format!("{}/session", self.url))
-            .send_json(&caps)
-            .await
-            .expect("new session request");
-        let v: Value = resp.json().limit(1 << 20).await.expect("session JSON");
-        let id = v["value"]["sessionId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no session: {v}"))
-            .to_string();
-        let session = Session {
-            client: self.client.clone(),
-            url: format!("{}/session/{id}", self.url),
+        let Value::Object(caps) = caps else {
+            unreachable!("capabilities are an object")
         };
-        session
-            .cmd(
-                "POST",
-                "/timeouts",
-                Some(json!({"script": 20000, "pageLoad": 30000, "implicit": 0})),
-            )
-            .await;
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .unwrap_or_else(|e| panic!("no session: {e}"));
+        client
+            .update_timeouts(TimeoutConfiguration::new(
+                Some(Duration::from_secs(20)),
+                Some(Duration::from_secs(30)),
+                Some(Duration::ZERO),
+            ))
+            .await
+            .expect("set the timeouts");
         // Set the viewport exactly (the window has borders even when headless).
-        session
-            .cmd(
-                "POST",
-                "/window/rect",
-                Some(json!({"width": width, "height": height})),
-            )
-            .await;
-        session
+        client
+            .set_window_size(width, height)
+            .await
+            .expect("set the window size");
+        Session { client }
     }
 }
 
@@ -140,105 +116,89 @@ impl Drop for Driver {
     }
 }
 
+/// A vendor command of chromedriver's (`POST /session/{id}{path}`), which the WebDriver standard
+/// and so fantoccini's typed API do not have: the DevTools protocol and the browser's log.
+#[derive(Debug)]
+struct VendorCommand {
+    path: &'static str,
+    body: Value,
+}
+
+impl WebDriverCompatibleCommand for VendorCommand {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        let id = session_id.expect("a session");
+        base_url.join(&format!("session/{id}{}", self.path))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.body.to_string()))
+    }
+}
+
 /// One browser window.
 pub struct Session {
-    client: awc::Client,
-    url: String,
+    client: Client,
 }
 
 /// How long `wait_*` calls wait before failing.
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// Whether a WebDriver error is `status`.
+fn is(e: &CmdError, status: ErrorStatus) -> bool {
+    matches!(e, CmdError::Standard(w) if w.error == status)
+}
+
 impl Session {
-    /// Sends a WebDriver command; returns its `value`, panics on a WebDriver error.
-    pub async fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        self.try_cmd(method, path, body)
-            .await
-            .unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"))
-    }
-
-    /// Sends a WebDriver command; `Err` with the driver's message on failure.
-    pub async fn try_cmd(
-        &self,
-        method: &str,
-        path: &str,
-        body: Option<Value>,
-    ) -> Result<Value, String> {
-        let url = format!("{}{path}", self.url);
-        let req = match method {
-            "GET" => self.client.get(url),
-            "DELETE" => self.client.delete(url),
-            _ => self.client.post(url),
-        };
-        let mut resp = match body {
-            Some(b) => req.send_json(&b).await,
-            None if method == "POST" => req.send_json(&json!({})).await,
-            None => req.send().await,
-        }
-        .map_err(|e| format!("request failed: {e}"))?;
-        let status = resp.status();
-        let v: Value = resp
-            .json()
-            .limit(64 << 20)
-            .await
-            .map_err(|e| format!("bad JSON answer: {e}"))?;
-        if !status.is_success() {
-            return Err(format!(
-                "{status}: {} {}",
-                v["value"]["error"], v["value"]["message"]
-            ));
-        }
-        Ok(v["value"].clone())
-    }
-
     /// Opens a URL and waits for the page to load.
     pub async fn goto(&self, url: &str) {
-        self.cmd("POST", "/url", Some(json!({ "url": url }))).await;
+        self.client
+            .goto(url)
+            .await
+            .unwrap_or_else(|e| panic!("open {url}: {e}"));
     }
 
     /// Reloads the page.
     pub async fn refresh(&self) {
-        self.cmd("POST", "/refresh", None).await;
+        self.client.refresh().await.expect("reload the page");
     }
 
-    /// Runs a script (its body, `return …` for a value) with `args`.
+    /// Runs a script (its body, `return …` for a value) with `args` (a JSON array).
     pub async fn exec(&self, script: &str, args: Value) -> Value {
-        self.cmd(
-            "POST",
-            "/execute/sync",
-            Some(json!({ "script": script, "args": args })),
-        )
-        .await
+        self.client
+            .execute(script, args_of(args))
+            .await
+            .unwrap_or_else(|e| panic!("script {script}: {e}"))
     }
 
     /// Runs an asynchronous script: its body calls `arguments[arguments.length - 1](value)`
     /// when done; returns that value.
     pub async fn exec_async(&self, script: &str, args: Value) -> Value {
-        self.cmd(
-            "POST",
-            "/execute/async",
-            Some(json!({ "script": script, "args": args })),
-        )
-        .await
+        self.client
+            .execute_async(script, args_of(args))
+            .await
+            .unwrap_or_else(|e| panic!("async script {script}: {e}"))
+    }
+
+    /// Sends a chromedriver vendor command; panics on an error.
+    async fn vendor(&self, path: &'static str, body: Value) -> Result<Value, CmdError> {
+        self.client.issue_cmd(VendorCommand { path, body }).await
     }
 
     /// Sends a Chrome DevTools Protocol command (e.g. `Emulation.setEmulatedMedia`).
     pub async fn cdp(&self, cmd: &str, params: Value) -> Value {
-        self.cmd(
-            "POST",
-            "/goog/cdp/execute",
-            Some(json!({"cmd": cmd, "params": params})),
-        )
-        .await
+        self.vendor("/goog/cdp/execute", json!({"cmd": cmd, "params": params}))
+            .await
+            .unwrap_or_else(|e| panic!("DevTools {cmd}: {e}"))
     }
 
-    /// A PNG screenshot of the element matching a CSS selector, as base64 text.
-    pub async fn element_screenshot(&self, css: &str) -> String {
-        self.on_element(css, "GET", "screenshot")
+    /// A PNG screenshot of the element matching a CSS selector.
+    pub async fn element_screenshot(&self, css: &str) -> Vec<u8> {
+        self.on_element(css, "screenshot", |el| async move { el.screenshot().await })
             .await
-            .as_str()
-            .expect("base64 text")
-            .to_string()
     }
 
     /// Waits until `expr` (a JavaScript expression) is truthy; returns its value.
@@ -263,41 +223,37 @@ impl Session {
     }
 
     /// The element matching a CSS selector (waiting for it).
-    pub async fn find(&self, css: &str) -> String {
+    pub async fn find(&self, css: &str) -> Element {
         let deadline = Instant::now() + WAIT;
         loop {
-            let found = self
-                .try_cmd(
-                    "POST",
-                    "/element",
-                    Some(json!({"using": "css selector", "value": css})),
-                )
-                .await;
-            if let Ok(v) = found {
-                if let Some(id) = v[ELEMENT].as_str() {
-                    return id.to_string();
+            match self.client.find(Locator::Css(css)).await {
+                Ok(el) => return el,
+                Err(e) if is(&e, ErrorStatus::NoSuchElement) => {
+                    assert!(Instant::now() < deadline, "no element matches {css}");
                 }
+                Err(e) => panic!("find {css}: {e}"),
             }
-            assert!(Instant::now() < deadline, "no element matches {css}");
             tokio::time::sleep(Duration::from_millis(80)).await;
         }
     }
 
-    /// Sends `/element/{id}/{command}` to the element matching a CSS selector, found again and
-    /// retried while a live page replaces the element between the two calls (a stale element).
-    async fn on_element(&self, css: &str, method: &str, command: &str) -> Value {
+    /// Runs `command` on the element matching a CSS selector, found again and retried while a
+    /// live page replaces the element between the two calls (a stale element).
+    async fn on_element<T, F, Fut>(&self, css: &str, what: &str, command: F) -> T
+    where
+        F: Fn(Element) -> Fut,
+        Fut: std::future::Future<Output = Result<T, CmdError>>,
+    {
         let deadline = Instant::now() + WAIT;
         loop {
-            let id = self.find(css).await;
-            match self
-                .try_cmd(method, &format!("/element/{id}/{command}"), None)
-                .await
-            {
+            match command(self.find(css).await).await {
                 Ok(v) => return v,
-                Err(e) if Instant::now() < deadline && e.contains("stale element") => {
+                Err(e)
+                    if Instant::now() < deadline && is(&e, ErrorStatus::StaleElementReference) =>
+                {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
-                Err(e) => panic!("{command} of {css}: {e}"),
+                Err(e) => panic!("{what} of {css}: {e}"),
             }
         }
     }
@@ -308,17 +264,13 @@ impl Session {
         let deadline = Instant::now() + WAIT;
         loop {
             // Found again on each try: a live page may replace the element meanwhile.
-            let id = self.find(css).await;
-            match self
-                .try_cmd("POST", &format!("/element/{id}/click"), None)
-                .await
-            {
-                Ok(_) => return,
+            match self.find(css).await.click().await {
+                Ok(()) => return,
                 Err(e)
                     if Instant::now() < deadline
-                        && (e.contains("not interactable")
-                            || e.contains("stale element")
-                            || e.contains("click intercepted")) =>
+                        && (is(&e, ErrorStatus::ElementNotInteractable)
+                            || is(&e, ErrorStatus::StaleElementReference)
+                            || is(&e, ErrorStatus::ElementClickIntercepted)) =>
                 {
                     tokio::time::sleep(Duration::from_millis(80)).await;
                 }
@@ -329,30 +281,63 @@ impl Session {
 
     /// Types text into the element matching a CSS selector (after clearing it).
     pub async fn type_into(&self, css: &str, text: &str) {
-        let id = self.find(css).await;
-        self.cmd("POST", &format!("/element/{id}/clear"), None)
-            .await;
-        self.cmd(
-            "POST",
-            &format!("/element/{id}/value"),
-            Some(json!({ "text": text })),
-        )
-        .await;
+        let el = self.find(css).await;
+        el.clear()
+            .await
+            .unwrap_or_else(|e| panic!("clear {css}: {e}"));
+        el.send_keys(text)
+            .await
+            .unwrap_or_else(|e| panic!("type into {css}: {e}"));
+    }
+
+    /// Presses and releases each key in turn (WebDriver key codes such as `'\u{E007}'`, Enter)
+    /// on the focused element.
+    pub async fn press_keys(&self, keys: &[char]) {
+        let mut actions = KeyActions::new("keyboard".to_string());
+        for &value in keys {
+            actions = actions
+                .then(KeyAction::Down { value })
+                .then(KeyAction::Up { value });
+        }
+        self.client
+            .perform_actions(actions)
+            .await
+            .expect("key presses");
+    }
+
+    /// Drags with the mouse from the centre of the element matching `from` to that of `to`.
+    pub async fn drag(&self, from: &str, to: &str) {
+        let (from, to) = (self.find(from).await, self.find(to).await);
+        let move_to = |element| PointerAction::MoveToElement {
+            element,
+            duration: Some(Duration::from_millis(120)),
+            x: 0.0,
+            y: 0.0,
+        };
+        let actions = MouseActions::new("mouse".to_string())
+            .then(move_to(from))
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(move_to(to))
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        self.client
+            .perform_actions(actions)
+            .await
+            .expect("drag and drop");
     }
 
     /// The visible text of the element matching a CSS selector.
     pub async fn text(&self, css: &str) -> String {
-        self.on_element(css, "GET", "text")
+        self.on_element(css, "text", |el| async move { el.text().await })
             .await
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
     }
 
     /// Saves a PNG screenshot of the viewport.
     pub async fn screenshot(&self, path: &std::path::Path) {
-        let v = self.cmd("GET", "/screenshot", None).await;
-        let png = base64_decode(v.as_str().expect("base64 text"));
+        let png = self.client.screenshot().await.expect("a screenshot");
         assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).expect("screenshot directory");
@@ -362,7 +347,7 @@ impl Session {
 
     /// The browser console entries since the last call (`{level, message, …}`).
     pub async fn console(&self) -> Vec<Value> {
-        self.try_cmd("POST", "/se/log", Some(json!({"type": "browser"})))
+        self.vendor("/se/log", json!({"type": "browser"}))
             .await
             .ok()
             .and_then(|v| v.as_array().cloned())
@@ -371,40 +356,14 @@ impl Session {
 
     /// Ends the session (closes the browser).
     pub async fn quit(&self) {
-        let _ = self.try_cmd("DELETE", "", None).await;
+        let _ = self.client.clone().close().await;
     }
 }
 
-/// Standard base64 (with padding) to bytes.
-pub fn base64_decode(text: &str) -> Vec<u8> {
-    fn value(c: u8) -> Option<u32> {
-        match c {
-            b'A'..=b'Z' => Some((c - b'A') as u32),
-            b'a'..=b'z' => Some((c - b'a') as u32 + 26),
-            b'0'..=b'9' => Some((c - b'0') as u32 + 52),
-            b'+' => Some(62),
-            b'/' => Some(63),
-            _ => None,
-        }
+/// A script's arguments: the elements of a JSON array.
+fn args_of(args: Value) -> Vec<Value> {
+    match args {
+        Value::Array(items) => items,
+        other => panic!("script arguments are an array: {other}"),
     }
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for c in text.bytes() {
-        let Some(v) = value(c) else { continue };
-        acc = (acc << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    out
-}
-
-#[test]
-fn base64_round_trip() {
-    assert_eq!(base64_decode("aGVsbG8="), b"hello");
-    assert_eq!(base64_decode("iVBORw0K"), b"\x89PNG\r\n");
 }

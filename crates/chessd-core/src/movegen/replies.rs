@@ -16,7 +16,7 @@
 //! or checks with a knight or pawn), a double push (it may allow en passant), a promotion,
 //! castling and en passant are counted the plain way, on the position after the move.
 
-use super::count_pawn_moves;
+use super::pawns::count_pawn_moves;
 use crate::{
     attacks::{
         bishop_attacks, bishop_rays, knight_attacks, line, pawn_attacks, queen_attacks,
@@ -119,7 +119,7 @@ impl ReplyCounter {
         }
         for from in pinned & pos.by_role(Role::Pawn) {
             let to = pos.pawn_targets(them, from, occ, ours) & line(king, from);
-            counter.base += super::count_with_promotions(to, back_rank(us));
+            counter.base += super::pawns::count_with_promotions(to, back_rank(us));
         }
         counter
     }
