@@ -41,34 +41,30 @@ impl GameActor {
         let start = finite_limits(limits)
             .and_then(|limits| self.bounded(limits))
             .and_then(|limits| self.begin_search(Slot::Main, Busy::Hint, limits, None, timeout));
-        let (engine, request, generation, root) = match start {
+        let search = match start {
             Ok(s) => s,
             Err(e) => {
                 self.answer(reply, Err(e));
                 return;
             }
         };
-        ctx.spawn(
-            engine
-                .search(request)
-                .into_actor(self)
-                .map(move |result, act, ctx| {
-                    act.end_search(generation, ctx);
-                    let answer = result.map_err(GameError::from).and_then(|r| {
-                        let (bestmove, san) = checked_move(&root, r.best.as_deref())?;
-                        Ok(EngineReply::BestMove(BestMoveReply {
-                            bestmove,
-                            san,
-                            ponder: r.ponder,
-                            info: r.info,
-                        }))
-                    });
-                    if let Err(e) = &answer {
-                        act.report_engine_error(generation, e);
-                    }
-                    act.answer(reply, answer);
-                }),
-        );
+        self.spawn_search(search, ctx, move |act, done, ctx| {
+            act.engine_turn(ctx);
+            act.release_engine_if_over();
+            let answer = done.result.map_err(GameError::from).and_then(|r| {
+                let (bestmove, san) = checked_move(&done.root, r.best.as_deref())?;
+                Ok(EngineReply::BestMove(BestMoveReply {
+                    bestmove,
+                    san,
+                    ponder: r.ponder,
+                    info: r.info,
+                }))
+            });
+            if let Err(e) = &answer {
+                act.report_engine_error(done.generation, e);
+            }
+            act.answer(reply, answer);
+        });
     }
 
     pub(super) fn set_position(

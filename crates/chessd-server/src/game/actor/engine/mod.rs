@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use actix::{Context, StreamHandler};
+use actix::{ActorFutureExt, AsyncContext, Context, StreamHandler, WrapFuture};
 use chessd_core::{Color, Position};
 
 use super::GameActor;
@@ -23,7 +23,7 @@ use chessd_protocol::uci::{EngineLine, GoLimits, StartPosition};
 
 use crate::{
     engine::{
-        handle::{Engine, EngineEvent, PositionSpec, SearchRequest},
+        handle::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
         EngineError,
     },
     game::{
@@ -40,6 +40,24 @@ mod analysis;
 mod attach;
 mod commands;
 mod opponent;
+
+/// A search claimed for an engine and not yet started: see [`GameActor::begin_search`].
+struct BegunSearch {
+    engine: Engine,
+    request: SearchRequest,
+    generation: u64,
+    root: Position,
+}
+
+/// How a search ended, with what it searched: see [`GameActor::spawn_search`].
+struct SearchOutcome {
+    /// The engine's answer.
+    result: Result<SearchResult, EngineError>,
+    /// The position searched.
+    root: Position,
+    /// The attachment that searched.
+    generation: u64,
+}
 
 /// An engine event tagged with the attachment it came from.
 pub struct EngineOutput(u64, EngineEvent);
@@ -241,8 +259,8 @@ impl GameActor {
         }
     }
 
-    /// Claims the engine in `slot` for a search of the current position: the engine, the
-    /// request, the attachment's generation and the searched position.
+    /// Claims the engine in `slot` for a search of the current position (run it with
+    /// [`GameActor::spawn_search`]).
     fn begin_search(
         &mut self,
         slot: Slot,
@@ -250,7 +268,7 @@ impl GameActor {
         limits: GoLimits,
         multipv: Option<u32>,
         timeout: Option<Duration>,
-    ) -> Result<(Engine, SearchRequest, u64, Position), GameError> {
+    ) -> Result<BegunSearch, GameError> {
         if self.game.is_over() {
             return Err(GameError::over(self.game.status()));
         }
@@ -276,7 +294,39 @@ impl GameActor {
             limits,
             multipv,
         };
-        Ok((a.engine.clone(), request, a.generation, root))
+        Ok(BegunSearch {
+            engine: a.engine.clone(),
+            request,
+            generation: a.generation,
+            root,
+        })
+    }
+
+    /// Runs a search [`GameActor::begin_search`] began: when it ends, its engine is free again
+    /// and `then` gets the result with the searched position and the attachment's generation.
+    /// The actor goes on answering other requests meanwhile.
+    fn spawn_search<F>(&mut self, search: BegunSearch, ctx: &mut Context<Self>, then: F)
+    where
+        F: FnOnce(&mut GameActor, SearchOutcome, &mut Context<Self>) + 'static,
+    {
+        let BegunSearch {
+            engine,
+            request,
+            generation,
+            root,
+        } = search;
+        let searching = engine.search(request).into_actor(self);
+        ctx.spawn(searching.map(move |result, act, ctx| {
+            if let Some(a) = act.engine.current(generation) {
+                a.busy = None;
+            }
+            let outcome = SearchOutcome {
+                result,
+                root,
+                generation,
+            };
+            then(act, outcome, ctx);
+        }));
     }
 
     /// Releases the engine after a search of attachment `generation`.

@@ -67,27 +67,23 @@ impl GameActor {
             return;
         }
         let limits = self.opponent_limits(&opponent);
-        let (engine, request, generation, root) =
-            match self.begin_search(slot, Busy::Move, limits, None, None) {
-                Ok(s) => s,
-                Err(e) => {
-                    // The opponent cannot move here (e.g. a Chess960 position loaded for an
-                    // engine without Chess960): say so rather than wait in silence.
-                    if let (GameError::Engine(_), Some(generation)) =
-                        (&e, self.engine.slot(slot).map(|a| a.generation))
-                    {
-                        self.report_engine_error(generation, &e);
-                    }
-                    return;
+        let search = match self.begin_search(slot, Busy::Move, limits, None, None) {
+            Ok(s) => s,
+            Err(e) => {
+                // The opponent cannot move here (e.g. a Chess960 position loaded for an
+                // engine without Chess960): say so rather than wait in silence.
+                if let (GameError::Engine(_), Some(generation)) =
+                    (&e, self.engine.slot(slot).map(|a| a.generation))
+                {
+                    self.report_engine_error(generation, &e);
                 }
-            };
-        let search = engine.search(request);
-        ctx.spawn(search.into_actor(self).map(move |result, act, ctx| {
-            if let Some(a) = act.engine.current(generation) {
-                a.busy = None;
+                return;
             }
-            let ponder = result.as_ref().ok().and_then(|r| r.ponder.clone());
-            match act.apply_engine_move(generation, &root, result, ctx) {
+        };
+        self.spawn_search(search, ctx, move |act, done, ctx| {
+            let generation = done.generation;
+            let ponder = done.result.as_ref().ok().and_then(|r| r.ponder.clone());
+            match act.apply_engine_move(generation, &done.root, done.result, ctx) {
                 Ok(_) => {
                     act.start_ponder(generation, ponder, ctx);
                     act.engine_turn(ctx);
@@ -97,7 +93,7 @@ impl GameActor {
             // The move ended the game, or the game ended while the engine thought (its own
             // flag fell): the engines go.
             act.release_engine_if_over();
-        }));
+        });
     }
 
     /// Plays the engine's move from `result` on the game, which must still be at `root`.
@@ -245,7 +241,7 @@ impl GameActor {
             writes.extend(self.keep_key(*scope, key.clone(), kept));
         }
         self.flush_writes(writes, ctx);
-        let (engine, request, generation, root) = match searched {
+        let search = match searched {
             Ok(s) => s,
             Err(e) => {
                 self.answer(reply, Err(e));
@@ -253,39 +249,32 @@ impl GameActor {
             }
         };
         self.engine_play_key = keyed.as_ref().map(|(key, scope)| (*scope, key.key.clone()));
-        ctx.spawn(
-            engine
-                .search(request)
-                .into_actor(self)
-                .map(move |result, act, ctx| {
-                    if let Some(a) = act.engine.current(generation) {
-                        a.busy = None;
-                    }
-                    act.engine_play_key = None;
-                    if keyed.is_some() {
-                        act.collecting = Some(Vec::new());
-                    }
-                    let answer = match act.apply_engine_move(generation, &root, result, ctx) {
-                        Ok(mv) => Ok(PlayReply {
-                            player_move,
-                            engine_move: Some(mv),
-                            snapshot: act.snapshot(),
-                        }),
-                        Err(e) => {
-                            act.report_engine_error(generation, &e);
-                            Err(e)
-                        }
-                    };
-                    let mut writes = act.collecting.take().unwrap_or_default();
-                    if let Some((key, scope)) = keyed {
-                        let kept = (key.render)(answer.as_ref());
-                        writes.extend(act.keep_key(scope, key, kept));
-                    }
-                    act.flush_writes(writes, ctx);
-                    act.engine_turn(ctx);
-                    act.answer(reply, answer.map(EngineReply::Play));
+        self.spawn_search(search, ctx, move |act, done, ctx| {
+            let generation = done.generation;
+            act.engine_play_key = None;
+            if keyed.is_some() {
+                act.collecting = Some(Vec::new());
+            }
+            let answer = match act.apply_engine_move(generation, &done.root, done.result, ctx) {
+                Ok(mv) => Ok(PlayReply {
+                    player_move,
+                    engine_move: Some(mv),
+                    snapshot: act.snapshot(),
                 }),
-        );
+                Err(e) => {
+                    act.report_engine_error(generation, &e);
+                    Err(e)
+                }
+            };
+            let mut writes = act.collecting.take().unwrap_or_default();
+            if let Some((key, scope)) = keyed {
+                let kept = (key.render)(answer.as_ref());
+                writes.extend(act.keep_key(scope, key, kept));
+            }
+            act.flush_writes(writes, ctx);
+            act.engine_turn(ctx);
+            act.answer(reply, answer.map(EngineReply::Play));
+        });
     }
 
     /// The part of an engine play before the engine searches: its checks, and the player's
