@@ -10,6 +10,10 @@
 use std::time::{Duration, Instant};
 
 use chessd_core::{game::Game, Position};
+use chessd_server::{
+    game::journal::Entry,
+    store::{NewGameRow, SqliteSync, Store, StoredGame, WriteOp},
+};
 use futures_util::{future::join_all, StreamExt};
 use serde::Serialize;
 use uuid::Uuid;
@@ -19,10 +23,6 @@ use super::{
     client::{create_game, http_client, on_threads, request, share},
     stats::{micros, round2, Latency, Rng},
     Settings,
-};
-use chessd_server::{
-    game::journal::Entry,
-    store::{NewGameRow, SqliteSync, Store, StoredGame, WriteOp},
 };
 
 /// Distinct random games whose journals the stored games reuse (each under its own id).

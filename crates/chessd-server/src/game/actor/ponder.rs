@@ -20,9 +20,9 @@ use std::time::Duration;
 
 use actix::{fut::ActorFutureExt, AsyncContext, Context, WrapFuture};
 use chessd_core::Color;
+use chessd_protocol::uci::{GoLimits, GuiCommand};
 
 use super::GameActor;
-use chessd_protocol::uci::{GoLimits, GuiCommand};
 
 use crate::{
     config::EngineProtocol,

@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use actix::{ActorFutureExt, AsyncContext, Context, StreamHandler, WrapFuture};
 use chessd_core::{Color, Position};
+use chessd_protocol::uci::{EngineLine, GoLimits, StartPosition};
 
 use super::GameActor;
-use chessd_protocol::uci::{EngineLine, GoLimits, StartPosition};
 
 use crate::{
     engine::{
