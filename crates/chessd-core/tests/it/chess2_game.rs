@@ -3,9 +3,7 @@
 //! and, over random games of every army pair, that the moves a game records (with their
 //! duel fields) replay through `Chess2Position::play` to the same positions.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
-mod common;
+use crate::common;
 
 use chessd_core::chess2::{
     Army, Chess2Action, Chess2Game, Chess2GameError, Chess2Position, DuelStage, PlayError,

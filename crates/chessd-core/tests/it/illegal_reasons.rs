@@ -3,9 +3,7 @@
 //! `why_illegal` against shakmaty (legality) and an independent classification built on
 //! shakmaty's board, attack tables and castling paths.
 
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use chessd_core::{
     game::{Game, GameError},

@@ -3,8 +3,6 @@
 //! The expected SAN in the tables below was written by hand from the rules of chess (no engine
 //! output). The round-trip tests run over every legal move of the shared perft suites.
 
-#![allow(clippy::unwrap_used)]
-
 use chessd_core::{
     san::SanError, uci::UciError, FenMode, IllegalReason, Move, Position, Role, Square,
 };

@@ -2,8 +2,6 @@
 //! all 12 rows, depths 1 to 3), and each army's movement in positions checked by hand
 //! against the rulebook.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
 use std::collections::BTreeSet;
 
 use chessd_core::{

@@ -1,9 +1,6 @@
 //! The JSON forms of the types the server sends (with the `serde` feature). The server's wire
 //! format depends on them byte for byte, so each form is spelled out here.
 
-#![cfg(feature = "serde")]
-#![allow(clippy::unwrap_used)]
-
 use chessd_core::{
     game::{DrawPolicy, GameResult, Reason, Status},
     perft::PerftStats,

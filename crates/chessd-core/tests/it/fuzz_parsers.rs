@@ -2,7 +2,7 @@
 //! mutations of valid input, and whatever they accept is consistent (a parsed FEN writes back
 //! to a FEN that parses to the same position; an accepted move is legal).
 
-mod common;
+use crate::common;
 
 use chessd_core::{FenMode, Position};
 use proptest::prelude::*;

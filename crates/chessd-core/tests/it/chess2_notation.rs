@@ -1,9 +1,7 @@
 //! Chess 2 notation against the Go engine's own data: every position of its perft file and
 //! the HTTP API examples of its README read and write back unchanged.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
-mod common;
+use crate::common;
 
 use chessd_core::chess2::{Army, Chess2Move, Chess2Position};
 

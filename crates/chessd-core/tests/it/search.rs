@@ -3,8 +3,6 @@
 //! terminal positions, every limit (depth, nodes, time, mate, searchmoves, stop flag) and
 //! the draw rules (repetition against the game history, the fifty-move rule).
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
 use std::{
     sync::atomic::{AtomicBool, Ordering},
     thread,

@@ -2,8 +2,6 @@
 //! trees replayed move by move) and against positions built here, checked by an independent
 //! full-width brute force written in this file.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
 use std::{
     collections::HashSet,
     sync::atomic::AtomicBool,

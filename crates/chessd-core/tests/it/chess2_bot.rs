@@ -2,8 +2,6 @@
 //! answers by the rules `chess2::bot` states, and whole games of every army pair in which
 //! every step it takes is accepted by the game.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
 use chessd_core::chess2::{bot, Army, Chess2Action, Chess2Game, Chess2Position};
 use chessd_core::game::{DrawPolicy, GameResult};
 use chessd_core::Color::{Black, White};

@@ -5,9 +5,7 @@
 //! replayed into a new game, which must equal the one played. Stores written before a bid of
 //! stones lost its gain sign (`bid:w:2+`) replay too.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
-mod common;
+use crate::common;
 
 use chessd_core::chess2::{bot, Army, Chess2Action, Chess2Game, Chess2Position, DuelStage};
 use chessd_core::game::DrawPolicy;

@@ -4,8 +4,6 @@
 //! material cross-checked against shakmaty), flags, and refusal after the end of a game.
 //! Binbo's fifty-move and threefold PGN games from tests/data are replayed too.
 
-#![allow(clippy::unwrap_used)]
-
 use chessd_core::display::{game_diagram, parse_diagram, BoardStyle};
 use chessd_core::game::{DrawPolicy, Game, GameError, GameResult, Reason, Status};
 use chessd_core::san::SanError;

@@ -3,8 +3,6 @@
 //! escapes, variations, NAGs, FEN and Chess960 setups), error reports and recovery, streaming
 //! input, the writer's round trip and line width, and a fuzz test.
 
-#![allow(clippy::unwrap_used)]
-
 use chessd_core::{
     game::{DrawPolicy, Game, GameError, GameResult, Reason},
     pgn::{

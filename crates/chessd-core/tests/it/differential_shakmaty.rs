@@ -3,7 +3,7 @@
 //! move and the game outcome must agree; repetition and fifty-move endings are checked against
 //! shakmaty's own Zobrist keys and half-move clock.
 
-mod common;
+use crate::common;
 
 use common::{fens, Rng, CHESS960, SUITE};
 use std::collections::HashMap;

@@ -1,8 +1,6 @@
 //! Chess 2 duels, stones and outcomes, in positions checked by hand against the rulebook
 //! (version 2.4) and `docs/chess2.md`.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
 use chessd_core::{
     chess2::{Chess2Outcome, Chess2Position, PlayError},
     Color, Square,

@@ -7,8 +7,6 @@
 //! 10 min) and the GCT statistics rows up to 10^10 nodes (about 25 s):
 //! `cargo test -p chessd-core --release --test perft_data -- --ignored`.
 
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
-
 use std::collections::HashMap;
 
 use chessd_core::{

@@ -1,8 +1,6 @@
 //! What the core's oracle tests share: the reference perft suites (tests/data/perft, with their
 //! sources in tests/data/README.md), their FENs, and a small seeded generator.
 
-#![allow(dead_code)] // each test binary uses part of it
-
 /// The standard perft suite.
 pub const SUITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
