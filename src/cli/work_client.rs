@@ -18,7 +18,7 @@ use std::{
 
 use chessd_core::perft::PerftStats;
 use chessd_server::{
-    jobs::task_taker::{take_tasks, TaskSource, TaskTables},
+    jobs::workers::queue_worker::{take_tasks, TaskSource, TaskTables},
     store::perft_tasks::{LeasedTask, Submitted},
 };
 use serde::Deserialize;

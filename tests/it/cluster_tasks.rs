@@ -299,7 +299,7 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
         jobs::{
             perft_job::{PerftTask, TaskBatch, TaskRunner},
             record,
-            shared_tasks::SharedTasks,
+            workers::queue_runner::SharedTasks,
         },
         store::perft_tasks::{Leased, Submission, Submitted},
     };

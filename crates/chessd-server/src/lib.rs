@@ -50,7 +50,7 @@ pub struct AppState {
     /// The cluster's shared perft task queue, for the work API (`None`: a single node).
     pub tasks: Option<store::perft_tasks::TaskQueue>,
     /// This node's takers of shared perft tasks (stopped when the state goes).
-    pub takers: Option<jobs::task_taker::NodeTakers>,
+    pub takers: Option<jobs::workers::queue_worker::NodeTakers>,
 }
 
 impl AppState {
@@ -98,7 +98,7 @@ impl AppState {
         queue: store::perft_tasks::TaskQueue,
     ) {
         let c = &self.config.cluster;
-        let runner = jobs::shared_tasks::SharedTasks::new(
+        let runner = jobs::workers::queue_runner::SharedTasks::new(
             queue.clone(),
             cluster.node(),
             tokio::runtime::Handle::current(),
@@ -109,9 +109,12 @@ impl AppState {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
-        let source =
-            jobs::task_taker::QueueSource::new(queue.clone(), cluster.node(), c.task_lease_ms);
-        self.takers = Some(jobs::task_taker::NodeTakers::start(
+        let source = jobs::workers::queue_worker::QueueSource::new(
+            queue.clone(),
+            cluster.node(),
+            c.task_lease_ms,
+        );
+        self.takers = Some(jobs::workers::queue_worker::NodeTakers::start(
             source,
             threads,
             c.task_hash_mb,

@@ -15,11 +15,8 @@ pub mod limits;
 pub mod perft_job;
 pub mod puzzle_job;
 pub mod record;
-pub mod shared_tasks;
 pub mod state;
 pub mod supervisor;
-pub mod task_taker;
-pub mod verify;
 pub mod workers;
 
 pub use error::{JobEnd, JobError};

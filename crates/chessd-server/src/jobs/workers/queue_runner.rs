@@ -21,11 +21,11 @@ use std::{
 
 use chessd_core::perft::PerftStats;
 
-use super::{
+use super::verify::{self, RemoteResult};
+use crate::jobs::{
     error::JobError,
     perft_job::{TaskBatch, TaskRunner},
     record,
-    verify::{self, RemoteResult},
 };
 use crate::store::perft_tasks::{QueuedTask, TaskQueue};
 

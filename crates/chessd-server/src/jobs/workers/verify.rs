@@ -13,7 +13,8 @@ use std::{collections::BTreeMap, sync::atomic::AtomicBool};
 use chessd_core::perft::PerftStats;
 use uuid::Uuid;
 
-use super::{error::JobError, task_taker};
+use super::queue_worker;
+use crate::jobs::error::JobError;
 
 /// A task result handed over by a remote worker.
 #[derive(Clone, Debug)]
@@ -62,7 +63,7 @@ pub fn check(
     for r in results {
         by_worker.entry(r.worker.as_str()).or_default().push(r);
     }
-    let tables = task_taker::TaskTables::new(0);
+    let tables = queue_worker::TaskTables::new(0);
     let mut recounted = 0;
     for (worker, mut mine) in by_worker {
         // A random order (UUIDs are random), then the first ones.
@@ -72,7 +73,7 @@ pub fn check(
             .collect();
         keyed.sort_unstable_by_key(|(k, _)| *k);
         for (_, r) in keyed.iter().take(sample_size(keyed.len(), percent)) {
-            let counted = task_taker::count_task(&r.fen, r.depth, stats, cancel, &tables)
+            let counted = queue_worker::count_task(&r.fen, r.depth, stats, cancel, &tables)
                 .map_err(JobError::Internal)?;
             let Some(own) = counted else {
                 return Ok(Checked {

@@ -6,7 +6,7 @@
 //! out and the task went to another taker) the count stops at once.
 //!
 //! Results are the statistics of one occurrence of the task's position, as
-//! [`super::record::task`] stores them; a result submitted twice is counted once by the queue.
+//! [`crate::jobs::record::task`] stores them; a result submitted twice is counted once by the queue.
 
 use std::{
     future::Future,
@@ -215,7 +215,7 @@ impl TaskSource for QueueSource {
     }
 
     async fn submit(&self, task: &LeasedTask, stats: &PerftStats) -> Result<Submitted, String> {
-        let result = super::record::task(stats);
+        let result = crate::jobs::record::task(stats);
         let submission = Submission {
             job: &task.job,
             task: task.task,
