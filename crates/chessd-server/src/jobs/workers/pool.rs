@@ -1,68 +1,26 @@
-//! A pool of named Grand Chess Tree workers (from `[gct_workers]` in the configuration) that
-//! perft jobs hand tasks to: each worker is a local process (`builtin = true` runs
-//! `chessd worker`, or a `command`) or a TCP peer (`tcp = "host:port"`, e.g.
-//! `socat TCP-LISTEN:9020,reuseaddr,fork EXEC:"chessd worker"`), spoken to with the protocol of
-//! [`chessd_protocol::gct`].
-//!
-//! [`WorkerPool::run`] shares a list of tasks between the workers, one task per worker at a
-//! time, and hands every result to a callback. A worker is started (or connected to) when a
-//! run first needs it and kept between runs, hash table warm. When a worker dies, closes the
-//! connection or breaks the protocol during a task, the task goes back to the queue (so the
-//! total stays exact) and the worker is restarted or reconnected; a worker that fails
-//! [`MAX_CONSECUTIVE_FAILURES`] times in a row is given up for the run, and when every worker
-//! is given up with tasks left the run fails. A task that fails on too many attempts fails the
-//! run too (it would otherwise kill worker after worker).
-//!
-//! Cancelling stops handing out tasks at once; busy workers get `reset` (abandoning their
-//! task) and the run returns without waiting for them: the `ready` that answers the reset is
-//! awaited when the worker is next used.
-//!
-//! Results are asked for with the `:classes` extension, so that the eight check and mate
-//! classes come back exactly; a worker that does not report them (not a chessd worker) fails
-//! the run with a clear error.
-//!
-//! The pool does its I/O on a small Tokio runtime of its own (one thread, started with the first
-//! run), so that worker connections outlive the callers: [`WorkerPool::run`] can be awaited
-//! from any async context and [`WorkerPool::run_blocking`] called from a plain thread (a job
-//! pool thread).
+//! The pool of Grand Chess Tree workers (`[gct_workers]`) that perft jobs hand tasks to: its
+//! public face ([`WorkerPool::run`], status, close), its runtime, and how a run's tasks are
+//! checked, shared between the workers' drivers (`slot.rs`) and ended.
 
 use std::{
-    collections::{BTreeMap, VecDeque},
+    collections::BTreeMap,
     sync::{
         atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed},
         Arc, Mutex, OnceLock,
     },
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use chessd_core::{perft::PerftStats, FenMode, Position};
 use serde::Serialize;
-use tokio::{sync::mpsc, task::JoinHandle};
+use tokio::sync::mpsc;
 
-use crate::{
-    config::{Endpoint, EndpointConfig},
-    transport::{ChildGuard, LineWriter, Transport},
+use super::{
+    plan::{DropGuard, Plan, PlanState, Stop},
+    slot::{drive, Slot},
 };
-use chessd_protocol::gct::{
-    result_fen, Begin, Command, Reply, ResultCollector, TaskResult, MAX_DEPTH,
-};
-
-/// Failures in a row (lost connections, failed restarts) after which a worker is given up for
-/// the rest of a run.
-pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
-
-/// How long a worker may take to answer `reset` with `ready` (clearing a large table).
-const RESET_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The least time a freshly started worker gets to say `ready` (the endpoint's connect
-/// timeout applies when longer).
-const MIN_STARTUP_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How often a waiting driver looks at the cancellation flag.
-const POLL: Duration = Duration::from_millis(10);
-
-/// Lines buffered from a worker before its reader waits.
-const LINE_BUFFER: usize = 64;
+use crate::config::{Endpoint, EndpointConfig};
+use chessd_protocol::gct::{result_fen, Begin, Command, MAX_DEPTH};
 
 /// A perft task for a worker: the position, the depth below it, and how many times the
 /// position occurs in the job's split (the caller multiplies the result by it).
@@ -148,7 +106,32 @@ pub struct WorkerStatus {
     pub last_error: Option<String>,
 }
 
-/// The named workers perft jobs hand tasks to.
+/// The named workers perft jobs hand tasks to: each a local process (`builtin = true` runs
+/// `chessd worker`, or a `command`) or a TCP peer (`tcp = "host:port"`, e.g.
+/// `socat TCP-LISTEN:9020,reuseaddr,fork EXEC:"chessd worker"`), spoken to with the protocol of
+/// [`chessd_protocol::gct`].
+///
+/// [`WorkerPool::run`] shares a list of tasks between the workers, one task per worker at a
+/// time, and hands every result to a callback. A worker is started (or connected to) when a
+/// run first needs it and kept between runs, hash table warm. When a worker dies, closes the
+/// connection or breaks the protocol during a task, the task goes back to the queue (so the
+/// total stays exact) and the worker is restarted or reconnected; a worker that fails
+/// [`MAX_CONSECUTIVE_FAILURES`](super::MAX_CONSECUTIVE_FAILURES) times in a row is given up for
+/// the run, and when every worker is given up with tasks left the run fails. A task that fails
+/// on too many attempts fails the run too (it would otherwise kill worker after worker).
+///
+/// Cancelling stops handing out tasks at once; busy workers get `reset` (abandoning their
+/// task) and the run returns without waiting for them: the `ready` that answers the reset is
+/// awaited when the worker is next used.
+///
+/// Results are asked for with the `:classes` extension, so that the eight check and mate
+/// classes come back exactly; a worker that does not report them (not a chessd worker) fails
+/// the run with a clear error.
+///
+/// The pool does its I/O on a small Tokio runtime of its own (one thread, started with the
+/// first run), so that worker connections outlive the callers: [`WorkerPool::run`] can be
+/// awaited from any async context and [`WorkerPool::run_blocking`] called from a plain thread
+/// (a job pool thread).
 pub struct WorkerPool {
     slots: Arc<Vec<Slot>>,
     runtime: OnceLock<tokio::runtime::Runtime>,
@@ -164,30 +147,6 @@ impl Drop for WorkerPool {
     }
 }
 
-/// When a run must stop: the caller's cancellation flag, the caller gave up on the run, or
-/// the run failed.
-#[derive(Clone)]
-struct Stop {
-    cancel: Arc<AtomicBool>,
-    dropped: Arc<AtomicBool>,
-    failed: Arc<AtomicBool>,
-}
-
-impl Stop {
-    fn is_set(&self) -> bool {
-        self.cancel.load(Relaxed) || self.dropped.load(Relaxed) || self.failed.load(Relaxed)
-    }
-}
-
-/// Sets [`Stop::dropped`] when the caller's side of a run ends early (its future dropped).
-struct DropGuard(Arc<AtomicBool>);
-
-impl Drop for DropGuard {
-    fn drop(&mut self) {
-        self.0.store(true, Relaxed);
-    }
-}
-
 /// A run in progress on the pool's runtime: results as they come, then the outcome.
 struct Started {
     results: mpsc::UnboundedReceiver<(usize, PerftStats)>,
@@ -200,302 +159,6 @@ impl std::fmt::Debug for WorkerPool {
         f.debug_struct("WorkerPool")
             .field("workers", &self.names())
             .finish()
-    }
-}
-
-/// One configured worker and its connection, if open.
-struct Slot {
-    name: String,
-    endpoint: Result<Endpoint, String>,
-    timeout: Duration,
-    conn: tokio::sync::Mutex<Option<Connection>>,
-    connected: AtomicBool,
-    pid: AtomicU32,
-    tasks_done: AtomicU64,
-    failures: AtomicU64,
-    connects: AtomicU64,
-    last_error: Mutex<Option<String>>,
-}
-
-impl Slot {
-    fn note_failure(&self, why: &str) {
-        self.failures.fetch_add(1, Relaxed);
-        if let Ok(mut last) = self.last_error.lock() {
-            *last = Some(why.to_string());
-        }
-    }
-
-    fn set_connection(&self, conn: &mut Option<Connection>, new: Option<Connection>) {
-        self.connected.store(new.is_some(), Relaxed);
-        self.pid.store(
-            new.as_ref()
-                .and_then(|c| c.child.as_ref())
-                .and_then(ChildGuard::id)
-                .unwrap_or(0),
-            Relaxed,
-        );
-        *conn = new;
-    }
-}
-
-/// An open worker: lines to it, lines from it (read by a task of their own, so that waiting
-/// for a line can be given up without losing part of one).
-struct Connection {
-    writer: LineWriter,
-    lines: mpsc::Receiver<String>,
-    reader: JoinHandle<()>,
-    child: Option<ChildGuard>,
-    /// A `reset` was sent and its `ready` not yet read.
-    needs_ready: bool,
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        self.reader.abort();
-    }
-}
-
-/// What waiting for a line gave.
-enum Next {
-    Line(String),
-    Closed,
-    Cancelled,
-    TimedOut,
-}
-
-/// How a task attempt ended, short of a result.
-enum TaskError {
-    /// The run was cancelled (the worker got `reset`).
-    Cancelled,
-    /// The worker refused the task (`error: …`) or cannot serve it.
-    Rejected(String),
-    /// The worker died, closed the connection or broke the protocol.
-    Lost(String),
-}
-
-impl Connection {
-    /// Starts or connects to `endpoint` and waits for the worker's `ready`.
-    async fn open(endpoint: &Endpoint, timeout: Duration) -> Result<Connection, String> {
-        let transport = Transport::open(endpoint, "worker", timeout)
-            .await
-            .map_err(|e| e.to_string())?;
-        let (tx, lines) = mpsc::channel(LINE_BUFFER);
-        let mut reader = transport.reader;
-        let reader = tokio::spawn(async move {
-            while let Ok(Some(line)) = reader.next_line().await {
-                if tx.send(line).await.is_err() {
-                    break;
-                }
-            }
-        });
-        let mut conn = Connection {
-            writer: transport.writer,
-            lines,
-            reader,
-            child: transport.child,
-            needs_ready: true,
-        };
-        let startup = timeout.max(MIN_STARTUP_TIMEOUT);
-        match conn.wait_ready(startup, None).await {
-            Ok(()) => Ok(conn),
-            Err(TaskError::Lost(why) | TaskError::Rejected(why)) => Err(why),
-            Err(TaskError::Cancelled) => Err("cancelled".to_string()),
-        }
-    }
-
-    /// The next line, waiting at most until `deadline` and giving up when `cancel` is set.
-    async fn next_line(&mut self, cancel: Option<&Stop>, deadline: Option<Instant>) -> Next {
-        loop {
-            if cancel.is_some_and(Stop::is_set) {
-                return Next::Cancelled;
-            }
-            let wait = match deadline {
-                Some(d) => match d.checked_duration_since(Instant::now()) {
-                    Some(left) if !left.is_zero() => left.min(POLL),
-                    _ => return Next::TimedOut,
-                },
-                None => POLL,
-            };
-            match tokio::time::timeout(wait, self.lines.recv()).await {
-                Ok(Some(line)) => return Next::Line(line),
-                Ok(None) => return Next::Closed,
-                Err(_) => continue,
-            }
-        }
-    }
-
-    /// Reads until `ready` when one is owed (after start or `reset`); other lines (what an
-    /// abandoned task still printed) are skipped.
-    async fn wait_ready(
-        &mut self,
-        limit: Duration,
-        cancel: Option<&Stop>,
-    ) -> Result<(), TaskError> {
-        if !self.needs_ready {
-            return Ok(());
-        }
-        let deadline = Instant::now() + limit;
-        loop {
-            match self.next_line(cancel, Some(deadline)).await {
-                Next::Line(line) if line.trim() == "ready" => {
-                    self.needs_ready = false;
-                    return Ok(());
-                }
-                Next::Line(_) => {}
-                Next::Closed => {
-                    return Err(TaskError::Lost(
-                        "closed the connection before saying ready".into(),
-                    ))
-                }
-                Next::Cancelled => return Err(TaskError::Cancelled),
-                Next::TimedOut => {
-                    return Err(TaskError::Lost(format!(
-                        "did not say ready within {limit:?}"
-                    )))
-                }
-            }
-        }
-    }
-
-    /// Abandons the running task: `reset`, whose `ready` is read before the next task.
-    async fn abandon(&mut self) {
-        self.needs_ready = true;
-        // A failed write shows up as a lost connection on the next use.
-        let _ = self.writer.send("reset").await;
-    }
-
-    /// Runs one task: sends `line` (a `begin`), reads `processing`, the result lines and
-    /// `done`.
-    async fn run_task(&mut self, line: &str, cancel: &Stop) -> Result<TaskResult, TaskError> {
-        self.wait_ready(RESET_TIMEOUT, Some(cancel)).await?;
-        if cancel.is_set() {
-            return Err(TaskError::Cancelled);
-        }
-        self.writer
-            .send(line)
-            .await
-            .map_err(|e| TaskError::Lost(format!("cannot send the task: {e}")))?;
-        let mut collector = ResultCollector::default();
-        let mut processing = false;
-        loop {
-            let line = match self.next_line(Some(cancel), None).await {
-                Next::Line(line) => line,
-                Next::Closed | Next::TimedOut => {
-                    return Err(TaskError::Lost("closed the connection".into()))
-                }
-                Next::Cancelled => {
-                    self.abandon().await;
-                    return Err(TaskError::Cancelled);
-                }
-            };
-            if line.trim().is_empty() {
-                continue;
-            }
-            let reply = Reply::parse(&line).map_err(|e| TaskError::Lost(e.0))?;
-            match reply {
-                Reply::Processing if !processing => processing = true,
-                Reply::Error(why) => return Err(TaskError::Rejected(why)),
-                Reply::Field(field) if processing => {
-                    collector.push(field).map_err(|e| TaskError::Lost(e.0))?
-                }
-                Reply::Done if processing => {
-                    return collector.finish().map_err(|e| TaskError::Lost(e.0))
-                }
-                other => {
-                    return Err(TaskError::Lost(format!(
-                        "unexpected line '{other}' {} processing",
-                        if processing { "while" } else { "before" }
-                    )))
-                }
-            }
-        }
-    }
-}
-
-/// The tasks of one run and who has what.
-struct Plan {
-    /// The `begin` line of each task.
-    lines: Vec<String>,
-    /// The result FEN each task must report.
-    fens: Vec<String>,
-    max_attempts: u32,
-    state: Mutex<PlanState>,
-    /// Set with the error, so that busy workers stop at once.
-    failed: Arc<AtomicBool>,
-}
-
-struct PlanState {
-    pending: VecDeque<usize>,
-    running: usize,
-    done: usize,
-    attempts: Vec<u32>,
-    error: Option<WorkerPoolError>,
-}
-
-impl Plan {
-    fn state(&self) -> std::sync::MutexGuard<'_, PlanState> {
-        // The lock is never held across a panic; recover the data if it ever were.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn stopped(&self, cancel: &Stop) -> bool {
-        cancel.is_set() || self.state().error.is_some()
-    }
-
-    /// The next task to run, if any is waiting.
-    fn claim(&self) -> Option<usize> {
-        let mut s = self.state();
-        if s.error.is_some() {
-            return None;
-        }
-        let index = s.pending.pop_front()?;
-        s.running += 1;
-        Some(index)
-    }
-
-    /// Whether no task is waiting or running.
-    fn idle(&self) -> bool {
-        let s = self.state();
-        s.pending.is_empty() && s.running == 0
-    }
-
-    fn complete(&self) {
-        let mut s = self.state();
-        s.running -= 1;
-        s.done += 1;
-    }
-
-    /// Puts a task back (cancelled, or its worker could not take it).
-    fn release(&self, index: usize) {
-        let mut s = self.state();
-        s.running -= 1;
-        s.pending.push_front(index);
-    }
-
-    /// Puts a task back after its worker was lost, unless it has failed too often.
-    fn requeue(&self, index: usize, why: &str) {
-        let mut s = self.state();
-        s.running -= 1;
-        s.attempts[index] += 1;
-        if s.attempts[index] >= self.max_attempts {
-            let attempts = s.attempts[index];
-            s.error.get_or_insert(WorkerPoolError::TaskFailed {
-                index,
-                attempts,
-                last_error: why.to_string(),
-            });
-            self.failed.store(true, Relaxed);
-        } else {
-            s.pending.push_front(index);
-        }
-    }
-
-    fn fail(&self, index: usize, error: WorkerPoolError) {
-        let mut s = self.state();
-        s.running -= 1;
-        s.pending.push_front(index);
-        s.error.get_or_insert(error);
-        self.failed.store(true, Relaxed);
     }
 }
 
@@ -761,131 +424,6 @@ fn begin_line(task: &WorkerTask) -> Result<(String, String), String> {
             Ok((line, result_fen(&pos)))
         }
         _ => Err(format!("'{}' cannot be sent as one begin line", task.fen)),
-    }
-}
-
-/// Waits until `stop` is set, or at most `limit`.
-async fn stopped(stop: &Stop, limit: Option<Duration>) {
-    let deadline = limit.map(|l| Instant::now() + l);
-    while !stop.is_set() && deadline.is_none_or(|d| Instant::now() < d) {
-        tokio::time::sleep(POLL).await;
-    }
-}
-
-/// One worker's share of a run: connect (or reconnect), take a task, run it, repeat, until
-/// no task is left, the run is stopped, or the worker failed too often (`Err` with why).
-async fn drive(
-    slot: &Slot,
-    plan: &Plan,
-    cancel: &Stop,
-    results: mpsc::UnboundedSender<(usize, PerftStats)>,
-) -> Result<(), String> {
-    let endpoint = slot.endpoint.clone()?;
-    let mut failures = 0u32;
-    loop {
-        if plan.stopped(cancel) {
-            return Ok(());
-        }
-        let mut guard = slot.conn.lock().await;
-        if guard.is_none() {
-            let opened = tokio::select! {
-                opened = Connection::open(&endpoint, slot.timeout) => opened,
-                () = stopped(cancel, None) => return Ok(()),
-            };
-            match opened {
-                Ok(conn) => {
-                    slot.connects.fetch_add(1, Relaxed);
-                    slot.set_connection(&mut guard, Some(conn));
-                }
-                Err(why) => {
-                    drop(guard);
-                    slot.note_failure(&why);
-                    failures += 1;
-                    if failures >= MAX_CONSECUTIVE_FAILURES {
-                        return Err(why);
-                    }
-                    let pause = Duration::from_millis(100 * u64::from(failures));
-                    stopped(cancel, Some(pause)).await;
-                    continue;
-                }
-            }
-        }
-        let Some(index) = plan.claim() else {
-            drop(guard);
-            if plan.idle() {
-                return Ok(());
-            }
-            // Others are still running tasks that may come back: wait.
-            tokio::time::sleep(POLL).await;
-            continue;
-        };
-        let Some(conn) = guard.as_mut() else {
-            plan.release(index);
-            continue;
-        };
-        match conn.run_task(&plan.lines[index], cancel).await {
-            Ok(result) if result.fen != plan.fens[index] => {
-                let why = format!(
-                    "answered for '{}' instead of '{}'",
-                    result.fen, plan.fens[index]
-                );
-                slot.note_failure(&why);
-                slot.set_connection(&mut guard, None);
-                plan.requeue(index, &why);
-                failures += 1;
-                if failures >= MAX_CONSECUTIVE_FAILURES {
-                    return Err(why);
-                }
-            }
-            Ok(TaskResult {
-                stats: Some(stats), ..
-            }) => {
-                plan.complete();
-                slot.tasks_done.fetch_add(1, Relaxed);
-                failures = 0;
-                // The receiver lives until every driver is done.
-                let _ = results.send((index, stats));
-            }
-            Ok(TaskResult { stats: None, .. }) => {
-                let message =
-                    "reported no check and mate classes (not a chessd worker?)".to_string();
-                slot.note_failure(&message);
-                plan.fail(
-                    index,
-                    WorkerPoolError::Rejected {
-                        worker: slot.name.clone(),
-                        index,
-                        message,
-                    },
-                );
-                return Ok(());
-            }
-            Err(TaskError::Cancelled) => {
-                plan.release(index);
-                return Ok(());
-            }
-            Err(TaskError::Rejected(message)) => {
-                slot.note_failure(&message);
-                plan.fail(
-                    index,
-                    WorkerPoolError::Rejected {
-                        worker: slot.name.clone(),
-                        index,
-                        message,
-                    },
-                );
-                return Ok(());
-            }
-            Err(TaskError::Lost(why)) => {
-                slot.note_failure(&why);
-                slot.set_connection(&mut guard, None);
-                plan.requeue(index, &why);
-                failures += 1;
-                if failures >= MAX_CONSECUTIVE_FAILURES {
-                    return Err(why);
-                }
-            }
-        }
     }
 }
 
