@@ -2,15 +2,14 @@
 //! computation —
 //! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
 //! unique positions a few plies down, counts them and multiplies back), or through a
-//! [`TaskRunner`]: the configured Grand Chess Tree workers, or a cluster's shared task queue
-//! (`shared_tasks.rs`), which every node and remote worker takes tasks from.
+//! [`TaskRunner`]: the pool of Grand Chess Tree workers, or a cluster's shared task queue,
+//! which every node and remote worker takes tasks from (both in `workers/`).
 //!
 //! Either way the tasks are those of [`perft::split`] at the job's split depth, chosen once
 //! when the job is checked and kept with it: a job interrupted by a restart goes on with the
 //! very same task list, from the tasks it had finished (on threads or workers alike).
 
 use std::{
-    collections::BTreeMap,
     sync::{atomic::AtomicBool, Arc},
     time::{Duration, Instant},
 };
@@ -24,9 +23,8 @@ use uuid::Uuid;
 use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
-    workers::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask},
+    workers::WorkerStatus,
 };
-use crate::config::EndpointConfig;
 
 /// A perft as asked for: the position and the caller's choices, not yet checked against the
 /// limits (`None`: the default).
@@ -79,8 +77,9 @@ pub struct TaskBatch<'a> {
     pub unverified: &'a AtomicBool,
 }
 
-/// Something that computes perft tasks away from the job pool (the Grand Chess Tree workers,
-/// a cluster's shared queue).
+/// A runner: where a job hands the perft tasks it does not count on its own threads, to be
+/// counted by workers (the pool of Grand Chess Tree workers, `workers::pool_runner`, or a
+/// cluster's shared queue, `workers::queue_runner`). A runner counts nothing itself.
 pub trait TaskRunner: Send + Sync {
     /// The names of the workers, for the job view.
     fn names(&self) -> Vec<String>;
@@ -90,7 +89,7 @@ pub trait TaskRunner: Send + Sync {
         Vec::new()
     }
 
-    /// Whether this is a cluster's shared task queue: its takers store each task's result
+    /// Whether this is a cluster's shared task queue: its queue workers store each task's result
     /// themselves, so the job does not store it again.
     fn shared(&self) -> bool {
         false
@@ -116,90 +115,6 @@ pub struct Runners {
     /// A cluster's shared task queue, and the plies each of its tasks counts: jobs deeper than
     /// that go there (unless they ask for the workers or decline them).
     pub shared: Option<(Arc<dyn TaskRunner>, u32)>,
-}
-
-/// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: the pool
-/// runs on a small runtime of its own, so that its connections (and local worker processes,
-/// hash tables warm) live from one job to the next; a job's thread blocks on its run.
-pub struct GctWorkers {
-    pool: WorkerPool,
-    runtime: Option<tokio::runtime::Runtime>,
-}
-
-impl GctWorkers {
-    /// The workers of `[gct_workers]`, or `None` when there are none (or their runtime cannot
-    /// be built, which is logged).
-    pub fn from_config(config: &BTreeMap<String, EndpointConfig>) -> Option<GctWorkers> {
-        if config.is_empty() {
-            return None;
-        }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("chessd-gct")
-            .enable_all()
-            .build();
-        match runtime {
-            Ok(runtime) => Some(GctWorkers {
-                pool: WorkerPool::new(config),
-                runtime: Some(runtime),
-            }),
-            Err(e) => {
-                tracing::error!(error = %e, "cannot start the Grand Chess Tree workers' runtime");
-                None
-            }
-        }
-    }
-
-    /// The pool.
-    pub fn pool(&self) -> &WorkerPool {
-        &self.pool
-    }
-}
-
-impl Drop for GctWorkers {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks, which is not allowed inside another runtime (where the
-        // server state may be dropped): let it end in the background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
-impl TaskRunner for GctWorkers {
-    fn names(&self) -> Vec<String> {
-        self.pool.names()
-    }
-
-    fn status(&self) -> Vec<WorkerStatus> {
-        self.pool.status()
-    }
-
-    fn run(
-        &self,
-        batch: TaskBatch<'_>,
-        on_done: &mut dyn FnMut(usize, PerftStats),
-    ) -> Result<(), JobError> {
-        let Some(runtime) = &self.runtime else {
-            return Err(JobError::Internal(
-                "the workers' runtime has stopped".into(),
-            ));
-        };
-        let cancel = batch.cancel;
-        let tasks = batch
-            .tasks
-            .into_iter()
-            .map(|t| WorkerTask {
-                fen: t.fen,
-                depth: t.depth,
-                occurrences: t.occurrences,
-            })
-            .collect();
-        match runtime.block_on(self.pool.run(tasks, cancel, on_done)) {
-            Ok(()) | Err(WorkerPoolError::Cancelled) => Ok(()),
-            Err(e) => Err(JobError::Internal(e.to_string())),
-        }
-    }
 }
 
 /// A checked perft job.

@@ -1,5 +1,5 @@
 //! The shared perft task queue of a cluster (PostgreSQL only), in the manner of the Grand Chess
-//! Tree's work API: a job's open tasks are rows; a taker (a node's task thread or a remote
+//! Tree's work API: a job's open tasks are rows; a queue worker (a node's task thread or a remote
 //! `chessd worker --server`) leases one with `FOR UPDATE SKIP LOCKED`, renews the lease while it
 //! counts, and submits the result, which moves the task to `job_tasks` in one transaction.
 //! `job_tasks`' primary key lets each task in once, so a result submitted twice (a worker
@@ -31,7 +31,7 @@ pub struct QueuedTask {
     pub fen: String,
 }
 
-/// A task leased to a taker (also its form in the work API).
+/// A task leased to a queue worker (also its form in the work API).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LeasedTask {
     /// The job.
@@ -144,7 +144,7 @@ impl TaskQueue {
 
     /// Leases the oldest open task whose lease has ended (or that was never leased) to
     /// `holder` (the name results record) on behalf of `owner` (who may renew and submit it: a
-    /// worker token's digest, or a node) for `lease_ms`, under a new random lease. Two takers
+    /// worker token's digest, or a node) for `lease_ms`, under a new random lease. Two workers
     /// never get the same task. With `max_leases`, an owner holding that many unexpired
     /// leases already gets [`Leased::Capped`].
     pub async fn lease(
@@ -208,7 +208,7 @@ impl TaskQueue {
 
     /// Extends lease `lease` of a task, held by `owner`, by `lease_ms` from now; `false` when
     /// the task is no longer held under that lease by that owner (finished, its job ended, the
-    /// lease ran out or went to another taker): its holder should stop counting it.
+    /// lease ran out or went to another worker): its holder should stop counting it.
     pub async fn renew(
         &self,
         job: &Uuid,

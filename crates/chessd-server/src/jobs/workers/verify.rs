@@ -1,12 +1,7 @@
-//! Checking remote workers' perft task results before a job is accepted: of each remote
-//! worker's results, `cluster.verify_percent` percent (at least one task) chosen at random are
-//! counted again on the job's node, and any difference fails the job with `result_mismatch`.
-//! A worker that submits wrong counts is caught with a probability that grows with every wrong
-//! result it submits (all of them, at least one: certainly); results that were not counted
-//! again leave the job *unverified*: its result is never answered to later requests.
-//!
-//! Results made by the cluster's nodes themselves (their task threads) are trusted: they run
-//! this very code.
+//! Checking remote workers' perft task results before a job is accepted: a random sample of
+//! each remote worker's results (`cluster.verify_percent`) is counted again on the job's node.
+//! Results of the cluster's nodes themselves (their queue workers) are trusted: they run this
+//! very code.
 
 use std::{collections::BTreeMap, sync::atomic::AtomicBool};
 
@@ -53,6 +48,11 @@ pub fn sample_size(n: usize, percent: u32) -> usize {
 /// are compared, else the nodes only). `Err(ResultMismatch)` at the first difference; `Ok`
 /// with the numbers checked otherwise (also when `cancel` stops the checking: the job ends
 /// cancelled anyway).
+///
+/// Any difference fails the job with `result_mismatch`: a worker that submits wrong counts is
+/// caught with a probability that grows with every wrong result it submits (all of them, at
+/// least one: certainly); results that were not counted again leave the job *unverified*: its
+/// result is never answered to later requests.
 pub fn check(
     results: &[RemoteResult],
     stats: bool,
