@@ -8,7 +8,7 @@
 //! a renewal counts only under the task's current, unexpired lease from that owner, and an
 //! owner may hold a capped number of leases at once. Every time is PostgreSQL's clock.
 
-use sqlx::{postgres::PgPool, Row};
+use sqlx::postgres::PgPool;
 use uuid::Uuid;
 
 use super::StoreError;
@@ -103,6 +103,32 @@ pub struct SharedProgress {
     pub max_attempts: i32,
 }
 
+/// A leased task as `RETURNING` gives it (the job as bytes, the depth as `INTEGER`).
+#[derive(sqlx::FromRow)]
+struct LeaseRow {
+    job: Vec<u8>,
+    task: i64,
+    fen: String,
+    depth: i32,
+    stats: bool,
+    lease: String,
+}
+
+impl TryFrom<LeaseRow> for LeasedTask {
+    type Error = StoreError;
+
+    fn try_from(row: LeaseRow) -> Result<LeasedTask, StoreError> {
+        Ok(LeasedTask {
+            job: Uuid::from_slice(&row.job).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            task: row.task,
+            fen: row.fen,
+            depth: u32::try_from(row.depth).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stats: row.stats,
+            lease: row.lease,
+        })
+    }
+}
+
 fn db_err(e: sqlx::Error) -> StoreError {
     StoreError::from_db(e, None)
 }
@@ -182,7 +208,7 @@ impl TaskQueue {
              WHERE t.job = n.job AND t.task = n.task \
              RETURNING t.job, t.task, t.fen, t.depth, t.stats, t.lease"
         );
-        let row = sqlx::query(&sql)
+        let row = sqlx::query_as::<_, LeaseRow>(&sql)
             .bind(holder)
             .bind(lease_ms as i64)
             .bind(owner)
@@ -194,16 +220,7 @@ impl TaskQueue {
         let Some(row) = row else {
             return Ok(Leased::None);
         };
-        let job: Vec<u8> = row.try_get("job").map_err(db_err)?;
-        let depth: i32 = row.try_get("depth").map_err(db_err)?;
-        Ok(Leased::Task(LeasedTask {
-            job: Uuid::from_slice(&job).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            task: row.try_get("task").map_err(db_err)?,
-            fen: row.try_get("fen").map_err(db_err)?,
-            depth: u32::try_from(depth).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            stats: row.try_get("stats").map_err(db_err)?,
-            lease: row.try_get("lease").map_err(db_err)?,
-        }))
+        Ok(Leased::Task(LeasedTask::try_from(row)?))
     }
 
     /// Extends lease `lease` of a task, held by `owner`, by `lease_ms` from now; `false` when
@@ -310,19 +327,17 @@ impl TaskQueue {
         awaited: &[i64],
     ) -> Result<SharedProgress, StoreError> {
         let id = job.as_bytes().as_slice();
-        let row = sqlx::query("SELECT state, node FROM jobs WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db_err)?;
+        let row: Option<(String, Option<String>)> =
+            sqlx::query_as("SELECT state, node FROM jobs WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_err)?;
         let (state, node) = match row {
-            Some(row) => (
-                Some(row.try_get("state").map_err(db_err)?),
-                row.try_get("node").map_err(db_err)?,
-            ),
+            Some((state, node)) => (Some(state), node),
             None => (None, None),
         };
-        let done = sqlx::query(
+        let done = sqlx::query_as(
             "SELECT task, result, worker FROM job_tasks \
              WHERE job = $1 AND task = ANY($2::BIGINT[]) AND result IS NOT NULL",
         )
@@ -330,16 +345,6 @@ impl TaskQueue {
         .bind(awaited)
         .fetch_all(&self.pool)
         .await
-        .map_err(db_err)?
-        .into_iter()
-        .map(|r| {
-            Ok((
-                r.try_get("task")?,
-                r.try_get("result")?,
-                r.try_get("worker")?,
-            ))
-        })
-        .collect::<Result<Vec<(i64, String, Option<String>)>, sqlx::Error>>()
         .map_err(db_err)?;
         let max_attempts: i32 = sqlx::query_scalar(
             "SELECT COALESCE(MAX(attempts), 0)::INTEGER FROM perft_tasks WHERE job = $1",
