@@ -1,13 +1,8 @@
-//! Perft jobs: the parameters asked for, their checks against the configured limits, and the
-//! computation —
-//! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
-//! unique positions a few plies down, counts them and multiplies back), or through a
-//! [`TaskRunner`]: the pool of Grand Chess Tree workers, or a cluster's shared task queue,
-//! which every node and remote worker takes tasks from (both in `workers/`).
-//!
-//! Either way the tasks are those of [`perft::split`] at the job's split depth, chosen once
-//! when the job is checked and kept with it: a job interrupted by a restart goes on with the
-//! very same task list, from the tasks it had finished (on threads or workers alike).
+//! Perft jobs: the parameters, their checks against the limits, and the computation, on the job
+//! pool's threads with the core's parallel [`Perft`] or through a [`TaskRunner`] (the pool of
+//! Grand Chess Tree workers, or a cluster's shared queue; both in `workers/`). Either way the
+//! tasks are those of [`perft::split`] at a split depth chosen when the job is checked and kept
+//! with it, so that a job interrupted by a restart resumes the very same task list.
 
 use std::{
     sync::{atomic::AtomicBool, Arc},

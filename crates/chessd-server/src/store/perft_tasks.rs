@@ -1,12 +1,6 @@
 //! The shared perft task queue of a cluster (PostgreSQL only), in the manner of the Grand Chess
-//! Tree's work API: a job's open tasks are rows; a queue worker (a node's task thread or a remote
-//! `chessd worker --server`) leases one with `FOR UPDATE SKIP LOCKED`, renews the lease while it
-//! counts, and submits the result, which moves the task to `job_tasks` in one transaction.
-//! `job_tasks`' primary key lets each task in once, so a result submitted twice (a worker
-//! retrying, a lease that ended while its holder still counted) is never counted twice. A
-//! lease is a random UUID bound to its owner (a worker token's digest, or a node): a result or
-//! a renewal counts only under the task's current, unexpired lease from that owner, and an
-//! owner may hold a capped number of leases at once. Every time is PostgreSQL's clock.
+//! Tree's work API: a job's open tasks are rows that queue workers lease, renew and submit
+//! (see [`TaskQueue`]).
 
 use sqlx::postgres::PgPool;
 use uuid::Uuid;
@@ -16,7 +10,14 @@ use super::StoreError;
 /// PostgreSQL's clock in Unix milliseconds, as SQL.
 const NOW_MS: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
 
-/// The task queue, on the store's PostgreSQL.
+/// The task queue, on the store's PostgreSQL. A queue worker (a node's task thread or a remote
+/// `chessd worker --server`) leases a task with `FOR UPDATE SKIP LOCKED`, renews the lease
+/// while it counts, and submits the result, which moves the task to `job_tasks` in one
+/// transaction. `job_tasks`' primary key lets each task in once, so a result submitted twice
+/// (a worker retrying, a lease that ended while its holder still counted) is never counted
+/// twice. A lease is a random UUID bound to its owner (a worker token's digest, or a node): a
+/// result or a renewal counts only under the task's current, unexpired lease from that owner,
+/// and an owner may hold a capped number of leases at once. Every time is PostgreSQL's clock.
 #[derive(Clone, Debug)]
 pub struct TaskQueue {
     pool: PgPool,
