@@ -297,9 +297,11 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
 
     use chessd_server::{
         jobs::{
-            perft_job::{PerftTask, TaskBatch, TaskRunner},
             record,
-            workers::queue_runner::QueueRunner,
+            workers::{
+                queue_runner::QueueRunner,
+                runner::{PerftTask, TaskBatch, TaskRunner},
+            },
         },
         store::perft_tasks::{Leased, Submission, Submitted},
     };

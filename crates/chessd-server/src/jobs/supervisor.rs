@@ -43,10 +43,13 @@ use uuid::Uuid;
 use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
-    perft_job::{PerftParams, Runners, TaskRunner},
+    perft_job::PerftParams,
     puzzle_job::PuzzleParams,
     state::{JobKind, JobState},
-    workers::pool_runner::PoolRunner,
+    workers::{
+        pool_runner::PoolRunner,
+        runner::{Runners, TaskRunner},
+    },
 };
 pub use job::{Job, JobListing, Work};
 use job::{Outcome, Wait};

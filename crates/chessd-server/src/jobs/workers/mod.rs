@@ -1,8 +1,8 @@
 //! Distributed perft. A *worker* counts a perft job's tasks away from the job's threads: a *GCT
 //! worker* (`[gct_workers]`, a process or TCP peer) is handed tasks by the [`WorkerPool`], a
 //! *queue worker* leases them from a cluster's shared queue ([`queue_worker`]). A *runner*
-//! ([`TaskRunner`](crate::jobs::perft_job::TaskRunner)) is the job's side and counts nothing:
-//! [`pool_runner`] or [`queue_runner`] take a job's tasks and get them counted by workers.
+//! ([`runner::TaskRunner`]) is the job's side and counts nothing: [`pool_runner`] or
+//! [`queue_runner`] take a job's tasks and get them counted by workers.
 
 mod connection;
 mod plan;
@@ -10,6 +10,7 @@ pub mod pool;
 pub mod pool_runner;
 pub mod queue_runner;
 pub mod queue_worker;
+pub mod runner;
 mod slot;
 pub mod verify;
 

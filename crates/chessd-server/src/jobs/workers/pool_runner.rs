@@ -5,14 +5,11 @@ use std::collections::BTreeMap;
 
 use chessd_core::perft::PerftStats;
 
-use super::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask};
-use crate::{
-    config::EndpointConfig,
-    jobs::{
-        error::JobError,
-        perft_job::{TaskBatch, TaskRunner},
-    },
+use super::{
+    runner::{TaskBatch, TaskRunner},
+    WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask,
 };
+use crate::{config::EndpointConfig, jobs::error::JobError};
 
 /// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: the pool
 /// runs on a small runtime of its own, so that its connections (and local worker processes,

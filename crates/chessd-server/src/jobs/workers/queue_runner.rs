@@ -11,12 +11,11 @@ use std::{
 
 use chessd_core::perft::PerftStats;
 
-use super::verify::{self, RemoteResult};
-use crate::jobs::{
-    error::JobError,
-    perft_job::{TaskBatch, TaskRunner},
-    record,
+use super::{
+    runner::{TaskBatch, TaskRunner},
+    verify::{self, RemoteResult},
 };
+use crate::jobs::{error::JobError, record};
 use crate::store::perft_tasks::{QueuedTask, TaskQueue};
 
 /// Leases a task may have without a result before its job fails.
