@@ -11,51 +11,27 @@ use super::{
 };
 use crate::{config::EndpointConfig, jobs::error::JobError};
 
-/// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: the pool
-/// runs on a small runtime of its own, so that its connections (and local worker processes,
-/// hash tables warm) live from one job to the next; a job's thread blocks on its run.
+/// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: a job's
+/// thread blocks on a run of the pool ([`WorkerPool::run_blocking`]), whose own runtime keeps
+/// its connections (and local worker processes, hash tables warm) from one job to the next.
 pub struct PoolRunner {
     pool: WorkerPool,
-    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl PoolRunner {
-    /// The workers of `[gct_workers]`, or `None` when there are none (or their runtime cannot
-    /// be built, which is logged).
+    /// The workers of `[gct_workers]`, or `None` when there are none.
     pub fn from_config(config: &BTreeMap<String, EndpointConfig>) -> Option<PoolRunner> {
         if config.is_empty() {
             return None;
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("chessd-gct")
-            .enable_all()
-            .build();
-        match runtime {
-            Ok(runtime) => Some(PoolRunner {
-                pool: WorkerPool::new(config),
-                runtime: Some(runtime),
-            }),
-            Err(e) => {
-                tracing::error!(error = %e, "cannot start the Grand Chess Tree workers' runtime");
-                None
-            }
-        }
+        Some(PoolRunner {
+            pool: WorkerPool::new(config),
+        })
     }
 
     /// The pool.
     pub fn pool(&self) -> &WorkerPool {
         &self.pool
-    }
-}
-
-impl Drop for PoolRunner {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks, which is not allowed inside another runtime (where the
-        // server state may be dropped): let it end in the background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
     }
 }
 
@@ -73,11 +49,6 @@ impl TaskRunner for PoolRunner {
         batch: TaskBatch<'_>,
         on_done: &mut dyn FnMut(usize, PerftStats),
     ) -> Result<(), JobError> {
-        let Some(runtime) = &self.runtime else {
-            return Err(JobError::Internal(
-                "the workers' runtime has stopped".into(),
-            ));
-        };
         let cancel = batch.cancel;
         let tasks = batch
             .tasks
@@ -88,7 +59,7 @@ impl TaskRunner for PoolRunner {
                 occurrences: t.occurrences,
             })
             .collect();
-        match runtime.block_on(self.pool.run(tasks, cancel, on_done)) {
+        match self.pool.run_blocking(tasks, cancel, on_done) {
             Ok(()) | Err(WorkerPoolError::Cancelled) => Ok(()),
             Err(e) => Err(JobError::Internal(e.to_string())),
         }
