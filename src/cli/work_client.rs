@@ -3,7 +3,7 @@
 //! (`/v1/work/…`, a worker token in `--token` or `CHESSD_WORKER_TOKEN`), counts each with the
 //! same core code as the stdin worker, renews the lease while it counts and submits the
 //! result; `--tasks N` tasks at once, one thread each. It runs until interrupted (Ctrl-C,
-//! SIGTERM): a task being counted then is dropped, and its lease runs out for another taker.
+//! SIGTERM): a task being counted then is dropped, and its lease runs out for another worker.
 
 use std::{
     cell::Cell,
@@ -18,7 +18,7 @@ use std::{
 
 use chessd_core::perft::PerftStats;
 use chessd_server::{
-    jobs::task_taker::{take_tasks, TaskSource, TaskTables},
+    jobs::workers::queue_worker::{work_on_queue, TaskSource, TaskTables},
     store::perft_tasks::{LeasedTask, Submitted},
 };
 use serde::Deserialize;
@@ -150,7 +150,9 @@ pub fn run(worker: ServerWorker) -> ExitCode {
         for _ in 0..worker.tasks.max(1) {
             let (source, tables, stop) =
                 (Rc::clone(&source), Arc::clone(&tables), Arc::clone(&stop));
-            actix_web::rt::spawn(async move { take_tasks(source.as_ref(), tables, &stop).await });
+            actix_web::rt::spawn(
+                async move { work_on_queue(source.as_ref(), tables, &stop).await },
+            );
         }
         let _ = tokio::signal::ctrl_c().await;
         stop.store(true, Relaxed);

@@ -49,7 +49,7 @@ pub struct WorkerArgs {
         hide_env_values = true
     )]
     pub token: Option<String>,
-    /// This worker's name, as results record it, with `--server` (default: worker-<pid>).
+    /// This worker's name, as results record it, with `--server` (default: `worker-<pid>`).
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Tasks counted at once, one thread each, with `--server`.

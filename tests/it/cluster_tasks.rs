@@ -1,6 +1,6 @@
 //! The shared perft queue of a cluster, on a real PostgreSQL (started by the test): a perft job
 //! started on one node is counted by every node's task threads and by a remote
-//! `chessd worker --server` (the Grand Chess Tree's client, over the work API), while a taker
+//! `chessd worker --server` (the Grand Chess Tree's client, over the work API), while a worker
 //! node and the remote worker are killed with `kill -9` and a lease is abandoned: their tasks
 //! are leased again, and the job ends with the Grand Chess Tree's reference statistics, each
 //! task counted once. A result submitted twice is counted once (`counted: false`), a renewal
@@ -258,7 +258,7 @@ async fn shared_perft_tasks_are_taken_by_every_node_and_worker_and_counted_once(
         "{metrics}"
     );
 
-    // A cancelled job's open tasks leave the queue, and the takers go idle.
+    // A cancelled job's open tasks leave the queue, and the queue workers go idle.
     let (status, job) = common::post_json(
         &c,
         &format!("{}/v1/perft", a.base),
@@ -297,9 +297,11 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
 
     use chessd_server::{
         jobs::{
-            perft_job::{PerftTask, TaskBatch, TaskRunner},
             record,
-            shared_tasks::SharedTasks,
+            workers::{
+                queue_runner::QueueRunner,
+                runner::{PerftTask, TaskBatch, TaskRunner},
+            },
         },
         store::perft_tasks::{Leased, Submission, Submitted},
     };
@@ -310,7 +312,7 @@ async fn a_coordinator_waits_for_the_row_of_its_job() {
             .await
             .unwrap();
     let queue = store.task_queue().expect("PostgreSQL has the task queue");
-    let runner = SharedTasks::new(queue.clone(), "n1", tokio::runtime::Handle::current(), 5);
+    let runner = QueueRunner::new(queue.clone(), "n1", tokio::runtime::Handle::current(), 5);
     let job = uuid::Uuid::new_v4();
     let fens = [
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",

@@ -89,7 +89,7 @@ pub struct ClusterConfig {
     pub perft_task_depth: u32,
     /// Threads this node gives to the shared perft queue (0: one per core).
     pub task_threads: usize,
-    /// Milliseconds a shared task's lease lasts without renewal; a task whose taker died is
+    /// Milliseconds a shared task's lease lasts without renewal; a task whose worker died is
     /// leased again about this long after its last renewal.
     pub task_lease_ms: u64,
     /// MiB of hash table for this node's shared tasks (each of two tables: with and without

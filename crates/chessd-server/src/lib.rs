@@ -49,8 +49,8 @@ pub struct AppState {
     pub cluster: Option<cluster::Cluster>,
     /// The cluster's shared perft task queue, for the work API (`None`: a single node).
     pub tasks: Option<store::perft_tasks::TaskQueue>,
-    /// This node's takers of shared perft tasks (stopped when the state goes).
-    pub takers: Option<jobs::task_taker::NodeTakers>,
+    /// This node's queue workers of shared perft tasks (stopped when the state goes).
+    pub queue_workers: Option<jobs::workers::queue_worker::NodeWorkers>,
 }
 
 impl AppState {
@@ -91,14 +91,15 @@ impl AppState {
         Ok(state)
     }
 
-    /// Sends deep perft jobs' tasks to the cluster's shared queue and starts this node's takers.
+    /// Sends deep perft jobs' tasks to the cluster's shared queue and starts this node's
+    /// queue workers.
     fn share_perft_tasks(
         &mut self,
         cluster: &cluster::Cluster,
         queue: store::perft_tasks::TaskQueue,
     ) {
         let c = &self.config.cluster;
-        let runner = jobs::shared_tasks::SharedTasks::new(
+        let runner = jobs::workers::queue_runner::QueueRunner::new(
             queue.clone(),
             cluster.node(),
             tokio::runtime::Handle::current(),
@@ -109,9 +110,12 @@ impl AppState {
             0 => std::thread::available_parallelism().map_or(1, usize::from),
             n => n,
         };
-        let source =
-            jobs::task_taker::QueueSource::new(queue.clone(), cluster.node(), c.task_lease_ms);
-        self.takers = Some(jobs::task_taker::NodeTakers::start(
+        let source = jobs::workers::queue_worker::QueueSource::new(
+            queue.clone(),
+            cluster.node(),
+            c.task_lease_ms,
+        );
+        self.queue_workers = Some(jobs::workers::queue_worker::NodeWorkers::start(
             source,
             threads,
             c.task_hash_mb,
@@ -159,7 +163,7 @@ impl AppState {
             games,
             cluster,
             tasks: None,
-            takers: None,
+            queue_workers: None,
         }
     }
 }

@@ -82,7 +82,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         Opts::new(
             "chessd_perft_tasks_total",
             "Shared perft tasks this node's threads counted, by what became of the result \
-             (counted, duplicate: another taker's came first, gone: the job had ended)",
+             (counted, duplicate: another worker's came first, gone: the job had ended)",
         ),
         &["outcome"],
     )

@@ -101,8 +101,8 @@ pub async fn shutdown(state: web::Data<AppState>, handle: ServerHandle) {
     state.jobs.interrupt_all();
     // Shared perft tasks being counted here are dropped: their leases run out and another
     // node or worker counts them.
-    if let Some(takers) = &state.takers {
-        takers.stop();
+    if let Some(queue_workers) = &state.queue_workers {
+        queue_workers.stop();
     }
     let grace = Duration::from_secs(state.config.games.shutdown_grace_secs);
     let deadline = Instant::now() + grace;

@@ -1,7 +1,7 @@
 //! The Grand Chess Tree worker protocol, typed: the commands a worker reads and the lines it
 //! writes, each parsed from and formatted to exactly one line. No I/O here, and nothing of its
-//! users: `chessd worker` (the worker loop) and the worker pool of `jobs/workers.rs` (the
-//! client) both build on these types.
+//! users: `chessd worker` (the worker loop) and the worker pool of the server's `jobs/workers/`
+//! (the client) both build on these types.
 //!
 //! A conversation (`->` to the worker, `<-` from it):
 //!

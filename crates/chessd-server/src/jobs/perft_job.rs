@@ -1,16 +1,10 @@
-//! Perft jobs: the parameters asked for, their checks against the configured limits, and the
-//! computation —
-//! on the job pool's threads with the core's parallel [`Perft`] (which splits the root into the
-//! unique positions a few plies down, counts them and multiplies back), or through a
-//! [`TaskRunner`]: the configured Grand Chess Tree workers, or a cluster's shared task queue
-//! (`shared_tasks.rs`), which every node and remote worker takes tasks from.
-//!
-//! Either way the tasks are those of [`perft::split`] at the job's split depth, chosen once
-//! when the job is checked and kept with it: a job interrupted by a restart goes on with the
-//! very same task list, from the tasks it had finished (on threads or workers alike).
+//! Perft jobs: the parameters, their checks against the limits, and the computation, on the job
+//! pool's threads with the core's parallel [`Perft`] or through a [`TaskRunner`] (the pool of
+//! Grand Chess Tree workers, or a cluster's shared queue; both in `workers/`). Either way the
+//! tasks are those of [`perft::split`] at a split depth chosen when the job is checked and kept
+//! with it, so that a job interrupted by a restart resumes the very same task list.
 
 use std::{
-    collections::BTreeMap,
     sync::{atomic::AtomicBool, Arc},
     time::{Duration, Instant},
 };
@@ -24,9 +18,8 @@ use uuid::Uuid;
 use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
-    workers::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask},
+    workers::runner::{PerftTask, Runners, TaskBatch, TaskRunner},
 };
-use crate::config::EndpointConfig;
 
 /// A perft as asked for: the position and the caller's choices, not yet checked against the
 /// limits (`None`: the default).
@@ -45,161 +38,6 @@ pub struct PerftParams {
     /// Hand the tasks to the configured Grand Chess Tree workers (default: true when any are
     /// configured).
     pub workers: Option<bool>,
-}
-
-/// One task handed to a worker: a unique position, the depth left, and how many move
-/// sequences reach it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PerftTask {
-    /// Its index in the job's split (the same whenever the job runs).
-    pub index: usize,
-    /// The position as FEN.
-    pub fen: String,
-    /// Plies to count below it.
-    pub depth: u32,
-    /// Move sequences from the root reaching it (its result is multiplied by this).
-    pub occurrences: u64,
-}
-
-/// The tasks of one run of a job, for a [`TaskRunner`].
-pub struct TaskBatch<'a> {
-    /// The job.
-    pub job: Uuid,
-    /// The tasks left to count.
-    pub tasks: Vec<PerftTask>,
-    /// Whether the leaf statistics are counted (else the nodes only).
-    pub stats: bool,
-    /// Set when the job is cancelled.
-    pub cancel: Arc<AtomicBool>,
-    /// Set by the runner when the job is no longer this node's to run (another node took it
-    /// over): it then stops without an end of its own.
-    pub interrupted: &'a AtomicBool,
-    /// Set by the runner when some results it hands over came from remote workers and were
-    /// not counted again by a node: the job's result is then never answered to a later request.
-    pub unverified: &'a AtomicBool,
-}
-
-/// Something that computes perft tasks away from the job pool (the Grand Chess Tree workers,
-/// a cluster's shared queue).
-pub trait TaskRunner: Send + Sync {
-    /// The names of the workers, for the job view.
-    fn names(&self) -> Vec<String>;
-
-    /// What is known about each worker (for `GET /v1/jobs`).
-    fn status(&self) -> Vec<WorkerStatus> {
-        Vec::new()
-    }
-
-    /// Whether this is a cluster's shared task queue: its takers store each task's result
-    /// themselves, so the job does not store it again.
-    fn shared(&self) -> bool {
-        false
-    }
-
-    /// Computes every task, calling `on_done(i, stats)` once per task (`i` its place in
-    /// `batch.tasks`) with the statistics of **one** occurrence of its position; returns when
-    /// all are done, when `batch.cancel` is set (soon after), or with an error when the tasks
-    /// cannot be completed (`JobError::Internal`) or a result is found wrong
-    /// (`JobError::ResultMismatch`).
-    fn run(
-        &self,
-        batch: TaskBatch<'_>,
-        on_done: &mut dyn FnMut(usize, PerftStats),
-    ) -> Result<(), JobError>;
-}
-
-/// What may compute a perft job's tasks besides the job's own threads.
-#[derive(Clone, Default)]
-pub struct Runners {
-    /// The configured Grand Chess Tree workers.
-    pub workers: Option<Arc<dyn TaskRunner>>,
-    /// A cluster's shared task queue, and the plies each of its tasks counts: jobs deeper than
-    /// that go there (unless they ask for the workers or decline them).
-    pub shared: Option<(Arc<dyn TaskRunner>, u32)>,
-}
-
-/// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: the pool
-/// runs on a small runtime of its own, so that its connections (and local worker processes,
-/// hash tables warm) live from one job to the next; a job's thread blocks on its run.
-pub struct GctWorkers {
-    pool: WorkerPool,
-    runtime: Option<tokio::runtime::Runtime>,
-}
-
-impl GctWorkers {
-    /// The workers of `[gct_workers]`, or `None` when there are none (or their runtime cannot
-    /// be built, which is logged).
-    pub fn from_config(config: &BTreeMap<String, EndpointConfig>) -> Option<GctWorkers> {
-        if config.is_empty() {
-            return None;
-        }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("chessd-gct")
-            .enable_all()
-            .build();
-        match runtime {
-            Ok(runtime) => Some(GctWorkers {
-                pool: WorkerPool::new(config),
-                runtime: Some(runtime),
-            }),
-            Err(e) => {
-                tracing::error!(error = %e, "cannot start the Grand Chess Tree workers' runtime");
-                None
-            }
-        }
-    }
-
-    /// The pool.
-    pub fn pool(&self) -> &WorkerPool {
-        &self.pool
-    }
-}
-
-impl Drop for GctWorkers {
-    fn drop(&mut self) {
-        // Dropping a runtime blocks, which is not allowed inside another runtime (where the
-        // server state may be dropped): let it end in the background.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
-impl TaskRunner for GctWorkers {
-    fn names(&self) -> Vec<String> {
-        self.pool.names()
-    }
-
-    fn status(&self) -> Vec<WorkerStatus> {
-        self.pool.status()
-    }
-
-    fn run(
-        &self,
-        batch: TaskBatch<'_>,
-        on_done: &mut dyn FnMut(usize, PerftStats),
-    ) -> Result<(), JobError> {
-        let Some(runtime) = &self.runtime else {
-            return Err(JobError::Internal(
-                "the workers' runtime has stopped".into(),
-            ));
-        };
-        let cancel = batch.cancel;
-        let tasks = batch
-            .tasks
-            .into_iter()
-            .map(|t| WorkerTask {
-                fen: t.fen,
-                depth: t.depth,
-                occurrences: t.occurrences,
-            })
-            .collect();
-        match runtime.block_on(self.pool.run(tasks, cancel, on_done)) {
-            Ok(()) | Err(WorkerPoolError::Cancelled) => Ok(()),
-            Err(e) => Err(JobError::Internal(e.to_string())),
-        }
-    }
 }
 
 /// A checked perft job.

@@ -21,11 +21,8 @@ use chessd_core::{
 use serde::{Deserialize, Serialize};
 
 use super::{
-    chess2_perft_job::Chess2PerftSpec,
-    error::JobError,
-    limits::JobLimits,
-    perft_job::{PerftSpec, Runners},
-    puzzle_job::PuzzleSpec,
+    chess2_perft_job::Chess2PerftSpec, error::JobError, limits::JobLimits, perft_job::PerftSpec,
+    puzzle_job::PuzzleSpec, workers::runner::Runners,
 };
 
 /// A perft request as stored.

@@ -43,9 +43,13 @@ use uuid::Uuid;
 use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
-    perft_job::{GctWorkers, PerftParams, Runners, TaskRunner},
+    perft_job::PerftParams,
     puzzle_job::PuzzleParams,
     state::{JobKind, JobState},
+    workers::{
+        pool_runner::PoolRunner,
+        runner::{Runners, TaskRunner},
+    },
 };
 pub use job::{Job, JobListing, Work};
 use job::{Outcome, Wait};
@@ -112,7 +116,7 @@ impl JobSupervisor {
     /// keeping its jobs in `store`. Call [`JobSupervisor::restore`] to take back the jobs the
     /// store holds.
     pub fn from_config(config: &Config, store: Store) -> JobSupervisor {
-        let workers = GctWorkers::from_config(&config.gct_workers)
+        let workers = PoolRunner::from_config(&config.gct_workers)
             .map(|w| Arc::new(w) as Arc<dyn TaskRunner>);
         JobSupervisor::with_store(config.jobs.clone(), workers, store)
     }

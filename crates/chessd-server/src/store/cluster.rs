@@ -2,7 +2,7 @@
 //! tokens. Every time is PostgreSQL's clock (`clock_timestamp()`), so the nodes' own clocks
 //! never decide who owns what.
 
-use sqlx::{postgres::PgPool, Row};
+use sqlx::postgres::PgPool;
 
 use super::StoreError;
 
@@ -16,7 +16,7 @@ pub struct ClusterDb {
 }
 
 /// A node as its row says.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct NodeRow {
     /// Its id.
     pub node: String,
@@ -31,7 +31,7 @@ pub struct NodeRow {
 }
 
 /// A shard as its row says.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct ShardRow {
     /// Its number.
     pub shard: i32,
@@ -119,24 +119,13 @@ impl ClusterDb {
 
     /// Every node row, live or not, by id.
     pub async fn nodes(&self) -> Result<Vec<NodeRow>, StoreError> {
-        let rows = sqlx::query(
+        sqlx::query_as(
             "SELECT node, url, started_ms, heartbeat_ms, expires_ms FROM cluster_nodes \
              ORDER BY node",
         )
         .fetch_all(&self.pool)
         .await
-        .map_err(db_err)?;
-        rows.iter()
-            .map(|r| {
-                Ok(NodeRow {
-                    node: r.try_get(0).map_err(db_err)?,
-                    url: r.try_get(1).map_err(db_err)?,
-                    started_ms: r.try_get(2).map_err(db_err)?,
-                    heartbeat_ms: r.try_get(3).map_err(db_err)?,
-                    expires_ms: r.try_get(4).map_err(db_err)?,
-                })
-            })
-            .collect()
+        .map_err(db_err)
     }
 
     /// Forgets nodes whose lease ended more than `after_ms` ago.
@@ -153,22 +142,10 @@ impl ClusterDb {
 
     /// Every shard row, by number.
     pub async fn shards(&self) -> Result<Vec<ShardRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT shard, owner, token, expires_ms FROM cluster_shards ORDER BY shard",
-        )
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db_err)?;
-        rows.iter()
-            .map(|r| {
-                Ok(ShardRow {
-                    shard: r.try_get(0).map_err(db_err)?,
-                    owner: r.try_get(1).map_err(db_err)?,
-                    token: r.try_get(2).map_err(db_err)?,
-                    expires_ms: r.try_get(3).map_err(db_err)?,
-                })
-            })
-            .collect()
+        sqlx::query_as("SELECT shard, owner, token, expires_ms FROM cluster_shards ORDER BY shard")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_err)
     }
 
     /// Renews the lease of every shard `node` owns; gives each with its token. Only the

@@ -8,7 +8,6 @@ use sqlx::{
     sqlite::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
     },
-    Row,
 };
 use uuid::Uuid;
 
@@ -38,6 +37,84 @@ macro_rules! with_pool {
     };
 }
 pub(crate) use with_pool;
+
+/// A row of `games` as the database has it (`live` as 0 or 1); its journal and keys are read
+/// apart.
+#[derive(sqlx::FromRow)]
+struct GameRow {
+    seq: i64,
+    created_ms: i64,
+    secrets: Vec<u8>,
+    setup: String,
+    options: String,
+    live: i64,
+    status: String,
+}
+
+impl GameRow {
+    /// The stored game, with no journal or keys yet.
+    fn into_game(self, id: Uuid) -> StoredGame {
+        StoredGame {
+            seq: self.seq,
+            id,
+            created_ms: self.created_ms,
+            secrets: self.secrets,
+            setup: self.setup,
+            options: self.options,
+            live: self.live != 0,
+            result: self.status,
+            entries: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+}
+
+/// A [`GameRow`] with its id (bytes), as a page of games reads it.
+#[derive(sqlx::FromRow)]
+struct PagedGameRow {
+    id: Vec<u8>,
+    #[sqlx(flatten)]
+    game: GameRow,
+}
+
+/// A journal entry with its game's row key, as a page of games reads them.
+#[derive(sqlx::FromRow)]
+struct EventRow {
+    game: i64,
+    #[sqlx(flatten)]
+    entry: StoredEntry,
+}
+
+/// A game in a list as the database has it.
+#[derive(sqlx::FromRow)]
+struct SummaryRow {
+    seq: i64,
+    id: Vec<u8>,
+    status: String,
+    live: i64,
+    created_ms: i64,
+    updated_ms: i64,
+}
+
+impl TryFrom<SummaryRow> for GameSummary {
+    type Error = StoreError;
+
+    fn try_from(row: SummaryRow) -> Result<GameSummary, StoreError> {
+        Ok(GameSummary {
+            seq: row.seq,
+            id: uuid_from(&row.id)?,
+            result: row.status,
+            live: row.live != 0,
+            created_ms: row.created_ms,
+            updated_ms: row.updated_ms,
+        })
+    }
+}
+
+/// An id as stored (16 bytes).
+fn uuid_from(bytes: &[u8]) -> Result<Uuid, StoreError> {
+    Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
 
 /// Adds `filter`'s condition on the games' status to a query whose `WHERE` is open.
 fn push_filter<'a, DB>(query: &mut sqlx::QueryBuilder<'a, DB>, filter: ResultFilter)
@@ -157,7 +234,7 @@ impl Db {
     pub(crate) async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
-            let Some(row) = sqlx::query(
+            let Some(row) = sqlx::query_as::<_, GameRow>(
                 "SELECT seq, created_ms, secrets, setup, options, live, status FROM games WHERE id = $1",
             )
             .bind(id.as_bytes().as_slice())
@@ -167,22 +244,13 @@ impl Db {
             else {
                 return Ok(None);
             };
-            let seq: i64 = row.try_get("seq").map_err(db_err)?;
-            let entries = sqlx::query(
+            let seq = row.seq;
+            let entries: Vec<StoredEntry> = sqlx::query_as(
                 "SELECT version, body FROM game_events WHERE game = $1 ORDER BY version",
             )
             .bind(seq)
             .fetch_all(pool)
             .await
-            .map_err(db_err)?
-            .into_iter()
-            .map(|r| {
-                Ok(StoredEntry {
-                    version: r.try_get("version")?,
-                    body: r.try_get("body")?,
-                })
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()
             .map_err(db_err)?;
             let keys: Vec<KeyRow> = sqlx::query_as(
                 "SELECT game, scope, key, fingerprint, status, body, at_ms FROM game_keys \
@@ -193,16 +261,9 @@ impl Db {
             .await
             .map_err(db_err)?;
             Ok(Some(StoredGame {
-                seq,
-                id: *id,
-                created_ms: row.try_get("created_ms").map_err(db_err)?,
-                secrets: row.try_get("secrets").map_err(db_err)?,
-                setup: row.try_get("setup").map_err(db_err)?,
-                options: row.try_get("options").map_err(db_err)?,
-                live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
-                result: row.try_get("status").map_err(db_err)?,
                 entries,
                 keys,
+                ..row.into_game(*id)
             }))
         })
     }
@@ -226,27 +287,12 @@ impl Db {
             push_filter(&mut query, filter);
             query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
             let mut games = query
-                .build()
+                .build_query_as::<PagedGameRow>()
                 .fetch_all(pool)
                 .await
                 .map_err(db_err)?
                 .into_iter()
-                .map(|row| {
-                    let id: Vec<u8> = row.try_get("id").map_err(db_err)?;
-                    Ok(StoredGame {
-                        seq: row.try_get("seq").map_err(db_err)?,
-                        id: Uuid::from_slice(&id)
-                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                        created_ms: row.try_get("created_ms").map_err(db_err)?,
-                        secrets: row.try_get("secrets").map_err(db_err)?,
-                        setup: row.try_get("setup").map_err(db_err)?,
-                        options: row.try_get("options").map_err(db_err)?,
-                        live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
-                        result: row.try_get("status").map_err(db_err)?,
-                        entries: Vec::new(),
-                        keys: Vec::new(),
-                    })
-                })
+                .map(|row| Ok(row.game.into_game(uuid_from(&row.id)?)))
                 .collect::<Result<Vec<_>, StoreError>>()?;
             if games.is_empty() {
                 return Ok(games);
@@ -261,8 +307,8 @@ impl Db {
             events.push(") ORDER BY game DESC, version");
             // Both lists are by game key, descending: one walk hands each game its entries.
             let mut at = 0;
-            for row in events.build().fetch_all(pool).await.map_err(db_err)? {
-                let game: i64 = row.try_get("game").map_err(db_err)?;
+            let rows = events.build_query_as::<EventRow>().fetch_all(pool).await;
+            for EventRow { game, entry } in rows.map_err(db_err)? {
                 while games.get(at).is_some_and(|g| g.seq > game) {
                     at += 1;
                 }
@@ -271,10 +317,7 @@ impl Db {
                         "journal entries of game {game} out of order"
                     )));
                 };
-                owner.entries.push(StoredEntry {
-                    version: row.try_get("version").map_err(db_err)?,
-                    body: row.try_get("body").map_err(db_err)?,
-                });
+                owner.entries.push(entry);
             }
             Ok(games)
         })
@@ -296,23 +339,12 @@ impl Db {
             push_filter(&mut query, filter);
             query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
             query
-                .build()
+                .build_query_as::<SummaryRow>()
                 .fetch_all(pool)
                 .await
                 .map_err(db_err)?
                 .into_iter()
-                .map(|row| {
-                    let id: Vec<u8> = row.try_get("id").map_err(db_err)?;
-                    Ok(GameSummary {
-                        seq: row.try_get("seq").map_err(db_err)?,
-                        id: Uuid::from_slice(&id)
-                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                        result: row.try_get("status").map_err(db_err)?,
-                        live: row.try_get::<i64, _>("live").map_err(db_err)? != 0,
-                        created_ms: row.try_get("created_ms").map_err(db_err)?,
-                        updated_ms: row.try_get("updated_ms").map_err(db_err)?,
-                    })
-                })
+                .map(GameSummary::try_from)
                 .collect()
         })
     }
@@ -321,25 +353,12 @@ impl Db {
     pub(crate) async fn pending_webhooks(&self) -> Result<Vec<OutboxRow>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
-            sqlx::query(
+            sqlx::query_as(
                 "SELECT key, url, body, attempts, next_ms, expires_ms FROM webhook_outbox \
                  ORDER BY next_ms",
             )
             .fetch_all(pool)
             .await
-            .map_err(db_err)?
-            .into_iter()
-            .map(|row| {
-                Ok(OutboxRow {
-                    key: row.try_get("key")?,
-                    url: row.try_get("url")?,
-                    body: row.try_get("body")?,
-                    attempts: row.try_get("attempts")?,
-                    next_ms: row.try_get("next_ms")?,
-                    expires_ms: row.try_get("expires_ms")?,
-                })
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()
             .map_err(db_err)
         })
     }

@@ -121,7 +121,7 @@ pub struct StoredJob {
 }
 
 /// A finished perft task as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct StoredTask {
     /// Its index in the job's split.
     pub task: i64,

@@ -1,7 +1,6 @@
 //! The SQL that reads jobs and their finished tasks, the same for SQLite and PostgreSQL (the
 //! writes are `jobs.rs`'s, executed by the writer).
 
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
@@ -10,33 +9,50 @@ use super::{
     StoreError,
 };
 
-/// The columns of a job, as `decode_job!` reads them.
+/// The columns of a job, as [`JobRow`] reads them.
 const JOB_COLUMNS: &str = "seq, id, kind, request_key, request, state, result, error, secret, \
                            cached, runs, created_ms, updated_ms, ran_ms";
 
-/// Reads a row of [`JOB_COLUMNS`].
-macro_rules! decode_job {
-    ($row:expr) => {{
-        let row = $row;
-        let db_err = |e| StoreError::from_db(e, None);
-        let id: Vec<u8> = row.try_get("id").map_err(db_err)?;
-        Ok::<StoredJob, StoreError>(StoredJob {
-            seq: row.try_get("seq").map_err(db_err)?,
-            id: Uuid::from_slice(&id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            kind: row.try_get("kind").map_err(db_err)?,
-            request_key: row.try_get("request_key").map_err(db_err)?,
-            request: row.try_get("request").map_err(db_err)?,
-            state: row.try_get("state").map_err(db_err)?,
-            result: row.try_get("result").map_err(db_err)?,
-            error: row.try_get("error").map_err(db_err)?,
-            secret: row.try_get("secret").map_err(db_err)?,
-            cached: row.try_get::<i64, _>("cached").map_err(db_err)? != 0,
-            runs: row.try_get("runs").map_err(db_err)?,
-            created_ms: row.try_get("created_ms").map_err(db_err)?,
-            updated_ms: row.try_get("updated_ms").map_err(db_err)?,
-            ran_ms: row.try_get("ran_ms").map_err(db_err)?,
+/// A row of [`JOB_COLUMNS`] as the database has it (the id as bytes, `cached` as 0 or 1).
+#[derive(sqlx::FromRow)]
+struct JobRow {
+    seq: i64,
+    id: Vec<u8>,
+    kind: String,
+    request_key: String,
+    request: String,
+    state: String,
+    result: Option<String>,
+    error: Option<String>,
+    secret: Vec<u8>,
+    cached: i64,
+    runs: i64,
+    created_ms: i64,
+    updated_ms: i64,
+    ran_ms: i64,
+}
+
+impl TryFrom<JobRow> for StoredJob {
+    type Error = StoreError;
+
+    fn try_from(row: JobRow) -> Result<StoredJob, StoreError> {
+        Ok(StoredJob {
+            seq: row.seq,
+            id: Uuid::from_slice(&row.id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            kind: row.kind,
+            request_key: row.request_key,
+            request: row.request,
+            state: row.state,
+            result: row.result,
+            error: row.error,
+            secret: row.secret,
+            cached: row.cached != 0,
+            runs: row.runs,
+            created_ms: row.created_ms,
+            updated_ms: row.updated_ms,
+            ran_ms: row.ran_ms,
         })
-    }};
+    }
 }
 
 /// Runs the query `$sql`, its parameters bound by `$bind` (over `$q`), with either pool and
@@ -44,13 +60,13 @@ macro_rules! decode_job {
 macro_rules! fetch_jobs {
     ($db:expr, $sql:expr, |$q:ident| $bind:expr) => {
         with_pool!($db, pool => {
-            let $q = sqlx::query($sql);
+            let $q = sqlx::query_as::<_, JobRow>($sql);
             let rows = $bind
                 .fetch_all(pool)
                 .await
                 .map_err(|e| StoreError::from_db(e, None))?;
             rows.into_iter()
-                .map(|r| decode_job!(r))
+                .map(StoredJob::try_from)
                 .collect::<Result<Vec<_>, _>>()
         })
     };
@@ -100,29 +116,14 @@ impl Db {
 
     /// The finished tasks of a job, by index.
     pub(crate) async fn job_tasks(&self, id: &Uuid) -> Result<Vec<StoredTask>, StoreError> {
-        let db_err = |e| StoreError::from_db(e, None);
         let sql = "SELECT task, result FROM job_tasks WHERE job = $1 AND result IS NOT NULL \
                    ORDER BY task";
-        macro_rules! tasks {
-            ($pool:expr) => {
-                sqlx::query(sql)
-                    .bind(id.as_bytes().as_slice())
-                    .fetch_all($pool)
-                    .await
-                    .map_err(db_err)?
-                    .into_iter()
-                    .map(|r| {
-                        Ok(StoredTask {
-                            task: r.try_get("task").map_err(db_err)?,
-                            result: r.try_get("result").map_err(db_err)?,
-                        })
-                    })
-                    .collect()
-            };
-        }
-        match self {
-            Db::Sqlite(pool) => tasks!(pool),
-            Db::Postgres(pool) => tasks!(pool),
-        }
+        with_pool!(self, pool => {
+            sqlx::query_as(sql)
+                .bind(id.as_bytes().as_slice())
+                .fetch_all(pool)
+                .await
+                .map_err(|e| StoreError::from_db(e, None))
+        })
     }
 }

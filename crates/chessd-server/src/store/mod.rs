@@ -145,7 +145,7 @@ pub struct KeyRow {
 }
 
 /// A webhook in the outbox.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct OutboxRow {
     /// Its idempotency key, unique.
     pub key: String,
@@ -162,7 +162,7 @@ pub struct OutboxRow {
 }
 
 /// A journal entry as stored.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct StoredEntry {
     /// Its version.
     pub version: i64,

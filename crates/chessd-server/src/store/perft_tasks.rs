@@ -1,14 +1,8 @@
 //! The shared perft task queue of a cluster (PostgreSQL only), in the manner of the Grand Chess
-//! Tree's work API: a job's open tasks are rows; a taker (a node's task thread or a remote
-//! `chessd worker --server`) leases one with `FOR UPDATE SKIP LOCKED`, renews the lease while it
-//! counts, and submits the result, which moves the task to `job_tasks` in one transaction.
-//! `job_tasks`' primary key lets each task in once, so a result submitted twice (a worker
-//! retrying, a lease that ended while its holder still counted) is never counted twice. A
-//! lease is a random UUID bound to its owner (a worker token's digest, or a node): a result or
-//! a renewal counts only under the task's current, unexpired lease from that owner, and an
-//! owner may hold a capped number of leases at once. Every time is PostgreSQL's clock.
+//! Tree's work API: a job's open tasks are rows that queue workers lease, renew and submit
+//! (see [`TaskQueue`]).
 
-use sqlx::{postgres::PgPool, Row};
+use sqlx::postgres::PgPool;
 use uuid::Uuid;
 
 use super::StoreError;
@@ -16,7 +10,14 @@ use super::StoreError;
 /// PostgreSQL's clock in Unix milliseconds, as SQL.
 const NOW_MS: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
 
-/// The task queue, on the store's PostgreSQL.
+/// The task queue, on the store's PostgreSQL. A queue worker (a node's task thread or a remote
+/// `chessd worker --server`) leases a task with `FOR UPDATE SKIP LOCKED`, renews the lease
+/// while it counts, and submits the result, which moves the task to `job_tasks` in one
+/// transaction. `job_tasks`' primary key lets each task in once, so a result submitted twice
+/// (a worker retrying, a lease that ended while its holder still counted) is never counted
+/// twice. A lease is a random UUID bound to its owner (a worker token's digest, or a node): a
+/// result or a renewal counts only under the task's current, unexpired lease from that owner,
+/// and an owner may hold a capped number of leases at once. Every time is PostgreSQL's clock.
 #[derive(Clone, Debug)]
 pub struct TaskQueue {
     pool: PgPool,
@@ -31,7 +32,7 @@ pub struct QueuedTask {
     pub fen: String,
 }
 
-/// A task leased to a taker (also its form in the work API).
+/// A task leased to a queue worker (also its form in the work API).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LeasedTask {
     /// The job.
@@ -103,6 +104,32 @@ pub struct SharedProgress {
     pub max_attempts: i32,
 }
 
+/// A leased task as `RETURNING` gives it (the job as bytes, the depth as `INTEGER`).
+#[derive(sqlx::FromRow)]
+struct LeaseRow {
+    job: Vec<u8>,
+    task: i64,
+    fen: String,
+    depth: i32,
+    stats: bool,
+    lease: String,
+}
+
+impl TryFrom<LeaseRow> for LeasedTask {
+    type Error = StoreError;
+
+    fn try_from(row: LeaseRow) -> Result<LeasedTask, StoreError> {
+        Ok(LeasedTask {
+            job: Uuid::from_slice(&row.job).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            task: row.task,
+            fen: row.fen,
+            depth: u32::try_from(row.depth).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stats: row.stats,
+            lease: row.lease,
+        })
+    }
+}
+
 fn db_err(e: sqlx::Error) -> StoreError {
     StoreError::from_db(e, None)
 }
@@ -144,7 +171,7 @@ impl TaskQueue {
 
     /// Leases the oldest open task whose lease has ended (or that was never leased) to
     /// `holder` (the name results record) on behalf of `owner` (who may renew and submit it: a
-    /// worker token's digest, or a node) for `lease_ms`, under a new random lease. Two takers
+    /// worker token's digest, or a node) for `lease_ms`, under a new random lease. Two workers
     /// never get the same task. With `max_leases`, an owner holding that many unexpired
     /// leases already gets [`Leased::Capped`].
     pub async fn lease(
@@ -182,7 +209,7 @@ impl TaskQueue {
              WHERE t.job = n.job AND t.task = n.task \
              RETURNING t.job, t.task, t.fen, t.depth, t.stats, t.lease"
         );
-        let row = sqlx::query(&sql)
+        let row = sqlx::query_as::<_, LeaseRow>(&sql)
             .bind(holder)
             .bind(lease_ms as i64)
             .bind(owner)
@@ -194,21 +221,12 @@ impl TaskQueue {
         let Some(row) = row else {
             return Ok(Leased::None);
         };
-        let job: Vec<u8> = row.try_get("job").map_err(db_err)?;
-        let depth: i32 = row.try_get("depth").map_err(db_err)?;
-        Ok(Leased::Task(LeasedTask {
-            job: Uuid::from_slice(&job).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            task: row.try_get("task").map_err(db_err)?,
-            fen: row.try_get("fen").map_err(db_err)?,
-            depth: u32::try_from(depth).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            stats: row.try_get("stats").map_err(db_err)?,
-            lease: row.try_get("lease").map_err(db_err)?,
-        }))
+        Ok(Leased::Task(LeasedTask::try_from(row)?))
     }
 
     /// Extends lease `lease` of a task, held by `owner`, by `lease_ms` from now; `false` when
     /// the task is no longer held under that lease by that owner (finished, its job ended, the
-    /// lease ran out or went to another taker): its holder should stop counting it.
+    /// lease ran out or went to another worker): its holder should stop counting it.
     pub async fn renew(
         &self,
         job: &Uuid,
@@ -310,19 +328,17 @@ impl TaskQueue {
         awaited: &[i64],
     ) -> Result<SharedProgress, StoreError> {
         let id = job.as_bytes().as_slice();
-        let row = sqlx::query("SELECT state, node FROM jobs WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db_err)?;
+        let row: Option<(String, Option<String>)> =
+            sqlx::query_as("SELECT state, node FROM jobs WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_err)?;
         let (state, node) = match row {
-            Some(row) => (
-                Some(row.try_get("state").map_err(db_err)?),
-                row.try_get("node").map_err(db_err)?,
-            ),
+            Some((state, node)) => (Some(state), node),
             None => (None, None),
         };
-        let done = sqlx::query(
+        let done = sqlx::query_as(
             "SELECT task, result, worker FROM job_tasks \
              WHERE job = $1 AND task = ANY($2::BIGINT[]) AND result IS NOT NULL",
         )
@@ -330,16 +346,6 @@ impl TaskQueue {
         .bind(awaited)
         .fetch_all(&self.pool)
         .await
-        .map_err(db_err)?
-        .into_iter()
-        .map(|r| {
-            Ok((
-                r.try_get("task")?,
-                r.try_get("result")?,
-                r.try_get("worker")?,
-            ))
-        })
-        .collect::<Result<Vec<(i64, String, Option<String>)>, sqlx::Error>>()
         .map_err(db_err)?;
         let max_attempts: i32 = sqlx::query_scalar(
             "SELECT COALESCE(MAX(attempts), 0)::INTEGER FROM perft_tasks WHERE job = $1",

@@ -399,7 +399,7 @@ impl Job {
                     interrupted: &self.interrupted,
                     unverified: &self.unverified,
                 };
-                // A shared queue's takers store each result themselves.
+                // A shared queue's workers store each result themselves.
                 let stored = spec.workers.as_ref().is_some_and(|w| w.shared());
                 spec.run_job(
                     &run,

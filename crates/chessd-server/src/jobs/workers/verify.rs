@@ -1,19 +1,15 @@
-//! Checking remote workers' perft task results before a job is accepted: of each remote
-//! worker's results, `cluster.verify_percent` percent (at least one task) chosen at random are
-//! counted again on the job's node, and any difference fails the job with `result_mismatch`.
-//! A worker that submits wrong counts is caught with a probability that grows with every wrong
-//! result it submits (all of them, at least one: certainly); results that were not counted
-//! again leave the job *unverified*: its result is never answered to later requests.
-//!
-//! Results made by the cluster's nodes themselves (their task threads) are trusted: they run
-//! this very code.
+//! Checking remote workers' perft task results before a job is accepted: a random sample of
+//! each remote worker's results (`cluster.verify_percent`) is counted again on the job's node.
+//! Results of the cluster's nodes themselves (their queue workers) are trusted: they run this
+//! very code.
 
 use std::{collections::BTreeMap, sync::atomic::AtomicBool};
 
 use chessd_core::perft::PerftStats;
 use uuid::Uuid;
 
-use super::{error::JobError, task_taker};
+use super::queue_worker;
+use crate::jobs::error::JobError;
 
 /// A task result handed over by a remote worker.
 #[derive(Clone, Debug)]
@@ -52,6 +48,11 @@ pub fn sample_size(n: usize, percent: u32) -> usize {
 /// are compared, else the nodes only). `Err(ResultMismatch)` at the first difference; `Ok`
 /// with the numbers checked otherwise (also when `cancel` stops the checking: the job ends
 /// cancelled anyway).
+///
+/// Any difference fails the job with `result_mismatch`: a worker that submits wrong counts is
+/// caught with a probability that grows with every wrong result it submits (all of them, at
+/// least one: certainly); results that were not counted again leave the job *unverified*: its
+/// result is never answered to later requests.
 pub fn check(
     results: &[RemoteResult],
     stats: bool,
@@ -62,7 +63,7 @@ pub fn check(
     for r in results {
         by_worker.entry(r.worker.as_str()).or_default().push(r);
     }
-    let tables = task_taker::TaskTables::new(0);
+    let tables = queue_worker::TaskTables::new(0);
     let mut recounted = 0;
     for (worker, mut mine) in by_worker {
         // A random order (UUIDs are random), then the first ones.
@@ -72,7 +73,7 @@ pub fn check(
             .collect();
         keyed.sort_unstable_by_key(|(k, _)| *k);
         for (_, r) in keyed.iter().take(sample_size(keyed.len(), percent)) {
-            let counted = task_taker::count_task(&r.fen, r.depth, stats, cancel, &tables)
+            let counted = queue_worker::count_task(&r.fen, r.depth, stats, cancel, &tables)
                 .map_err(JobError::Internal)?;
             let Some(own) = counted else {
                 return Ok(Checked {

@@ -1,16 +1,6 @@
-//! A cluster's shared perft task queue as a [`TaskRunner`]: the node running a job (its
-//! coordinator) puts the job's unfinished tasks in the queue, then follows the finished ones
-//! as the takers store them — every node's task threads and any remote `chessd worker
-//! --server` (see `task_taker.rs`) — and hands each to the job once, until all are in (each
-//! poll reads only the tasks still awaited).
-//!
-//! The job's thread waits here; the queries run on the server's runtime. It waits while the
-//! job's row is not in the store yet (its creation commits while the job already runs). It
-//! stops without an end of its own when the job is no longer this node's (another node took it over while this
-//! one was paused, or it ended through another node), and fails the job when a task keeps
-//! being leased without a result (a position that kills its takers). Once every task is in,
-//! a sample of the remote workers' results is counted again here (`verify.rs`) before the job
-//! is accepted.
+//! A cluster's shared perft task queue as a job's [`TaskRunner`]: the job's node queues its
+//! tasks, follows the results the queue workers store, and counts a sample of the remote
+//! workers' results again (`verify.rs`) before the job is accepted.
 
 use std::{
     collections::HashMap,
@@ -22,11 +12,10 @@ use std::{
 use chessd_core::perft::PerftStats;
 
 use super::{
-    error::JobError,
-    perft_job::{TaskBatch, TaskRunner},
-    record,
+    runner::{TaskBatch, TaskRunner},
     verify::{self, RemoteResult},
 };
+use crate::jobs::{error::JobError, record};
 use crate::store::perft_tasks::{QueuedTask, TaskQueue};
 
 /// Leases a task may have without a result before its job fails.
@@ -38,8 +27,18 @@ const POLL: Duration = Duration::from_millis(100);
 /// Consecutive time the queue may be unreadable before the job fails.
 const STORE_PATIENCE: Duration = Duration::from_secs(60);
 
-/// The shared queue, from one node.
-pub struct SharedTasks {
+/// The shared queue, from one node: the node running a job (its coordinator) puts the job's
+/// unfinished tasks in the queue, then follows the finished ones as the queue workers store
+/// them (every node's task threads and any remote `chessd worker --server`, see
+/// `queue_worker.rs`) and hands each to the job once, until all are in (each poll reads only
+/// the tasks still awaited).
+///
+/// The job's thread waits here; the queries run on the server's runtime. It waits while the
+/// job's row is not in the store yet (its creation commits while the job already runs). It
+/// stops without an end of its own when the job is no longer this node's (another node took
+/// it over while this one was paused, or it ended through another node), and fails the job
+/// when a task keeps being leased without a result (a position that kills its workers).
+pub struct QueueRunner {
     queue: TaskQueue,
     node: String,
     runtime: tokio::runtime::Handle,
@@ -47,7 +46,7 @@ pub struct SharedTasks {
     verify_percent: u32,
 }
 
-impl SharedTasks {
+impl QueueRunner {
     /// The queue seen from node `node`, its queries run on `runtime` (the server's); a job's
     /// remote results are checked with `verify_percent` (see `verify.rs`).
     pub fn new(
@@ -55,8 +54,8 @@ impl SharedTasks {
         node: &str,
         runtime: tokio::runtime::Handle,
         verify_percent: u32,
-    ) -> SharedTasks {
-        SharedTasks {
+    ) -> QueueRunner {
+        QueueRunner {
             queue,
             node: node.to_string(),
             runtime,
@@ -80,7 +79,7 @@ impl SharedTasks {
     }
 }
 
-impl TaskRunner for SharedTasks {
+impl TaskRunner for QueueRunner {
     fn names(&self) -> Vec<String> {
         vec!["cluster".into()]
     }
@@ -110,7 +109,7 @@ impl TaskRunner for SharedTasks {
     }
 }
 
-impl SharedTasks {
+impl QueueRunner {
     /// Queues the batch's tasks and hands their results to `on_done` as they come in, keeping
     /// those of remote workers in `remote` (with the results checked later, when it returns).
     fn follow(

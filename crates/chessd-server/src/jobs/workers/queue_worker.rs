@@ -1,12 +1,6 @@
-//! Takers of a cluster's shared perft tasks: a loop that leases a task, counts it on a thread
-//! of its own while renewing the lease (a third of the lease time apart), and submits the
-//! result. A node runs `cluster.task_threads` of them against the queue in PostgreSQL
-//! ([`QueueSource`]); `chessd worker --server` runs them against a node's work API. When a
-//! renewal says the task is no longer ours (its job ended or was cancelled, or the lease ran
-//! out and the task went to another taker) the count stops at once.
-//!
-//! Results are the statistics of one occurrence of the task's position, as
-//! [`super::record::task`] stores them; a result submitted twice is counted once by the queue.
+//! Queue workers (once called *takers*): loops that lease a cluster's shared perft tasks, count
+//! them and submit the results; a node runs `cluster.task_threads` of them against the queue in
+//! PostgreSQL ([`NodeWorkers`]), `chessd worker --server` against a node's work API.
 
 use std::{
     future::Future,
@@ -24,20 +18,20 @@ use chessd_core::{
 
 use crate::store::perft_tasks::{Leased, LeasedTask, Submission, Submitted, TaskQueue};
 
-/// How long an idle taker waits before asking for a task again.
+/// How long an idle queue worker waits before asking for a task again.
 const IDLE: Duration = Duration::from_millis(200);
 
-/// How long a taker waits after its source failed.
+/// How long a queue worker waits after its source failed.
 const BACKOFF: Duration = Duration::from_secs(1);
 
 /// Times a result is offered before it is given up (the task is leased again later).
 const SUBMIT_TRIES: u32 = 5;
 
-/// Where a taker gets tasks and gives results: the queue itself, or a node's work API.
+/// Where a queue worker gets tasks and gives results: the queue itself, or a node's work API.
 pub trait TaskSource {
     /// Leases a task; `None` when there is none now.
     fn lease(&self) -> impl Future<Output = Result<Option<LeasedTask>, String>>;
-    /// Extends the lease; `false` when the task is no longer this taker's.
+    /// Extends the lease; `false` when the task is no longer this worker's.
     fn renew(&self, task: &LeasedTask) -> impl Future<Output = Result<bool, String>>;
     /// Submits the result of a task.
     fn submit(
@@ -93,11 +87,17 @@ pub fn count_task(
     Ok(perft.run(|_| {}).ok().map(|r| r.stats))
 }
 
-/// Takes tasks from `source` until `stop` is set: one at a time, counted on a blocking thread.
-pub async fn take_tasks<S: TaskSource>(source: &S, tables: Arc<TaskTables>, stop: &AtomicBool) {
+/// Runs one queue worker on `source` until `stop` is set: leases a task, counts it on a
+/// blocking thread while renewing the lease (a third of the lease time apart), and submits
+/// the result, one task at a time. When a renewal says the task is no longer ours (its job
+/// ended or was cancelled, or the lease ran out and the task went to another worker) the count
+/// stops at once. Results are the statistics of one occurrence of the task's position, as
+/// [`crate::jobs::record::task`] stores them; a result submitted twice is counted once by the
+/// queue.
+pub async fn work_on_queue<S: TaskSource>(source: &S, tables: Arc<TaskTables>, stop: &AtomicBool) {
     while !stop.load(Relaxed) {
         match source.lease().await {
-            Ok(Some(task)) => take_one(source, task, &tables, stop).await,
+            Ok(Some(task)) => count_leased(source, task, &tables, stop).await,
             Ok(None) => tokio::time::sleep(IDLE).await,
             Err(e) => {
                 tracing::warn!(error = %e, "no perft task could be leased");
@@ -108,7 +108,7 @@ pub async fn take_tasks<S: TaskSource>(source: &S, tables: Arc<TaskTables>, stop
 }
 
 /// Counts one leased task, renewing its lease, and submits the result.
-async fn take_one<S: TaskSource>(
+async fn count_leased<S: TaskSource>(
     source: &S,
     task: LeasedTask,
     tables: &Arc<TaskTables>,
@@ -166,7 +166,7 @@ async fn take_one<S: TaskSource>(
     }
 }
 
-/// The queue in PostgreSQL as a node's takers see it.
+/// The queue in PostgreSQL as a node's queue workers see it.
 pub struct QueueSource {
     queue: TaskQueue,
     holder: String,
@@ -189,7 +189,7 @@ impl QueueSource {
 
 impl TaskSource for QueueSource {
     async fn lease(&self) -> Result<Option<LeasedTask>, String> {
-        // A node's own takers are as many as its task threads: not capped.
+        // A node's own queue workers are as many as its task threads: not capped.
         match self
             .queue
             .lease(&self.holder, &self.owner, self.lease_ms, None)
@@ -215,7 +215,7 @@ impl TaskSource for QueueSource {
     }
 
     async fn submit(&self, task: &LeasedTask, stats: &PerftStats) -> Result<Submitted, String> {
-        let result = super::record::task(stats);
+        let result = crate::jobs::record::task(stats);
         let submission = Submission {
             job: &task.job,
             task: task.task,
@@ -243,15 +243,16 @@ impl TaskSource for QueueSource {
     }
 }
 
-/// A node's takers: `threads` loops over the queue, stopped together.
-pub struct NodeTakers {
+/// A node's queue workers (`cluster.task_threads`): `threads` loops over the queue, stopped
+/// together.
+pub struct NodeWorkers {
     stop: Arc<AtomicBool>,
 }
 
-impl NodeTakers {
-    /// Starts `threads` takers on the current thread's local task set (the server's; tasks
+impl NodeWorkers {
+    /// Starts `threads` queue workers on the current thread's local task set (the server's; tasks
     /// are counted on the runtime's blocking pool).
-    pub fn start(source: QueueSource, threads: usize, hash_mb: usize) -> NodeTakers {
+    pub fn start(source: QueueSource, threads: usize, hash_mb: usize) -> NodeWorkers {
         let stop = Arc::new(AtomicBool::new(false));
         let source = Arc::new(source);
         let tables = Arc::new(TaskTables::new(hash_mb));
@@ -259,20 +260,20 @@ impl NodeTakers {
             let (source, tables, stop) =
                 (Arc::clone(&source), Arc::clone(&tables), Arc::clone(&stop));
             tokio::task::spawn_local(
-                async move { take_tasks(source.as_ref(), tables, &stop).await },
+                async move { work_on_queue(source.as_ref(), tables, &stop).await },
             );
         }
-        NodeTakers { stop }
+        NodeWorkers { stop }
     }
 
-    /// Stops every taker: a task being counted is dropped (its lease runs out and another
-    /// taker counts it).
+    /// Stops every queue worker: a task being counted is dropped (its lease runs out and
+    /// another worker counts it).
     pub fn stop(&self) {
         self.stop.store(true, Relaxed);
     }
 }
 
-impl Drop for NodeTakers {
+impl Drop for NodeWorkers {
     fn drop(&mut self) {
         self.stop();
     }
