@@ -18,7 +18,7 @@ use clap::Args;
 
 /// Arguments of `chessd engine`.
 #[derive(Debug, Args)]
-pub struct EngineArgs {
+pub(crate) struct EngineArgs {
     /// Transposition table size in MiB (the UCI `Hash` option can change it).
     #[arg(long, value_name = "MiB", default_value_t = DEFAULT_HASH_MIB, value_parser = hash_mib)]
     pub hash: usize,
@@ -34,7 +34,7 @@ pub struct EngineArgs {
 
 /// Positions of the speed benchmark: openings, middlegames (perft suite positions 2, 5 and 6
 /// among them) and endgames.
-pub const BENCH_FENS: [&str; 10] = [
+pub(crate) const BENCH_FENS: [&str; 10] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
@@ -56,7 +56,7 @@ fn hash_mib(text: &str) -> Result<usize, String> {
 }
 
 /// Runs `chessd engine`.
-pub fn run(args: &EngineArgs) -> ExitCode {
+pub(crate) fn run(args: &EngineArgs) -> ExitCode {
     if args.bench {
         return bench(args);
     }

@@ -38,7 +38,7 @@ const DEFAULT_ENGINES: [&str; 2] = ["builtin", "stockfish"];
 
 /// Arguments of `chessd match`.
 #[derive(Debug, Args)]
-pub struct MatchArgs {
+pub(crate) struct MatchArgs {
     /// The two engines, by their configured names (`[engines.NAME]`); the score is the
     /// first's. None: builtin and stockfish, with `--skill 0` unless given.
     #[arg(value_name = "ENGINE", num_args = 0..=2)]
@@ -73,7 +73,7 @@ pub struct MatchArgs {
 }
 
 /// Runs `chessd match`.
-pub fn run(args: &MatchArgs) -> ExitCode {
+pub(crate) fn run(args: &MatchArgs) -> ExitCode {
     let (names, skill) = match args.engines.as_slice() {
         [] => (
             DEFAULT_ENGINES.map(str::to_string),

@@ -38,7 +38,7 @@ use super::{table, usage_error};
 
 /// Which measurements to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// REST: health and move throughput.
     Rest,
     /// WebSocket: move-to-event latency of connected players.
@@ -56,7 +56,7 @@ pub enum Mode {
 
 /// Arguments of `chessd loadtest`.
 #[derive(Debug, Args)]
-pub struct LoadtestArgs {
+pub(crate) struct LoadtestArgs {
     /// What to measure.
     #[arg(value_enum, default_value_t = Mode::All)]
     pub mode: Mode,
@@ -101,7 +101,7 @@ pub struct LoadtestArgs {
 
 /// Validated settings shared by the parts.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Length of each timed part.
     pub seconds: Duration,
     /// Concurrent HTTP connections.
@@ -134,7 +134,7 @@ impl Settings {
     }
 
     /// The environment that names the store to the server (none: a fresh SQLite file).
-    pub fn store_env(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn store_env(&self) -> Vec<(&'static str, String)> {
         self.store
             .iter()
             .map(|url| ("CHESSD_STORE__URL", url.clone()))
@@ -217,7 +217,7 @@ struct Report {
 }
 
 /// Runs `chessd loadtest`.
-pub fn run(args: &LoadtestArgs) -> ExitCode {
+pub(crate) fn run(args: &LoadtestArgs) -> ExitCode {
     let settings = match Settings::new(args) {
         Ok(s) => s,
         Err(e) => return usage_error("loadtest", &e),

@@ -18,7 +18,7 @@ const MAX_DEPTH: i64 = 32;
 
 /// Arguments of `chessd perft`.
 #[derive(Debug, Args)]
-pub struct PerftArgs {
+pub(crate) struct PerftArgs {
     /// Depth in plies.
     #[arg(value_parser = clap::value_parser!(u32).range(0..=MAX_DEPTH))]
     pub depth: u32,
@@ -52,7 +52,7 @@ pub struct PerftArgs {
 
 /// The games `chessd perft` counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Variant {
+pub(crate) enum Variant {
     /// Standard chess and Chess960.
     Standard,
     /// Chess 2 (duels are never started while counting, as the Go engine counts).
@@ -61,7 +61,7 @@ pub enum Variant {
 
 /// Runs `chessd perft` for standard chess (`main` sends `--variant chess2` to the Chess 2
 /// command).
-pub fn run(args: &PerftArgs) -> ExitCode {
+pub(crate) fn run(args: &PerftArgs) -> ExitCode {
     let pos = match &args.fen {
         None => Position::startpos(),
         Some(fen) => match Position::from_fen(fen, FenMode::Lenient) {

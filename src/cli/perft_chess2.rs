@@ -19,7 +19,7 @@ struct JsonOutput {
 }
 
 /// Runs a Chess 2 perft.
-pub fn run(args: &PerftArgs) -> ExitCode {
+pub(crate) fn run(args: &PerftArgs) -> ExitCode {
     if args.stats || args.threads != 1 || args.hash != 0 || args.split.is_some() {
         return usage_error(
             "perft",

@@ -3,14 +3,14 @@
 use std::io::{IsTerminal, Write};
 
 /// Redraws a status line in place on a terminal; does nothing when stderr is redirected.
-pub struct ProgressLine {
+pub(crate) struct ProgressLine {
     enabled: bool,
     drawn: bool,
 }
 
 impl ProgressLine {
     /// A progress line, enabled when stderr is a terminal.
-    pub fn new() -> ProgressLine {
+    pub(crate) fn new() -> ProgressLine {
         ProgressLine {
             enabled: std::io::stderr().is_terminal(),
             drawn: false,
@@ -18,7 +18,7 @@ impl ProgressLine {
     }
 
     /// Replaces the line with `text`.
-    pub fn draw(&mut self, text: &str) {
+    pub(crate) fn draw(&mut self, text: &str) {
         if self.enabled {
             let mut err = std::io::stderr().lock();
             // A failed write to the terminal only loses a progress update.
@@ -29,7 +29,7 @@ impl ProgressLine {
     }
 
     /// Erases the line if anything was drawn.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         if self.drawn {
             let _ = write!(std::io::stderr(), "\r\x1b[2K");
             self.drawn = false;
@@ -38,7 +38,7 @@ impl ProgressLine {
 }
 
 /// A text bar of `width` cells, `done` of `total` filled.
-pub fn bar(done: usize, total: usize, width: usize) -> String {
+pub(crate) fn bar(done: usize, total: usize, width: usize) -> String {
     let filled = (done.min(total) * width)
         .checked_div(total)
         .unwrap_or(width);

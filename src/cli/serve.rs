@@ -8,7 +8,7 @@ use chessd_server::Config;
 
 /// Arguments of `chessd serve`.
 #[derive(Debug, Default, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address to listen on (overrides the configuration and CHESSD_BIND).
     #[arg(long)]
     pub bind: Option<String>,
@@ -18,7 +18,7 @@ pub struct ServeArgs {
 }
 
 /// Loads the configuration and serves until SIGINT/SIGTERM.
-pub fn run(args: &ServeArgs) -> ExitCode {
+pub(crate) fn run(args: &ServeArgs) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

@@ -24,7 +24,7 @@ const MAX_MATE: i64 = 8;
 
 /// Arguments of `chessd solve`.
 #[derive(Debug, Args)]
-pub struct SolveArgs {
+pub(crate) struct SolveArgs {
     /// The position (strict FEN); the side to move is the one that mates.
     #[arg(value_name = "FEN")]
     pub fen: String,
@@ -56,7 +56,7 @@ pub struct SolveArgs {
 }
 
 /// Runs `chessd solve`.
-pub fn run(args: &SolveArgs) -> ExitCode {
+pub(crate) fn run(args: &SolveArgs) -> ExitCode {
     let pos = match Position::from_fen(&args.fen, FenMode::Strict) {
         Ok(pos) => pos,
         Err(e) => return usage_error("solve", &format!("invalid FEN '{}': {e}", args.fen)),

@@ -11,7 +11,7 @@ use std::fmt::Write;
 ///  | depth     | 6         |
 ///  -------------------------
 /// ```
-pub fn render(rows: &[(&str, String)]) -> String {
+pub(crate) fn render(rows: &[(&str, String)]) -> String {
     let key_width = rows
         .iter()
         .map(|(k, _)| k.len())

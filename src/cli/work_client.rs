@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What `chessd worker --server` needs.
-pub struct ServerWorker {
+pub(crate) struct ServerWorker {
     /// The node's base URL (`http://HOST:PORT`).
     pub server: String,
     /// The worker token.
@@ -129,7 +129,7 @@ impl TaskSource for HttpSource {
 }
 
 /// Runs the worker until it is interrupted.
-pub fn run(worker: ServerWorker) -> ExitCode {
+pub(crate) fn run(worker: ServerWorker) -> ExitCode {
     let system = actix_web::rt::System::new();
     system.block_on(async move {
         let source = Rc::new(HttpSource {

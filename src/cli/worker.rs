@@ -30,7 +30,7 @@ const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Arguments of `chessd worker`.
 #[derive(Debug, Args)]
-pub struct WorkerArgs {
+pub(crate) struct WorkerArgs {
     /// Threads per task (0: one per core).
     #[arg(long, short = 't', value_name = "N", default_value_t = 1)]
     pub threads: usize,
@@ -84,7 +84,7 @@ impl Running {
 }
 
 /// Runs `chessd worker`.
-pub fn run(args: &WorkerArgs) -> ExitCode {
+pub(crate) fn run(args: &WorkerArgs) -> ExitCode {
     if let Some(server) = &args.server {
         let Some(token) = args.token.clone() else {
             return super::usage_error("worker", "--server needs --token (or CHESSD_WORKER_TOKEN)");

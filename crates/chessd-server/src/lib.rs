@@ -18,11 +18,11 @@ pub mod config;
 pub mod engine;
 pub mod game;
 pub mod jobs;
-pub mod metrics;
+pub(crate) mod metrics;
 pub mod openapi;
 pub mod server;
 pub mod store;
-pub mod transport;
+pub(crate) mod transport;
 
 use std::sync::Arc;
 
@@ -38,19 +38,19 @@ pub use crate::{
 /// What every request handler shares.
 pub struct AppState {
     /// The configuration.
-    pub config: Arc<Config>,
+    pub(crate) config: Arc<Config>,
     /// Games: create them, find them.
     pub games: Arc<Games>,
     /// Perft and puzzle jobs.
-    pub jobs: jobs::supervisor::JobSupervisor,
+    pub(crate) jobs: jobs::supervisor::JobSupervisor,
     /// What each client may spend: rates, quotas, the engine-session total.
-    pub admission: admission::Admission,
+    pub(crate) admission: admission::Admission,
     /// This node's part in a cluster (`None`: a single node).
-    pub cluster: Option<cluster::Cluster>,
+    pub(crate) cluster: Option<cluster::Cluster>,
     /// The cluster's shared perft task queue, for the work API (`None`: a single node).
-    pub tasks: Option<store::perft_tasks::TaskQueue>,
+    pub(crate) tasks: Option<store::perft_tasks::TaskQueue>,
     /// This node's queue workers of shared perft tasks (stopped when the state goes).
-    pub queue_workers: Option<jobs::workers::queue_worker::NodeWorkers>,
+    pub(crate) queue_workers: Option<jobs::workers::queue_worker::NodeWorkers>,
 }
 
 impl AppState {

@@ -134,60 +134,60 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
 });
 
 /// Sets this node's cluster figures: shards owned and live nodes.
-pub fn set_cluster(shards_owned: usize, nodes_live: usize) {
+pub(crate) fn set_cluster(shards_owned: usize, nodes_live: usize) {
     METRICS.cluster_shards.set(shards_owned as i64);
     METRICS.cluster_nodes.set(nodes_live as i64);
 }
 
 /// Counts a request forwarded to another node.
-pub fn count_forwarded() {
+pub(crate) fn count_forwarded() {
     METRICS.forwarded.inc();
 }
 
 /// Counts a shared perft task this node's threads counted (`counted`, `duplicate`, `gone`).
-pub fn count_perft_task(outcome: &str) {
+pub(crate) fn count_perft_task(outcome: &str) {
     METRICS.perft_tasks.with_label_values(&[outcome]).inc();
 }
 
 /// Counts how an engine opponent's ponder search ended: a hit or a miss.
-pub fn count_ponder(hit: bool) {
+pub(crate) fn count_ponder(hit: bool) {
     let outcome = if hit { "hit" } else { "miss" };
     METRICS.ponders.with_label_values(&[outcome]).inc();
 }
 
 /// Counts a webhook attempt (`delivered`, `failed`) or a webhook given up (`expired`).
-pub fn count_webhook(outcome: &str) {
+pub(crate) fn count_webhook(outcome: &str) {
     METRICS.webhooks.with_label_values(&[outcome]).inc();
 }
 
 /// Counts one store commit of `writes` writes.
-pub fn count_store_commit(writes: usize) {
+pub(crate) fn count_store_commit(writes: usize) {
     METRICS.store_commits.inc();
     METRICS.store_writes.inc_by(writes as u64);
 }
 
 /// Sets the number of live games.
-pub fn set_games_alive(n: usize) {
+pub(crate) fn set_games_alive(n: usize) {
     METRICS.games_alive.set(n as i64);
 }
 
 /// Counts a move.
-pub fn count_move() {
+pub(crate) fn count_move() {
     METRICS.moves.inc();
 }
 
 /// Counts a published event.
-pub fn count_event() {
+pub(crate) fn count_event() {
     METRICS.events.inc();
 }
 
 /// Counts an error answer.
-pub fn count_error(code: &str) {
+pub(crate) fn count_error(code: &str) {
     METRICS.errors.with_label_values(&[code]).inc();
 }
 
 /// Records a request's latency under its route pattern.
-pub fn observe_request(method: &str, route: &str, status: u16, seconds: f64) {
+pub(crate) fn observe_request(method: &str, route: &str, status: u16, seconds: f64) {
     METRICS
         .latency
         .with_label_values(&[method, route, &status.to_string()])
@@ -195,7 +195,7 @@ pub fn observe_request(method: &str, route: &str, status: u16, seconds: f64) {
 }
 
 /// The text exposition of every metric.
-pub fn render() -> String {
+pub(crate) fn render() -> String {
     let mut buf = Vec::new();
     let families = METRICS.registry.gather();
     if let Err(e) = TextEncoder::new().encode(&families, &mut buf) {

@@ -27,20 +27,20 @@ use tokio::{
 use crate::config::Endpoint;
 
 /// Longest line kept, in bytes; the rest of a longer line is dropped.
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Lines of a child's stderr kept (the last ones).
-pub const STDERR_LINES: usize = 5;
+pub(crate) const STDERR_LINES: usize = 5;
 
 /// Longest stderr line kept, in bytes; the rest of a longer line is dropped.
-pub const STDERR_LINE_BYTES: usize = 300;
+pub(crate) const STDERR_LINE_BYTES: usize = 300;
 
 /// Directories searched after `PATH` for a bare program name (Debian installs games there).
 const EXTRA_PROGRAM_DIRS: [&str; 2] = ["/usr/games", "/usr/local/games"];
 
 /// Why a peer could not be reached.
 #[derive(Debug, thiserror::Error)]
-pub enum TransportError {
+pub(crate) enum TransportError {
     /// The program could not be found or started.
     #[error("cannot start {program}: {source}")]
     Spawn {
@@ -68,14 +68,14 @@ pub enum TransportError {
 }
 
 /// The reading half: yields one line at a time.
-pub struct LineReader {
+pub(crate) struct LineReader {
     inner: BufReader<Box<dyn AsyncRead + Send + Unpin>>,
     buf: Vec<u8>,
 }
 
 impl LineReader {
     /// Wraps any byte stream.
-    pub fn new(stream: Box<dyn AsyncRead + Send + Unpin>) -> LineReader {
+    pub(crate) fn new(stream: Box<dyn AsyncRead + Send + Unpin>) -> LineReader {
         LineReader {
             inner: BufReader::new(stream),
             buf: Vec::new(),
@@ -84,7 +84,7 @@ impl LineReader {
 
     /// The next line without its line ending; `Ok(None)` when the peer closed the stream. A last
     /// line without a final newline is still returned.
-    pub async fn next_line(&mut self) -> std::io::Result<Option<String>> {
+    pub(crate) async fn next_line(&mut self) -> std::io::Result<Option<String>> {
         self.buf.clear();
         loop {
             let chunk = self.inner.fill_buf().await?;
@@ -113,19 +113,19 @@ impl LineReader {
 }
 
 /// The writing half: sends whole lines.
-pub struct LineWriter {
+pub(crate) struct LineWriter {
     inner: Box<dyn AsyncWrite + Send + Unpin>,
 }
 
 impl LineWriter {
     /// Wraps any byte sink.
-    pub fn new(sink: Box<dyn AsyncWrite + Send + Unpin>) -> LineWriter {
+    pub(crate) fn new(sink: Box<dyn AsyncWrite + Send + Unpin>) -> LineWriter {
         LineWriter { inner: sink }
     }
 
     /// Writes `line` and a newline, then flushes. A line must not contain a newline itself: any
     /// `\r` or `\n` inside it is replaced by a space so one call is always exactly one line.
-    pub async fn send(&mut self, line: &str) -> std::io::Result<()> {
+    pub(crate) async fn send(&mut self, line: &str) -> std::io::Result<()> {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend(line.bytes().map(|b| match b {
             b'\n' | b'\r' => b' ',
@@ -140,13 +140,13 @@ impl LineWriter {
 /// The last lines a child wrote to its stderr, kept by a task that drains the pipe; cheap to
 /// clone (every clone sees the same lines).
 #[derive(Clone, Debug, Default)]
-pub struct StderrTail {
+pub(crate) struct StderrTail {
     lines: Arc<Mutex<VecDeque<String>>>,
 }
 
 impl StderrTail {
     /// The kept lines, oldest first.
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         lines.iter().cloned().collect()
     }
@@ -171,7 +171,7 @@ impl StderrTail {
 }
 
 /// `text` cut to at most `max` bytes, at a character boundary.
-pub fn cut(mut text: String, max: usize) -> String {
+pub(crate) fn cut(mut text: String, max: usize) -> String {
     if text.len() > max {
         let mut at = max;
         while !text.is_char_boundary(at) {
@@ -183,24 +183,24 @@ pub fn cut(mut text: String, max: usize) -> String {
 }
 
 /// Keeps a child process alive; kills it (and waits for it in the background) when dropped.
-pub struct ChildGuard {
+pub(crate) struct ChildGuard {
     child: Option<Child>,
     stderr: StderrTail,
 }
 
 impl ChildGuard {
     /// The child's process id, while it runs.
-    pub fn id(&self) -> Option<u32> {
+    pub(crate) fn id(&self) -> Option<u32> {
         self.child.as_ref().and_then(Child::id)
     }
 
     /// The last lines the child wrote to its stderr.
-    pub fn stderr(&self) -> &StderrTail {
+    pub(crate) fn stderr(&self) -> &StderrTail {
         &self.stderr
     }
 
     /// Waits up to `grace` for the child to exit by itself (after `quit`), then kills it.
-    pub async fn shutdown(mut self, grace: Duration) {
+    pub(crate) async fn shutdown(mut self, grace: Duration) {
         if let Some(mut child) = self.child.take() {
             if tokio::time::timeout(grace, child.wait()).await.is_err() {
                 let _ = child.kill().await;
@@ -224,7 +224,7 @@ impl Drop for ChildGuard {
 }
 
 /// A connected peer: its lines in, its lines out, and the child process if there is one.
-pub struct Transport {
+pub(crate) struct Transport {
     /// Lines from the peer.
     pub reader: LineReader,
     /// Lines to the peer.
@@ -236,7 +236,7 @@ pub struct Transport {
 impl Transport {
     /// Reaches the peer `endpoint` describes. `builtin_subcommand` is the subcommand of this
     /// binary a builtin peer runs (`engine` or `worker`).
-    pub async fn open(
+    pub(crate) async fn open(
         endpoint: &Endpoint,
         builtin_subcommand: &str,
         connect_timeout: Duration,
@@ -259,7 +259,7 @@ impl Transport {
     /// Starts `program` (a path, or a name looked up in `PATH` and `/usr/games`) with its stdin
     /// and stdout piped, in its own process group. Its stderr is drained into the guard's
     /// [`StderrTail`] by a task (discarded when called outside a tokio runtime).
-    pub fn spawn(
+    pub(crate) fn spawn(
         program: &str,
         args: &[String],
         working_dir: Option<&Path>,
@@ -307,7 +307,10 @@ impl Transport {
     }
 
     /// Connects to a TCP address within `timeout`.
-    pub async fn connect(addr: &str, timeout: Duration) -> Result<Transport, TransportError> {
+    pub(crate) async fn connect(
+        addr: &str,
+        timeout: Duration,
+    ) -> Result<Transport, TransportError> {
         let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
             Err(_) => {
                 return Err(TransportError::ConnectTimeout {
@@ -335,7 +338,7 @@ impl Transport {
 
 /// This chessd binary, which builtin peers run. `CHESSD_SELF_EXE` overrides it (tests that embed
 /// the server in a test binary point it at the real `chessd`).
-pub fn self_exe() -> PathBuf {
+pub(crate) fn self_exe() -> PathBuf {
     if let Some(path) = std::env::var_os("CHESSD_SELF_EXE") {
         return PathBuf::from(path);
     }
@@ -344,7 +347,7 @@ pub fn self_exe() -> PathBuf {
 
 /// Finds a program: a name with a `/` is used as given; a bare name is looked up in `PATH`, then
 /// in `/usr/games` and `/usr/local/games`.
-pub fn resolve_program(program: &str) -> Option<PathBuf> {
+pub(crate) fn resolve_program(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         let path = PathBuf::from(program);
         return path.is_file().then_some(path);

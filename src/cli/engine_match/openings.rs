@@ -18,12 +18,12 @@ const OPENINGS: [&str; 10] = [
 ];
 
 /// The number of the opening game `index` (from 0) plays, from 1.
-pub fn number(index: u32) -> usize {
+pub(super) fn number(index: u32) -> usize {
     (index as usize / 2) % OPENINGS.len() + 1
 }
 
 /// The game after the opening of game `index` (from 0).
-pub fn start(index: u32) -> Result<Game, String> {
+pub(super) fn start(index: u32) -> Result<Game, String> {
     let mut game = Game::default();
     for mv in OPENINGS[number(index) - 1].split_whitespace() {
         game.play_uci(mv)

@@ -21,7 +21,7 @@ const FLAG_MARGIN: Duration = Duration::from_millis(50);
 
 /// The match's time rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pace {
+pub(super) enum Pace {
     /// `go movetime MS` for every move; an engine gets its configured `search_timeout_ms`
     /// on top before it loses on time.
     MoveTime(u64),
@@ -31,7 +31,7 @@ pub enum Pace {
 
 impl Pace {
     /// A timer for a new game.
-    pub fn timer(self) -> Timer {
+    pub(super) fn timer(self) -> Timer {
         match self {
             Pace::MoveTime(ms) => Timer::MoveTime(ms),
             Pace::Clock(control) => Timer::Clock(Clock::new(control)),
@@ -39,7 +39,7 @@ impl Pace {
     }
 
     /// The time control, when clocks run.
-    pub fn time_control(self) -> Option<TimeControl> {
+    pub(super) fn time_control(self) -> Option<TimeControl> {
         match self {
             Pace::MoveTime(_) => None,
             Pace::Clock(control) => Some(control),
@@ -49,7 +49,7 @@ impl Pace {
 
 /// One game's time keeping.
 #[derive(Clone, Debug)]
-pub enum Timer {
+pub(super) enum Timer {
     /// A fixed time per move.
     MoveTime(u64),
     /// Both clocks; the side to move's runs from its first search on.
@@ -59,7 +59,7 @@ pub enum Timer {
 impl Timer {
     /// The `go` limits and the whole allowance of `mover`'s search starting `now`; starts its
     /// clock if none runs yet (the first engine move of the game).
-    pub fn search(
+    pub(super) fn search(
         &mut self,
         mover: Color,
         config: &EngineConfig,
@@ -94,7 +94,7 @@ impl Timer {
 
     /// Records `mover`'s move at `now` (charging its clock and adding the increment); `Err`
     /// when its time had run out before the move came.
-    pub fn on_move(&mut self, mover: Color, now: Instant) -> Result<(), Color> {
+    pub(super) fn on_move(&mut self, mover: Color, now: Instant) -> Result<(), Color> {
         match self {
             Timer::MoveTime(_) => Ok(()),
             Timer::Clock(clock) => clock.on_move(mover, false, now),
@@ -105,7 +105,7 @@ impl Timer {
 /// Parses `--tc`: `BASE+INC` in seconds (`10+0.1`, `60+0`, `0.5+0.01`), or `BASE` alone for
 /// no increment; the limits of the server's time controls apply (1 ms to 24 h, at most 1 h
 /// increment).
-pub fn parse_tc(text: &str) -> Result<TimeControl, String> {
+pub(super) fn parse_tc(text: &str) -> Result<TimeControl, String> {
     let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
     let control = TimeControl {
         initial_ms: seconds_to_ms(base).ok_or_else(|| {

@@ -23,11 +23,11 @@ use chessd_server::{
 use tokio::sync::mpsc;
 
 /// The UCI option `--skill` sets, on engines that declare it.
-pub const SKILL_OPTION: &str = "Skill Level";
+pub(super) const SKILL_OPTION: &str = "Skill Level";
 
 /// Why an engine could not be started.
 #[derive(Debug)]
-pub enum StartError {
+pub(super) enum StartError {
     /// No engine of that name is configured (the message lists the configured ones).
     Unknown(String),
     /// It is configured but could not be started, or refused its options.
@@ -35,7 +35,7 @@ pub enum StartError {
 }
 
 /// Starts the configured engines of a match.
-pub struct Lineup {
+pub(super) struct Lineup {
     factory: EngineFactory,
     client: ClientKey,
     skill: Option<u32>,
@@ -45,7 +45,7 @@ impl Lineup {
     /// A lineup of `config`'s engines, setting [`SKILL_OPTION`] to `skill` (when given) on
     /// every engine that declares it. The server's quotas do not apply: the match's engines
     /// are all this process runs.
-    pub fn new(config: &Config, skill: Option<u32>) -> Lineup {
+    pub(super) fn new(config: &Config, skill: Option<u32>) -> Lineup {
         let mut config = config.clone();
         config.quotas = QuotasConfig::unlimited();
         config.engines.max_processes = usize::MAX;
@@ -58,7 +58,7 @@ impl Lineup {
     }
 
     /// Starts the engine configured as `name`.
-    pub async fn start(&self, name: &str) -> Result<Player, StartError> {
+    pub(super) async fn start(&self, name: &str) -> Result<Player, StartError> {
         let started = self
             .factory
             .start(&self.client, name)
@@ -111,7 +111,7 @@ async fn set_skill(name: &str, engine: &Engine, level: u32) -> Result<Option<u32
 }
 
 /// One engine of the match.
-pub struct Player {
+pub(super) struct Player {
     /// Its configured name.
     pub name: String,
     engine: Engine,
@@ -127,12 +127,12 @@ pub struct Player {
 
 impl Player {
     /// What it calls itself (`id name`, XBoard `myname`), else its configured name.
-    pub fn id_name(&self) -> &str {
+    pub(super) fn id_name(&self) -> &str {
         self.engine.identity().name.as_deref().unwrap_or(&self.name)
     }
 
     /// Its protocol and, when `--skill` set it, its skill level, for the match's header.
-    pub fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         let mut text = format!(
             "{} ({}, {}",
             self.name,
@@ -147,18 +147,18 @@ impl Player {
     }
 
     /// Its configuration.
-    pub fn config(&self) -> &EngineConfig {
+    pub(super) fn config(&self) -> &EngineConfig {
         &self.config
     }
 
     /// Whether its session has ended (the engine died, or was killed after a timeout).
-    pub fn is_closed(&self) -> bool {
+    pub(super) fn is_closed(&self) -> bool {
         self.engine.is_closed()
     }
 
     /// Starts a new game (UCI `ucinewgame`; XBoard `new` before the next search) and waits
     /// until the engine is ready (`isready`/`readyok`, `ping`/`pong`).
-    pub async fn new_game(&mut self) -> Result<(), EngineError> {
+    pub(super) async fn new_game(&mut self) -> Result<(), EngineError> {
         self.engine.send(GuiCommand::UciNewGame.to_string()).await?;
         self.engine.sync(None).await?;
         self.drain();
@@ -167,7 +167,7 @@ impl Player {
     }
 
     /// Its move in `game`, searched with `limits` and awaited for at most `timeout`.
-    pub async fn think(
+    pub(super) async fn think(
         &mut self,
         game: &Game,
         limits: GoLimits,
@@ -196,7 +196,7 @@ impl Player {
 
     /// The last line it printed that was not thinking output (`resign`, a result claim,
     /// `bestmove (none)`), as of its last search.
-    pub fn last_word(&self) -> Option<&str> {
+    pub(super) fn last_word(&self) -> Option<&str> {
         self.last_word.as_deref()
     }
 

@@ -13,7 +13,12 @@ use super::referee::Played;
 
 /// The PGN of game `round` (from 1) of the match called `event`; `time_control` when clocks
 /// ran (its `TimeControl` tag; none for a fixed move time).
-pub fn pgn(played: &Played, event: &str, round: u32, time_control: Option<TimeControl>) -> String {
+pub(super) fn pgn(
+    played: &Played,
+    event: &str,
+    round: u32,
+    time_control: Option<TimeControl>,
+) -> String {
     let began_ms = played
         .began
         .duration_since(UNIX_EPOCH)

@@ -21,7 +21,7 @@ const RULES_INFRACTION: &str = "rules infraction";
 
 /// How a game ended beyond its result, with what is said about it in its PGN.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     /// By the rules (checkmate, stalemate, a draw rule), or an engine resigned (said so).
     Normal(Option<String>),
     /// An engine ran out of time.
@@ -36,7 +36,7 @@ pub enum Ending {
 
 impl Ending {
     /// The PGN `Termination` tag's value.
-    pub fn termination(&self) -> &'static str {
+    pub(super) fn termination(&self) -> &'static str {
         match self {
             Ending::Normal(_) => Termination::Normal.pgn(),
             Ending::TimeForfeit(_) => Termination::TimeForfeit.pgn(),
@@ -47,7 +47,7 @@ impl Ending {
     }
 
     /// What is said about the end, if anything (a PGN comment after the last move).
-    pub fn note(&self) -> Option<&str> {
+    pub(super) fn note(&self) -> Option<&str> {
         match self {
             Ending::Normal(note) => note.as_deref(),
             Ending::TimeForfeit(note)
@@ -60,7 +60,7 @@ impl Ending {
 
 /// A finished game.
 #[derive(Clone, Debug)]
-pub struct Played {
+pub(super) struct Played {
     /// The game, its status set (never ongoing).
     pub game: Game,
     /// When it began.
@@ -76,7 +76,7 @@ pub struct Played {
 impl Played {
     /// The result, its reason and the note, in a few words: `1-0 checkmate`,
     /// `0-1 time forfeit (toga sent no move within 1.23 s)`.
-    pub fn summary(&self) -> String {
+    pub(super) fn summary(&self) -> String {
         let status = self.game.status();
         let how = match (&self.ending, status.reason) {
             (Ending::Normal(_), Some(reason)) => reason.to_string(),
@@ -91,7 +91,7 @@ impl Played {
 
 /// Plays `start` (the position after the opening) to its end between `white` and `black`,
 /// both ready for a new game.
-pub async fn play(
+pub(super) async fn play(
     white: &mut Player,
     black: &mut Player,
     start: Game,

@@ -5,7 +5,7 @@ use chessd_core::{game::GameResult, Color};
 
 /// Wins, draws and losses of one engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(super) struct Tally {
     /// Games won.
     pub wins: u32,
     /// Games drawn.
@@ -16,7 +16,7 @@ pub struct Tally {
 
 impl Tally {
     /// Counts a game whose result is `result`, played by the engine as `side`.
-    pub fn add(&mut self, result: GameResult, side: Color) {
+    pub(super) fn add(&mut self, result: GameResult, side: Color) {
         match result.winner() {
             Some(winner) if winner == side => self.wins += 1,
             Some(_) => self.losses += 1,
@@ -25,23 +25,23 @@ impl Tally {
     }
 
     /// Games counted.
-    pub fn games(&self) -> u32 {
+    pub(super) fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
     }
 
     /// Points: 1 a win, ½ a draw.
-    pub fn points(&self) -> f64 {
+    pub(super) fn points(&self) -> f64 {
         f64::from(self.wins) + 0.5 * f64::from(self.draws)
     }
 
     /// Points per game, from 0 to 1 (`None` before any game).
-    pub fn fraction(&self) -> Option<f64> {
+    pub(super) fn fraction(&self) -> Option<f64> {
         (self.games() > 0).then(|| self.points() / f64::from(self.games()))
     }
 
     /// The Elo difference the score suggests (logistic model), as `+191`, `-inf`, `+inf`, or
     /// `none` before any game.
-    pub fn elo(&self) -> String {
+    pub(super) fn elo(&self) -> String {
         match self.fraction() {
             None => "none".to_string(),
             Some(s) if s <= 0.0 => "-inf".to_string(),
@@ -55,7 +55,7 @@ impl Tally {
     }
 
     /// `+W =D -L of N, P points (S%), Elo difference E`.
-    pub fn summary(&self) -> String {
+    pub(super) fn summary(&self) -> String {
         format!(
             "+{} ={} -{} of {}, {} points ({:.1}%), Elo difference {}",
             self.wins,

@@ -15,7 +15,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 const USER_HZ: f64 = 100.0;
 
 /// A running `chessd serve` child; killed on drop (and its scratch store deleted).
-pub struct ChildServer {
+pub(super) struct ChildServer {
     child: Child,
     /// `http://127.0.0.1:PORT`
     pub base: String,
@@ -32,12 +32,12 @@ pub(super) fn scratch_store() -> std::path::PathBuf {
 
 impl ChildServer {
     /// Starts the server with extra `CHESSD_…` environment variables and waits for its address.
-    pub fn start(env: &[(&str, String)]) -> Result<ChildServer, String> {
+    pub(super) fn start(env: &[(&str, String)]) -> Result<ChildServer, String> {
         ChildServer::start_on("127.0.0.1:0", env)
     }
 
     /// [`ChildServer::start`] on a given address (a cluster node must know its own).
-    pub fn start_on(bind: &str, env: &[(&str, String)]) -> Result<ChildServer, String> {
+    pub(super) fn start_on(bind: &str, env: &[(&str, String)]) -> Result<ChildServer, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find chessd itself: {e}"))?;
         let mut cmd = Command::new(exe);
         cmd.args(["serve", "--bind", bind])
@@ -94,12 +94,12 @@ impl ChildServer {
     }
 
     /// The child's process id.
-    pub fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// The child's resident set size in bytes (`VmRSS` of `/proc/<pid>/status`).
-    pub fn rss_bytes(&self) -> Result<u64, String> {
+    pub(super) fn rss_bytes(&self) -> Result<u64, String> {
         let path = format!("/proc/{}/status", self.pid());
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
         text.lines()
@@ -111,7 +111,7 @@ impl ChildServer {
     }
 
     /// CPU seconds (user + system, all threads) the child has used so far.
-    pub fn cpu_seconds(&self) -> f64 {
+    pub(super) fn cpu_seconds(&self) -> f64 {
         cpu_seconds(&format!("/proc/{}/stat", self.pid()))
     }
 }
@@ -136,7 +136,7 @@ pub(super) fn remove_sqlite(path: &std::path::Path) {
 }
 
 /// CPU seconds (user + system, all threads) this process has used so far.
-pub fn own_cpu_seconds() -> f64 {
+pub(super) fn own_cpu_seconds() -> f64 {
     cpu_seconds("/proc/self/stat")
 }
 

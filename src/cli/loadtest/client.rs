@@ -6,11 +6,11 @@ use std::{future::Future, time::Duration};
 use serde::Deserialize;
 
 /// Time allowed for one HTTP request or WebSocket frame before it counts as an error.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs `make(i)` to completion on `threads` threads, each in its own actix `System`, and
 /// returns their results in thread order.
-pub fn on_threads<R, F, Fut>(threads: usize, make: F) -> Vec<R>
+pub(super) fn on_threads<R, F, Fut>(threads: usize, make: F) -> Vec<R>
 where
     R: Send,
     F: Fn(usize) -> Fut + Sync,
@@ -31,13 +31,13 @@ where
 }
 
 /// The share of `total` items (tasks, games) that thread `i` of `threads` takes.
-pub fn share(total: usize, threads: usize, i: usize) -> usize {
+pub(super) fn share(total: usize, threads: usize, i: usize) -> usize {
     total / threads + usize::from(i < total % threads)
 }
 
 /// An HTTP client with keep-alive and no connection limit (the callers bound their
 /// concurrency, one request in flight per task).
-pub fn http_client() -> awc::Client {
+pub(super) fn http_client() -> awc::Client {
     awc::Client::builder()
         .connector(awc::Connector::new().limit(0))
         .timeout(REQUEST_TIMEOUT)
@@ -46,7 +46,7 @@ pub fn http_client() -> awc::Client {
 
 /// A game created for the benchmark.
 #[derive(Debug, Deserialize)]
-pub struct NewGame {
+pub(super) struct NewGame {
     /// The id.
     pub id: String,
     /// The seat and admin secrets.
@@ -55,7 +55,7 @@ pub struct NewGame {
 
 /// The secrets of a new game.
 #[derive(Debug, Deserialize)]
-pub struct Secrets {
+pub(super) struct Secrets {
     /// White's seat.
     pub white: String,
     /// Black's seat.
@@ -66,7 +66,7 @@ pub struct Secrets {
 
 impl NewGame {
     /// The seat secret of `color`.
-    pub fn seat(&self, color: chessd_core::Color) -> &str {
+    pub(super) fn seat(&self, color: chessd_core::Color) -> &str {
         match color {
             chessd_core::Color::White => &self.secrets.white,
             chessd_core::Color::Black => &self.secrets.black,
@@ -76,7 +76,7 @@ impl NewGame {
 
 /// `status.result` and `version` of a move reply, a game view or a WebSocket event.
 #[derive(Debug, Deserialize)]
-pub struct Versioned {
+pub(super) struct Versioned {
     /// The version after the change.
     pub version: u64,
     /// The status after it.
@@ -85,20 +85,20 @@ pub struct Versioned {
 
 /// The `result` field of a status object.
 #[derive(Debug, Deserialize)]
-pub struct ResultOnly {
+pub(super) struct ResultOnly {
     /// `ongoing`, `white_wins`, `black_wins` or `draw`.
     pub result: String,
 }
 
 impl ResultOnly {
     /// Whether the game goes on.
-    pub fn ongoing(&self) -> bool {
+    pub(super) fn ongoing(&self) -> bool {
         self.result == "ongoing"
     }
 }
 
 /// A JSON request to `url`; returns the status and the body, or a transport error.
-pub async fn request(
+pub(super) async fn request(
     req: awc::ClientRequest,
     body: Option<String>,
 ) -> Result<(u16, actix_web::web::Bytes), String> {
@@ -121,7 +121,7 @@ pub async fn request(
 }
 
 /// `POST /v1/games` from the start position.
-pub async fn create_game(client: &awc::Client, base: &str) -> Result<NewGame, String> {
+pub(super) async fn create_game(client: &awc::Client, base: &str) -> Result<NewGame, String> {
     let (status, body) = request(
         client.post(format!("{base}/v1/games")),
         Some("{}".to_string()),

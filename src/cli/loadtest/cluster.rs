@@ -27,7 +27,7 @@ const FORWARD_SAMPLES: usize = 1000;
 
 /// The cluster figures.
 #[derive(Debug, Serialize)]
-pub struct ClusterReport {
+pub(super) struct ClusterReport {
     /// Nodes.
     pub nodes: usize,
     /// Moves per second, every connection on one node.
@@ -77,7 +77,7 @@ fn start_node(store: &str, port: u16) -> Result<ChildServer, String> {
 }
 
 /// Runs the cluster part; `--store` must be a `postgres://` URL.
-pub fn run(settings: &Settings, kills: usize) -> Result<ClusterReport, String> {
+pub(super) fn run(settings: &Settings, kills: usize) -> Result<ClusterReport, String> {
     let store = match &settings.store {
         Some(url) if url.starts_with("postgres://") => url.clone(),
         _ => return Err("loadtest cluster needs --store postgres://…".into()),

@@ -27,7 +27,7 @@ const SETTLE: Duration = Duration::from_millis(500);
 
 /// The memory figures.
 #[derive(Debug, Serialize)]
-pub struct MemoryReport {
+pub(super) struct MemoryReport {
     /// Games asked for.
     pub games: usize,
     /// Games created (201 answers).
@@ -55,7 +55,7 @@ pub struct MemoryReport {
 }
 
 /// Creates the games on a fresh server and measures its RSS.
-pub fn run(settings: &Settings) -> Result<MemoryReport, String> {
+pub(super) fn run(settings: &Settings) -> Result<MemoryReport, String> {
     let mut env = settings.store_env();
     if settings.games > DEFAULT_MAX_GAMES {
         env.push(("CHESSD_LIMITS__MAX_GAMES", settings.games.to_string()));

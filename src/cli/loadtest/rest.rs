@@ -22,7 +22,7 @@ const ERROR_PAUSE: Duration = Duration::from_millis(10);
 
 /// The REST figures.
 #[derive(Debug, Serialize)]
-pub struct RestReport {
+pub(super) struct RestReport {
     /// Concurrent keep-alive connections.
     pub connections: usize,
     /// `GET /health` answered per second.
@@ -53,7 +53,7 @@ const WINDOW: Duration = Duration::from_secs(1);
 
 /// Runs both REST parts against one fresh server, interleaved: health, moves, health, moves…
 /// for `seconds` each in total.
-pub fn run(settings: &Settings) -> Result<RestReport, String> {
+pub(super) fn run(settings: &Settings) -> Result<RestReport, String> {
     let server = ChildServer::start(&settings.store_env())?;
     let rounds = (settings.seconds.as_secs_f64() / WINDOW.as_secs_f64())
         .round()

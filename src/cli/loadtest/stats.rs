@@ -5,11 +5,11 @@ use serde::Serialize;
 use super::child::{own_cpu_seconds, ChildServer};
 
 /// A SplitMix64 generator: fast, seedable, good enough to pick random moves.
-pub struct Rng(u64);
+pub(super) struct Rng(u64);
 
 impl Rng {
     /// A generator for `stream` (a thread or task number), seeded from the clock.
-    pub fn new(stream: u64) -> Rng {
+    pub(super) fn new(stream: u64) -> Rng {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -17,7 +17,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -26,14 +26,14 @@ impl Rng {
     }
 
     /// A number in `0..n` (`n` > 0).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 }
 
 /// Latency percentiles in milliseconds.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct Latency {
+pub(super) struct Latency {
     /// Median.
     pub p50: f64,
     /// 95th percentile.
@@ -46,7 +46,7 @@ pub struct Latency {
 
 impl Latency {
     /// Percentiles of samples in microseconds (nearest-rank); all zero without samples.
-    pub fn of(mut micros: Vec<u32>) -> Latency {
+    pub(super) fn of(mut micros: Vec<u32>) -> Latency {
         if micros.is_empty() {
             return Latency::default();
         }
@@ -65,13 +65,13 @@ impl Latency {
 }
 
 /// Microseconds of a duration, saturating.
-pub fn micros(d: std::time::Duration) -> u32 {
+pub(super) fn micros(d: std::time::Duration) -> u32 {
     u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
 }
 
 /// CPU used by the server and by this client during a phase, as a share of one core.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct CpuUse {
+pub(super) struct CpuUse {
     /// Server CPU seconds per wall second (2.0 = two cores busy).
     pub server: f64,
     /// Client (this process) CPU seconds per wall second.
@@ -81,7 +81,7 @@ pub struct CpuUse {
 /// CPU seconds used by the server and by this client over some wall time (possibly summed
 /// over several windows).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CpuTotals {
+pub(super) struct CpuTotals {
     server: f64,
     client: f64,
     wall: f64,
@@ -89,14 +89,14 @@ pub struct CpuTotals {
 
 impl CpuTotals {
     /// Adds another measurement.
-    pub fn add(&mut self, other: CpuTotals) {
+    pub(super) fn add(&mut self, other: CpuTotals) {
         self.server += other.server;
         self.client += other.client;
         self.wall += other.wall;
     }
 
     /// CPU seconds per wall second.
-    pub fn usage(&self) -> CpuUse {
+    pub(super) fn usage(&self) -> CpuUse {
         let wall = self.wall.max(1e-9);
         CpuUse {
             server: round2(self.server / wall),
@@ -106,7 +106,7 @@ impl CpuTotals {
 }
 
 /// Measures CPU use between [`CpuMeter::start`] and [`CpuMeter::stop`].
-pub struct CpuMeter {
+pub(super) struct CpuMeter {
     at: std::time::Instant,
     server: f64,
     client: f64,
@@ -114,7 +114,7 @@ pub struct CpuMeter {
 
 impl CpuMeter {
     /// Starts measuring.
-    pub fn start(server: &ChildServer) -> CpuMeter {
+    pub(super) fn start(server: &ChildServer) -> CpuMeter {
         CpuMeter {
             at: std::time::Instant::now(),
             server: server.cpu_seconds(),
@@ -123,7 +123,7 @@ impl CpuMeter {
     }
 
     /// The CPU seconds used since [`CpuMeter::start`].
-    pub fn stop(&self, server: &ChildServer) -> CpuTotals {
+    pub(super) fn stop(&self, server: &ChildServer) -> CpuTotals {
         CpuTotals {
             server: server.cpu_seconds() - self.server,
             client: own_cpu_seconds() - self.client,
@@ -133,7 +133,7 @@ impl CpuMeter {
 }
 
 /// Rounds to two decimals (for printing and JSON).
-pub fn round2(x: f64) -> f64 {
+pub(super) fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 

@@ -39,7 +39,7 @@ const SETTLE: Duration = Duration::from_millis(500);
 
 /// The stored-games figures.
 #[derive(Debug, Serialize)]
-pub struct StoredReport {
+pub(super) struct StoredReport {
     /// Games in the store.
     pub stored: usize,
     /// Moves in each stored game.
@@ -67,7 +67,7 @@ pub struct StoredReport {
 }
 
 /// Fills a store, starts the server on it, brings `settings.live` games into memory, measures.
-pub fn run(settings: &Settings) -> Result<StoredReport, String> {
+pub(super) fn run(settings: &Settings) -> Result<StoredReport, String> {
     let (url, scratch) = match &settings.store {
         Some(url) if url != "memory" => (url.clone(), None),
         Some(_) => return Err("the stored part needs a store, not memory".into()),

@@ -31,10 +31,10 @@ const MAX_MOVES_PER_GAME: u64 = 1_000_000;
 
 /// The per-connection message limit given to the server under test: the default (50/s) is an
 /// abuse guard that a handful of games playing flat out would trip.
-pub const WS_RATE_LIMIT: &str = "1000000";
+pub(super) const WS_RATE_LIMIT: &str = "1000000";
 
 /// A client WebSocket connection (awc's framed socket).
-pub trait WsConn:
+pub(super) trait WsConn:
     Stream<Item = Result<ws::Frame, WsProtocolError>>
     + Sink<ws::Message, Error = WsProtocolError>
     + Unpin
@@ -50,7 +50,7 @@ impl<T> WsConn for T where
 
 /// The WebSocket figures.
 #[derive(Debug, Serialize)]
-pub struct WsReport {
+pub(super) struct WsReport {
     /// Connected players.
     pub players: usize,
     /// Games (two players each).
@@ -67,7 +67,7 @@ pub struct WsReport {
 
 /// The figures of one part.
 #[derive(Debug, Default, Serialize)]
-pub struct WsPart {
+pub(super) struct WsPart {
     /// Milliseconds between two moves of a game (0: as fast as possible).
     pub pace_ms: u64,
     /// The move rate the pacing asks for (0 when not paced).
@@ -113,7 +113,7 @@ struct ThreadResult {
 }
 
 /// Runs both parts against one fresh server.
-pub fn run(settings: &Settings) -> Result<WsReport, String> {
+pub(super) fn run(settings: &Settings) -> Result<WsReport, String> {
     let mut env = settings.store_env();
     env.push((
         "CHESSD_WEBSOCKET__MAX_MESSAGES_PER_SEC",

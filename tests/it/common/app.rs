@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::GameSecrets;
 
 /// A whole answer: status, headers and body.
-pub struct Answer {
+pub(crate) struct Answer {
     /// The status.
     pub status: StatusCode,
     /// The headers.
@@ -27,7 +27,7 @@ pub struct Answer {
 
 impl Answer {
     /// A header's value, or `""` when absent or not visible ASCII.
-    pub fn header(&self, name: header::HeaderName) -> &str {
+    pub(crate) fn header(&self, name: header::HeaderName) -> &str {
         self.headers
             .get(name)
             .and_then(|v| v.to_str().ok())
@@ -35,7 +35,7 @@ impl Answer {
     }
 
     /// The `Content-Type` (`""` when absent); panics when it is not visible ASCII.
-    pub fn content_type(&self) -> String {
+    pub(crate) fn content_type(&self) -> String {
         self.headers
             .get(header::CONTENT_TYPE)
             .map(|v| v.to_str().expect("an ASCII Content-Type").to_string())
@@ -43,17 +43,17 @@ impl Answer {
     }
 
     /// The body as text; panics when it is not UTF-8.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8(self.body.clone()).expect("a UTF-8 body")
     }
 
     /// The body as JSON (`Null` when empty or not JSON); panics when it is not UTF-8.
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.text()).unwrap_or(Value::Null)
     }
 
     /// The body as JSON, or its text (lossily decoded) as a JSON string when it is not JSON.
-    pub fn json_or_text(&self) -> Value {
+    pub(crate) fn json_or_text(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&self.body).into_owned()))
     }
@@ -64,7 +64,7 @@ impl Answer {
 type Service = Box<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Answer>>;
 
 /// An answer read as the body's chunks, as the server produced them.
-pub struct Chunked {
+pub(crate) struct Chunked {
     /// The status.
     pub status: StatusCode,
     /// The headers.
@@ -77,7 +77,7 @@ pub struct Chunked {
 
 impl Chunked {
     /// The whole body as text; panics when it is not UTF-8.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8(self.chunks.concat()).expect("a UTF-8 body")
     }
 }
@@ -86,7 +86,7 @@ impl Chunked {
 type ChunkService = Box<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Chunked>>;
 
 /// The app in process, with request helpers.
-pub struct TestApp {
+pub(crate) struct TestApp {
     service: Service,
     chunked: ChunkService,
     /// The SQLite file made for this app, deleted on drop.
@@ -103,7 +103,7 @@ impl Drop for TestApp {
 
 /// State for `config`, kept in a fresh SQLite file (returned, to delete) unless the
 /// configuration names a store other than the default.
-pub async fn scratch_state(
+pub(crate) async fn scratch_state(
     mut config: Config,
     callback: Option<chessd_server::TerminateCallback>,
 ) -> (AppState, Option<std::path::PathBuf>) {
@@ -119,12 +119,12 @@ pub async fn scratch_state(
 
 impl TestApp {
     /// The app with `Config::defaults()`.
-    pub async fn start() -> TestApp {
+    pub(crate) async fn start() -> TestApp {
         TestApp::new(Config::defaults()).await
     }
 
     /// The app with `Config::defaults()` changed by `tweak`.
-    pub async fn tweaked(tweak: impl FnOnce(&mut Config)) -> TestApp {
+    pub(crate) async fn tweaked(tweak: impl FnOnce(&mut Config)) -> TestApp {
         let mut config = Config::defaults();
         tweak(&mut config);
         TestApp::new(config).await
@@ -132,12 +132,12 @@ impl TestApp {
 
     /// The app with a configuration (its games kept in a fresh SQLite file unless the
     /// configuration names another store).
-    pub async fn new(config: Config) -> TestApp {
+    pub(crate) async fn new(config: Config) -> TestApp {
         TestApp::with_callback(config, None).await
     }
 
     /// The app with a configuration and an in-process terminate callback.
-    pub async fn with_callback(
+    pub(crate) async fn with_callback(
         config: Config,
         callback: Option<chessd_server::TerminateCallback>,
     ) -> TestApp {
@@ -146,7 +146,7 @@ impl TestApp {
     }
 
     /// The app over a state from [`scratch_state`], deleting its scratch file on drop.
-    pub async fn with_scratch_state(
+    pub(crate) async fn with_scratch_state(
         state: AppState,
         scratch: Option<std::path::PathBuf>,
     ) -> TestApp {
@@ -156,7 +156,7 @@ impl TestApp {
     }
 
     /// The app over a state built by the caller.
-    pub async fn with_state(state: AppState) -> TestApp {
+    pub(crate) async fn with_state(state: AppState) -> TestApp {
         let state = web::Data::new(state);
         let inner = Rc::new(test::init_service(App::new().configure(configure_app(state))).await);
         let by_chunk = inner.clone();
@@ -205,48 +205,48 @@ impl TestApp {
     }
 
     /// Sends a request; returns the whole answer.
-    pub async fn send(&self, req: TestRequest) -> Answer {
+    pub(crate) async fn send(&self, req: TestRequest) -> Answer {
         (self.service)(req.to_request()).await
     }
 
     /// Sends a request; returns the answer with its body as the chunks the server produced.
-    pub async fn send_chunked(&self, req: TestRequest) -> Chunked {
+    pub(crate) async fn send_chunked(&self, req: TestRequest) -> Chunked {
         (self.chunked)(req.to_request()).await
     }
 
     /// Sends a request; returns the status and the JSON body (`Null` when empty or not JSON).
-    pub async fn call(&self, req: TestRequest) -> (StatusCode, Value) {
+    pub(crate) async fn call(&self, req: TestRequest) -> (StatusCode, Value) {
         let answer = self.send(req).await;
         (answer.status, answer.json())
     }
 
     /// Sends a request; returns the status, the content type and the body text.
-    pub async fn raw(&self, req: TestRequest) -> (StatusCode, String, String) {
+    pub(crate) async fn raw(&self, req: TestRequest) -> (StatusCode, String, String) {
         let answer = self.send(req).await;
         (answer.status, answer.content_type(), answer.text())
     }
 
     /// Sends a request; returns the status, the content type and the body as JSON, or as a JSON
     /// string of its text when it is not JSON (so that an empty body is `""`).
-    pub async fn exchange(&self, req: TestRequest) -> (StatusCode, String, Value) {
+    pub(crate) async fn exchange(&self, req: TestRequest) -> (StatusCode, String, Value) {
         let answer = self.send(req).await;
         (answer.status, answer.content_type(), answer.json_or_text())
     }
 
     /// `GET uri`: the status and the JSON body.
-    pub async fn get(&self, uri: &str) -> (StatusCode, Value) {
+    pub(crate) async fn get(&self, uri: &str) -> (StatusCode, Value) {
         self.call(request("GET", uri, None, None)).await
     }
 
     /// `GET uri`, which must answer 200: the JSON body.
-    pub async fn get_ok(&self, uri: &str) -> Value {
+    pub(crate) async fn get_ok(&self, uri: &str) -> Value {
         let (status, v) = self.get(uri).await;
         assert_eq!(status, StatusCode::OK, "GET {uri}: {v}");
         v
     }
 
     /// `POST uri` with a JSON body and an optional bearer secret.
-    pub async fn post(
+    pub(crate) async fn post(
         &self,
         uri: &str,
         secret: Option<&str>,
@@ -257,7 +257,7 @@ impl TestApp {
     }
 
     /// `PUT uri` with a JSON body and an optional bearer secret.
-    pub async fn put(
+    pub(crate) async fn put(
         &self,
         uri: &str,
         secret: Option<&str>,
@@ -268,7 +268,7 @@ impl TestApp {
     }
 
     /// `PATCH uri` with a JSON body and an optional bearer secret.
-    pub async fn patch(
+    pub(crate) async fn patch(
         &self,
         uri: &str,
         secret: Option<&str>,
@@ -279,29 +279,29 @@ impl TestApp {
     }
 
     /// `DELETE uri` with an optional bearer secret.
-    pub async fn delete(&self, uri: &str, secret: Option<&str>) -> (StatusCode, Value) {
+    pub(crate) async fn delete(&self, uri: &str, secret: Option<&str>) -> (StatusCode, Value) {
         self.call(request("DELETE", uri, secret, None)).await
     }
 
     /// `POST /v1/games` with `body`; asserts 201 and returns the id and secrets.
-    pub async fn create_game(&self, body: impl Serialize) -> GameSecrets {
+    pub(crate) async fn create_game(&self, body: impl Serialize) -> GameSecrets {
         self.create_game_answer(body).await.0
     }
 
     /// `POST /v1/games` with `body`; asserts 201 and returns the id and secrets with the answer.
-    pub async fn create_game_answer(&self, body: impl Serialize) -> (GameSecrets, Value) {
+    pub(crate) async fn create_game_answer(&self, body: impl Serialize) -> (GameSecrets, Value) {
         let (status, v) = self.post("/v1/games", None, body).await;
         assert_eq!(status, StatusCode::CREATED, "{v}");
         (GameSecrets::from_answer(&v), v)
     }
 
     /// A game's whole public state (`GET /v1/games/{id}`, which must answer 200).
-    pub async fn view(&self, g: &GameSecrets) -> Value {
+    pub(crate) async fn view(&self, g: &GameSecrets) -> Value {
         self.get_ok(&g.uri("")).await
     }
 
     /// A move by the seat of the side to move.
-    pub async fn mv(&self, g: &GameSecrets, body: Value) -> (StatusCode, Value) {
+    pub(crate) async fn mv(&self, g: &GameSecrets, body: Value) -> (StatusCode, Value) {
         let turn = self.get_ok(&g.uri("/turn")).await["turn"]
             .as_str()
             .expect("a turn")
@@ -310,14 +310,14 @@ impl TestApp {
     }
 
     /// A move that must be accepted; returns the answer.
-    pub async fn ok_move(&self, g: &GameSecrets, body: Value) -> Value {
+    pub(crate) async fn ok_move(&self, g: &GameSecrets, body: Value) -> Value {
         let (status, v) = self.mv(g, body.clone()).await;
         assert_eq!(status, StatusCode::OK, "move {body}: {v}");
         v
     }
 
     /// Plays UCI moves that must all be accepted; returns the last answer.
-    pub async fn play(&self, g: &GameSecrets, moves: &[&str]) -> Value {
+    pub(crate) async fn play(&self, g: &GameSecrets, moves: &[&str]) -> Value {
         let mut last = Value::Null;
         for m in moves {
             last = self.ok_move(g, json!({ "uci": m })).await;
@@ -326,7 +326,13 @@ impl TestApp {
     }
 
     /// A move that must be refused with `status` and `code`, leaving the game unchanged.
-    pub async fn refused_move(&self, g: &GameSecrets, body: Value, status: StatusCode, code: &str) {
+    pub(crate) async fn refused_move(
+        &self,
+        g: &GameSecrets,
+        body: Value,
+        status: StatusCode,
+        code: &str,
+    ) {
         let before = self.view(g).await;
         let (got, v) = self.mv(g, body.clone()).await;
         assert_eq!(
@@ -343,7 +349,7 @@ impl TestApp {
 
     /// Asserts that `body` is refused as `illegal_move` with the machine-readable `reason`,
     /// changing nothing.
-    pub async fn refused_because(&self, g: &GameSecrets, body: Value, reason: &str) {
+    pub(crate) async fn refused_because(&self, g: &GameSecrets, body: Value, reason: &str) {
         let before = self.view(g).await;
         let (got, v) = self.mv(g, body.clone()).await;
         assert_eq!(
@@ -369,11 +375,16 @@ impl TestApp {
 
 /// Where in-process requests come from: a client on the server's machine, as the real binary's
 /// tests are (so the operator's routes answer them).
-pub const LOCAL_PEER: std::net::SocketAddr =
+pub(crate) const LOCAL_PEER: std::net::SocketAddr =
     std::net::SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 50_000);
 
 /// A request: `method` (any case), `uri`, an optional bearer secret and an optional JSON body.
-pub fn request(method: &str, uri: &str, secret: Option<&str>, body: Option<&Value>) -> TestRequest {
+pub(crate) fn request(
+    method: &str,
+    uri: &str,
+    secret: Option<&str>,
+    body: Option<&Value>,
+) -> TestRequest {
     let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).expect("a method");
     let mut req = TestRequest::default()
         .method(method)
@@ -389,7 +400,7 @@ pub fn request(method: &str, uri: &str, secret: Option<&str>, body: Option<&Valu
 }
 
 /// Adds `Authorization: Bearer secret`.
-pub fn authed(req: TestRequest, secret: &str) -> TestRequest {
+pub(crate) fn authed(req: TestRequest, secret: &str) -> TestRequest {
     req.insert_header((header::AUTHORIZATION, format!("Bearer {secret}")))
 }
 

@@ -10,7 +10,7 @@ use super::{free_port, postgres::PgServer, Server};
 
 /// Starts a cluster node on a free loopback port over `pg`: heartbeats every 200 ms, leases of
 /// `lease_ms`, no rate limit on creating games, and the `extra` environment.
-pub fn start_node(pg: &PgServer, lease_ms: u64, extra: &[(&str, &str)]) -> Server {
+pub(crate) fn start_node(pg: &PgServer, lease_ms: u64, extra: &[(&str, &str)]) -> Server {
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
     let lease = lease_ms.to_string();
@@ -27,7 +27,7 @@ pub fn start_node(pg: &PgServer, lease_ms: u64, extra: &[(&str, &str)]) -> Serve
 
 /// Waits until `base` sees `live` live nodes, every shard owned and each live node owning some;
 /// returns that view of the cluster (`GET /v1/cluster`). Panics after 30 s.
-pub async fn settled(c: &awc::Client, base: &str, live: usize) -> Value {
+pub(crate) async fn settled(c: &awc::Client, base: &str, live: usize) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let (status, v) = super::get_json(c, &format!("{base}/v1/cluster")).await;
@@ -52,7 +52,7 @@ pub async fn settled(c: &awc::Client, base: &str, live: usize) -> Value {
 }
 
 /// The position after `moves` (UCI) from the start; panics on an illegal one.
-pub fn replay(moves: &[String]) -> Chess {
+pub(crate) fn replay(moves: &[String]) -> Chess {
     let mut pos = Chess::default();
     for m in moves {
         let mv = m

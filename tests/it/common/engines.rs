@@ -16,7 +16,7 @@ use crate::common::{self, free_port, GameSecrets};
 /// The path of a program the test needs. Tests that need one carry
 /// `#[cfg_attr(not(has_PROGRAM), ignore = "…")]` (the build script looks for it), so they only
 /// run where it is installed.
-pub fn required(program: &str, candidates: &[&str]) -> String {
+pub(crate) fn required(program: &str, candidates: &[&str]) -> String {
     candidates
         .iter()
         .find(|p| Path::new(p).is_file())
@@ -25,7 +25,7 @@ pub fn required(program: &str, candidates: &[&str]) -> String {
 }
 
 /// Stockfish (`/usr/games/stockfish` on Debian).
-pub fn stockfish() -> String {
+pub(crate) fn stockfish() -> String {
     required(
         "stockfish",
         &[
@@ -37,12 +37,12 @@ pub fn stockfish() -> String {
 }
 
 /// socat.
-pub fn socat() -> String {
+pub(crate) fn socat() -> String {
     required("socat", &["/usr/bin/socat", "/usr/local/bin/socat"])
 }
 
 /// The fake engine script.
-pub fn fake_engine_script() -> String {
+pub(crate) fn fake_engine_script() -> String {
     format!(
         "{}/tests/fixtures/fake_engine.sh",
         env!("CARGO_MANIFEST_DIR")
@@ -50,7 +50,7 @@ pub fn fake_engine_script() -> String {
 }
 
 /// Environment configuring engine `name` as the fake engine in `mode`.
-pub fn fake_engine(name: &str, mode: &str) -> Vec<(String, String)> {
+pub(crate) fn fake_engine(name: &str, mode: &str) -> Vec<(String, String)> {
     let key = name.to_uppercase();
     vec![
         (format!("CHESSD_ENGINES__{key}__COMMAND"), "sh".to_string()),
@@ -62,7 +62,7 @@ pub fn fake_engine(name: &str, mode: &str) -> Vec<(String, String)> {
 }
 
 /// Starts the server with owned environment pairs.
-pub fn start(env: &[(String, String)]) -> common::Server {
+pub(crate) fn start(env: &[(String, String)]) -> common::Server {
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     common::Server::start(&pairs)
 }
@@ -70,7 +70,7 @@ pub fn start(env: &[(String, String)]) -> common::Server {
 /// `socat TCP-LISTEN:port,reuseaddr,fork,nodelay EXEC:<engine>` in its own process group,
 /// killed (the group) on drop. `nodelay`: without it socat's side waits for delayed
 /// acknowledgements, and short searches over TCP stall about 40 ms.
-pub struct Socat {
+pub(crate) struct Socat {
     child: Child,
     /// The port it listens on.
     pub port: u16,
@@ -78,7 +78,7 @@ pub struct Socat {
 
 impl Socat {
     /// Starts socat in front of `engine` and waits until it accepts connections.
-    pub fn start(socat: &str, engine: &str) -> Socat {
+    pub(crate) fn start(socat: &str, engine: &str) -> Socat {
         let port = free_port();
         let child = Command::new(socat)
             .arg(format!(
@@ -102,7 +102,7 @@ impl Socat {
     }
 
     /// `127.0.0.1:port`.
-    pub fn addr(&self) -> String {
+    pub(crate) fn addr(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
 }
@@ -117,7 +117,7 @@ impl Drop for Socat {
 }
 
 /// The ids of the processes whose parent is `parent` and whose command name is `name`.
-pub fn children_named(parent: u32, name: &str) -> Vec<u32> {
+pub(crate) fn children_named(parent: u32, name: &str) -> Vec<u32> {
     common::children_of(parent)
         .into_iter()
         .filter(|(_, comm)| comm == name)
@@ -126,7 +126,7 @@ pub fn children_named(parent: u32, name: &str) -> Vec<u32> {
 }
 
 /// JSON calls on one server.
-pub struct Api {
+pub(crate) struct Api {
     /// The HTTP client.
     pub client: awc::Client,
     /// `http://127.0.0.1:PORT`.
@@ -135,7 +135,7 @@ pub struct Api {
 
 impl Api {
     /// A client of `server`.
-    pub fn new(server: &common::Server) -> Api {
+    pub(crate) fn new(server: &common::Server) -> Api {
         Api {
             client: common::client(),
             base: server.base.clone(),
@@ -143,17 +143,17 @@ impl Api {
     }
 
     /// POSTs JSON to `path` (relative to the base).
-    pub async fn post(&self, path: &str, secret: Option<&str>, body: Value) -> (u16, Value) {
+    pub(crate) async fn post(&self, path: &str, secret: Option<&str>, body: Value) -> (u16, Value) {
         common::post_json(&self.client, &format!("{}{path}", self.base), secret, &body).await
     }
 
     /// GETs `path`.
-    pub async fn get(&self, path: &str) -> (u16, Value) {
+    pub(crate) async fn get(&self, path: &str) -> (u16, Value) {
         common::get_json(&self.client, &format!("{}{path}", self.base)).await
     }
 
     /// DELETEs `path`.
-    pub async fn delete(&self, path: &str, secret: Option<&str>) -> (u16, Value) {
+    pub(crate) async fn delete(&self, path: &str, secret: Option<&str>) -> (u16, Value) {
         let mut req = self.client.delete(format!("{}{path}", self.base));
         if let Some(s) = secret {
             req = req.bearer_auth(s);
@@ -168,12 +168,12 @@ impl Api {
     }
 
     /// The server's `/metrics` text.
-    pub async fn metrics(&self) -> String {
+    pub(crate) async fn metrics(&self) -> String {
         self.text("/metrics").await
     }
 
     /// The body of `GET path` as text (metrics, PGN).
-    pub async fn text(&self, path: &str) -> String {
+    pub(crate) async fn text(&self, path: &str) -> String {
         let mut resp = self
             .client
             .get(format!("{}{path}", self.base))
@@ -185,12 +185,12 @@ impl Api {
     }
 
     /// Creates a game from `body`.
-    pub async fn game(&self, body: Value) -> GameSecrets {
+    pub(crate) async fn game(&self, body: Value) -> GameSecrets {
         common::create_game(&self.client, &self.base, &body).await
     }
 
     /// Attaches engine `name` to game `g` as its admin; asserts success.
-    pub async fn attach(&self, g: &GameSecrets, name: &str) -> Value {
+    pub(crate) async fn attach(&self, g: &GameSecrets, name: &str) -> Value {
         let (status, v) = self
             .post(
                 &format!("/v1/games/{}/engine", g.id),
@@ -203,14 +203,14 @@ impl Api {
     }
 
     /// `GET /v1/games/{id}`.
-    pub async fn state(&self, g: &GameSecrets) -> Value {
+    pub(crate) async fn state(&self, g: &GameSecrets) -> Value {
         let (status, v) = self.get(&format!("/v1/games/{}", g.id)).await;
         assert_eq!(status, 200, "{v}");
         v
     }
 
     /// Reads game `id` until it is over (within `limit`); returns its state.
-    pub async fn until_over(&self, id: &str, limit: Duration) -> Value {
+    pub(crate) async fn until_over(&self, id: &str, limit: Duration) -> Value {
         let deadline = Instant::now() + limit;
         loop {
             let (_, state) = self.get(&format!("/v1/games/{id}")).await;
@@ -223,7 +223,7 @@ impl Api {
     }
 
     /// The legal moves of the game now (UCI).
-    pub async fn legal(&self, g: &GameSecrets) -> Vec<String> {
+    pub(crate) async fn legal(&self, g: &GameSecrets) -> Vec<String> {
         let (_, v) = self.get(&format!("/v1/games/{}/legal-moves", g.id)).await;
         v["moves"]
             .as_array()
@@ -235,7 +235,7 @@ impl Api {
 
     /// Lets the attached engine play both sides to the end through `engine/play` (at most
     /// `max_plies`); returns the final state.
-    pub async fn self_play(&self, g: &GameSecrets, go: Value, max_plies: usize) -> Value {
+    pub(crate) async fn self_play(&self, g: &GameSecrets, go: Value, max_plies: usize) -> Value {
         for ply in 0..max_plies {
             let legal = self.legal(g).await;
             let (status, v) = self
@@ -260,7 +260,10 @@ impl Api {
 }
 
 /// Reads WebSocket frames until `pred` matches one (10 s at most); returns every frame read.
-pub async fn ws_until(conn: &mut common::WsConn, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+pub(crate) async fn ws_until(
+    conn: &mut common::WsConn,
+    pred: impl Fn(&Value) -> bool,
+) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut seen = Vec::new();
     while Instant::now() < deadline {
@@ -275,14 +278,14 @@ pub async fn ws_until(conn: &mut common::WsConn, pred: impl Fn(&Value) -> bool) 
 }
 
 /// The OpenAPI document.
-pub fn openapi() -> Value {
+pub(crate) fn openapi() -> Value {
     serde_json::from_str(chessd_server::openapi::DOCUMENT).unwrap()
 }
 
 /// Checks `v` against `schema` of `doc` (`$ref`, `allOf`, `oneOf`, `nullable`, `type`,
 /// `required`, `properties`, `items`, `enum`, `additionalProperties: false`); `Err` names the
 /// first mismatch.
-pub fn conforms(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
+pub(crate) fn conforms(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
     if let Some(r) = schema["$ref"].as_str() {
         let name = r.rsplit('/').next().unwrap();
         return conforms(doc, &doc["components"]["schemas"][name], v, at);
@@ -345,7 +348,7 @@ pub fn conforms(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), 
 }
 
 /// Asserts that `v`, answered with `status` by `method path`, is the documented JSON.
-pub fn assert_documented(doc: &Value, path: &str, method: &str, status: u16, v: &Value) {
+pub(crate) fn assert_documented(doc: &Value, path: &str, method: &str, status: u16, v: &Value) {
     let schema = &doc["paths"][path][method]["responses"][status.to_string()];
     assert!(
         schema.is_object(),

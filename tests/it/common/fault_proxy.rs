@@ -20,7 +20,7 @@ use tokio::{
 };
 
 /// A running proxy.
-pub struct FaultProxy {
+pub(crate) struct FaultProxy {
     /// The address clients connect to.
     pub addr: SocketAddr,
     shared: Arc<Shared>,
@@ -38,7 +38,7 @@ struct Shared {
 impl FaultProxy {
     /// A proxy on a free loopback port in front of `backend`, losing each answer with
     /// probability `drop` (0 to 1).
-    pub fn start(backend: SocketAddr, drop: f64) -> FaultProxy {
+    pub(crate) fn start(backend: SocketAddr, drop: f64) -> FaultProxy {
         let std_listener =
             std::net::TcpListener::bind("127.0.0.1:0").expect("a free port for the proxy");
         std_listener.set_nonblocking(true).expect("nonblocking");
@@ -66,19 +66,19 @@ impl FaultProxy {
     }
 
     /// The proxy's URL (`http://127.0.0.1:PORT`).
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// Changes the chance of losing an answer.
-    pub fn set_drop(&self, drop: f64) {
+    pub(crate) fn set_drop(&self, drop: f64) {
         self.shared
             .drop_ppm
             .store((drop * 1e6) as u64, Ordering::Relaxed);
     }
 
     /// Answers lost so far.
-    pub fn dropped(&self) -> usize {
+    pub(crate) fn dropped(&self) -> usize {
         self.shared.dropped.load(Ordering::Relaxed)
     }
 }

@@ -14,7 +14,7 @@ const GCT_CSV: &str = concat!(
 
 /// The counters of the CSV, in the order of `PerftStats::to_array` (nodes first, then the
 /// four move counts and the eight check and mate classes).
-pub const STATS_COLUMNS: [&str; 13] = [
+pub(crate) const STATS_COLUMNS: [&str; 13] = [
     "nodes",
     "captures",
     "enpassants",
@@ -32,7 +32,7 @@ pub const STATS_COLUMNS: [&str; 13] = [
 
 /// One row of the CSV.
 #[derive(Clone, Debug)]
-pub struct GctRow {
+pub(crate) struct GctRow {
     /// `start`, `kiwipete` or `cpw-pos6`.
     pub position: String,
     /// The FEN.
@@ -58,7 +58,7 @@ impl GctRow {
     /// The nine counts of a worker result, as the protocol defines them from the GCT classes:
     /// `checks` counts every checking leaf (mates included), `discovered_checks` those where
     /// the moved piece is not a checker, `double_checks` those with two checkers.
-    pub fn protocol_counts(&self) -> Vec<(&'static str, u64)> {
+    pub(crate) fn protocol_counts(&self) -> Vec<(&'static str, u64)> {
         let g = |c| self.get(c);
         vec![
             ("nodes", g("nodes")),
@@ -86,7 +86,7 @@ impl GctRow {
     }
 
     /// The eight classes (the `:classes` extension lines).
-    pub fn class_counts(&self) -> Vec<(&'static str, u64)> {
+    pub(crate) fn class_counts(&self) -> Vec<(&'static str, u64)> {
         STATS_COLUMNS[5..]
             .iter()
             .map(|&c| (c, self.get(c)))
@@ -95,7 +95,7 @@ impl GctRow {
 }
 
 /// Every row of the CSV.
-pub fn gct_rows() -> Vec<GctRow> {
+pub(crate) fn gct_rows() -> Vec<GctRow> {
     let text = std::fs::read_to_string(GCT_CSV).expect("the GCT statistics CSV");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
@@ -124,7 +124,7 @@ pub fn gct_rows() -> Vec<GctRow> {
 }
 
 /// The row of `position` at `depth`.
-pub fn gct_row(position: &str, depth: u32) -> GctRow {
+pub(crate) fn gct_row(position: &str, depth: u32) -> GctRow {
     gct_rows()
         .into_iter()
         .find(|r| r.position == position && r.depth == depth)
@@ -132,13 +132,13 @@ pub fn gct_row(position: &str, depth: u32) -> GctRow {
 }
 
 /// A free loopback port.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     listener.local_addr().expect("an address").port()
 }
 
 /// `socat TCP-LISTEN:port,reuseaddr,fork EXEC:"chessd worker …"`, killed on drop.
-pub struct Socat {
+pub(crate) struct Socat {
     child: Child,
     /// `127.0.0.1:port`
     pub addr: String,
@@ -147,7 +147,7 @@ pub struct Socat {
 impl Socat {
     /// Starts socat serving `chessd worker` (with `worker_args`) on a free port and waits
     /// until it accepts connections.
-    pub fn start(worker_args: &str) -> Socat {
+    pub(crate) fn start(worker_args: &str) -> Socat {
         let port = free_port();
         let exec = format!("EXEC:{} worker {worker_args}", env!("CARGO_BIN_EXE_chessd"));
         let child = Command::new("socat")
@@ -168,7 +168,7 @@ impl Socat {
     }
 
     /// The process ids of the `chessd worker` processes socat started that still run.
-    pub fn worker_pids(&self) -> Vec<u32> {
+    pub(crate) fn worker_pids(&self) -> Vec<u32> {
         descendants(self.child.id())
             .into_iter()
             .filter(|&pid| is_chessd_worker(pid))
@@ -196,7 +196,7 @@ fn parent_of(pid: u32) -> Option<u32> {
 }
 
 /// Every live process below `root`.
-pub fn descendants(root: u32) -> Vec<u32> {
+pub(crate) fn descendants(root: u32) -> Vec<u32> {
     let all: Vec<u32> = std::fs::read_dir("/proc")
         .map(|dir| {
             dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
@@ -219,14 +219,14 @@ pub fn descendants(root: u32) -> Vec<u32> {
 }
 
 /// Whether `pid` runs `chessd worker` (and is not a zombie).
-pub fn is_chessd_worker(pid: u32) -> bool {
+pub(crate) fn is_chessd_worker(pid: u32) -> bool {
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
     let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
     args.len() >= 2 && args[0] == env!("CARGO_BIN_EXE_chessd").as_bytes() && args[1] == b"worker"
 }
 
 /// `kill -9 pid`.
-pub fn kill9(pid: u32) {
+pub(crate) fn kill9(pid: u32) {
     let _ = Command::new("kill")
         .args(["-9", &pid.to_string()])
         .stderr(Stdio::null())
@@ -235,7 +235,7 @@ pub fn kill9(pid: u32) {
 
 /// Asserts every counter of a perft result (chessd's JSON) against a reference row: the
 /// thirteen statistics columns and the counts of the worker protocol.
-pub fn assert_gct_row(result: &serde_json::Value, row: &GctRow) {
+pub(crate) fn assert_gct_row(result: &serde_json::Value, row: &GctRow) {
     let at = format!("{} d{}", row.position, row.depth);
     for (i, column) in STATS_COLUMNS.iter().enumerate() {
         let got = if i < 5 {

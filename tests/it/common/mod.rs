@@ -1,12 +1,12 @@
 //! Test harnesses: the real `chessd` binary on a free loopback port for black-box tests (this
 //! module), and the app in process for API tests ([`app`]).
 
-pub mod app;
-pub mod cluster;
-pub mod engines;
-pub mod fault_proxy;
-pub mod gct;
-pub mod postgres;
+pub(crate) mod app;
+pub(crate) mod cluster;
+pub(crate) mod engines;
+pub(crate) mod fault_proxy;
+pub(crate) mod gct;
+pub(crate) mod postgres;
 
 use std::{
     io::{BufRead, BufReader},
@@ -18,11 +18,11 @@ use serde_json::Value;
 
 /// A small deterministic generator (xorshift), for reproducible random choices in tests: a run
 /// seeded the same way makes the same choices.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
     /// The next number of the sequence.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -30,7 +30,7 @@ impl Rng {
     }
 
     /// A number below `n` (0 when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n.max(1) as u64) as usize
     }
 }
@@ -38,7 +38,7 @@ impl Rng {
 /// The job limits every client had before issue 27: clients without an API key as high as
 /// those with one (`jobs.anonymous_*`), and one client may hold the whole pool. For tests of
 /// other things that count deep perfts without a key (`fair_jobs.rs` tests the limits).
-pub const KEYED_LIMITS_FOR_ALL: [(&str, &str); 4] = [
+pub(crate) const KEYED_LIMITS_FOR_ALL: [(&str, &str); 4] = [
     ("CHESSD_JOBS__ANONYMOUS_MAX_PERFT_DEPTH", "9"),
     ("CHESSD_JOBS__ANONYMOUS_MAX_THREADS", "0"),
     ("CHESSD_JOBS__ANONYMOUS_MAX_HASH_MB", "1024"),
@@ -46,7 +46,7 @@ pub const KEYED_LIMITS_FOR_ALL: [(&str, &str); 4] = [
 ];
 
 /// [`KEYED_LIMITS_FOR_ALL`] in a configuration (for the app in process).
-pub fn keyed_limits_for_all(config: &mut chessd_server::Config) {
+pub(crate) fn keyed_limits_for_all(config: &mut chessd_server::Config) {
     let jobs = &mut config.jobs;
     jobs.anonymous_max_perft_depth = jobs.max_perft_depth;
     jobs.anonymous_max_threads = 0;
@@ -59,13 +59,13 @@ pub fn keyed_limits_for_all(config: &mut chessd_server::Config) {
 /// chessd). The tests share one process: the variable is set once, to the one value every test
 /// wants, so no test changes the environment under another (the servers the tests start inherit
 /// it, and it names their own binary).
-pub fn builtin_runs_the_real_binary() {
+pub(crate) fn builtin_runs_the_real_binary() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| std::env::set_var("CHESSD_SELF_EXE", env!("CARGO_BIN_EXE_chessd")));
 }
 
 /// A running server process; killed on drop (and its scratch store deleted).
-pub struct Server {
+pub(crate) struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT`
     pub base: String,
@@ -74,7 +74,7 @@ pub struct Server {
 }
 
 /// The live (not zombie) processes whose parent is `parent`, with their command names.
-pub fn children_of(parent: u32) -> Vec<(u32, String)> {
+pub(crate) fn children_of(parent: u32) -> Vec<(u32, String)> {
     let mut out = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return out;
@@ -102,7 +102,7 @@ pub fn children_of(parent: u32) -> Vec<(u32, String)> {
 }
 
 /// A loopback port free right now.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -110,14 +110,14 @@ pub fn free_port() -> u16 {
 }
 
 /// A fresh SQLite file under the tests' scratch directory (`target/tmp/stores`).
-pub fn scratch_store() -> std::path::PathBuf {
+pub(crate) fn scratch_store() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("stores")
         .join(format!("{}.sqlite", uuid::Uuid::new_v4().simple()))
 }
 
 /// Deletes an SQLite file with its WAL and shared-memory files.
-pub fn remove_sqlite(path: &std::path::Path) {
+pub(crate) fn remove_sqlite(path: &std::path::Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut file = path.as_os_str().to_owned();
         file.push(suffix);
@@ -128,12 +128,12 @@ pub fn remove_sqlite(path: &std::path::Path) {
 impl Server {
     /// Starts `chessd serve --bind 127.0.0.1:0` with extra environment variables and waits for
     /// the address it prints.
-    pub fn start(env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start(env: &[(&str, &str)]) -> Server {
         Server::spawn(Command::new(env!("CARGO_BIN_EXE_chessd")), env)
     }
 
     /// [`Server::start`] with `dir` as the working directory.
-    pub fn start_in(dir: &std::path::Path, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_in(dir: &std::path::Path, env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_chessd"));
         cmd.current_dir(dir);
         Server::spawn(cmd, env)
@@ -141,7 +141,7 @@ impl Server {
 
     /// [`Server::start`] on a given address (`127.0.0.1:PORT`), for servers that must know
     /// their address before they start (a cluster node's `advertise_url`).
-    pub fn start_on(bind: &str, env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_on(bind: &str, env: &[(&str, &str)]) -> Server {
         Server::spawn_on(Command::new(env!("CARGO_BIN_EXE_chessd")), bind, env)
     }
 
@@ -183,12 +183,12 @@ impl Server {
     }
 
     /// The SQLite file made for this server, when the test named no store.
-    pub fn store_path(&self) -> Option<&std::path::Path> {
+    pub(crate) fn store_path(&self) -> Option<&std::path::Path> {
         self.scratch.as_deref()
     }
 
     /// The server's address (`127.0.0.1:PORT`).
-    pub fn addr(&self) -> std::net::SocketAddr {
+    pub(crate) fn addr(&self) -> std::net::SocketAddr {
         self.base
             .strip_prefix("http://")
             .and_then(|a| a.parse().ok())
@@ -196,12 +196,12 @@ impl Server {
     }
 
     /// The server's process id.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// The WebSocket URL of a game.
-    pub fn ws_url(&self, id: &str, query: &str) -> String {
+    pub(crate) fn ws_url(&self, id: &str, query: &str) -> String {
         format!(
             "{}/v1/games/{id}/ws?{query}",
             self.base.replacen("http", "ws", 1)
@@ -211,13 +211,13 @@ impl Server {
     /// kill -9, then waits until the process is gone: until then the kernel still takes
     /// connections on its listening socket, and a request sent into one is neither refused nor
     /// answered (a client can only be told "outcome unknown").
-    pub fn kill_now(&mut self) {
+    pub(crate) fn kill_now(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 
     /// Sends SIGTERM and waits for the process to exit (up to `limit`). Returns whether it exited.
-    pub fn terminate(&mut self, limit: Duration) -> bool {
+    pub(crate) fn terminate(&mut self, limit: Duration) -> bool {
         let pid = self.child.id().to_string();
         let _ = Command::new("kill").args(["-TERM", &pid]).status();
         let deadline = std::time::Instant::now() + limit;
@@ -249,14 +249,14 @@ impl Drop for Server {
 }
 
 /// An HTTP client for tests.
-pub fn client() -> awc::Client {
+pub(crate) fn client() -> awc::Client {
     awc::Client::builder()
         .timeout(Duration::from_secs(30))
         .finish()
 }
 
 /// POSTs JSON (with an optional bearer secret); returns the status and JSON body.
-pub async fn post_json(
+pub(crate) async fn post_json(
     c: &awc::Client,
     url: &str,
     secret: Option<&str>,
@@ -276,7 +276,7 @@ pub async fn post_json(
 }
 
 /// GETs JSON.
-pub async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
+pub(crate) async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
     let mut resp = c.get(url).send().await.expect("request sent");
     let status = resp.status().as_u16();
     let bytes = resp.body().limit(16 << 20).await.expect("body");
@@ -287,7 +287,7 @@ pub async fn get_json(c: &awc::Client, url: &str) -> (u16, Value) {
 }
 
 /// DELETEs (no secret: job secrets go in the query); returns the status and JSON body.
-pub async fn delete_json(c: &awc::Client, url: &str) -> (u16, Value) {
+pub(crate) async fn delete_json(c: &awc::Client, url: &str) -> (u16, Value) {
     let mut resp = c.delete(url).send().await.expect("request sent");
     let status = resp.status().as_u16();
     let bytes = resp.body().limit(16 << 20).await.expect("body");
@@ -300,7 +300,7 @@ pub async fn delete_json(c: &awc::Client, url: &str) -> (u16, Value) {
 /// Sends `request` (raw HTTP/1.1, which should say `Connection: close`) to `server` from the
 /// loopback address `source` (any of 127.0.0.0/8, so a test can be several clients); gives the
 /// answer's status and body.
-pub async fn raw_request_from(
+pub(crate) async fn raw_request_from(
     source: std::net::IpAddr,
     server: std::net::SocketAddr,
     request: &str,
@@ -333,7 +333,7 @@ pub async fn raw_request_from(
 /// Opens a WebSocket to `path` on `server` from the loopback address `source`, by hand (the
 /// upgrade request and its answer only): gives the answer's status and the connection, for a
 /// test to write frames of its own on.
-pub async fn raw_websocket(
+pub(crate) async fn raw_websocket(
     source: std::net::IpAddr,
     server: std::net::SocketAddr,
     path: &str,
@@ -373,7 +373,7 @@ pub async fn raw_websocket(
 
 /// A client WebSocket frame (masked, as clients send them): `first` is the FIN bit and opcode
 /// byte (`0x81` a whole text frame, `0x01` a text frame to be continued, `0x00` a continuation).
-pub fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
+pub(crate) fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
     let mut frame = vec![first];
     match payload.len() {
         n if n < 126 => frame.push(0x80 | n as u8),
@@ -394,7 +394,10 @@ pub fn client_frame(first: u8, payload: &[u8]) -> Vec<u8> {
 
 /// Reads a raw WebSocket connection until it closes (or `limit`); gives the close code the
 /// server sent, if it sent one.
-pub async fn raw_close_code(stream: &mut tokio::net::TcpStream, limit: Duration) -> Option<u16> {
+pub(crate) async fn raw_close_code(
+    stream: &mut tokio::net::TcpStream,
+    limit: Duration,
+) -> Option<u16> {
     use tokio::io::AsyncReadExt;
     let mut seen = Vec::new();
     let deadline = tokio::time::Instant::now() + limit;
@@ -429,7 +432,7 @@ pub async fn raw_close_code(stream: &mut tokio::net::TcpStream, limit: Duration)
 }
 
 /// A raw HTTP/1.1 request: `method path`, a JSON body, `Connection: close`.
-pub fn raw_json(method: &str, path: &str, body: &str) -> String {
+pub(crate) fn raw_json(method: &str, path: &str, body: &str) -> String {
     format!(
         "{method} {path} HTTP/1.1\r\nHost: chessd\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -438,7 +441,7 @@ pub fn raw_json(method: &str, path: &str, body: &str) -> String {
 }
 
 /// `DELETE url` with `Authorization: Bearer secret`: the status and JSON body.
-pub async fn delete_authed(c: &awc::Client, url: &str, secret: &str) -> (u16, Value) {
+pub(crate) async fn delete_authed(c: &awc::Client, url: &str, secret: &str) -> (u16, Value) {
     let mut resp = c
         .delete(url)
         .bearer_auth(secret)
@@ -454,7 +457,7 @@ pub async fn delete_authed(c: &awc::Client, url: &str, secret: &str) -> (u16, Va
 }
 
 /// A created game's id and secrets.
-pub struct GameSecrets {
+pub(crate) struct GameSecrets {
     /// The game id.
     pub id: String,
     /// White's seat secret.
@@ -467,7 +470,7 @@ pub struct GameSecrets {
 
 impl GameSecrets {
     /// The id and secrets in a `POST /v1/games` answer.
-    pub fn from_answer(v: &Value) -> GameSecrets {
+    pub(crate) fn from_answer(v: &Value) -> GameSecrets {
         let s = |k: &str| v["secrets"][k].as_str().expect("secret").to_string();
         GameSecrets {
             id: v["id"].as_str().expect("id").to_string(),
@@ -478,12 +481,12 @@ impl GameSecrets {
     }
 
     /// The path of the game's resource `tail` (`""`, `"/moves"`, …), for in-process requests.
-    pub fn uri(&self, tail: &str) -> String {
+    pub(crate) fn uri(&self, tail: &str) -> String {
         format!("/v1/games/{}{tail}", self.id)
     }
 
     /// The seat secret of `side` (`"white"` or `"black"`).
-    pub fn seat(&self, side: &str) -> &str {
+    pub(crate) fn seat(&self, side: &str) -> &str {
         match side {
             "white" => &self.white,
             "black" => &self.black,
@@ -493,23 +496,23 @@ impl GameSecrets {
 }
 
 /// `POST /v1/games` with `body`; asserts 201 and returns the id and secrets.
-pub async fn create_game(c: &awc::Client, base: &str, body: &Value) -> GameSecrets {
+pub(crate) async fn create_game(c: &awc::Client, base: &str, body: &Value) -> GameSecrets {
     let (status, v) = post_json(c, &format!("{base}/v1/games"), None, body).await;
     assert_eq!(status, 201, "{v}");
     GameSecrets::from_answer(&v)
 }
 
 /// A client WebSocket connection.
-pub type WsConn = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
+pub(crate) type WsConn = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
 
 /// Opens a WebSocket.
-pub async fn ws_connect(c: &awc::Client, url: &str) -> WsConn {
+pub(crate) async fn ws_connect(c: &awc::Client, url: &str) -> WsConn {
     let (_resp, conn) = c.ws(url).connect().await.expect("websocket connects");
     conn
 }
 
 /// The next frame of any kind, or `None` when the stream ends; panics after `limit`.
-pub async fn ws_frame(conn: &mut WsConn, limit: Duration) -> Option<awc::ws::Frame> {
+pub(crate) async fn ws_frame(conn: &mut WsConn, limit: Duration) -> Option<awc::ws::Frame> {
     use futures_util::StreamExt;
     tokio::time::timeout(limit, conn.next())
         .await
@@ -519,7 +522,7 @@ pub async fn ws_frame(conn: &mut WsConn, limit: Duration) -> Option<awc::ws::Fra
 
 /// The next JSON text frame, skipping pings and pongs WITHOUT answering them; panics on a
 /// close, on the end of the stream or after 10 s.
-pub async fn ws_json(conn: &mut WsConn) -> Value {
+pub(crate) async fn ws_json(conn: &mut WsConn) -> Value {
     loop {
         match ws_frame(conn, Duration::from_secs(10)).await {
             Some(awc::ws::Frame::Text(bytes)) => {
@@ -532,7 +535,7 @@ pub async fn ws_json(conn: &mut WsConn) -> Value {
 }
 
 /// Sends a JSON text frame.
-pub async fn ws_send(conn: &mut WsConn, v: &Value) {
+pub(crate) async fn ws_send(conn: &mut WsConn, v: &Value) {
     use futures_util::SinkExt;
     conn.send(awc::ws::Message::Text(v.to_string().into()))
         .await
@@ -541,7 +544,7 @@ pub async fn ws_send(conn: &mut WsConn, v: &Value) {
 
 /// Reads until the server's close frame (skipping and not answering pings, collecting text
 /// frames) and returns the close code with the text frames seen before it; panics after `limit`.
-pub async fn ws_until_close(
+pub(crate) async fn ws_until_close(
     conn: &mut WsConn,
     limit: Duration,
 ) -> (Option<awc::ws::CloseCode>, Vec<Value>) {

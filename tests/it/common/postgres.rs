@@ -8,7 +8,7 @@ use std::{
 };
 
 /// A running PostgreSQL server.
-pub struct PgServer {
+pub(crate) struct PgServer {
     dir: PathBuf,
     bin: PathBuf,
     /// The server's options (port, socket directory).
@@ -56,7 +56,7 @@ fn run(bin: &Path, program: &str, args: &[&str]) {
 
 impl PgServer {
     /// Creates a cluster and starts it; returns once it accepts connections.
-    pub fn start() -> PgServer {
+    pub(crate) fn start() -> PgServer {
         let bin = bin_dir();
         let dir = std::env::temp_dir().join(format!("chessd-pg-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -103,7 +103,7 @@ impl PgServer {
     }
 
     /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`).
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         let data = self.dir.join("data");
         run(
             &self.bin,
@@ -121,7 +121,7 @@ impl PgServer {
 
     /// Starts the server (again) on the same port and data; returns once it accepts
     /// connections.
-    pub fn start_again(&self) {
+    pub(crate) fn start_again(&self) {
         let data = self.dir.join("data");
         let log = self.dir.join("log");
         run(

@@ -20,12 +20,12 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
 
 /// Where Debian puts the browser and its driver.
-pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub(super) const CHROMIUM: &str = "/usr/bin/chromium";
 /// Debian's chromedriver.
-pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+pub(super) const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// A running chromedriver on a free loopback port; killed on drop.
-pub struct Driver {
+pub(super) struct Driver {
     child: Child,
     url: String,
 }
@@ -37,7 +37,7 @@ fn free_port() -> u16 {
 
 impl Driver {
     /// Starts chromedriver and waits until it accepts connections.
-    pub async fn start() -> Driver {
+    pub(super) async fn start() -> Driver {
         let port = free_port();
         let child = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
@@ -65,7 +65,7 @@ impl Driver {
     }
 
     /// A new headless Chromium window of `width`×`height` CSS pixels.
-    pub async fn session(&self, width: u32, height: u32) -> Session {
+    pub(super) async fn session(&self, width: u32, height: u32) -> Session {
         let caps = json!({
             "browserName": "chrome",
             "goog:chromeOptions": {
@@ -140,12 +140,12 @@ impl WebDriverCompatibleCommand for VendorCommand {
 }
 
 /// One browser window.
-pub struct Session {
+pub(super) struct Session {
     client: Client,
 }
 
 /// How long `wait_*` calls wait before failing.
-pub const WAIT: Duration = Duration::from_secs(20);
+pub(super) const WAIT: Duration = Duration::from_secs(20);
 
 /// Whether a WebDriver error is `status`.
 fn is(e: &CmdError, status: ErrorStatus) -> bool {
@@ -154,7 +154,7 @@ fn is(e: &CmdError, status: ErrorStatus) -> bool {
 
 impl Session {
     /// Opens a URL and waits for the page to load.
-    pub async fn goto(&self, url: &str) {
+    pub(super) async fn goto(&self, url: &str) {
         self.client
             .goto(url)
             .await
@@ -162,12 +162,12 @@ impl Session {
     }
 
     /// Reloads the page.
-    pub async fn refresh(&self) {
+    pub(super) async fn refresh(&self) {
         self.client.refresh().await.expect("reload the page");
     }
 
     /// Runs a script (its body, `return …` for a value) with `args` (a JSON array).
-    pub async fn exec(&self, script: &str, args: Value) -> Value {
+    pub(super) async fn exec(&self, script: &str, args: Value) -> Value {
         self.client
             .execute(script, args_of(args))
             .await
@@ -176,7 +176,7 @@ impl Session {
 
     /// Runs an asynchronous script: its body calls `arguments[arguments.length - 1](value)`
     /// when done; returns that value.
-    pub async fn exec_async(&self, script: &str, args: Value) -> Value {
+    pub(super) async fn exec_async(&self, script: &str, args: Value) -> Value {
         self.client
             .execute_async(script, args_of(args))
             .await
@@ -189,20 +189,20 @@ impl Session {
     }
 
     /// Sends a Chrome DevTools Protocol command (e.g. `Emulation.setEmulatedMedia`).
-    pub async fn cdp(&self, cmd: &str, params: Value) -> Value {
+    pub(super) async fn cdp(&self, cmd: &str, params: Value) -> Value {
         self.vendor("/goog/cdp/execute", json!({"cmd": cmd, "params": params}))
             .await
             .unwrap_or_else(|e| panic!("DevTools {cmd}: {e}"))
     }
 
     /// A PNG screenshot of the element matching a CSS selector.
-    pub async fn element_screenshot(&self, css: &str) -> Vec<u8> {
+    pub(super) async fn element_screenshot(&self, css: &str) -> Vec<u8> {
         self.on_element(css, "screenshot", |el| async move { el.screenshot().await })
             .await
     }
 
     /// Waits until `expr` (a JavaScript expression) is truthy; returns its value.
-    pub async fn wait_for(&self, expr: &str, what: &str) -> Value {
+    pub(super) async fn wait_for(&self, expr: &str, what: &str) -> Value {
         let script = format!("try {{ return ({expr}); }} catch (e) {{ return null; }}");
         let deadline = Instant::now() + WAIT;
         loop {
@@ -223,7 +223,7 @@ impl Session {
     }
 
     /// The element matching a CSS selector (waiting for it).
-    pub async fn find(&self, css: &str) -> Element {
+    pub(super) async fn find(&self, css: &str) -> Element {
         let deadline = Instant::now() + WAIT;
         loop {
             match self.client.find(Locator::Css(css)).await {
@@ -260,7 +260,7 @@ impl Session {
 
     /// Clicks the element matching a CSS selector, as a user would (pointer events at its
     /// centre; fails when something covers it).
-    pub async fn click(&self, css: &str) {
+    pub(super) async fn click(&self, css: &str) {
         let deadline = Instant::now() + WAIT;
         loop {
             // Found again on each try: a live page may replace the element meanwhile.
@@ -280,7 +280,7 @@ impl Session {
     }
 
     /// Types text into the element matching a CSS selector (after clearing it).
-    pub async fn type_into(&self, css: &str, text: &str) {
+    pub(super) async fn type_into(&self, css: &str, text: &str) {
         let el = self.find(css).await;
         el.clear()
             .await
@@ -292,7 +292,7 @@ impl Session {
 
     /// Presses and releases each key in turn (WebDriver key codes such as `'\u{E007}'`, Enter)
     /// on the focused element.
-    pub async fn press_keys(&self, keys: &[char]) {
+    pub(super) async fn press_keys(&self, keys: &[char]) {
         let mut actions = KeyActions::new("keyboard".to_string());
         for &value in keys {
             actions = actions
@@ -306,7 +306,7 @@ impl Session {
     }
 
     /// Drags with the mouse from the centre of the element matching `from` to that of `to`.
-    pub async fn drag(&self, from: &str, to: &str) {
+    pub(super) async fn drag(&self, from: &str, to: &str) {
         let (from, to) = (self.find(from).await, self.find(to).await);
         let move_to = |element| PointerAction::MoveToElement {
             element,
@@ -330,13 +330,13 @@ impl Session {
     }
 
     /// The visible text of the element matching a CSS selector.
-    pub async fn text(&self, css: &str) -> String {
+    pub(super) async fn text(&self, css: &str) -> String {
         self.on_element(css, "text", |el| async move { el.text().await })
             .await
     }
 
     /// Saves a PNG screenshot of the viewport.
-    pub async fn screenshot(&self, path: &std::path::Path) {
+    pub(super) async fn screenshot(&self, path: &std::path::Path) {
         let png = self.client.screenshot().await.expect("a screenshot");
         assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
         if let Some(dir) = path.parent() {
@@ -346,7 +346,7 @@ impl Session {
     }
 
     /// The browser console entries since the last call (`{level, message, …}`).
-    pub async fn console(&self) -> Vec<Value> {
+    pub(super) async fn console(&self) -> Vec<Value> {
         self.vendor("/se/log", json!({"type": "browser"}))
             .await
             .ok()
@@ -355,7 +355,7 @@ impl Session {
     }
 
     /// Ends the session (closes the browser).
-    pub async fn quit(&self) {
+    pub(super) async fn quit(&self) {
         let _ = self.client.clone().close().await;
     }
 }

@@ -75,7 +75,7 @@ pub(crate) struct Worker<'a> {
 impl<'a> Worker<'a> {
     /// A worker for one search from a root whose predecessors have the keys `history`.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    pub(super) fn new(
         tt: &'a mut Table,
         history: &'a mut History,
         lmr: &'a ReductionTable,
@@ -104,12 +104,12 @@ impl<'a> Worker<'a> {
     }
 
     /// The table (for probing ponder moves and hashfull after the search).
-    pub fn table(&self) -> &Table {
+    pub(super) fn table(&self) -> &Table {
         self.tt
     }
 
     /// Whether the stop flag is raised or the deadline passed (checked now).
-    pub fn should_stop_now(&self) -> bool {
+    pub(super) fn should_stop_now(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
@@ -157,7 +157,7 @@ impl<'a> Worker<'a> {
     /// Searches the root moves to `depth` in the window (`alpha`, `beta`). The move that
     /// raises alpha moves to the front of `root_moves` with its score and PV. Returns the
     /// best score (fail-soft); meaningless when [`Worker::stopped`].
-    pub fn search_root(
+    pub(super) fn search_root(
         &mut self,
         pos: &Position,
         root_moves: &mut [RootMove],

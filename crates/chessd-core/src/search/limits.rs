@@ -121,7 +121,7 @@ impl TimePlan {
     /// a clock the budget is `time / moves_to_go + 3/4 of the increment`, at most a fifth of
     /// the remaining time (less the overhead); the search stops starting iterations after
     /// 60% of it and aborts at three budgets or a third of the clock, whichever comes first.
-    pub fn new(limits: &Limits, turn: Color, start: Instant) -> TimePlan {
+    pub(super) fn new(limits: &Limits, turn: Color, start: Instant) -> TimePlan {
         if limits.infinite {
             return TimePlan {
                 soft: None,

@@ -20,17 +20,17 @@ pub(crate) struct History(Box<[[[i32; 64]; 64]; 2]>);
 
 impl History {
     /// All zero.
-    pub fn new() -> History {
+    pub(super) fn new() -> History {
         History(Box::new([[[0; 64]; 64]; 2]))
     }
 
     /// Forgets everything.
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         *self.0 = [[[0; 64]; 64]; 2];
     }
 
     /// Shrinks every score (between searches, so old knowledge fades).
-    pub fn age(&mut self) {
+    pub(super) fn age(&mut self) {
         for side in self.0.iter_mut() {
             for row in side.iter_mut() {
                 for v in row.iter_mut() {
@@ -47,7 +47,7 @@ impl History {
 
     /// Rewards (`bonus > 0`) or punishes a quiet move; scores stay within ±[`HISTORY_MAX`].
     #[inline]
-    pub fn update(&mut self, pos: &Position, mv: Move, bonus: i32) {
+    pub(super) fn update(&mut self, pos: &Position, mv: Move, bonus: i32) {
         let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
         let v = &mut self.0[pos.turn().index()][mv.from().index()][mv.to().index()];
         *v += bonus - *v * bonus.abs() / HISTORY_MAX;
@@ -59,13 +59,13 @@ pub(crate) struct Killers([[Option<Move>; 2]; MAX_PLY + 1]);
 
 impl Killers {
     /// None yet.
-    pub fn new() -> Killers {
+    pub(super) fn new() -> Killers {
         Killers([[None; 2]; MAX_PLY + 1])
     }
 
     /// Records a cutoff by `mv` at `ply`.
     #[inline]
-    pub fn record(&mut self, ply: usize, mv: Move) {
+    pub(super) fn record(&mut self, ply: usize, mv: Move) {
         let k = &mut self.0[ply.min(MAX_PLY)];
         if k[0] != Some(mv) {
             k[1] = k[0];
@@ -104,7 +104,7 @@ pub(crate) struct MovePicker {
 
 impl MovePicker {
     /// Orders all `moves` of `pos` for the main search.
-    pub fn new(
+    pub(super) fn new(
         pos: &Position,
         moves: MoveList,
         tt_move: Option<Move>,
@@ -146,7 +146,7 @@ impl MovePicker {
 
     /// Orders captures and promotions for quiescence (MVV-LVA only), or all moves when
     /// `moves` are check evasions.
-    pub fn tactical(pos: &Position, moves: MoveList) -> MovePicker {
+    pub(super) fn tactical(pos: &Position, moves: MoveList) -> MovePicker {
         let mut scores = [0; MAX_MOVES];
         for (i, &mv) in moves.iter().enumerate() {
             scores[i] = if is_tactical(pos, mv) {
@@ -163,13 +163,13 @@ impl MovePicker {
     }
 
     /// The number of moves.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.moves.len()
     }
 
     /// The best remaining move.
     #[inline]
-    pub fn next_move(&mut self) -> Option<Move> {
+    pub(super) fn next_move(&mut self) -> Option<Move> {
         let n = self.moves.len();
         if self.next >= n {
             return None;

@@ -68,7 +68,7 @@ const MIN_ENTRIES: usize = 1024;
 impl Table {
     /// A table of `mib` MiB. If that much memory cannot be had, the size is halved until it
     /// can (down to a few KiB), so that creating a table never aborts.
-    pub fn new(mib: usize) -> Table {
+    pub(super) fn new(mib: usize) -> Table {
         let mut len = (mib.saturating_mul(1 << 20) / ENTRY_BYTES).max(MIN_ENTRIES);
         loop {
             let mut entries = Vec::new();
@@ -91,18 +91,18 @@ impl Table {
     }
 
     /// The size in bytes.
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.entries.len() * ENTRY_BYTES
     }
 
     /// Forgets everything.
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.entries.fill(EMPTY);
         self.generation = 0;
     }
 
     /// Starts a new search: older entries become the first to be replaced.
-    pub fn new_search(&mut self) {
+    pub(super) fn new_search(&mut self) {
         self.generation = (self.generation + 1) & 63;
     }
 
@@ -113,7 +113,7 @@ impl Table {
 
     /// The entry for `key`, if stored.
     #[inline]
-    pub fn probe(&self, key: u64) -> Option<Hit> {
+    pub(super) fn probe(&self, key: u64) -> Option<Hit> {
         let e = self.entries[self.index(key)];
         if e.key != key {
             return None;
@@ -134,7 +134,14 @@ impl Table {
 
     /// Stores a result (`score` node-relative, `depth` at least 0).
     #[inline]
-    pub fn store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
+    pub(super) fn store(
+        &mut self,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        depth: i32,
+        bound: Bound,
+    ) {
         let generation = self.generation;
         let i = self.index(key);
         let slot = &mut self.entries[i];
@@ -169,7 +176,7 @@ impl Table {
 
     /// How full the table is, in permille, from the first thousand slots (UCI `hashfull`):
     /// the share written in the current search.
-    pub fn hashfull(&self) -> u32 {
+    pub(super) fn hashfull(&self) -> u32 {
         let sample = self.entries.len().min(1000);
         let used = self.entries[..sample]
             .iter()

@@ -22,7 +22,7 @@ pub(crate) struct CheckSquares {
 impl CheckSquares {
     /// The check squares of the side to move in `pos`.
     #[inline]
-    pub fn new(pos: &Position) -> CheckSquares {
+    pub(super) fn new(pos: &Position) -> CheckSquares {
         let us = pos.turn();
         let ksq = pos.king(!us);
         let occ = pos.occupied();
@@ -43,7 +43,7 @@ impl CheckSquares {
 
     /// The targets of `group` that may give check (a superset of the checking moves).
     #[inline]
-    pub fn candidates(&self, pos: &Position, group: &PieceMoves) -> Bitboard {
+    pub(super) fn candidates(&self, pos: &Position, group: &PieceMoves) -> Bitboard {
         if self.discoverers.contains(group.from) {
             return group.to;
         }

@@ -33,7 +33,7 @@ pub(crate) struct Limits<'a> {
 }
 
 impl<'a> Limits<'a> {
-    pub fn new(
+    pub(super) fn new(
         cancel: Option<&'a AtomicBool>,
         deadline: Option<Instant>,
         node_limit: Option<u64>,
@@ -49,7 +49,7 @@ impl<'a> Limits<'a> {
     }
 
     /// Adds `batch` visited nodes and tells whether the search must stop now.
-    pub fn report(&self, batch: u64) -> bool {
+    pub(super) fn report(&self, batch: u64) -> bool {
         let total = self.nodes.fetch_add(batch, Relaxed) + batch;
         if self.reason.load(Relaxed) != 0 {
             return true;
@@ -73,13 +73,13 @@ impl<'a> Limits<'a> {
     }
 
     /// Checks the limits without visiting nodes (before starting work).
-    pub fn check_now(&self) -> Option<StopReason> {
+    pub(super) fn check_now(&self) -> Option<StopReason> {
         self.report(0);
         self.stop_reason()
     }
 
     /// Why the search stopped, if a limit was hit.
-    pub fn stop_reason(&self) -> Option<StopReason> {
+    pub(super) fn stop_reason(&self) -> Option<StopReason> {
         match self.reason.load(Relaxed) {
             0 => None,
             1 => Some(StopReason::Cancelled),
@@ -89,13 +89,13 @@ impl<'a> Limits<'a> {
     }
 
     /// Whether the current root iteration has found what it needs.
-    pub fn is_enough(&self) -> bool {
+    pub(super) fn is_enough(&self) -> bool {
         self.enough.load(Relaxed)
     }
 
     /// Tells every searcher of the current iteration to stop (a key was found and one is
     /// enough), or clears that request.
-    pub fn set_enough(&self, enough: bool) {
+    pub(super) fn set_enough(&self, enough: bool) {
         self.enough.store(enough, Relaxed);
     }
 }

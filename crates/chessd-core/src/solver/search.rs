@@ -109,7 +109,11 @@ const CLASS_QUIET: u32 = 2;
 
 impl<'a> Searcher<'a> {
     /// A searcher starting with the given killers.
-    pub fn new(table: &'a MateTable, limits: &'a Limits<'a>, killers: Killers) -> Searcher<'a> {
+    pub(super) fn new(
+        table: &'a MateTable,
+        limits: &'a Limits<'a>,
+        killers: Killers,
+    ) -> Searcher<'a> {
         Searcher {
             table,
             limits,
@@ -121,13 +125,13 @@ impl<'a> Searcher<'a> {
     }
 
     /// Reports the pending nodes and returns the killers and the nodes visited.
-    pub fn finish(mut self) -> (Killers, u64) {
+    pub(super) fn finish(mut self) -> (Killers, u64) {
         self.flush();
         (self.killers, self.nodes)
     }
 
     /// Reports the nodes not yet counted by the shared limits.
-    pub fn flush(&mut self) {
+    pub(super) fn flush(&mut self) {
         let batch = std::mem::take(&mut self.pending);
         if self.limits.report(batch) {
             self.stopped = true;
@@ -152,7 +156,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// Whether the side to move mates within `n >= 1` of its moves; `None` if stopped.
-    pub fn attack(&mut self, pos: &Position, n: u32, ply: usize) -> Option<bool> {
+    pub(super) fn attack(&mut self, pos: &Position, n: u32, ply: usize) -> Option<bool> {
         self.visit()?;
         if n <= 1 {
             return Some(mate_in_one(pos).is_some());
@@ -180,7 +184,7 @@ impl<'a> Searcher<'a> {
 
     /// Whether every defence of the side to move loses to a mate within `k` attacker moves
     /// (`k = 0`: whether it is checkmated now); `None` if stopped.
-    pub fn defend(&mut self, pos: &Position, k: u32, ply: usize) -> Option<bool> {
+    pub(super) fn defend(&mut self, pos: &Position, k: u32, ply: usize) -> Option<bool> {
         self.visit()?;
         if k == 0 {
             return Some(pos.is_checkmate());
@@ -306,7 +310,7 @@ impl<'a> Searcher<'a> {
 
     /// The first move (in search order) that mates within `n >= 1`, or `Some(None)` when
     /// there is none; `None` if stopped.
-    pub fn mating_move(&mut self, pos: &Position, n: u32) -> Option<Option<Move>> {
+    pub(super) fn mating_move(&mut self, pos: &Position, n: u32) -> Option<Option<Move>> {
         if n == 1 {
             self.visit()?;
             return Some(mate_in_one(pos));

@@ -42,7 +42,7 @@ pub(crate) struct Entry {
 impl Entry {
     /// The answer to "mate within `n` moves?", when known.
     #[inline]
-    pub fn answer(&self, n: u32) -> Option<bool> {
+    pub(super) fn answer(&self, n: u32) -> Option<bool> {
         if self.win_at != 0 && n >= u32::from(self.win_at) {
             Some(true)
         } else if n <= u32::from(self.fail_at) {
@@ -104,7 +104,7 @@ pub(crate) struct MateTable {
 
 impl MateTable {
     /// A table of at most `bytes` bytes (at least one bucket).
-    pub fn with_bytes(bytes: usize) -> MateTable {
+    pub(super) fn with_bytes(bytes: usize) -> MateTable {
         let count = (bytes / std::mem::size_of::<Bucket>()).max(1);
         MateTable {
             buckets: (0..count).map(|_| Bucket::new()).collect(),
@@ -112,12 +112,12 @@ impl MateTable {
     }
 
     /// The memory the table takes.
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
     /// A table of `bytes` bytes holding this table's entries (as many as fit).
-    pub fn resized(&self, bytes: usize) -> MateTable {
+    pub(super) fn resized(&self, bytes: usize) -> MateTable {
         let new = MateTable::with_bytes(bytes);
         for b in &self.buckets {
             for way in 0..WAYS {
@@ -139,7 +139,7 @@ impl MateTable {
 
     /// The entry of `hash`, or an empty entry.
     #[inline]
-    pub fn probe(&self, hash: u64) -> Entry {
+    pub(super) fn probe(&self, hash: u64) -> Entry {
         let b = self.bucket(hash);
         for way in 0..WAYS {
             let check = b.0[2 * way].load(Relaxed);
@@ -152,7 +152,7 @@ impl MateTable {
     }
 
     /// Records that mate within `n` is proven (`win`) or disproven for `hash`, with a move.
-    pub fn store(&self, hash: u64, n: u32, win: bool, mv: Option<Move>) {
+    pub(super) fn store(&self, hash: u64, n: u32, win: bool, mv: Option<Move>) {
         let n = n.min(255) as u8;
         self.update(hash, |merged| {
             if win {

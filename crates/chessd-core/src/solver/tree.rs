@@ -67,7 +67,7 @@ pub(crate) struct TreeBuilder<'s, 'a> {
 
 impl<'s, 'a> TreeBuilder<'s, 'a> {
     /// A builder allowed `budget` attacker moves in all.
-    pub fn new(searcher: &'s mut Searcher<'a>, budget: usize) -> TreeBuilder<'s, 'a> {
+    pub(super) fn new(searcher: &'s mut Searcher<'a>, budget: usize) -> TreeBuilder<'s, 'a> {
         TreeBuilder {
             searcher,
             budget,
@@ -76,7 +76,7 @@ impl<'s, 'a> TreeBuilder<'s, 'a> {
     }
 
     /// The tree of `mv` played in `pos`, known to mate within `k` attacker moves.
-    pub fn build(&mut self, pos: &Position, mv: Move, k: u32) -> MateTree {
+    pub(super) fn build(&mut self, pos: &Position, mv: Move, k: u32) -> MateTree {
         let child = pos.after(mv);
         let moves = child.legal_moves();
         let mut node = MateTree {

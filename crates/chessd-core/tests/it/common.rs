@@ -2,22 +2,22 @@
 //! sources in tests/data/README.md), their FENs, and a small seeded generator.
 
 /// The standard perft suite.
-pub const SUITE: &str = concat!(
+pub(crate) const SUITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/data/perft/perft_suite.epd"
 );
 /// The Chess960 perft suite.
-pub const CHESS960: &str = concat!(
+pub(crate) const CHESS960: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/data/perft/perft_chess960.epd"
 );
 
 /// xorshift64*: a small seeded generator, so failures reproduce.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
     /// A number below `n`.
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -26,7 +26,7 @@ impl Rng {
 }
 
 /// The FENs of an EPD suite, in order.
-pub fn fens(path: &str) -> impl Iterator<Item = String> {
+pub(crate) fn fens(path: &str) -> impl Iterator<Item = String> {
     std::fs::read_to_string(path)
         .expect("reference data beside the checkout")
         .lines()
@@ -39,7 +39,7 @@ pub fn fens(path: &str) -> impl Iterator<Item = String> {
 
 /// One of `samples` with one character replaced, inserted or deleted (the character drawn
 /// from `alphabet`): near-valid input for the parsers' property tests.
-pub fn mutated(
+pub(crate) fn mutated(
     samples: &'static [&'static str],
     alphabet: &str,
 ) -> impl proptest::strategy::Strategy<Value = String> {

@@ -409,7 +409,7 @@ mod reference {
     use shakmaty::{fen::Fen, CastlingMode, Chess, Move, Position};
 
     /// Makes and classifies every leaf move with shakmaty.
-    pub fn stats(pos: &Chess, depth: u32) -> PerftStats {
+    pub(super) fn stats(pos: &Chess, depth: u32) -> PerftStats {
         let mut s = PerftStats::default();
         if depth == 0 {
             s.nodes = 1;
@@ -453,7 +453,7 @@ mod reference {
     }
 
     /// The position in shakmaty, or `None` for the few it refuses (impossible checks).
-    pub fn position(fen: &str) -> Option<Chess> {
+    pub(super) fn position(fen: &str) -> Option<Chess> {
         let fen: Fen = fen.parse().ok()?;
         match fen.into_position(CastlingMode::Chess960) {
             Ok(pos) => Some(pos),

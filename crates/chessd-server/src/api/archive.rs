@@ -12,7 +12,7 @@ use crate::{
 /// The query of `GET /v1/games`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ListQuery {
+pub(crate) struct ListQuery {
     /// `all` (default), `ongoing`, `finished`, `white_wins`, `black_wins` or `draw`.
     pub status: Option<String>,
     /// Games per page, 1 to 100 (default 20).
@@ -23,7 +23,7 @@ pub struct ListQuery {
 
 /// A game in the list.
 #[derive(Debug, Serialize)]
-pub struct GameListItem {
+pub(crate) struct GameListItem {
     /// Its id.
     pub id: String,
     /// `ongoing`, `white_wins`, `black_wins` or `draw`.
@@ -38,7 +38,7 @@ pub struct GameListItem {
 
 /// A page of games.
 #[derive(Debug, Serialize)]
-pub struct GameList {
+pub(crate) struct GameList {
     /// The games, newest first.
     pub games: Vec<GameListItem>,
     /// The cursor of the next page, `null` on the last.
@@ -50,7 +50,7 @@ fn invalid(message: &str) -> ApiError {
 }
 
 /// The games a `status` parameter selects (`all` when absent).
-pub fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
+pub(crate) fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
     Ok(match status.unwrap_or("all") {
         "all" => ResultFilter::All,
         "ongoing" => ResultFilter::Ongoing,
@@ -67,7 +67,7 @@ pub fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
 }
 
 /// `GET /v1/games`
-pub async fn list(
+pub(crate) async fn list(
     state: web::Data<AppState>,
     query: web::Query<ListQuery>,
 ) -> Result<web::Json<GameList>, ApiError> {

@@ -13,7 +13,7 @@ use crate::api::error::{ApiError, ErrorCode};
 
 /// `GET /chess2/new` query.
 #[derive(Debug, Deserialize)]
-pub struct NewQuery {
+pub(crate) struct NewQuery {
     /// White's army letter (`c n e r k a`).
     pub white: String,
     /// Black's army letter.
@@ -23,7 +23,7 @@ pub struct NewQuery {
 /// `POST /chess2/move` body.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MoveOnEpd {
+pub(crate) struct MoveOnEpd {
     /// The position, as the Go engine writes it (a FEN, the armies, the stones).
     pub epd: String,
     /// The move in the Go engine's notation (`e2e4`, `e7e8Q`, `b5e8:12`, `0000`).
@@ -33,7 +33,7 @@ pub struct MoveOnEpd {
 
 /// A position in the Go engine's API form.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct Chess2Reply {
+pub(crate) struct Chess2Reply {
     /// The position.
     pub epd: String,
     /// Its legal moves (without duel fields), sorted as strings.
@@ -116,14 +116,18 @@ fn available_duels(pos: &Chess2Position, mv: Chess2Move) -> Vec<String> {
 }
 
 /// `GET /chess2/new?white=c&black=k`
-pub async fn new_game(query: web::Query<NewQuery>) -> Result<web::Json<Chess2Reply>, ApiError> {
+pub(crate) async fn new_game(
+    query: web::Query<NewQuery>,
+) -> Result<web::Json<Chess2Reply>, ApiError> {
     let white = army(&query.white, "white")?;
     let black = army(&query.black, "black")?;
     Ok(web::Json(reply(&Chess2Position::start(white, black), None)))
 }
 
 /// `POST /chess2/move {epd, move}`
-pub async fn apply_move(body: web::Json<MoveOnEpd>) -> Result<web::Json<Chess2Reply>, ApiError> {
+pub(crate) async fn apply_move(
+    body: web::Json<MoveOnEpd>,
+) -> Result<web::Json<Chess2Reply>, ApiError> {
     let body = body.into_inner();
     let pos = Chess2Position::from_epd(&body.epd)
         .map_err(|e| ApiError::new(ErrorCode::InvalidFen, format!("invalid Chess 2 EPD: {e}")))?;

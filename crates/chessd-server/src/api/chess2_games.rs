@@ -21,7 +21,7 @@ use crate::{
 /// The `armies` of `POST /v1/games` for a Chess 2 game (default: Classic for both).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ArmiesBody {
+pub(crate) struct ArmiesBody {
     /// White's army letter (`c n e r k a`).
     pub white: Option<String>,
     /// Black's army letter.
@@ -30,7 +30,7 @@ pub struct ArmiesBody {
 
 /// A Chess 2 game's own state, as `GameView` shows it under `chess2`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Chess2View {
+pub(crate) struct Chess2View {
     /// Each side's army letter.
     pub armies: SidesView<char>,
     /// Each side's stones.
@@ -45,7 +45,7 @@ pub struct Chess2View {
 
 /// A value for each side.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct SidesView<T> {
+pub(crate) struct SidesView<T> {
     /// White's.
     pub white: T,
     /// Black's.
@@ -54,7 +54,7 @@ pub struct SidesView<T> {
 
 impl Chess2View {
     /// The view of `game`.
-    pub fn of(game: &Chess2Game) -> Chess2View {
+    pub(crate) fn of(game: &Chess2Game) -> Chess2View {
         let pos = game.position();
         let [white, black] = pos.armies();
         let [white_stones, black_stones] = pos.stones();
@@ -76,7 +76,7 @@ impl Chess2View {
 
 /// The starting Chess 2 game of a creation request: the armies' start, or an EPD (whose
 /// armies are its own).
-pub fn starting_game(
+pub(crate) fn starting_game(
     fen: Option<&str>,
     armies: Option<&ArmiesBody>,
     policy: DrawPolicy,
@@ -104,7 +104,7 @@ pub fn starting_game(
 /// `POST /v1/games/{id}/duel` body.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct DuelBody {
+pub(crate) struct DuelBody {
     /// `challenge`, `decline` or `bid`.
     pub action: String,
     /// A bid's stones, 0 to 2.
@@ -120,7 +120,7 @@ pub struct DuelBody {
 
 impl DuelBody {
     /// The step asked for (a bid's side is settled by the game, from the secret).
-    pub fn step(self) -> Result<DuelStep, ApiError> {
+    pub(crate) fn step(self) -> Result<DuelStep, ApiError> {
         let only_bids =
             |what: &str| ApiError::invalid_request(format!("{what} goes with action \"bid\" only"));
         match self.action.as_str() {
@@ -159,7 +159,10 @@ impl DuelBody {
 
 /// `GET …/legal-moves` of a Chess 2 game: its move strings, sorted (`uci`), or their `count`;
 /// none while a duel waits or once the game is over.
-pub fn legal_moves(game: &Chess2Game, format: Option<&str>) -> Result<serde_json::Value, ApiError> {
+pub(crate) fn legal_moves(
+    game: &Chess2Game,
+    format: Option<&str>,
+) -> Result<serde_json::Value, ApiError> {
     let moves = sorted_moves(&game.legal_moves());
     match format.unwrap_or("uci") {
         "uci" => Ok(serde_json::json!({ "moves": moves, "count": moves.len() })),
@@ -177,7 +180,7 @@ pub fn legal_moves(game: &Chess2Game, format: Option<&str>) -> Result<serde_json
 
 /// The pieces of a Chess 2 position, a1 first (letters as on the board: the army says how
 /// each moves).
-pub fn pieces_list(pos: &Chess2Position) -> Vec<(chessd_core::Piece, chessd_core::Square)> {
+pub(crate) fn pieces_list(pos: &Chess2Position) -> Vec<(chessd_core::Piece, chessd_core::Square)> {
     chessd_core::Square::all()
         .filter_map(|sq| pos.piece_at(sq).map(|piece| (piece, sq)))
         .collect()
@@ -185,7 +188,7 @@ pub fn pieces_list(pos: &Chess2Position) -> Vec<(chessd_core::Piece, chessd_core
 
 /// What a Chess 2 move's answer shows: the move played (with its duel fields), or, while its
 /// duel waits, the move without them and the duel.
-pub fn move_answer(game: &Chess2Game) -> (String, Option<DuelView>) {
+pub(crate) fn move_answer(game: &Chess2Game) -> (String, Option<DuelView>) {
     match game.pending_duel() {
         Some(p) => (p.mv().to_string(), Some(DuelView::of(p))),
         None => (

@@ -16,20 +16,26 @@ use crate::{
 };
 
 /// The header carrying an API key.
-pub const API_KEY_HEADER: &str = "x-api-key";
+pub(crate) const API_KEY_HEADER: &str = "x-api-key";
 
 /// The header a forwarded request carries (the forwarding node's id).
-pub const FORWARDED: &str = "x-chessd-forwarded";
+pub(crate) const FORWARDED: &str = "x-chessd-forwarded";
 
 /// The header in which a cluster node that forwards a request names the client it resolved.
-pub const FORWARDED_CLIENT: &str = "x-chessd-client";
+pub(crate) const FORWARDED_CLIENT: &str = "x-chessd-client";
 
 /// The header proving [`FORWARDED_CLIENT`]: an HMAC-SHA256, under the cluster's secret, of the
 /// forwarding node, the client, the method and the path (hex).
-pub const FORWARDED_CLIENT_PROOF: &str = "x-chessd-client-proof";
+pub(crate) const FORWARDED_CLIENT_PROOF: &str = "x-chessd-client-proof";
 
 /// The proof of `client` for a request `method path` forwarded by `node`.
-pub fn client_proof(secret: &[u8], node: &str, client: &str, method: &str, path: &str) -> String {
+pub(crate) fn client_proof(
+    secret: &[u8],
+    node: &str,
+    client: &str,
+    method: &str,
+    path: &str,
+) -> String {
     use hmac::Mac;
     let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret) else {
         return String::new();
@@ -47,7 +53,7 @@ pub fn client_proof(secret: &[u8], node: &str, client: &str, method: &str, path:
 
 /// The client another node of the cluster resolved for a request it forwarded, when the
 /// request proves it under the cluster's `secret`.
-pub fn proven_client(req: &HttpRequest, secret: &[u8]) -> Option<IpAddr> {
+pub(crate) fn proven_client(req: &HttpRequest, secret: &[u8]) -> Option<IpAddr> {
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
     let node = header(FORWARDED)?;
     let client = header(FORWARDED_CLIENT)?;
@@ -64,7 +70,7 @@ pub fn proven_client(req: &HttpRequest, secret: &[u8]) -> Option<IpAddr> {
 
 /// The client of a request. An unknown API key is refused; so is a request without one when
 /// `required` (creating games and jobs with `auth.require_api_key`).
-pub fn client_key(
+pub(crate) fn client_key(
     req: &HttpRequest,
     auth: &AuthConfig,
     required: bool,
@@ -99,7 +105,7 @@ pub fn client_key(
 
 /// The network an address counts as, for quotas: its first `client_ipv4_prefix` (IPv4, and
 /// IPv4 mapped into IPv6) or `client_ipv6_prefix` (IPv6) bits, the rest zero.
-pub fn network_of(address: IpAddr, auth: &AuthConfig) -> IpAddr {
+pub(crate) fn network_of(address: IpAddr, auth: &AuthConfig) -> IpAddr {
     fn keep(bits: u128, width: u32, prefix: u8) -> u128 {
         let prefix = u32::from(prefix).min(width);
         if prefix == 0 {
@@ -126,7 +132,7 @@ pub fn network_of(address: IpAddr, auth: &AuthConfig) -> IpAddr {
 
 /// Whether the request is the operator's: it carries the operator token, or (with
 /// `auth.loopback_is_operator`) its client is on this machine's loopback.
-pub fn is_operator(req: &HttpRequest, auth: &AuthConfig) -> bool {
+pub(crate) fn is_operator(req: &HttpRequest, auth: &AuthConfig) -> bool {
     if let (Some(operator), Some(given)) = (auth.operator_token(), bearer(req)) {
         if constant_time_eq::constant_time_eq(operator.as_bytes(), given.as_bytes()) {
             return true;
@@ -136,7 +142,7 @@ pub fn is_operator(req: &HttpRequest, auth: &AuthConfig) -> bool {
 }
 
 /// Refuses a request that is not the operator's ([`is_operator`]).
-pub fn require_operator(req: &HttpRequest, auth: &AuthConfig) -> Result<(), ApiError> {
+pub(crate) fn require_operator(req: &HttpRequest, auth: &AuthConfig) -> Result<(), ApiError> {
     if is_operator(req, auth) {
         return Ok(());
     }
@@ -148,7 +154,7 @@ pub fn require_operator(req: &HttpRequest, auth: &AuthConfig) -> Result<(), ApiE
 }
 
 /// The client's address: the peer, unless the peer is a trusted proxy (see the module doc).
-pub fn client_address(req: &HttpRequest, trusted: &[IpAddr]) -> IpAddr {
+pub(crate) fn client_address(req: &HttpRequest, trusted: &[IpAddr]) -> IpAddr {
     let peer = req
         .peer_addr()
         .map(|a| a.ip())

@@ -11,7 +11,7 @@ use crate::{
 
 /// The cluster's nodes and shards (`enabled: false` and nothing else on a single node); the
 /// operator's.
-pub async fn status(
+pub(crate) async fn status(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {

@@ -23,14 +23,14 @@ use crate::{
 };
 
 /// The request header naming an idempotency key.
-pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+pub(crate) const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
 /// The answer header marking a replayed answer.
-pub const REPLAYED: &str = "idempotent-replayed";
+pub(crate) const REPLAYED: &str = "idempotent-replayed";
 
 /// The key of a request's `Idempotency-Key` header, if it has one: 1 to 64 visible ASCII
 /// characters.
-pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
+pub(crate) fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(value) = req.headers().get(IDEMPOTENCY_KEY) else {
         return Ok(None);
     };
@@ -47,12 +47,12 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 }
 
 /// Whether `key` may be an idempotency key: 1 to 64 visible ASCII characters.
-pub fn valid_key(key: &str) -> bool {
+pub(crate) fn valid_key(key: &str) -> bool {
     !key.is_empty() && key.len() <= MAX_KEY_LEN && key.bytes().all(|b| b.is_ascii_graphic())
 }
 
 /// The version a request's `If-Match` header names (`"12"`, `W/"12"` or `12`; `*` names none).
-pub fn if_match(req: &HttpRequest) -> Result<Option<u64>, ApiError> {
+pub(crate) fn if_match(req: &HttpRequest) -> Result<Option<u64>, ApiError> {
     let Some(value) = req.headers().get(actix_web::http::header::IF_MATCH) else {
         return Ok(None);
     };
@@ -70,7 +70,10 @@ pub fn if_match(req: &HttpRequest) -> Result<Option<u64>, ApiError> {
 
 /// The version a request expects: its `If-Match` header's or its body's. Two different ones
 /// cannot both be the game's: `version_mismatch`.
-pub fn expected_version(req: &HttpRequest, in_body: Option<u64>) -> Result<Option<u64>, ApiError> {
+pub(crate) fn expected_version(
+    req: &HttpRequest,
+    in_body: Option<u64>,
+) -> Result<Option<u64>, ApiError> {
     match (if_match(req)?, in_body) {
         (Some(header), Some(body)) if header != body => Err(ApiError::new(
             ErrorCode::VersionMismatch,
@@ -86,7 +89,7 @@ pub fn expected_version(req: &HttpRequest, in_body: Option<u64>) -> Result<Optio
 /// A digest of what a request asks: its kind (method and route, or a WebSocket frame's type)
 /// and its body, JSON in a canonical form (keys sorted, no spaces), so that a repeat matches
 /// whatever its spacing.
-pub fn fingerprint(kind: &str, body: &[u8]) -> [u8; 32] {
+pub(crate) fn fingerprint(kind: &str, body: &[u8]) -> [u8; 32] {
     let canonical = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .map(|v| v.to_string().into_bytes());
@@ -99,7 +102,7 @@ pub fn fingerprint(kind: &str, body: &[u8]) -> [u8; 32] {
 
 /// Renders a game's reply through `view` as a status and JSON body (an error's own JSON
 /// when `view` fails, or when the request ended in an error after changing the game).
-pub fn render<R, T, F>(view: F) -> Render<R>
+pub(crate) fn render<R, T, F>(view: F) -> Render<R>
 where
     T: Serialize,
     F: Fn(&R) -> Result<T, ApiError> + Send + Sync + 'static,
@@ -125,7 +128,7 @@ where
 }
 
 /// The HTTP answer of a kept (or fresh) answer.
-pub fn respond(answer: &KeptAnswer, replayed: bool) -> HttpResponse {
+pub(crate) fn respond(answer: &KeptAnswer, replayed: bool) -> HttpResponse {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut out = HttpResponse::build(status);
     out.content_type("application/json");
@@ -145,7 +148,7 @@ pub fn respond(answer: &KeptAnswer, replayed: bool) -> HttpResponse {
 /// the request's bearer secret, once only when the request has an `Idempotency-Key`, and only
 /// at the version `If-Match` (or `body_version`) names. `body` (the parsed request body) is what
 /// the key's fingerprint covers beside the route; `view` renders the answer.
-pub async fn act<B, T, F>(
+pub(crate) async fn act<B, T, F>(
     state: &AppState,
     req: &HttpRequest,
     raw: &str,
@@ -170,7 +173,7 @@ where
 
 /// The conditions a request's headers (and its body's `version`) set, its answers rendered by
 /// `render`.
-pub fn conditions<B: Serialize, R>(
+pub(crate) fn conditions<B: Serialize, R>(
     req: &HttpRequest,
     body: &B,
     body_version: Option<u64>,

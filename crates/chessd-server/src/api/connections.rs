@@ -32,13 +32,13 @@ use crate::{
 
 /// Open connections by client network, shared by every worker thread.
 #[derive(Clone, Default)]
-pub struct ConnectionCounts {
+pub(crate) struct ConnectionCounts {
     open: Arc<DashMap<IpAddr, usize>>,
 }
 
 /// A connection's place in its network's count: given back when the connection closes (the
 /// connection's data is dropped).
-pub struct ConnectionPlace {
+pub(crate) struct ConnectionPlace {
     counts: ConnectionCounts,
     network: IpAddr,
     /// Whether the network held its limit already when this connection opened.
@@ -57,7 +57,10 @@ impl Drop for ConnectionPlace {
 impl ConnectionCounts {
     /// The `HttpServer::on_connect` callback: counts each new TCP connection against its peer's
     /// network, and marks it over the limit when the network already held its limit.
-    pub fn on_connect(&self, config: &Config) -> impl Fn(&dyn Any, &mut Extensions) + Send + Sync {
+    pub(crate) fn on_connect(
+        &self,
+        config: &Config,
+    ) -> impl Fn(&dyn Any, &mut Extensions) + Send + Sync {
         let counts = self.clone();
         let auth = config.auth.clone();
         let limit = config.limits.max_connections_per_address.max(1);
@@ -89,7 +92,7 @@ impl ConnectionCounts {
 /// Middleware: a request on a connection over its network's limit is answered `503
 /// too_many_connections` and the connection closed; a request's body is read here, in time
 /// (`408 request_timeout` and the connection closed otherwise), before anything else sees it.
-pub async fn guard_connection(
+pub(crate) async fn guard_connection(
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
@@ -182,7 +185,7 @@ fn closing(req: ServiceRequest, error: ApiError) -> ServiceResponse<BoxBody> {
 /// The connections each worker thread may hold so that the server holds at most
 /// `limits.max_connections` (or, when 0, three quarters of the open-file limit, raised first to
 /// its hard limit).
-pub fn per_worker_connections(config: &Config, workers: usize) -> usize {
+pub(crate) fn per_worker_connections(config: &Config, workers: usize) -> usize {
     let total = match config.limits.max_connections {
         0 => file_limit() / 4 * 3,
         n => n,

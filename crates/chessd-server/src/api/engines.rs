@@ -33,7 +33,7 @@ use crate::{
 
 /// One configured engine in `GET /v1/engines`.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct EngineListItem {
+pub(crate) struct EngineListItem {
     /// Its name (what clients ask for).
     pub name: String,
     /// `builtin`, `command` or `tcp`.
@@ -59,7 +59,7 @@ async fn checked_body<T>(
 }
 
 /// `GET /v1/engines`
-pub async fn list(state: web::Data<AppState>) -> HttpResponse {
+pub(crate) async fn list(state: web::Data<AppState>) -> HttpResponse {
     let engines: Vec<EngineListItem> = state
         .games
         .engines()
@@ -79,7 +79,7 @@ pub async fn list(state: web::Data<AppState>) -> HttpResponse {
 /// `POST /v1/games/{id}/engine` body.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AttachBody {
+pub(crate) struct AttachBody {
     /// The configured engine's name.
     pub name: String,
     /// Reset the game to this FEN first (admin only).
@@ -88,7 +88,7 @@ pub struct AttachBody {
 
 /// `POST /v1/games/{id}/engine`: attach an engine by name (any seat or the admin; with `fen`,
 /// the admin).
-pub async fn attach(
+pub(crate) async fn attach(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -111,7 +111,7 @@ pub async fn attach(
 }
 
 /// `GET /v1/games/{id}/engine`
-pub async fn view(
+pub(crate) async fn view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -120,7 +120,7 @@ pub async fn view(
 }
 
 /// `DELETE /v1/games/{id}/engine`: detach (the engine quits and is killed).
-pub async fn detach(
+pub(crate) async fn detach(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -131,7 +131,7 @@ pub async fn detach(
 
 /// `POST /v1/games/{id}/engine/bestmove`: the best move as a hint; the game does not change.
 /// Body: go limits plus an optional `timeout_ms`.
-pub async fn bestmove(
+pub(crate) async fn bestmove(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -161,7 +161,7 @@ pub async fn bestmove(
 /// `POST /v1/games/{id}/engine/play` body.
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct PlayBody {
+pub(crate) struct PlayBody {
     /// The player's move first: UCI (`e2e4`) or SAN (`e4`).
     #[serde(rename = "move")]
     pub mv: Option<String>,
@@ -171,7 +171,7 @@ pub struct PlayBody {
 
 /// The answer to play.
 #[derive(Debug, Serialize)]
-pub struct PlayAnswer {
+pub(crate) struct PlayAnswer {
     /// The player's move, when one was given.
     pub player_move: Option<MoveView>,
     /// The engine's move (`null` when the player's move ended the game).
@@ -182,7 +182,7 @@ pub struct PlayAnswer {
 
 /// `POST /v1/games/{id}/engine/play`: optionally the player's move, then the engine's reply;
 /// both are played. A failing engine leaves the player's move played.
-pub async fn play(
+pub(crate) async fn play(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -218,7 +218,7 @@ pub async fn play(
 /// `POST /v1/games/{id}/engine/position` body.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PositionBody {
+pub(crate) struct PositionBody {
     /// FEN (default: the standard start).
     pub fen: Option<String>,
     /// UCI moves from there.
@@ -228,7 +228,7 @@ pub struct PositionBody {
 
 /// `POST /v1/games/{id}/engine/position` (admin): reset the game to a position and tell the
 /// engine, as Binbo's `uci_set_position`.
-pub async fn set_position(
+pub(crate) async fn set_position(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -244,7 +244,7 @@ pub async fn set_position(
 
 /// `POST /v1/games/{id}/engine/sync`: send the game's position to the engine, wait for
 /// `readyok` (Binbo's `uci_sync_position`).
-pub async fn sync(
+pub(crate) async fn sync(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -256,7 +256,7 @@ pub async fn sync(
 /// `POST /v1/games/{id}/engine/command` body.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CommandBody {
+pub(crate) struct CommandBody {
     /// One UCI line.
     pub command: String,
     /// Wait until it is written (default true), or fire and forget.
@@ -292,7 +292,7 @@ fn require_operator(state: &AppState, req: &HttpRequest) -> Result<(), ApiError>
 /// `POST /v1/games/{id}/engine/command` (the server operator only): one raw UCI line (Binbo's
 /// `uci_command_call`/`uci_command_cast`), checked against the allow-list of
 /// [`crate::engine::policy`] and sent in its canonical form.
-pub async fn command(
+pub(crate) async fn command(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -310,7 +310,7 @@ pub async fn command(
 /// `POST /v1/games/{id}/engine/analysis` body.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AnalysisBody {
+pub(crate) struct AnalysisBody {
     /// Lines to search (MultiPV, default 1).
     pub multipv: Option<u32>,
     /// Search limits (default `infinite`).
@@ -322,7 +322,7 @@ pub struct AnalysisBody {
 }
 
 /// `POST /v1/games/{id}/engine/analysis`: start analysing (lines stream as `engine_info`).
-pub async fn start_analysis(
+pub(crate) async fn start_analysis(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -342,7 +342,7 @@ pub async fn start_analysis(
 }
 
 /// `DELETE /v1/games/{id}/engine/analysis`: stop; the last line of each PV.
-pub async fn stop_analysis(
+pub(crate) async fn stop_analysis(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,

@@ -36,15 +36,15 @@ use crate::{
 };
 
 /// Games read from the store at once.
-pub const PAGE: usize = 32;
+pub(crate) const PAGE: usize = 32;
 
 /// The media type of NDJSON answers.
-pub const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
+pub(crate) const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
 
 /// The query of `GET /v1/games/export`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ExportQuery {
+pub(crate) struct ExportQuery {
     /// `all` (default), `ongoing`, `finished`, `white_wins`, `black_wins` or `draw`.
     pub status: Option<String>,
     /// Most games to send (default and upper bound: `limits.max_export_games`).
@@ -53,7 +53,7 @@ pub struct ExportQuery {
 
 /// What an export is written as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// PGN, games separated by a blank line (`application/x-chess-pgn`).
     Pgn,
     /// One JSON object a line (`application/x-ndjson`).
@@ -64,7 +64,7 @@ impl Format {
     /// The format an `Accept` header asks for: the acceptable type of highest quality among
     /// `application/x-chess-pgn` and `application/x-ndjson`, PGN for `*/*` and `application/*`
     /// (and without the header), `None` when it allows neither.
-    pub fn negotiate(req: &HttpRequest) -> Option<Format> {
+    pub(crate) fn negotiate(req: &HttpRequest) -> Option<Format> {
         if !req.headers().contains_key(header::ACCEPT) {
             return Some(Format::Pgn);
         }
@@ -85,7 +85,7 @@ impl Format {
     }
 
     /// The answer's `Content-Type`.
-    pub fn content_type(self) -> &'static str {
+    pub(crate) fn content_type(self) -> &'static str {
         match self {
             Format::Pgn => PGN_CONTENT_TYPE,
             Format::Ndjson => NDJSON_CONTENT_TYPE,
@@ -94,7 +94,7 @@ impl Format {
 
     /// One game as written in the export: its PGN and a blank line, or its JSON object and a
     /// newline.
-    pub fn render(self, record: &GameRecord) -> Vec<u8> {
+    pub(crate) fn render(self, record: &GameRecord) -> Vec<u8> {
         match self {
             Format::Pgn => {
                 let mut text = record.to_pgn();
@@ -112,7 +112,7 @@ impl Format {
 
 /// A seat in an NDJSON game.
 #[derive(Debug, Serialize)]
-pub struct PlayerView<'a> {
+pub(crate) struct PlayerView<'a> {
     /// The name the PGN gives it: the engine's, else `?`.
     pub name: &'a str,
     /// The configured engine that plays it, if one does.
@@ -121,7 +121,7 @@ pub struct PlayerView<'a> {
 
 /// Both seats.
 #[derive(Debug, Serialize)]
-pub struct PlayersView<'a> {
+pub(crate) struct PlayersView<'a> {
     /// White.
     pub white: PlayerView<'a>,
     /// Black.
@@ -130,7 +130,7 @@ pub struct PlayersView<'a> {
 
 /// A game as one NDJSON line.
 #[derive(Debug, Serialize)]
-pub struct ExportedGame<'a> {
+pub(crate) struct ExportedGame<'a> {
     /// Its id.
     pub id: Uuid,
     /// When it was created (Unix ms).
@@ -160,7 +160,7 @@ pub struct ExportedGame<'a> {
 
 impl<'a> ExportedGame<'a> {
     /// The line of `record`.
-    pub fn of(record: &'a GameRecord) -> ExportedGame<'a> {
+    pub(crate) fn of(record: &'a GameRecord) -> ExportedGame<'a> {
         let seat = |color: Color| PlayerView {
             name: record.player(color),
             engine: record.engine(color),
@@ -314,7 +314,7 @@ impl Export {
 
 /// `GET /v1/games/export?status=&max=` (`Accept: application/x-chess-pgn` or
 /// `application/x-ndjson`).
-pub async fn export(
+pub(crate) async fn export(
     state: web::Data<AppState>,
     req: HttpRequest,
     query: web::Query<ExportQuery>,

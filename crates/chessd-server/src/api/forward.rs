@@ -121,7 +121,7 @@ fn elsewhere(req: &ServiceRequest) -> bool {
 
 /// Middleware: a request for a game this node does not serve goes to the node that does;
 /// every other request goes on to the routes.
-pub async fn route_elsewhere(
+pub(crate) async fn route_elsewhere(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {

@@ -33,7 +33,7 @@ use crate::{
 /// version the move is made on (as `If-Match`).
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct MoveRequest {
+pub(crate) struct MoveRequest {
     /// UCI text.
     pub uci: Option<String>,
     /// SAN text.
@@ -51,7 +51,7 @@ pub struct MoveRequest {
 
 impl MoveRequest {
     /// The move input, or why the request is malformed.
-    pub fn input(&self) -> Result<MoveInput, ApiError> {
+    pub(crate) fn input(&self) -> Result<MoveInput, ApiError> {
         let this = MoveRequest {
             uci: self.uci.clone(),
             san: self.san.clone(),
@@ -103,7 +103,7 @@ impl MoveRequest {
 
 /// The answer to a move.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct MoveReply {
+pub(crate) struct MoveReply {
     /// The move in UCI.
     pub uci: String,
     /// The move in SAN.
@@ -125,7 +125,7 @@ pub struct MoveReply {
 }
 
 /// `POST /v1/games/{id}/moves`
-pub async fn make_move(
+pub(crate) async fn make_move(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -145,7 +145,7 @@ pub async fn make_move(
 }
 
 /// The answer to a move, from the game's reply.
-pub fn move_reply(reply: &ActionReply) -> Result<MoveReply, ApiError> {
+pub(crate) fn move_reply(reply: &ActionReply) -> Result<MoveReply, ApiError> {
     let snap = &reply.snapshot;
     let (uci, san, duel) = match (&snap.game, &reply.played) {
         (Board::Chess(_), Some(played)) => (played.uci.clone(), played.san.clone(), None),
@@ -169,7 +169,7 @@ pub fn move_reply(reply: &ActionReply) -> Result<MoveReply, ApiError> {
 
 /// `POST /v1/games/{id}/duel`: the defender challenges or declines the capture at stake, or
 /// a side bids (hidden from the other side until both bids are in).
-pub async fn duel_step(
+pub(crate) async fn duel_step(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -191,13 +191,13 @@ pub async fn duel_step(
 /// `{"pgn": "..."}`
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct PgnBody {
+pub(crate) struct PgnBody {
     /// PGN text (the first game is used).
     pub pgn: String,
 }
 
 /// `PUT /v1/games/{id}/pgn` (admin): re-initialise from a PGN.
-pub async fn load_pgn(
+pub(crate) async fn load_pgn(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -218,13 +218,13 @@ pub async fn load_pgn(
 /// `{"fen": "..."}`
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct FenBody {
+pub(crate) struct FenBody {
     /// FEN (strict).
     pub fen: String,
 }
 
 /// `PUT /v1/games/{id}/position` (admin): re-initialise from a FEN.
-pub async fn load_fen(
+pub(crate) async fn load_fen(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -243,7 +243,7 @@ pub async fn load_fen(
 }
 
 /// `PUT /v1/games/{id}/state` (admin): restore a saved state; a bad state is a 422.
-pub async fn restore_state(
+pub(crate) async fn restore_state(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -266,13 +266,13 @@ pub async fn restore_state(
 /// `{"note": "..."}`
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct NoteBody {
+pub(crate) struct NoteBody {
     /// Why.
     pub note: Option<String>,
 }
 
 /// `POST /v1/games/{id}/draw` (admin)
-pub async fn set_draw(
+pub(crate) async fn set_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -294,7 +294,7 @@ pub async fn set_draw(
 /// `{"winner": "white", "note": "..."}`
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct WinnerBody {
+pub(crate) struct WinnerBody {
     /// The winner.
     pub winner: Color,
     /// Why.
@@ -302,7 +302,7 @@ pub struct WinnerBody {
 }
 
 /// `POST /v1/games/{id}/winner` (admin)
-pub async fn set_winner(
+pub(crate) async fn set_winner(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -324,13 +324,13 @@ pub async fn set_winner(
 /// `{"side": "white"}` (only the admin needs to name the side)
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct SideBody {
+pub(crate) struct SideBody {
     /// The side resigning.
     pub side: Option<Color>,
 }
 
 /// `POST /v1/games/{id}/resign`
-pub async fn resign(
+pub(crate) async fn resign(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -350,7 +350,7 @@ pub async fn resign(
 }
 
 /// `POST /v1/games/{id}/draw-offer` (a seat)
-pub async fn offer_draw(
+pub(crate) async fn offer_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -359,7 +359,7 @@ pub async fn offer_draw(
 }
 
 /// `POST /v1/games/{id}/draw-offer/accept` (the other seat)
-pub async fn accept_draw(
+pub(crate) async fn accept_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -368,7 +368,7 @@ pub async fn accept_draw(
 }
 
 /// `POST /v1/games/{id}/draw-offer/decline` (the other seat)
-pub async fn decline_draw(
+pub(crate) async fn decline_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -377,7 +377,7 @@ pub async fn decline_draw(
 }
 
 /// `POST /v1/games/{id}/draw-claim` (a seat or the admin)
-pub async fn claim_draw(
+pub(crate) async fn claim_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -388,7 +388,7 @@ pub async fn claim_draw(
 /// `PATCH /v1/games/{id}/options` body.
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct OptionsBody {
+pub(crate) struct OptionsBody {
     /// New idle timeout (0 = never).
     pub idle_timeout_secs: Option<u64>,
     /// New draw policy.
@@ -396,7 +396,7 @@ pub struct OptionsBody {
 }
 
 /// `PATCH /v1/games/{id}/options` (admin)
-pub async fn set_options(
+pub(crate) async fn set_options(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -420,7 +420,7 @@ pub async fn set_options(
 }
 
 /// `DELETE /v1/games/{id}` (admin): stop the game; its terminate hooks run.
-pub async fn stop(
+pub(crate) async fn stop(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,

@@ -23,7 +23,7 @@ use crate::{
 
 /// Seat and admin secrets.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct SecretsView {
+pub(crate) struct SecretsView {
     /// White's seat.
     pub white: String,
     /// Black's seat.
@@ -34,7 +34,7 @@ pub struct SecretsView {
 
 /// The whole public state of a game.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct GameView {
+pub(crate) struct GameView {
     /// The game id.
     pub id: Uuid,
     /// Event version: bumps with every change.
@@ -68,7 +68,7 @@ pub struct GameView {
 
 /// A game's options.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct OptionsView {
+pub(crate) struct OptionsView {
     /// Idle timeout in seconds (0 = never).
     pub idle_timeout_secs: u64,
     /// Draw rules.
@@ -89,7 +89,7 @@ pub struct OptionsView {
 
 /// The engine opponent of a game, as its options show it.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct OpponentView {
+pub(crate) struct OpponentView {
     /// The configured engine's name.
     pub engine: String,
     /// The side it plays.
@@ -126,7 +126,7 @@ impl From<&GameSnapshot> for GameView {
 }
 
 /// The options part of a game's view.
-pub fn options_view(s: &GameSnapshot) -> OptionsView {
+pub(crate) fn options_view(s: &GameSnapshot) -> OptionsView {
     OptionsView {
         idle_timeout_secs: s.idle_timeout_secs,
         draw_policy: s.game.policy(),
@@ -152,7 +152,7 @@ pub fn options_view(s: &GameSnapshot) -> OptionsView {
 
 /// `201` answer to creation.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct Created {
+pub(crate) struct Created {
     /// The game.
     #[serde(flatten)]
     pub game: GameView,
@@ -161,6 +161,6 @@ pub struct Created {
 }
 
 /// The game's whole state after an action (what most game routes answer).
-pub fn game_view(reply: &ActionReply) -> Result<GameView, ApiError> {
+pub(crate) fn game_view(reply: &ActionReply) -> Result<GameView, ApiError> {
     Ok(GameView::from(&reply.snapshot))
 }

@@ -35,7 +35,7 @@ use crate::{
 /// The `opponent` of `POST /v1/games`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OpponentBody {
+pub(crate) struct OpponentBody {
     /// The configured engine's name.
     pub engine: String,
     /// The side it plays.
@@ -45,12 +45,12 @@ pub struct OpponentBody {
 }
 
 /// The media type of PGN answers.
-pub const PGN_CONTENT_TYPE: &str = "application/x-chess-pgn; charset=utf-8";
+pub(crate) const PGN_CONTENT_TYPE: &str = "application/x-chess-pgn; charset=utf-8";
 
 /// `POST /v1/games` body.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CreateGame {
+pub(crate) struct CreateGame {
     /// `standard` (default; a Chess960 FEN makes a Chess960 game) or `chess2`.
     pub variant: Option<String>,
     /// A Chess 2 game's armies (default Classic for both).
@@ -75,7 +75,7 @@ pub struct CreateGame {
 }
 
 /// The game with this id (text from the URL).
-pub async fn find(state: &AppState, raw: &str) -> Result<GameHandle, ApiError> {
+pub(crate) async fn find(state: &AppState, raw: &str) -> Result<GameHandle, ApiError> {
     Ok(state.games.get(raw).await?)
 }
 
@@ -142,7 +142,7 @@ fn read_pgn(text: &str, policy: DrawPolicy) -> Result<Game, ApiError> {
 }
 
 /// `POST /v1/games`
-pub async fn create(
+pub(crate) async fn create(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Bytes,
@@ -210,7 +210,7 @@ pub async fn create(
 }
 
 /// `GET /v1/games/{id}`
-pub async fn state_view(
+pub(crate) async fn state_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -222,7 +222,7 @@ pub async fn state_view(
 }
 
 /// `GET /v1/games/{id}/fen`
-pub async fn fen(
+pub(crate) async fn fen(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -231,7 +231,7 @@ pub async fn fen(
 }
 
 /// `GET /v1/games/{id}/status`
-pub async fn status(
+pub(crate) async fn status(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -246,7 +246,7 @@ pub async fn status(
 }
 
 /// `GET /v1/games/{id}/turn`
-pub async fn turn(
+pub(crate) async fn turn(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -257,17 +257,21 @@ pub async fn turn(
 /// `?format=` of the legal-moves route.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LegalMovesQuery {
+pub(crate) struct LegalMovesQuery {
     /// `uci` (default), `index` or `count`.
     #[serde(default)]
     pub format: Option<String>,
     /// Accepted and ignored (the WebSocket-style secret parameter).
     #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "accepted for deny_unknown_fields; the secret is read by bearer()"
+    )]
     pub token: Option<String>,
 }
 
 /// The legal moves of a position in one of the formats (shared with the stateless routes).
-pub fn legal_moves_json(
+pub(crate) fn legal_moves_json(
     pos: &Position,
     format: Option<&str>,
 ) -> Result<serde_json::Value, ApiError> {
@@ -296,7 +300,7 @@ pub fn legal_moves_json(
 }
 
 /// `GET /v1/games/{id}/legal-moves?format=uci|index|count`
-pub async fn legal_moves(
+pub(crate) async fn legal_moves(
     state: web::Data<AppState>,
     id: web::Path<String>,
     query: web::Query<LegalMovesQuery>,
@@ -322,9 +326,13 @@ pub async fn legal_moves(
 /// `?squares=` of the pieces route.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PiecesQuery {
+pub(crate) struct PiecesQuery {
     /// Accepted and ignored (the WebSocket-style secret parameter).
     #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "accepted for deny_unknown_fields; the secret is read by bearer()"
+    )]
     pub token: Option<String>,
     /// `name` (default: `"e4"`) or `index` (`28`).
     #[serde(default)]
@@ -332,7 +340,7 @@ pub struct PiecesQuery {
 }
 
 /// `GET /v1/games/{id}/pieces?squares=name|index`
-pub async fn pieces(
+pub(crate) async fn pieces(
     state: web::Data<AppState>,
     id: web::Path<String>,
     query: web::Query<PiecesQuery>,
@@ -368,9 +376,13 @@ pub async fn pieces(
 /// `?style=&flipped=` of the board route.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct BoardQuery {
+pub(crate) struct BoardQuery {
     /// Accepted and ignored (the WebSocket-style secret parameter).
     #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "accepted for deny_unknown_fields; the secret is read by bearer()"
+    )]
     pub token: Option<String>,
     /// `ascii` (default) or `unicode`.
     #[serde(default)]
@@ -381,7 +393,7 @@ pub struct BoardQuery {
 }
 
 /// `GET /v1/games/{id}/board?style=ascii|unicode&flipped=true` (text/plain)
-pub async fn board(
+pub(crate) async fn board(
     state: web::Data<AppState>,
     id: web::Path<String>,
     query: web::Query<BoardQuery>,
@@ -407,7 +419,7 @@ pub async fn board(
 }
 
 /// `GET /v1/games/{id}/moves`: the moves played.
-pub async fn moves_played(
+pub(crate) async fn moves_played(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -417,7 +429,7 @@ pub async fn moves_played(
 
 /// `GET /v1/games/{id}/pgn` (application/x-chess-pgn), with the tags the export writes too
 /// ([`GameRecord::pgn_tags`]).
-pub async fn export_pgn(
+pub(crate) async fn export_pgn(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -428,7 +440,7 @@ pub async fn export_pgn(
 }
 
 /// `GET /v1/games/{id}/state`: the raw state (as Binbo's `get_game_state`).
-pub async fn save_state(
+pub(crate) async fn save_state(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<web::Json<SavedState>, ApiError> {
@@ -436,7 +448,7 @@ pub async fn save_state(
 }
 
 /// `GET /v1/games/{id}/options`
-pub async fn options(
+pub(crate) async fn options(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<web::Json<OptionsView>, ApiError> {

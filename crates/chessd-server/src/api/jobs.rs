@@ -31,13 +31,13 @@ use crate::{
 };
 
 /// How often a running job's progress is sent over its WebSocket.
-pub const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 /// How long `DELETE` waits for a running job to stop before answering `202`.
 const CANCEL_WAIT: Duration = Duration::from_secs(2);
 
 /// `POST /v1/perft`
-pub async fn create_perft(
+pub(crate) async fn create_perft(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Json<PerftRequest>,
@@ -54,7 +54,7 @@ pub async fn create_perft(
 }
 
 /// `POST /v1/puzzles`
-pub async fn create_puzzle(
+pub(crate) async fn create_puzzle(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Json<PuzzleRequest>,
@@ -73,7 +73,7 @@ async fn submit(
     client: &crate::admission::ClientKey,
     work: Work,
 ) -> Result<HttpResponse, ApiError> {
-    if let Some(job) = state.jobs.from_cache(&work).await? {
+    if let Some(job) = state.jobs.cached_job(&work).await? {
         return created(&job);
     }
     let permit = state.admission.acquire_job(client)?;
@@ -91,7 +91,7 @@ fn created(job: &Job) -> Result<HttpResponse, ApiError> {
 }
 
 /// `GET /v1/perft/{id}`
-pub async fn perft_view(
+pub(crate) async fn perft_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -99,7 +99,7 @@ pub async fn perft_view(
 }
 
 /// `GET /v1/puzzles/{id}`
-pub async fn puzzle_view(
+pub(crate) async fn puzzle_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -112,7 +112,7 @@ async fn view(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse,
 }
 
 /// `DELETE /v1/perft/{id}` (the job's secret)
-pub async fn cancel_perft(
+pub(crate) async fn cancel_perft(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -121,7 +121,7 @@ pub async fn cancel_perft(
 }
 
 /// `DELETE /v1/puzzles/{id}` (the job's secret)
-pub async fn cancel_puzzle(
+pub(crate) async fn cancel_puzzle(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -150,7 +150,7 @@ async fn cancel(
 
 /// `GET /v1/jobs`: the pool's use for everyone; the jobs and the workers (their processes and
 /// errors) for the operator only.
-pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub(crate) async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let mut list = JobList::from(state.jobs.list());
     let anonymous = client_key(&req, &state.config.auth, false).is_ok_and(|c| c.is_anonymous());
     list.client_threads = state.jobs.client_threads(anonymous);
@@ -162,7 +162,7 @@ pub async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse 
 }
 
 /// `GET /v1/perft/{id}/events`
-pub async fn perft_events(
+pub(crate) async fn perft_events(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
@@ -172,7 +172,7 @@ pub async fn perft_events(
 }
 
 /// `GET /v1/puzzles/{id}/events`
-pub async fn puzzle_events(
+pub(crate) async fn puzzle_events(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,

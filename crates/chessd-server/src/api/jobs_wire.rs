@@ -23,7 +23,7 @@ use crate::jobs::{
 /// The body of `POST /v1/perft`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PerftRequest {
+pub(crate) struct PerftRequest {
     /// `standard` (default) or `chess2` (then `fen` is an EPD, default the Classic armies'
     /// start, and only node counts on the job's threads: no `stats`, `hash_mb` or `workers`).
     pub variant: Option<String>,
@@ -46,7 +46,7 @@ pub struct PerftRequest {
 impl PerftRequest {
     /// The Chess 2 position asked for, when the request is for Chess 2 (`None`: standard
     /// chess); refuses what a Chess 2 perft does not take.
-    pub fn chess2(&self) -> Result<Option<chessd_core::chess2::Chess2Position>, JobError> {
+    pub(crate) fn chess2(&self) -> Result<Option<chessd_core::chess2::Chess2Position>, JobError> {
         match self.variant.as_deref() {
             None | Some("standard") => return Ok(None),
             Some("chess2") => {}
@@ -74,7 +74,7 @@ impl PerftRequest {
     }
 
     /// The parameters asked for, with the position read (`invalid_fen` when it cannot be).
-    pub fn params(&self) -> Result<PerftParams, JobError> {
+    pub(crate) fn params(&self) -> Result<PerftParams, JobError> {
         let pos = match &self.fen {
             None => Position::startpos(),
             Some(fen) => Position::from_fen(fen, FenMode::Lenient)?,
@@ -93,7 +93,7 @@ impl PerftRequest {
 /// The body of `POST /v1/puzzles`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PuzzleRequest {
+pub(crate) struct PuzzleRequest {
     /// The position as strict FEN (or give `board`).
     pub fen: Option<String>,
     /// The position as the 8-line diagram the board printer writes.
@@ -113,7 +113,7 @@ pub struct PuzzleRequest {
 impl PuzzleRequest {
     /// The parameters asked for, with the position read from exactly one of `fen` and `board`
     /// (`turn` goes with `board` only).
-    pub fn params(&self) -> Result<PuzzleParams, JobError> {
+    pub(crate) fn params(&self) -> Result<PuzzleParams, JobError> {
         let pos = match (&self.fen, &self.board) {
             (Some(fen), None) => {
                 if self.turn.is_some() {
@@ -146,7 +146,7 @@ impl PuzzleRequest {
 
 /// Why a job failed: `{"code", "message"}` with a code of the error table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ErrorView {
+pub(crate) struct ErrorView {
     /// The stable error code.
     pub code: &'static str,
     /// What went wrong, for people.
@@ -164,7 +164,7 @@ impl From<&JobError> for ErrorView {
 
 /// Tasks finished out of all tasks, and where the finished ones come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ProgressView {
+pub(crate) struct ProgressView {
     /// Tasks finished.
     pub done: usize,
     /// Tasks in all (0 until the root is split).
@@ -177,7 +177,7 @@ pub struct ProgressView {
 
 /// A perft job as JSON.
 #[derive(Clone, Debug, Serialize)]
-pub struct PerftView {
+pub(crate) struct PerftView {
     /// The job id.
     pub id: Uuid,
     /// Always `perft`.
@@ -218,7 +218,7 @@ pub struct PerftView {
 
 /// A puzzle job as JSON.
 #[derive(Clone, Debug, Serialize)]
-pub struct PuzzleView {
+pub(crate) struct PuzzleView {
     /// The job id.
     pub id: Uuid,
     /// Always `puzzle`.
@@ -250,7 +250,7 @@ pub struct PuzzleView {
 /// Any job as JSON.
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
-pub enum JobView {
+pub(crate) enum JobView {
     /// A perft job.
     Perft(Box<PerftView>),
     /// A puzzle job.
@@ -311,7 +311,7 @@ fn perft_view(
 
 impl JobView {
     /// The view of `job` as it stands now.
-    pub fn of(job: &Job) -> JobView {
+    pub(crate) fn of(job: &Job) -> JobView {
         let snap = job.snapshot();
         let elapsed_ms = snap.elapsed.as_millis() as u64;
         let error = snap.error.as_ref().map(ErrorView::from);
@@ -363,7 +363,7 @@ impl JobView {
     }
 
     /// The job's state.
-    pub fn state(&self) -> JobState {
+    pub(crate) fn state(&self) -> JobState {
         match self {
             JobView::Perft(v) => v.state,
             JobView::Puzzle(v) => v.state,
@@ -373,7 +373,7 @@ impl JobView {
 
 /// A WebSocket event: `{"type": "progress" | "done" | "cancelled" | "failed", "job": <view>}`.
 #[derive(Clone, Debug, Serialize)]
-pub struct JobEvent {
+pub(crate) struct JobEvent {
     /// `progress` while queued or running, else the final state.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -397,7 +397,7 @@ impl From<JobView> for JobEvent {
 
 /// One line of the job list.
 #[derive(Clone, Debug, Serialize)]
-pub struct JobSummary {
+pub(crate) struct JobSummary {
     /// The job id.
     pub id: Uuid,
     /// Perft or puzzle.
@@ -410,7 +410,7 @@ pub struct JobSummary {
 
 /// `GET /v1/jobs`: every job the server holds, oldest first, and the pool's use.
 #[derive(Clone, Debug, Serialize)]
-pub struct JobList {
+pub(crate) struct JobList {
     /// The jobs.
     pub jobs: Vec<JobSummary>,
     /// Threads of the job pool.

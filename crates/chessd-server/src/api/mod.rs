@@ -2,32 +2,32 @@
 //! [`configure`] registers them, for `main` and the tests alike, from the one route table
 //! ([`routes::route_table`]).
 
-pub mod archive;
-pub mod chess2;
-pub mod chess2_games;
-pub mod client;
-pub mod cluster;
-pub mod conditions;
-pub mod connections;
-pub mod engines;
-pub mod error;
-pub mod export;
-pub mod forward;
-pub mod game_actions;
-pub mod game_view;
-pub mod games;
-pub mod jobs;
-pub mod jobs_wire;
+pub(crate) mod archive;
+pub(crate) mod chess2;
+pub(crate) mod chess2_games;
+pub(crate) mod client;
+pub(crate) mod cluster;
+pub(crate) mod conditions;
+pub(crate) mod connections;
+pub(crate) mod engines;
+pub(crate) mod error;
+pub(crate) mod export;
+pub(crate) mod forward;
+pub(crate) mod game_actions;
+pub(crate) mod game_view;
+pub(crate) mod games;
+pub(crate) mod jobs;
+pub(crate) mod jobs_wire;
 pub mod perft_json;
-pub mod position;
+pub(crate) mod position;
 pub mod routes;
 pub mod solution_json;
-pub mod system;
+pub(crate) mod system;
 pub mod webapp;
-pub mod wire;
-pub mod work;
-pub mod ws;
-pub mod ws_limits;
+pub(crate) mod wire;
+pub(crate) mod work;
+pub(crate) mod ws;
+pub(crate) mod ws_limits;
 
 use actix_web::{
     error::{JsonPayloadError, PathError, QueryPayloadError},

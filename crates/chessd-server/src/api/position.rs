@@ -13,7 +13,7 @@ use crate::{
 /// `POST /v1/position/move` body.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MoveOnFen {
+pub(crate) struct MoveOnFen {
     /// The position (strict FEN).
     pub fen: String,
     /// The move, in UCI or SAN.
@@ -23,7 +23,7 @@ pub struct MoveOnFen {
 
 /// The answer to a stateless move.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct MovedPosition {
+pub(crate) struct MovedPosition {
     /// The position after the move.
     pub fen: String,
     /// The move in UCI.
@@ -61,7 +61,9 @@ fn legal_uci(pos: &Position, over: bool) -> Vec<String> {
 }
 
 /// `POST /v1/position/move {fen, move}`
-pub async fn apply_move(body: web::Json<MoveOnFen>) -> Result<web::Json<MovedPosition>, ApiError> {
+pub(crate) async fn apply_move(
+    body: web::Json<MoveOnFen>,
+) -> Result<web::Json<MovedPosition>, ApiError> {
     let body = body.into_inner();
     let pos = Position::from_fen(&body.fen, FenMode::Strict)?;
     let mut game = Game::new(pos);
@@ -82,7 +84,7 @@ pub async fn apply_move(body: web::Json<MoveOnFen>) -> Result<web::Json<MovedPos
 /// `GET /v1/position?fen=...&format=uci|index|count` query.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LookupQuery {
+pub(crate) struct LookupQuery {
     /// The position (strict FEN).
     pub fen: String,
     /// Legal moves format: `uci` (default), `index` or `count`.
@@ -90,7 +92,7 @@ pub struct LookupQuery {
 }
 
 /// `GET /v1/position?fen=...`: status and legal moves of any position.
-pub async fn lookup(
+pub(crate) async fn lookup(
     query: web::Query<LookupQuery>,
 ) -> Result<web::Json<serde_json::Value>, ApiError> {
     let pos = Position::from_fen(&query.fen, FenMode::Strict)?;

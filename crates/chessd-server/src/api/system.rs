@@ -9,7 +9,7 @@ use crate::{
 
 /// `GET /health`: `200` while the server can serve and its store takes writes, else `503`
 /// with the store's error (a database that turned read-only, a full disk, a lost server).
-pub async fn health(state: web::Data<AppState>) -> HttpResponse {
+pub(crate) async fn health(state: web::Data<AppState>) -> HttpResponse {
     let store = state.games.store().health().await;
     let mut answer = match &store {
         Ok(()) => HttpResponse::Ok(),
@@ -27,7 +27,7 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// `GET /metrics` (the operator's)
-pub async fn metrics(
+pub(crate) async fn metrics(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
@@ -38,7 +38,7 @@ pub async fn metrics(
 }
 
 /// `GET /openapi.json`
-pub async fn openapi() -> HttpResponse {
+pub(crate) async fn openapi() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
         .body(crate::openapi::DOCUMENT)

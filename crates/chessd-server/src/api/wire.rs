@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// One move: UCI and SAN.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct MoveView {
+pub(crate) struct MoveView {
     /// The move in UCI.
     pub uci: String,
     /// The move in SAN.
@@ -26,7 +26,7 @@ impl From<&PlayedMove> for MoveView {
 
 /// The moves played so far. A Chess 2 move shows its Go engine move string, duel fields
 /// included, as both `uci` and `san` (Chess 2 has no SAN).
-pub fn history(board: &Board) -> Vec<MoveView> {
+pub(crate) fn history(board: &Board) -> Vec<MoveView> {
     match board {
         Board::Chess(game) => game.history().iter().map(MoveView::from).collect(),
         Board::Chess2(game) => game
@@ -44,7 +44,7 @@ pub fn history(board: &Board) -> Vec<MoveView> {
 }
 
 /// A promotion piece as clients send it (`"q"`, `"r"`, `"b"`, `"n"`, or the piece's name).
-pub fn parse_promotion(text: &str) -> Option<Role> {
+pub(crate) fn parse_promotion(text: &str) -> Option<Role> {
     match text {
         "q" | "Q" | "queen" => Some(Role::Queen),
         "r" | "R" | "rook" => Some(Role::Rook),

@@ -37,14 +37,14 @@ const MAX_WORKER_NAME: usize = 64;
 /// `POST /v1/work/lease`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LeaseRequest {
+pub(crate) struct LeaseRequest {
     /// The worker's name (letters, digits, `.`, `_`, `-`), as the results record it.
     pub worker: String,
 }
 
 /// A leased task and how long its lease lasts.
 #[derive(Debug, Serialize)]
-pub struct LeaseAnswer {
+pub(crate) struct LeaseAnswer {
     /// The task.
     #[serde(flatten)]
     pub task: LeasedTask,
@@ -55,7 +55,7 @@ pub struct LeaseAnswer {
 /// `POST /v1/work/{job}/{task}/renew`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RenewRequest {
+pub(crate) struct RenewRequest {
     /// The lease's token.
     pub lease: String,
 }
@@ -63,7 +63,7 @@ pub struct RenewRequest {
 /// `POST /v1/work/{job}/{task}/result`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ResultRequest {
+pub(crate) struct ResultRequest {
     /// The worker's name.
     pub worker: String,
     /// The lease the task was counted under (the one its lease answer carried).
@@ -146,7 +146,7 @@ fn store_error(e: crate::store::StoreError) -> ApiError {
 }
 
 /// `POST /v1/work/lease`: the oldest open task, leased to the worker.
-pub async fn lease(
+pub(crate) async fn lease(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Json<LeaseRequest>,
@@ -174,7 +174,7 @@ pub async fn lease(
 }
 
 /// `POST /v1/work/{job}/{task}/renew`: the lease lasts `lease_ms` more.
-pub async fn renew(
+pub(crate) async fn renew(
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<(String, String)>,
@@ -195,7 +195,7 @@ pub async fn renew(
 }
 
 /// `POST /v1/work/{job}/{task}/result`: the task's result, counted once.
-pub async fn submit(
+pub(crate) async fn submit(
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<(String, String)>,

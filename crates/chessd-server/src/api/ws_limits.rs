@@ -34,7 +34,7 @@ use crate::config::WebSocketConfig;
 
 /// A client frame or message over the limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Violation {
+pub(crate) enum Violation {
     /// A frame header announcing more than `limit` bytes.
     #[error("frame of {announced} bytes over the limit of {limit}")]
     Frame {
@@ -59,7 +59,7 @@ const MAX_HEADER: usize = 14;
 /// Follows a client's byte stream frame by frame (RFC 6455 §5.2) and checks every header the
 /// moment it is complete, before its payload arrives. Malformed frames are left to the codec.
 #[derive(Debug)]
-pub struct FrameInspector {
+pub(crate) struct FrameInspector {
     max_frame: u64,
     max_message: u64,
     header: [u8; MAX_HEADER],
@@ -70,7 +70,7 @@ pub struct FrameInspector {
 
 impl FrameInspector {
     /// An inspector allowing frames up to `max_frame` bytes and messages up to `max_message`.
-    pub fn new(max_frame: u64, max_message: u64) -> FrameInspector {
+    pub(crate) fn new(max_frame: u64, max_message: u64) -> FrameInspector {
         FrameInspector {
             max_frame,
             max_message,
@@ -83,7 +83,7 @@ impl FrameInspector {
 
     /// Takes the next bytes of the stream; the first header over a limit is an error (and the
     /// stream must end there: the inspector does not resynchronise).
-    pub fn inspect(&mut self, mut bytes: &[u8]) -> Result<(), Violation> {
+    pub(crate) fn inspect(&mut self, mut bytes: &[u8]) -> Result<(), Violation> {
         while !bytes.is_empty() {
             if self.payload_left > 0 {
                 let skip = bytes
@@ -181,7 +181,7 @@ impl Stream for InspectedPayload {
 }
 
 /// Client messages of a WebSocket opened by [`handle`]; errors come as the close reason to send.
-pub struct LimitedStream {
+pub(crate) struct LimitedStream {
     inner: AggregatedMessageStream,
     violation: Rc<Cell<Option<Violation>>>,
 }
@@ -189,7 +189,7 @@ pub struct LimitedStream {
 impl LimitedStream {
     /// The next client message; `Err` carries the reason to close with (1009 for a frame or
     /// message over the limits, 1002 for a protocol error); `None` when the client is gone.
-    pub async fn recv(&mut self) -> Option<Result<AggregatedMessage, CloseReason>> {
+    pub(crate) async fn recv(&mut self) -> Option<Result<AggregatedMessage, CloseReason>> {
         let item = self.inner.recv().await?;
         Some(item.map_err(|error| match self.violation.get() {
             Some(violation) => CloseReason {
@@ -211,7 +211,7 @@ impl LimitedStream {
 /// `actix_ws::handle` with the `[websocket]` frame and message limits enforced on the raw bytes
 /// (see the module documentation). Sending the close reason and dropping the connection is the
 /// caller's: `session.close(reason)`, then return.
-pub async fn handle(
+pub(crate) async fn handle(
     req: &HttpRequest,
     body: web::Payload,
     limits: &WebSocketConfig,

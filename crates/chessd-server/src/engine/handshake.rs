@@ -34,7 +34,7 @@ pub(crate) struct HandshakeIo<'a> {
 
 impl<'a> HandshakeIo<'a> {
     /// The handshake over `reader`/`writer` of engine `name`; `stderr` is its child's, if any.
-    pub fn new(
+    pub(crate) fn new(
         name: &'a str,
         reader: &'a mut LineReader,
         writer: &'a mut LineWriter,
@@ -52,7 +52,7 @@ impl<'a> HandshakeIo<'a> {
     }
 
     /// Writes one line within the step allowance.
-    pub async fn write(&mut self, line: &str) -> Result<(), EngineError> {
+    pub(crate) async fn write(&mut self, line: &str) -> Result<(), EngineError> {
         let name = self.name;
         match tokio::time::timeout(self.limit, self.writer.send(line)).await {
             Ok(Ok(())) => Ok(()),
@@ -76,7 +76,7 @@ impl<'a> HandshakeIo<'a> {
 
     /// The next line before `deadline` (`None` once it passed); a closed connection or a read
     /// error fails the handshake, naming what was `awaited`.
-    pub async fn line_until(
+    pub(crate) async fn line_until(
         &mut self,
         deadline: Instant,
         awaited: &str,
@@ -111,7 +111,7 @@ impl<'a> HandshakeIo<'a> {
     }
 
     /// The next line before `deadline`, or a failure saying `awaited` did not come in time.
-    pub async fn line_by(
+    pub(crate) async fn line_by(
         &mut self,
         deadline: Instant,
         awaited: &str,
@@ -132,7 +132,7 @@ impl<'a> HandshakeIo<'a> {
 
     /// A handshake failure: `message`, then the engine's last output lines and its last
     /// stderr lines, quoted.
-    pub async fn failed(&mut self, message: String) -> EngineError {
+    pub(crate) async fn failed(&mut self, message: String) -> EngineError {
         let mut message = message;
         if self.recent.is_empty() {
             message.push_str("; it printed nothing");

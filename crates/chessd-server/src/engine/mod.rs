@@ -3,13 +3,13 @@
 //! The protocols' lines themselves are `chessd_protocol`'s.
 
 pub mod builtin;
-pub mod error;
+pub(crate) mod error;
 pub mod handle;
 mod handshake;
-pub mod policy;
-pub mod search;
+pub(crate) mod policy;
+pub(crate) mod search;
 mod session;
 mod uci;
-pub mod xboard;
+pub(crate) mod xboard;
 
 pub use error::EngineError;

@@ -16,7 +16,7 @@ use chessd_protocol::uci::{looks_like_uci_move, GoLimits, OptionDecl, OptionType
 /// Why a raw line is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct RawCommandRefused(String);
+pub(crate) struct RawCommandRefused(String);
 
 impl RawCommandRefused {
     fn new(message: impl Into<String>) -> RawCommandRefused {
@@ -26,7 +26,7 @@ impl RawCommandRefused {
 
 /// Upper bounds on what the operator may give an engine, from its configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EngineCaps {
+pub(crate) struct EngineCaps {
     /// Largest `Hash` in MiB.
     pub max_hash_mb: u64,
     /// Largest `Threads`.
@@ -40,7 +40,7 @@ const MAX_GO_DEPTH: u32 = 256;
 
 /// A raw line that passed the allow-list, in the form it is sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AllowedCommand {
+pub(crate) enum AllowedCommand {
     /// `isready`.
     IsReady,
     /// `ucinewgame`.
@@ -78,7 +78,7 @@ impl fmt::Display for AllowedCommand {
 }
 
 /// Checks one raw line against the allow-list and the engine's declared `options`.
-pub fn check_raw_command(
+pub(crate) fn check_raw_command(
     line: &str,
     options: &[OptionDecl],
     caps: EngineCaps,
@@ -119,7 +119,7 @@ pub fn check_raw_command(
 }
 
 /// Parses `go` arguments strictly: known keywords, numbers in range, each limit once.
-pub fn parse_go(args: &[&str]) -> Result<GoLimits, RawCommandRefused> {
+pub(crate) fn parse_go(args: &[&str]) -> Result<GoLimits, RawCommandRefused> {
     let mut go = GoLimits::default();
     let mut i = 0;
     let mut seen: Vec<String> = Vec::new();
@@ -182,7 +182,7 @@ pub fn parse_go(args: &[&str]) -> Result<GoLimits, RawCommandRefused> {
 
 /// Checks limits given as JSON by the same rules as a raw `go` (`depth 0`, `movetime 0`, a
 /// depth over 256 or a time over a day are refused), by reading back their `go` line.
-pub fn check_go(limits: &GoLimits) -> Result<(), RawCommandRefused> {
+pub(crate) fn check_go(limits: &GoLimits) -> Result<(), RawCommandRefused> {
     let line = limits.to_string();
     let words: Vec<&str> = line.split_whitespace().skip(1).collect();
     parse_go(&words).map(|_| ())

@@ -49,7 +49,7 @@ const V1_WAIT: Duration = Duration::from_secs(2);
 
 /// Whether a raw (UCI) line has an XBoard form: `isready` (`ping`), `ucinewgame`, `stop` and
 /// `setoption`; anything else is refused with `command_refused`.
-pub fn check_raw(line: &str) -> Result<(), EngineError> {
+pub(crate) fn check_raw(line: &str) -> Result<(), EngineError> {
     match GuiCommand::parse(line) {
         GuiCommand::IsReady
         | GuiCommand::UciNewGame

@@ -45,14 +45,14 @@ use crate::{
     store::{Fence, Store, WriteOp},
 };
 
-pub use crate::game::{options::GameOptions, secrets::Secrets};
+pub(crate) use crate::game::{options::GameOptions, secrets::Secrets};
 
 /// Called with a game's id when its actor stops (the registry forgets it).
-pub type OnStop = Arc<dyn Fn(Uuid) + Send + Sync>;
+pub(crate) type OnStop = Arc<dyn Fn(Uuid) + Send + Sync>;
 
 /// What every game actor shares: hooks, event settings, the engine factory, and who to tell
 /// when a game stops.
-pub struct GameEnv {
+pub(crate) struct GameEnv {
     /// Terminate hooks.
     pub hooks: Arc<Hooks>,
     /// Events kept per game for reconnecting clients.
@@ -72,7 +72,7 @@ pub struct GameEnv {
 }
 
 /// One game.
-pub struct GameActor {
+pub(crate) struct GameActor {
     id: Uuid,
     game: Board,
     options: GameOptions,
@@ -140,7 +140,7 @@ type HeldAnswer = Box<dyn FnOnce(Option<&str>)>;
 impl GameActor {
     /// A new game actor (not started). `opponents`, engines already started, are attached as
     /// the game's opponent (and rival, when two engines play) when the actor starts.
-    pub fn new(
+    pub(crate) fn new(
         id: Uuid,
         game: Board,
         options: GameOptions,
@@ -448,7 +448,7 @@ fn refuse(request: Request, error: GameError) {
 impl GameActor {}
 
 /// What a new game actor starts from.
-pub struct ActorStart {
+pub(crate) struct ActorStart {
     /// The game's id.
     pub id: Uuid,
     /// The game.
@@ -476,7 +476,7 @@ pub struct ActorStart {
 }
 
 /// Starts a game actor.
-pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor> {
+pub(crate) fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor> {
     let mut actor = GameActor::new(
         start.id,
         start.game,
@@ -498,7 +498,7 @@ pub fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<GameActor
 
 /// Brings a stored game back into memory: its journal replayed through the rules, its clocks
 /// resumed as they stood, its events kept for clients that catch up.
-pub fn resume_game(
+pub(crate) fn resume_game(
     env: Arc<GameEnv>,
     stored: crate::store::StoredGame,
     options: StoredOptions,

@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 
 /// The pool; cheap to clone.
 #[derive(Clone)]
-pub struct BotPool {
+pub(crate) struct BotPool {
     /// Searches running at once in all.
     total: Arc<Semaphore>,
     /// One search at a time per client (its games' bots queue behind each other).
@@ -26,7 +26,7 @@ impl Default for BotPool {
 
 impl BotPool {
     /// A pool running at most `threads` searches at once.
-    pub fn new(threads: usize) -> BotPool {
+    pub(crate) fn new(threads: usize) -> BotPool {
         BotPool {
             total: Arc::new(Semaphore::new(threads.max(1))),
             per_client: Arc::default(),
@@ -35,7 +35,7 @@ impl BotPool {
 
     /// Runs `search` for `client` once it is the client's turn and a thread is free (both
     /// queues first come, first served).
-    pub async fn run<T: Send + 'static>(
+    pub(crate) async fn run<T: Send + 'static>(
         &self,
         client: &str,
         search: impl FnOnce() -> T + Send + 'static,

@@ -14,7 +14,7 @@ use chessd_core::Color;
 use crate::game::{replies::ActionReply, secrets::Caller, GameError};
 
 /// Longest idempotency key accepted, in bytes.
-pub const MAX_KEY_LEN: usize = 64;
+pub(crate) const MAX_KEY_LEN: usize = 64;
 
 /// A status and a JSON body: what a keyed request answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +27,8 @@ pub struct KeptAnswer {
 
 /// Renders the answer of a keyed request from the game's reply, or from the error it ended
 /// in after changing the game (the API's view of either).
-pub type Render<R = ActionReply> = Arc<dyn Fn(Result<&R, &GameError>) -> KeptAnswer + Send + Sync>;
+pub(crate) type Render<R = ActionReply> =
+    Arc<dyn Fn(Result<&R, &GameError>) -> KeptAnswer + Send + Sync>;
 
 /// A client's idempotency key for one request, whose reply is an `R`.
 pub struct IdempotencyKey<R = ActionReply> {
@@ -95,7 +96,7 @@ pub enum Acted<R = ActionReply> {
 
 /// Whose keys a key belongs to: each caller has its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyScope {
+pub(crate) enum KeyScope {
     /// White's seat.
     White,
     /// Black's seat.
@@ -106,7 +107,7 @@ pub enum KeyScope {
 
 impl KeyScope {
     /// The scope of a caller that may change the game (`None` for anyone else).
-    pub fn of(caller: Caller) -> Option<KeyScope> {
+    pub(crate) fn of(caller: Caller) -> Option<KeyScope> {
         match caller {
             Caller::Seat(Color::White) => Some(KeyScope::White),
             Caller::Seat(Color::Black) => Some(KeyScope::Black),
@@ -116,7 +117,7 @@ impl KeyScope {
     }
 
     /// The number the store keeps for it.
-    pub fn code(self) -> i64 {
+    pub(crate) fn code(self) -> i64 {
         match self {
             KeyScope::White => 0,
             KeyScope::Black => 1,
@@ -125,7 +126,7 @@ impl KeyScope {
     }
 
     /// The scope the store's number names.
-    pub fn from_code(code: i64) -> Option<KeyScope> {
+    pub(crate) fn from_code(code: i64) -> Option<KeyScope> {
         match code {
             0 => Some(KeyScope::White),
             1 => Some(KeyScope::Black),
@@ -137,7 +138,7 @@ impl KeyScope {
 
 /// One kept key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeptKey {
+pub(crate) struct KeptKey {
     /// Whose it is.
     pub scope: KeyScope,
     /// The key.
@@ -150,7 +151,7 @@ pub struct KeptKey {
 
 /// What a key tells about a request before it is carried out.
 #[derive(Debug, PartialEq, Eq)]
-pub enum KeyCheck {
+pub(crate) enum KeyCheck {
     /// A new key: carry the request out.
     New,
     /// The same request again: answer this, change nothing.
@@ -159,14 +160,14 @@ pub enum KeyCheck {
 
 /// The keys a game keeps: the last `per_scope` of each caller, oldest first.
 #[derive(Clone, Debug, Default)]
-pub struct KeyBook {
+pub(crate) struct KeyBook {
     keys: VecDeque<KeptKey>,
     per_scope: usize,
 }
 
 impl KeyBook {
     /// A book keeping the last `per_scope` keys of each caller.
-    pub fn new(per_scope: usize) -> KeyBook {
+    pub(crate) fn new(per_scope: usize) -> KeyBook {
         KeyBook {
             keys: VecDeque::new(),
             per_scope: per_scope.max(1),
@@ -175,7 +176,7 @@ impl KeyBook {
 
     /// Whether a request with `key` is new, a repeat, or a reuse of the key for another request
     /// (refused with [`GameError::KeyReused`]).
-    pub fn check<R>(
+    pub(crate) fn check<R>(
         &self,
         scope: KeyScope,
         key: &IdempotencyKey<R>,
@@ -195,7 +196,7 @@ impl KeyBook {
 
     /// Keeps `kept` (replacing the answer kept under the same key); gives back the keys of its
     /// caller it pushes out (to forget in the store).
-    pub fn keep(&mut self, kept: KeptKey) -> Vec<KeptKey> {
+    pub(crate) fn keep(&mut self, kept: KeptKey) -> Vec<KeptKey> {
         let scope = kept.scope;
         if let Some(same) = self
             .keys
@@ -217,13 +218,9 @@ impl KeyBook {
     }
 
     /// How many keys are kept.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.keys.len()
-    }
-
-    /// Whether no key is kept.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
     }
 }
 

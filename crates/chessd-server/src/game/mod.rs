@@ -6,28 +6,28 @@
 //! `actor` handles them, `handle` sends them, `registry` holds handles, `service` ties these
 //! together. The game layer speaks no HTTP: its errors are [`GameError`].
 
-pub mod actor;
+pub(crate) mod actor;
 pub mod archive;
-pub mod board;
-pub mod bot_pool;
+pub(crate) mod board;
+pub(crate) mod bot_pool;
 pub mod clock;
 pub mod command;
 pub mod engine_state;
 pub mod engines;
-pub mod error;
-pub mod events;
-pub mod handle;
+pub(crate) mod error;
+pub(crate) mod events;
+pub(crate) mod handle;
 pub mod hooks;
-pub mod idempotency;
+pub(crate) mod idempotency;
 pub mod journal;
 pub mod options;
-pub mod outbox;
+pub(crate) mod outbox;
 pub mod ownership;
-pub mod registry;
-pub mod replies;
-pub mod secrets;
+pub(crate) mod registry;
+pub(crate) mod replies;
+pub(crate) mod secrets;
 pub mod service;
-pub mod state;
+pub(crate) mod state;
 
 pub use board::Board;
 pub use error::GameError;

@@ -23,7 +23,7 @@ use crate::{config::WebhookConfig, store::OutboxRow};
 
 /// When to retry a webhook and when to give it up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RetryPolicy {
+pub(crate) struct RetryPolicy {
     /// The wait after the first failure.
     pub first: Duration,
     /// The longest wait between attempts.
@@ -34,7 +34,7 @@ pub struct RetryPolicy {
 
 impl RetryPolicy {
     /// The policy of the `[webhooks]` configuration.
-    pub fn from_config(config: &WebhookConfig) -> RetryPolicy {
+    pub(crate) fn from_config(config: &WebhookConfig) -> RetryPolicy {
         RetryPolicy {
             first: Duration::from_millis(config.retry_first_ms.max(1)),
             max: Duration::from_millis(config.retry_max_ms.max(config.retry_first_ms.max(1))),
@@ -44,7 +44,7 @@ impl RetryPolicy {
 
     /// The wait after `failures` failed attempts (at least one): `first` doubled for each
     /// earlier failure, at most `max`, plus up to a tenth of it at random.
-    pub fn delay(&self, failures: i64) -> Duration {
+    pub(crate) fn delay(&self, failures: i64) -> Duration {
         let doublings = failures.saturating_sub(1).clamp(0, 30) as u32;
         let base = self
             .first
@@ -61,12 +61,12 @@ impl RetryPolicy {
 }
 
 /// The idempotency key of a game's terminate webhook: a game terminates once.
-pub fn terminate_key(game: &Uuid) -> String {
+pub(crate) fn terminate_key(game: &Uuid) -> String {
     format!("terminate-{game}")
 }
 
 /// A new outbox row: `body` to `url` under `key`, due now, expiring per `policy`.
-pub fn new_row(
+pub(crate) fn new_row(
     key: String,
     url: &url::Url,
     body: String,

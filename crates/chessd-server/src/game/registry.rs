@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::game::{GameError, GameHandle};
 
 /// Live games by id.
-pub struct GameRegistry {
+pub(crate) struct GameRegistry {
     games: DashMap<Uuid, GameHandle>,
     /// Games registered plus places reserved for games being built.
     taken: AtomicUsize,
@@ -20,7 +20,7 @@ pub struct GameRegistry {
 
 /// A place for one game, taken before the game is built; given back if dropped unused.
 #[must_use = "a reservation is given back when dropped"]
-pub struct Reservation<'a> {
+pub(crate) struct Reservation<'a> {
     registry: &'a GameRegistry,
     used: bool,
 }
@@ -35,7 +35,7 @@ impl Drop for Reservation<'_> {
 
 impl GameRegistry {
     /// An empty registry holding at most `max_games` games.
-    pub fn new(max_games: usize) -> GameRegistry {
+    pub(crate) fn new(max_games: usize) -> GameRegistry {
         GameRegistry {
             games: DashMap::new(),
             taken: AtomicUsize::new(0),
@@ -45,7 +45,7 @@ impl GameRegistry {
     }
 
     /// Takes a place for one more game, or says why there is none.
-    pub fn reserve(&self) -> Result<Reservation<'_>, GameError> {
+    pub(crate) fn reserve(&self) -> Result<Reservation<'_>, GameError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(GameError::ShuttingDown);
         }
@@ -62,14 +62,14 @@ impl GameRegistry {
     }
 
     /// Adds a game in the place `reservation` holds.
-    pub fn insert(&self, mut reservation: Reservation<'_>, handle: GameHandle) {
+    pub(crate) fn insert(&self, mut reservation: Reservation<'_>, handle: GameHandle) {
         reservation.used = true;
         self.games.insert(handle.id(), handle);
         crate::metrics::set_games_alive(self.games.len());
     }
 
     /// The handle of a game.
-    pub fn get(&self, id: &Uuid) -> Result<GameHandle, GameError> {
+    pub(crate) fn get(&self, id: &Uuid) -> Result<GameHandle, GameError> {
         self.games
             .get(id)
             .map(|a| a.value().clone())
@@ -77,7 +77,7 @@ impl GameRegistry {
     }
 
     /// Forgets a game (called by the actor when it stops).
-    pub fn remove(&self, id: &Uuid) {
+    pub(crate) fn remove(&self, id: &Uuid) {
         if self.games.remove(id).is_some() {
             self.taken.fetch_sub(1, Ordering::AcqRel);
         }
@@ -85,7 +85,7 @@ impl GameRegistry {
     }
 
     /// The handles of the live games whose id `pick` picks.
-    pub fn handles_where(&self, pick: impl Fn(&Uuid) -> bool) -> Vec<GameHandle> {
+    pub(crate) fn handles_where(&self, pick: impl Fn(&Uuid) -> bool) -> Vec<GameHandle> {
         self.games
             .iter()
             .filter(|e| pick(e.key()))
@@ -94,17 +94,17 @@ impl GameRegistry {
     }
 
     /// How many games are alive.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.games.len()
     }
 
     /// Whether no game is alive.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.games.is_empty()
     }
 
     /// Refuses new games from now on and returns every live game's handle (for shutdown).
-    pub fn close(&self) -> Vec<GameHandle> {
+    pub(crate) fn close(&self) -> Vec<GameHandle> {
         self.closed.store(true, Ordering::Release);
         self.games.iter().map(|e| e.value().clone()).collect()
     }

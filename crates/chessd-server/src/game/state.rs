@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::{game::clock::TimeControl, game::Board, game::GameError};
 
 /// The format tag written into every saved state.
-pub const STATE_FORMAT: &str = "chessd.game/1";
+pub(crate) const STATE_FORMAT: &str = "chessd.game/1";
 
 /// A result set without a move (resignation, agreement, manual, timeout), which replaying the
 /// moves cannot reproduce.
@@ -209,7 +209,7 @@ impl SavedState {
 }
 
 /// The `variant` of a Chess 2 game's state.
-pub const CHESS2: &str = "chess2";
+pub(crate) const CHESS2: &str = "chess2";
 
 fn apply_set_result(game: &mut Board, set: &SetResult) -> Result<(), GameError> {
     use chessd_core::Color;

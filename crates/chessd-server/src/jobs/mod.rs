@@ -4,14 +4,14 @@
 //! ([`workers`]). Domain parameters in, the core's own values out; the JSON is
 //! `api/jobs_wire.rs`'s.
 
-pub mod chess2_perft_job;
-pub mod error;
-pub mod limits;
-pub mod perft_job;
-pub mod puzzle_job;
+pub(crate) mod chess2_perft_job;
+pub(crate) mod error;
+pub(crate) mod limits;
+pub(crate) mod perft_job;
+pub(crate) mod puzzle_job;
 pub mod record;
-pub mod state;
-pub mod supervisor;
+pub(crate) mod state;
+pub(crate) mod supervisor;
 pub mod workers;
 
 pub use error::{JobEnd, JobError};

@@ -61,7 +61,7 @@ pub struct PerftSpec {
 
 /// A finished task: its index in the split and the statistics of one occurrence of its
 /// position (only `nodes` without statistics).
-pub type TaskDone = (usize, PerftStats);
+pub(crate) type TaskDone = (usize, PerftStats);
 
 /// The job a perft runs as.
 pub struct JobRun<'a> {

@@ -95,7 +95,7 @@ pub struct JobSnapshot {
 }
 
 /// No perft progress yet: no task done of none known.
-pub fn no_progress() -> PerftProgress {
+pub(crate) fn no_progress() -> PerftProgress {
     PerftProgress {
         done: 0,
         total: 0,

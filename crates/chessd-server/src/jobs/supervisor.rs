@@ -51,7 +51,7 @@ use super::{
         runner::{Runners, TaskRunner},
     },
 };
-pub use job::{Job, JobListing, Work};
+pub(crate) use job::{Job, JobListing, Work};
 use job::{Outcome, Wait};
 
 use crate::{

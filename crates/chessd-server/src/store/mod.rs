@@ -7,10 +7,10 @@
 //! commit. Reads go to the database directly. `store.url = "memory"` keeps nothing (for
 //! measuring the store's cost beside it).
 
-pub mod cluster;
+pub(crate) mod cluster;
 mod db;
 mod error;
-pub mod jobs;
+pub(crate) mod jobs;
 mod jobs_db;
 pub mod perft_tasks;
 mod write;

@@ -38,7 +38,7 @@ use crate::{
 
 /// Starts of a puzzle after which a restart no longer starts it: a puzzle that brought the
 /// server down must not do so at every start.
-pub const MAX_PUZZLE_RUNS: i64 = 3;
+pub(super) const MAX_PUZZLE_RUNS: i64 = 3;
 
 /// The kind, request key and stored request of work.
 fn request_of(work: &Work) -> (&'static str, String, String) {
@@ -134,7 +134,7 @@ impl JobSupervisor {
     /// When a job of the same request (by its request key) is done in the store: a new job,
     /// done with its result and marked cached, committed before it is returned. Nothing is
     /// computed and no pool thread is taken. `None` otherwise (and always in memory).
-    pub async fn from_cache(&self, work: &Work) -> Result<Option<Arc<Job>>, JobError> {
+    pub async fn cached_job(&self, work: &Work) -> Result<Option<Arc<Job>>, JobError> {
         let inner = &self.inner;
         if !inner.store.is_durable() {
             return Ok(None);
@@ -610,7 +610,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(stored.snapshot().perft, resumed.snapshot().perft);
-        let cached = other.from_cache(&Work::Perft(spec)).await.unwrap().unwrap();
+        let cached = other.cached_job(&Work::Perft(spec)).await.unwrap().unwrap();
         assert!(cached.cached());
         assert_eq!(cached.snapshot().perft, resumed.snapshot().perft);
         assert_ne!(cached.id(), perft.id);

@@ -6,13 +6,13 @@
 
 mod connection;
 mod plan;
-pub mod pool;
-pub mod pool_runner;
+pub(crate) mod pool;
+pub(crate) mod pool_runner;
 pub mod queue_runner;
 pub mod queue_worker;
 pub mod runner;
 mod slot;
-pub mod verify;
+pub(crate) mod verify;
 
 pub use pool::{WorkerPool, WorkerPoolError, WorkerStatus, WorkerTask};
 pub use slot::MAX_CONSECUTIVE_FAILURES;

@@ -14,24 +14,19 @@ use crate::{config::EndpointConfig, jobs::error::JobError};
 /// The configured Grand Chess Tree workers ([`WorkerPool`]) as a [`TaskRunner`]: a job's
 /// thread blocks on a run of the pool ([`WorkerPool::run_blocking`]), whose own runtime keeps
 /// its connections (and local worker processes, hash tables warm) from one job to the next.
-pub struct PoolRunner {
+pub(crate) struct PoolRunner {
     pool: WorkerPool,
 }
 
 impl PoolRunner {
     /// The workers of `[gct_workers]`, or `None` when there are none.
-    pub fn from_config(config: &BTreeMap<String, EndpointConfig>) -> Option<PoolRunner> {
+    pub(crate) fn from_config(config: &BTreeMap<String, EndpointConfig>) -> Option<PoolRunner> {
         if config.is_empty() {
             return None;
         }
         Some(PoolRunner {
             pool: WorkerPool::new(config),
         })
-    }
-
-    /// The pool.
-    pub fn pool(&self) -> &WorkerPool {
-        &self.pool
     }
 }
 

@@ -13,7 +13,7 @@ use crate::jobs::error::JobError;
 
 /// A task result handed over by a remote worker.
 #[derive(Clone, Debug)]
-pub struct RemoteResult {
+pub(crate) struct RemoteResult {
     /// The task's index in the job's split.
     pub index: usize,
     /// The task's position (FEN).
@@ -28,7 +28,7 @@ pub struct RemoteResult {
 
 /// What checking found, when no result differed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Checked {
+pub(crate) struct Checked {
     /// Results counted again (and equal).
     pub recounted: usize,
     /// Results left unchecked.
@@ -37,7 +37,7 @@ pub struct Checked {
 
 /// How many of `n` results of one worker are counted again: `percent` percent rounded up, at
 /// least one (none of none).
-pub fn sample_size(n: usize, percent: u32) -> usize {
+pub(crate) fn sample_size(n: usize, percent: u32) -> usize {
     if n == 0 {
         return 0;
     }
@@ -53,7 +53,7 @@ pub fn sample_size(n: usize, percent: u32) -> usize {
 /// caught with a probability that grows with every wrong result it submits (all of them, at
 /// least one: certainly); results that were not counted again leave the job *unverified*: its
 /// result is never answered to later requests.
-pub fn check(
+pub(crate) fn check(
     results: &[RemoteResult],
     stats: bool,
     percent: u32,

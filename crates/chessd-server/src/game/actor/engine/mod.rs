@@ -60,7 +60,7 @@ struct SearchOutcome {
 }
 
 /// An engine event tagged with the attachment it came from.
-pub struct EngineOutput(u64, EngineEvent);
+pub(crate) struct EngineOutput(u64, EngineEvent);
 
 fn busy_error(message: &str) -> GameError {
     GameError::busy(message)
