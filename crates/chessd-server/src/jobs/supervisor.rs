@@ -44,7 +44,6 @@ use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
     perft_job::PerftParams,
-    puzzle_job::PuzzleParams,
     state::{JobKind, JobState},
     workers::{
         pool_runner::PoolRunner,
@@ -162,11 +161,6 @@ impl JobSupervisor {
         &self.inner.limits
     }
 
-    /// Whether perft jobs can use Grand Chess Tree workers.
-    pub fn has_workers(&self) -> bool {
-        self.inner.workers.is_some()
-    }
-
     /// Checks and queues a perft job (it starts at once when the pool has room). `permit`, its
     /// place among its client's jobs, is held until the job finishes.
     pub fn submit_perft(
@@ -176,17 +170,6 @@ impl JobSupervisor {
     ) -> Result<Arc<Job>, JobError> {
         let anonymous = permit.as_ref().is_some_and(Permit::anonymous);
         self.submit(self.perft_work(req, anonymous)?, permit)
-    }
-
-    /// Checks and queues a puzzle job (it starts at once when the pool has room). `permit`, its
-    /// place among its client's jobs, is held until the job finishes.
-    pub fn submit_puzzle(
-        &self,
-        req: &PuzzleParams,
-        permit: Option<Permit>,
-    ) -> Result<Arc<Job>, JobError> {
-        let anonymous = permit.as_ref().is_some_and(Permit::anonymous);
-        self.submit(self.puzzle_work(req, anonymous)?, permit)
     }
 
     /// Queues checked work (its creation is kept in the store without waiting; see
