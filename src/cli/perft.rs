@@ -7,7 +7,7 @@ use chessd_core::{
     perft::{Perft, PerftProgress, PerftResult, PerftStats},
     FenMode, Position,
 };
-use chessd_server::api::perft_json::ClassesJson;
+use chessd_server::api::wire::perft::ClassesJson;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 

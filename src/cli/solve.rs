@@ -13,7 +13,7 @@ use chessd_core::{
     solver::{MateTree, Solution, SolveError, Solver, DEFAULT_TABLE_MB},
     Color, FenMode, Move, Position,
 };
-use chessd_server::api::solution_json::solution_json;
+use chessd_server::api::wire::solution::solution_json;
 use clap::Args;
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 //! that every module import and every link of index.html names a served file.
 
 use actix_web::http::{header, StatusCode};
-use chessd_server::api::webapp::ASSETS;
+use chessd_server::api::routes::webapp::ASSETS;
 
 use crate::common::{
     self,

@@ -1,5 +1,5 @@
 //! The OpenAPI 3 document served at `/openapi.json` (`tests/it/openapi.rs` checks that it
-//! documents exactly the routes of the API's route table, `api/routes.rs`, which is what the
+//! documents exactly the routes of the API's route table, `api/routes/mod.rs`, which is what the
 //! server registers).
 
 /// The document.

@@ -2,31 +2,13 @@
 //! [`configure`] registers them, for `main` and the tests alike, from the one route table
 //! ([`routes::route_table`]).
 
-pub(crate) mod archive;
-pub(crate) mod chess2;
-pub(crate) mod chess2_games;
 pub(crate) mod client;
-pub(crate) mod cluster;
 pub(crate) mod conditions;
 pub(crate) mod connections;
-pub(crate) mod engines;
 pub(crate) mod error;
-pub(crate) mod export;
 pub(crate) mod forward;
-pub(crate) mod game_actions;
-pub(crate) mod game_view;
-pub(crate) mod games;
-pub(crate) mod jobs;
-pub(crate) mod jobs_wire;
-pub mod perft_json;
-pub(crate) mod position;
 pub mod routes;
-pub mod solution_json;
-pub(crate) mod system;
-pub mod webapp;
-pub(crate) mod wire;
-pub(crate) mod work;
-pub(crate) mod ws;
+pub mod wire;
 pub(crate) mod ws_limits;
 
 use actix_web::{
@@ -44,7 +26,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(api_scope())
         // Not API routes: the web client's files (`web/`, embedded), else the JSON `not_found`.
         // Only requests no route matched get here, so the pages never shadow the API.
-        .default_service(web::to(webapp::fallback));
+        .default_service(web::to(routes::webapp::fallback));
 }
 
 /// Every route of the table, inside one scope that records request latency and gives actix's

@@ -2,7 +2,7 @@
 //! pool off the HTTP threads, kept in the store (a result is answered again for the same
 //! request, and a restart resumes unfinished jobs), and, for perft, counted by workers too
 //! ([`workers`]). Domain parameters in, the core's own values out; the JSON is
-//! `api/jobs_wire.rs`'s.
+//! `api/wire/jobs.rs`'s.
 
 pub(crate) mod chess2_perft_job;
 pub(crate) mod error;

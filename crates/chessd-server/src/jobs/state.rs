@@ -1,6 +1,6 @@
 //! Where a job is and what it has found: its state, its kind, and a snapshot holding the core's
 //! own progress, result and solution. Domain values only: the API writes the JSON of jobs
-//! (`api/jobs_wire.rs`); the two enums serialize as their names, as the core's enums do.
+//! (`api/wire/jobs.rs`); the two enums serialize as their names, as the core's enums do.
 
 use std::{sync::Arc, time::Duration};
 

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     api::{
-        chess2::{army, sorted_moves},
         error::ApiError,
+        routes::chess2::{army, sorted_moves},
     },
     game::{board::DuelView, command::DuelStep, Board},
 };

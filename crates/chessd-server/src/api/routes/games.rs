@@ -12,12 +12,14 @@ use serde::Deserialize;
 use crate::{
     api::{
         bearer,
-        chess2_games::{self, ArmiesBody},
         client::client_key,
         error::{ApiError, ErrorCode},
-        game_view::{options_view, Created, GameView, OptionsView, SecretsView},
         optional_json,
-        wire::history,
+        routes::{
+            chess2_games::{self, ArmiesBody},
+            game_view::{options_view, Created, GameView, OptionsView, SecretsView},
+        },
+        wire::moves::history,
     },
     game::{
         actor::GameOptions,

@@ -5,9 +5,9 @@ use actix_web::web;
 use chessd_core::{game::Game, FenMode, Move, Position};
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    api::error::{ApiError, ErrorCode},
-    api::games::legal_moves_json,
+use crate::api::{
+    error::{ApiError, ErrorCode},
+    routes::games::legal_moves_json,
 };
 
 /// `POST /v1/position/move` body.

@@ -17,10 +17,9 @@ use crate::{
         client::client_key,
         conditions,
         error::{ApiError, ErrorCode},
-        game_view::GameView,
-        games::find,
         optional_json,
-        wire::MoveView,
+        routes::{game_view::GameView, games::find},
+        wire::moves::MoveView,
     },
     game::{
         command::{AnalysisRequest, MoveInput, Need},

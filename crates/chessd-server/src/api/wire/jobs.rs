@@ -7,9 +7,9 @@ use chessd_core::{display::parse_diagram, Color, FenMode, Position};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{
-    perft_json::{nps, PerftResultJson, StatsJson},
-    solution_json::{solution_json, SolutionJson},
+use crate::api::wire::{
+    perft::{nps, PerftResultJson, StatsJson},
+    solution::{solution_json, SolutionJson},
 };
 use crate::jobs::{
     perft_job::PerftParams,

@@ -1,14 +1,25 @@
-//! The route table: every method and path the server answers, with its handler, as data.
-//! [`super::configure`] registers exactly these (one actix resource per path), and the OpenAPI
-//! test compares the same list with `src/openapi.json`, so the two cannot drift apart.
+//! The handlers, a module per resource, and the route table: every method and path the server
+//! answers, with its handler, as data. [`crate::api::configure`] registers exactly these (one
+//! actix resource per path), and the OpenAPI test compares the same list with the document.
+
+pub(crate) mod archive;
+pub(crate) mod chess2;
+pub(crate) mod chess2_games;
+pub(crate) mod cluster;
+pub(crate) mod engines;
+pub(crate) mod export;
+pub(crate) mod game_actions;
+pub(crate) mod game_view;
+pub(crate) mod games;
+pub(crate) mod jobs;
+pub(crate) mod position;
+pub(crate) mod system;
+pub mod webapp;
+pub(crate) mod work;
+pub(crate) mod ws;
 
 use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,
-};
-
-use super::{
-    archive, chess2, cluster, engines, export, game_actions, games, jobs, position, system, work,
-    ws,
 };
 
 /// One route: a method on a path pattern (written as the OpenAPI document writes it) and the

@@ -17,10 +17,10 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
 
 use crate::{
-    api::error::ApiError,
     api::{
         client::client_key,
-        jobs_wire::{JobEvent, JobList, JobView, PerftRequest, PuzzleRequest},
+        error::ApiError,
+        wire::jobs::{JobEvent, JobList, JobView, PerftRequest, PuzzleRequest},
         ws_limits,
     },
     jobs::{

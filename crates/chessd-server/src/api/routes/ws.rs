@@ -27,10 +27,12 @@ use tokio::sync::mpsc;
 
 use crate::{
     admission::Permit,
-    api::error::ApiError,
     api::{
-        chess2_games::DuelBody, client::client_key, conditions, game_view::GameView, socket_bearer,
-        ws_limits,
+        client::client_key,
+        conditions,
+        error::ApiError,
+        routes::{chess2_games::DuelBody, game_view::GameView},
+        socket_bearer, ws_limits,
     },
     game::{
         command::{Action, MoveInput},

@@ -10,9 +10,9 @@ use uuid::Uuid;
 
 use crate::{
     api::{
-        chess2_games::Chess2View,
         error::ApiError,
-        wire::{history, MoveView},
+        routes::chess2_games::Chess2View,
+        wire::moves::{history, MoveView},
     },
     game::{
         clock::{ClockView, TimeControl},

@@ -11,12 +11,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     api::{
-        chess2_games, conditions,
+        conditions,
         error::{ApiError, ErrorCode},
-        game_view::{game_view, options_view},
-        games::command,
         optional_json,
-        wire::parse_promotion,
+        routes::{
+            chess2_games,
+            game_view::{game_view, options_view},
+            games::command,
+        },
+        wire::moves::parse_promotion,
     },
     game::{
         board::DuelView,

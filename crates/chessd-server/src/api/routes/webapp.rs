@@ -196,7 +196,10 @@ mod tests {
         on_disk.sort();
         let mut embedded: Vec<String> = ASSETS.iter().map(|a| a.path.to_string()).collect();
         embedded.sort();
-        assert_eq!(on_disk, embedded, "update ASSETS in src/api/webapp.rs");
+        assert_eq!(
+            on_disk, embedded,
+            "update ASSETS in crates/chessd-server/src/api/routes/webapp.rs"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use chessd_core::perft::PerftStats;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{
+use crate::api::{
     bearer,
     error::{ApiError, ErrorCode},
 };

@@ -24,11 +24,10 @@ use uuid::Uuid;
 use crate::{
     admission::Permit,
     api::{
-        archive::filter,
         client::client_key,
         error::{ApiError, ErrorCode},
-        games::PGN_CONTENT_TYPE,
-        wire::{history, MoveView},
+        routes::{archive::filter, games::PGN_CONTENT_TYPE},
+        wire::moves::{history, MoveView},
     },
     game::{archive::GameRecord, clock::TimeControl},
     store::{ResultFilter, Store, StoreError, StoredGame},
