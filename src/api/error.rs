@@ -140,6 +140,69 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
+    pub const ALL: [ErrorCode; 59] = [
+        ErrorCode::InvalidRequest,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::InvalidFen,
+        ErrorCode::InvalidPgn,
+        ErrorCode::IllegalMove,
+        ErrorCode::AmbiguousMove,
+        ErrorCode::NotYourTurn,
+        ErrorCode::GameOver,
+        ErrorCode::AlreadyHasStatus,
+        ErrorCode::GameNotFound,
+        ErrorCode::Unauthorized,
+        ErrorCode::Forbidden,
+        ErrorCode::InvalidState,
+        ErrorCode::NoDrawToClaim,
+        ErrorCode::TooManyGames,
+        ErrorCode::WebhookNotAllowed,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::ShuttingDown,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::GameUnavailable,
+        ErrorCode::EngineNotFound,
+        ErrorCode::NoEngine,
+        ErrorCode::EngineBusy,
+        ErrorCode::EngineDied,
+        ErrorCode::EngineUnreachable,
+        ErrorCode::EngineHandshakeFailed,
+        ErrorCode::EngineIllegalMove,
+        ErrorCode::EngineTimeout,
+        ErrorCode::JobNotFound,
+        ErrorCode::LimitExceeded,
+        ErrorCode::TooManyJobs,
+        ErrorCode::RateLimited,
+        ErrorCode::QuotaExceeded,
+        ErrorCode::TooManyEngines,
+        ErrorCode::TooManyConnections,
+        ErrorCode::TooManyExports,
+        ErrorCode::NotAcceptable,
+        ErrorCode::ApiKeyRequired,
+        ErrorCode::OperatorDisabled,
+        ErrorCode::CommandRefused,
+        ErrorCode::EngineUnsupported,
+        ErrorCode::WorkDisabled,
+        ErrorCode::TaskGone,
+        ErrorCode::LeaseNotHeld,
+        ErrorCode::JobTimedOut,
+        ErrorCode::ResultMismatch,
+        ErrorCode::InvalidOpponents,
+        ErrorCode::WrongVariant,
+        ErrorCode::DuelPending,
+        ErrorCode::NoDuel,
+        ErrorCode::AlreadyBid,
+        ErrorCode::InvalidBid,
+        ErrorCode::IdempotencyKeyReused,
+        ErrorCode::RequestInProgress,
+        ErrorCode::VersionMismatch,
+        ErrorCode::RequestTimeout,
+        ErrorCode::OutcomeUnknown,
+        ErrorCode::Internal,
+    ];
+
     /// The HTTP status for this code.
     pub fn status(self) -> StatusCode {
         use ErrorCode::*;
@@ -548,5 +611,89 @@ mod tests {
         for e in jobs {
             assert_eq!(ApiError::from(e.clone()).code.as_str(), e.code(), "{e:?}");
         }
+    }
+
+    /// `ErrorCode::ALL` holds every variant once, in order. The match below has no wildcard: a
+    /// new variant does not compile until it is given its place here, and then in `ALL`.
+    #[test]
+    fn all_lists_every_code() {
+        fn place(code: ErrorCode) -> usize {
+            use ErrorCode::*;
+            match code {
+                InvalidRequest => 0,
+                PayloadTooLarge => 1,
+                InvalidFen => 2,
+                InvalidPgn => 3,
+                IllegalMove => 4,
+                AmbiguousMove => 5,
+                NotYourTurn => 6,
+                GameOver => 7,
+                AlreadyHasStatus => 8,
+                GameNotFound => 9,
+                Unauthorized => 10,
+                Forbidden => 11,
+                InvalidState => 12,
+                NoDrawToClaim => 13,
+                TooManyGames => 14,
+                WebhookNotAllowed => 15,
+                NotFound => 16,
+                MethodNotAllowed => 17,
+                ShuttingDown => 18,
+                StoreUnavailable => 19,
+                GameUnavailable => 20,
+                EngineNotFound => 21,
+                NoEngine => 22,
+                EngineBusy => 23,
+                EngineDied => 24,
+                EngineUnreachable => 25,
+                EngineHandshakeFailed => 26,
+                EngineIllegalMove => 27,
+                EngineTimeout => 28,
+                JobNotFound => 29,
+                LimitExceeded => 30,
+                TooManyJobs => 31,
+                RateLimited => 32,
+                QuotaExceeded => 33,
+                TooManyEngines => 34,
+                TooManyConnections => 35,
+                TooManyExports => 36,
+                NotAcceptable => 37,
+                ApiKeyRequired => 38,
+                OperatorDisabled => 39,
+                CommandRefused => 40,
+                EngineUnsupported => 41,
+                WorkDisabled => 42,
+                TaskGone => 43,
+                LeaseNotHeld => 44,
+                JobTimedOut => 45,
+                ResultMismatch => 46,
+                InvalidOpponents => 47,
+                WrongVariant => 48,
+                DuelPending => 49,
+                NoDuel => 50,
+                AlreadyBid => 51,
+                InvalidBid => 52,
+                IdempotencyKeyReused => 53,
+                RequestInProgress => 54,
+                VersionMismatch => 55,
+                RequestTimeout => 56,
+                OutcomeUnknown => 57,
+                Internal => 58,
+            }
+        }
+        for (i, code) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(
+                place(*code),
+                i,
+                "{code:?} is out of place in ErrorCode::ALL"
+            );
+        }
+        let codes: std::collections::BTreeSet<&str> =
+            ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            codes.len(),
+            ErrorCode::ALL.len(),
+            "a code twice in ErrorCode::ALL"
+        );
     }
 }
