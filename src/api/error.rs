@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::{admission::AdmissionError, game::GameError, jobs::JobError, uci::EngineError};
 
 /// Stable error codes; the README documents each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The request body or parameters are malformed, of the wrong type, or have unknown fields.
@@ -378,24 +378,33 @@ impl ApiError {
     }
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
-    error: Inner<'a>,
+/// The JSON body of every error answer: `{"error": {"code", "message"}}`.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBody<'a> {
+    /// What went wrong.
+    pub error: ErrorDetail<'a>,
 }
 
-#[derive(Serialize)]
-struct Inner<'a> {
-    code: &'a str,
-    message: &'a str,
+/// The `error` of an [`ErrorBody`].
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail<'a> {
+    /// The stable code.
+    #[schema(value_type = ErrorCode)]
+    pub code: &'a str,
+    /// What went wrong, for people.
+    pub message: &'a str,
+    /// Why a move is illegal, for `illegal_move`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'a str>,
+    #[schema(value_type = Option<crate::api::openapi_types::IllegalReasonName>)]
+    pub reason: Option<&'a str>,
 }
 
 impl ApiError {
     /// The JSON body of this error, as [`ResponseError::error_response`] sends it.
     pub fn body_json(&self) -> String {
-        serde_json::to_string(&Body {
-            error: Inner {
+        serde_json::to_string(&ErrorBody {
+            error: ErrorDetail {
                 code: self.code.as_str(),
                 message: &self.message,
                 reason: self.reason,
@@ -422,8 +431,8 @@ impl ResponseError for ApiError {
                 r#"Bearer realm="chessd""#,
             ));
         }
-        answer.json(Body {
-            error: Inner {
+        answer.json(ErrorBody {
+            error: ErrorDetail {
                 code: self.code.as_str(),
                 message: &self.message,
                 reason: self.reason,

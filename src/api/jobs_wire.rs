@@ -21,11 +21,13 @@ use crate::jobs::{
 };
 
 /// The body of `POST /v1/perft`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreatePerft)]
 pub struct PerftRequest {
     /// `standard` (default) or `chess2` (then `fen` is an EPD, default the Classic armies'
     /// start, and only node counts on the job's threads: no `stats`, `hash_mb` or `workers`).
+    #[schema(value_type = Option<crate::api::openapi_types::VariantName>)]
     pub variant: Option<String>,
     /// The position (lenient FEN); default: the start position.
     pub fen: Option<String>,
@@ -35,6 +37,7 @@ pub struct PerftRequest {
     #[serde(default)]
     pub stats: bool,
     /// Pool threads (default: the most a job may have).
+    #[schema(minimum = 1)]
     pub threads: Option<usize>,
     /// Hash table in MiB (default 0: none).
     pub hash_mb: Option<usize>,
@@ -91,22 +94,27 @@ impl PerftRequest {
 }
 
 /// The body of `POST /v1/puzzles`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreatePuzzle)]
 pub struct PuzzleRequest {
     /// The position as strict FEN (or give `board`).
     pub fen: Option<String>,
     /// The position as the 8-line diagram the board printer writes.
     pub board: Option<String>,
     /// The side to move with `board` (default white).
+    #[schema(value_type = Option<crate::api::openapi_types::Side>)]
     pub turn: Option<Color>,
     /// Mate in at most this many moves.
+    #[schema(minimum = 1)]
     pub mate_in: u32,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
+    #[schema(minimum = 1)]
     pub time_limit_ms: Option<u64>,
     /// Find every key, deciding uniqueness (default true).
     pub find_all_keys: Option<bool>,
     /// Solver threads (default 1).
+    #[schema(minimum = 1)]
     pub threads: Option<usize>,
 }
 
@@ -145,7 +153,8 @@ impl PuzzleRequest {
 }
 
 /// Why a job failed: `{"code", "message"}` with a code of the error table.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = JobError)]
 pub struct ErrorView {
     /// The stable error code.
     pub code: &'static str,
@@ -163,7 +172,7 @@ impl From<&JobError> for ErrorView {
 }
 
 /// Tasks finished out of all tasks, and where the finished ones come from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ProgressView {
     /// Tasks finished.
     pub done: usize,
@@ -176,7 +185,8 @@ pub struct ProgressView {
 }
 
 /// A perft job as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = PerftJob)]
 pub struct PerftView {
     /// The job id.
     pub id: Uuid,
@@ -209,15 +219,18 @@ pub struct PerftView {
     /// Time since the job started running (0 while queued).
     pub elapsed_ms: u64,
     /// Running statistics (null without statistics).
+    #[schema(value_type = Option<crate::api::openapi_types::PerftStatistics>)]
     pub statistics: Option<StatsJson>,
     /// The final result once done.
+    #[schema(value_type = Option<crate::api::openapi_types::PerftResult>)]
     pub result: Option<PerftResultJson>,
     /// Why it failed.
     pub error: Option<ErrorView>,
 }
 
 /// A puzzle job as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = PuzzleJob)]
 pub struct PuzzleView {
     /// The job id.
     pub id: Uuid,
@@ -248,7 +261,7 @@ pub struct PuzzleView {
 }
 
 /// Any job as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum JobView {
     /// A perft job.
@@ -372,7 +385,7 @@ impl JobView {
 }
 
 /// A WebSocket event: `{"type": "progress" | "done" | "cancelled" | "failed", "job": <view>}`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct JobEvent {
     /// `progress` while queued or running, else the final state.
     #[serde(rename = "type")]
@@ -396,7 +409,7 @@ impl From<JobView> for JobEvent {
 }
 
 /// One line of the job list.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct JobSummary {
     /// The job id.
     pub id: Uuid,
@@ -409,7 +422,7 @@ pub struct JobSummary {
 }
 
 /// `GET /v1/jobs`: every job the server holds, oldest first, and the pool's use.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct JobList {
     /// The jobs.
     pub jobs: Vec<JobSummary>,
@@ -419,6 +432,7 @@ pub struct JobList {
     pub busy_threads: usize,
     /// The most threads a job of the asking client may run on (its limits, with or without an
     /// API key, and its share of the pool).
+    #[schema(minimum = 1)]
     pub client_threads: usize,
     /// The configured Grand Chess Tree workers and what is known about them.
     pub workers: Vec<WorkerStatus>,

@@ -18,6 +18,7 @@ pub mod game_view;
 pub mod games;
 pub mod jobs;
 pub mod jobs_wire;
+pub mod openapi_types;
 pub mod perft_json;
 pub mod position;
 pub mod routes;

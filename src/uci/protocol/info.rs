@@ -66,7 +66,7 @@ impl fmt::Display for Score {
 }
 
 /// Win/draw/loss expectation in permille (`wdl W D L`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Wdl {
     /// Wins per mille.
     pub win: u32,
@@ -79,7 +79,8 @@ pub struct Wdl {
 /// An `info` line. Every field is optional; tokens this parser does not know are kept in
 /// [`Info::other`] in their order (and printed after the known fields, so such a line does not
 /// always print back to an equal `Info`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = EngineInfo)]
 pub struct Info {
     /// Search depth in plies.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +93,7 @@ pub struct Info {
     pub multipv: Option<u32>,
     /// The line's score.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::api::openapi_types::ScoreView>)]
     pub score: Option<Score>,
     /// Win/draw/loss expectation.
     #[serde(skip_serializing_if = "Option::is_none")]
