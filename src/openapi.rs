@@ -19,9 +19,6 @@ use utoipa::{
 
 use crate::api::{self, error::ErrorCode};
 
-/// The hand-written document the generated one replaces (kept until the tests move over).
-pub const DOCUMENT: &str = include_str!("openapi.json");
-
 /// The document's description.
 const DESCRIPTION: &str = "An actor-based chess game server: every game is an actor reachable over REST and WebSocket.\n\n**Secrets.** Creating a game returns one secret per seat (`white`, `black`) and an `admin` secret; send one as `Authorization: Bearer <secret>` (WebSocket routes also take `?token=<secret>`: browsers cannot set a WebSocket's headers). Reads are open to anyone who knows the game id. Each operation that needs a secret says which in `x-chessd-secret`: `side-to-move` (the seat of the side to move, or admin), `seat` (either seat), `seat-or-admin`, `admin`; `operator` is not a game's secret but the server operator's token (`auth.operator_token`), sent the same way. A missing or wrong secret is a 403 `forbidden` and changes nothing.\n\n**Errors** are `{\"error\": {\"code\": \"...\", \"message\": \"...\"}}`; see the `ErrorCode` schema for every code and its status.\n\n**Status** is the same object everywhere: `{\"result\", \"reason\", \"note\"}` (`StatusView`).";
 
@@ -110,7 +107,8 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
             api::openapi_types::SquaresFormat,
             api::openapi_types::BoardStyleName,
             api::openapi_types::ArmyLetter,
-            api::ws::ClientFrame
+            api::ws::ClientFrame,
+            api::openapi_types::WsServerFrame
         ),
         responses(
             api::openapi_types::InvalidRequest,
@@ -121,7 +119,14 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
             api::openapi_types::JobNotFound
         )
     ),
-    modifiers(&SecuritySchemes, &ErrorCodes, &Links, &Constraints, &OptionalBodies)
+    modifiers(
+        &SecuritySchemes,
+        &ErrorCodes,
+        &Links,
+        &Constraints,
+        &OptionalBodies,
+        &UnsignedWidths
+    )
 )]
 pub struct ApiDoc;
 
@@ -349,9 +354,14 @@ impl Modify for Links {
 struct Constraints;
 
 impl Constraints {
-    /// `{"not": {"required": [a, b]}}`: not both fields.
+    /// Field `name` given, and not `null` (an optional field's `null` is its absence).
+    fn given(name: &str) -> Value {
+        json!({"required": [name], "properties": {name: {"not": {"type": "null"}}}})
+    }
+
+    /// Not both fields given.
     fn not_both(a: &str, b: &str) -> Value {
-        json!({"not": {"required": [a, b]}})
+        json!({"not": {"allOf": [Constraints::given(a), Constraints::given(b)]}})
     }
 }
 
@@ -387,8 +397,8 @@ impl Modify for Constraints {
                     Constraints::not_both("opponent", "opponents"),
                     Constraints::not_both("fen", "armies"),
                     // Armies only for Chess 2; a Chess 2 game starts from no PGN.
-                    json!({"anyOf": [{"not": {"required": ["armies"]}}, chess2]}),
-                    json!({"anyOf": [{"not": {"required": ["pgn"]}}, not_chess2]}),
+                    json!({"anyOf": [{"not": Constraints::given("armies")}, chess2]}),
+                    json!({"anyOf": [{"not": Constraints::given("pgn")}, not_chess2]}),
                 ],
             ),
             (
@@ -404,8 +414,10 @@ impl Modify for Constraints {
                 "CreatePuzzle",
                 // A FEN, or a board (with its turn), not both.
                 vec![json!({"oneOf": [
-                    {"required": ["fen"], "not": {"anyOf": [{"required": ["board"]}, {"required": ["turn"]}]}},
-                    {"required": ["board"], "not": {"required": ["fen"]}}
+                    {"allOf": [Constraints::given("fen"), {"not": {"anyOf": [
+                        Constraints::given("board"), Constraints::given("turn")
+                    ]}}]},
+                    {"allOf": [Constraints::given("board"), {"not": Constraints::given("fen")}]}
                 ]})],
             ),
             (
@@ -482,4 +494,49 @@ impl Modify for OptionalBodies {
 fn is_null(schema: &RefOr<Schema>) -> bool {
     matches!(schema, RefOr::T(Schema::Object(o))
         if o.schema_type == utoipa::openapi::schema::SchemaType::Type(utoipa::openapi::Type::Null))
+}
+
+/// utoipa writes `u64` as `format: int64`, whose range stops at `i64::MAX`; a field whose
+/// documented maximum is past it (a `u64` the server takes whole) drops that format, so that
+/// tools take the documented bounds, not int64's.
+struct UnsignedWidths;
+
+impl UnsignedWidths {
+    fn fix(schema: &mut RefOr<Schema>) {
+        let RefOr::T(schema) = schema else {
+            return;
+        };
+        match schema {
+            Schema::Object(object) => {
+                let past_i64 = match &object.maximum {
+                    Some(utoipa::Number::UInt(max)) => *max as u64 > i64::MAX as u64,
+                    _ => false,
+                };
+                if past_i64 {
+                    object.format = None;
+                }
+                object.properties.values_mut().for_each(UnsignedWidths::fix);
+            }
+            Schema::Array(array) => {
+                if let utoipa::openapi::schema::ArrayItems::RefOrSchema(items) = &mut array.items {
+                    UnsignedWidths::fix(items);
+                }
+            }
+            Schema::OneOf(one) => one.items.iter_mut().for_each(UnsignedWidths::fix),
+            Schema::AllOf(all) => all.items.iter_mut().for_each(UnsignedWidths::fix),
+            Schema::AnyOf(any) => any.items.iter_mut().for_each(UnsignedWidths::fix),
+            _ => {}
+        }
+    }
+}
+
+impl Modify for UnsignedWidths {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        if let Some(components) = openapi.components.as_mut() {
+            components
+                .schemas
+                .values_mut()
+                .for_each(UnsignedWidths::fix);
+        }
+    }
 }

@@ -510,6 +510,7 @@ pub struct AnalysisBody {
     /// The configured engine to analyse with (started for the game when it is not attached).
     pub engine: Option<String>,
     /// Analyse the position after this many plies instead of the current one.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub ply: Option<usize>,
 }
 

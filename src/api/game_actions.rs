@@ -649,7 +649,7 @@ pub async fn claim_draw(
 #[schema(as = OptionsPatch)]
 pub struct OptionsBody {
     /// New idle timeout (0 = never).
-    #[schema(nullable = false)]
+    #[schema(nullable = false, maximum = 18446744073709551615_usize)]
     pub idle_timeout_secs: Option<u64>,
     /// New draw policy.
     #[schema(value_type = Option<crate::api::openapi_types::DrawPolicyName>, nullable = false)]

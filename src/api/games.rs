@@ -64,8 +64,10 @@ pub struct CreateGame {
     /// Start from this PGN (its moves are played).
     pub pgn: Option<String>,
     /// Idle timeout in seconds (0 = never; default from config).
+    #[schema(maximum = 18446744073709551615_usize)]
     pub idle_timeout_secs: Option<u64>,
     /// URL POSTed to when the game stops (host must be allowed in config).
+    #[schema(value_type = Option<crate::api::openapi_types::UriText>)]
     pub webhook_url: Option<String>,
     /// Clocks.
     pub time_control: Option<TimeControl>,

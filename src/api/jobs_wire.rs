@@ -37,9 +37,10 @@ pub struct PerftRequest {
     #[serde(default)]
     pub stats: bool,
     /// Pool threads (default: the most a job may have).
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub threads: Option<usize>,
     /// Hash table in MiB (default 0: none).
+    #[schema(maximum = 18446744073709551615_usize)]
     pub hash_mb: Option<usize>,
     /// Hand the tasks to the configured Grand Chess Tree workers (default: true when any are
     /// configured).
@@ -109,12 +110,12 @@ pub struct PuzzleRequest {
     #[schema(minimum = 1)]
     pub mate_in: u32,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub time_limit_ms: Option<u64>,
     /// Find every key, deciding uniqueness (default true).
     pub find_all_keys: Option<bool>,
     /// Solver threads (default 1).
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub threads: Option<usize>,
 }
 

@@ -18,7 +18,10 @@ use utoipa::{
 use uuid::Uuid;
 
 use crate::{
-    api::{error::ErrorBody, wire::MoveView},
+    api::{
+        error::{ErrorBody, ErrorCode},
+        wire::MoveView,
+    },
     uci::protocol::GoLimits,
 };
 
@@ -566,6 +569,7 @@ impl PartialSchema for BestMoveRequest {
                 utoipa::openapi::KnownFormat::Int64,
             )))
             .minimum(Some(0))
+            .maximum(Some(usize::MAX))
             .description(Some(
                 "How long to wait for the engine's move, in milliseconds.",
             ))
@@ -689,30 +693,43 @@ pub struct PerftResult {
 #[derive(ToSchema)]
 pub struct WorkStats {
     /// Leaf nodes.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub nodes: u64,
     /// Captures.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub captures: u64,
     /// En passant captures.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub enpassants: u64,
     /// Castles.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub castles: u64,
     /// Promotions.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub promotions: u64,
     /// Checks by the moved piece only.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub direct_checks: u64,
     /// Checks by a discovered piece only.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub single_discovered_checks: u64,
     /// Checks by the moved piece and a discovered one.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub direct_discovered_checks: u64,
     /// Checks by two discovered pieces.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub double_discovered_checks: u64,
     /// Mates by the moved piece only.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub direct_mates: u64,
     /// Mates by a discovered piece only.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub single_discovered_mates: u64,
     /// Mates by the moved piece and a discovered one.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub direct_discovered_mates: u64,
     /// Mates by two discovered pieces.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub double_discovered_mates: u64,
 }
 
@@ -738,3 +755,167 @@ pub struct ScoreView {
     /// `lower` or `upper`, when the score is only a bound.
     pub bound: Option<BoundName>,
 }
+
+// ----- WebSocket frames -----
+
+/// The role a WebSocket connection holds.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WsRole {
+    /// White's seat.
+    White,
+    /// Black's seat.
+    Black,
+    /// The admin.
+    Admin,
+    /// No secret: watches only.
+    Spectator,
+}
+
+/// First frame of every connection.
+#[derive(ToSchema)]
+pub struct WsHello {
+    /// `hello`
+    #[schema(rename = "type", inline)]
+    pub kind: WsHelloType,
+    /// The connection's role.
+    pub role: WsRole,
+    /// The game's version.
+    pub version: u64,
+}
+
+/// `hello`
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WsHelloType {
+    /// The only one.
+    Hello,
+}
+
+/// `state` (a new connection) or `resync` (a reconnection whose missed events are no longer
+/// held): the whole game view plus `type`.
+#[derive(ToSchema)]
+pub struct WsState {
+    /// `state` or `resync`.
+    #[schema(rename = "type", inline)]
+    pub kind: WsStateType,
+    /// The game.
+    #[schema(inline)]
+    pub game: crate::api::game_view::GameView,
+}
+
+/// `state` or `resync`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WsStateType {
+    /// A new connection.
+    State,
+    /// A reconnection whose missed events are no longer held.
+    Resync,
+}
+
+/// A command was done (sent before the event it causes), refused, or a `ping` answered.
+#[derive(ToSchema)]
+pub struct WsReply {
+    /// `ack`, `error` or `pong`.
+    #[schema(rename = "type", inline)]
+    pub kind: WsReplyType,
+    /// The command's `ack`, echoed (any JSON value).
+    pub ack: Option<serde_json::Value>,
+    /// The game's version after the command (`ack`).
+    pub version: Option<u64>,
+    /// Why the command was refused (`error`).
+    pub code: Option<ErrorCode>,
+    /// What went wrong (`error`).
+    pub message: Option<String>,
+    /// Why a move is illegal (`error` with `illegal_move`).
+    pub reason: Option<IllegalReasonName>,
+}
+
+/// The kinds of answers to commands.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WsReplyType {
+    /// A command was done.
+    Ack,
+    /// A command was refused (nothing changed) or a frame was invalid.
+    Error,
+    /// The answer to `ping`.
+    Pong,
+}
+
+/// A game event with the game's version after it (engine events, which are transient, carry
+/// the current version).
+#[derive(ToSchema)]
+pub struct WsEvent {
+    /// The game's version.
+    pub version: u64,
+    /// The event.
+    #[schema(inline)]
+    pub event: crate::game::events::EventKind,
+}
+
+/// Every frame the server sends on a game's WebSocket.
+pub struct WsServerFrame;
+
+impl PartialSchema for WsServerFrame {
+    fn schema() -> RefOr<Schema> {
+        // The state and event frames are their parts side by side in one object (serde's
+        // flatten): the parts' schemas, all of them.
+        let flat = |parts: Vec<RefOr<Schema>>| -> RefOr<Schema> {
+            let mut all = utoipa::openapi::AllOfBuilder::new();
+            for part in parts {
+                all = all.item(part);
+            }
+            all.into()
+        };
+        let state = flat(vec![
+            crate::api::game_view::GameView::schema(),
+            ObjectBuilder::new()
+                .property("type", WsStateType::schema())
+                .required("type")
+                .into(),
+        ]);
+        let event = flat(vec![
+            crate::game::events::EventKind::schema(),
+            ObjectBuilder::new()
+                .property("version", u64::schema())
+                .required("version")
+                .into(),
+        ]);
+        utoipa::openapi::OneOfBuilder::new()
+            .description(Some("Every frame the server sends on a game's WebSocket."))
+            .item(WsHello::schema())
+            .item(state)
+            .item(WsReply::schema())
+            .item(event)
+            .into()
+    }
+}
+
+impl ToSchema for WsServerFrame {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        <crate::api::game_view::GameView as ToSchema>::schemas(schemas);
+        schemas.push((
+            "GameView".to_string(),
+            crate::api::game_view::GameView::schema(),
+        ));
+        <crate::game::events::EventKind as ToSchema>::schemas(schemas);
+        <WsReply as ToSchema>::schemas(schemas);
+        <WsHello as ToSchema>::schemas(schemas);
+    }
+}
+
+/// An absolute URL.
+pub struct UriText;
+
+impl PartialSchema for UriText {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())))
+            .into()
+    }
+}
+
+impl ToSchema for UriText {}

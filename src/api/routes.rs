@@ -1,6 +1,7 @@
 //! The route table: every method and path the server answers, with its handler, as data.
 //! [`super::configure`] registers exactly these (one actix resource per path), and the OpenAPI
-//! test compares the same list with `src/openapi.json`, so the two cannot drift apart.
+//! test compares the same list with the generated document (`crate::openapi`), so the two
+//! cannot drift apart.
 
 use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,

@@ -75,5 +75,5 @@ pub async fn metrics(
 pub async fn openapi() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(crate::openapi::DOCUMENT)
+        .body(crate::openapi::document_json())
 }

@@ -36,7 +36,7 @@ pub struct GoLimits {
     pub depth: Option<u32>,
     /// Search this many nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub nodes: Option<u64>,
     /// Search exactly this long.
     #[serde(default, skip_serializing_if = "Option::is_none")]

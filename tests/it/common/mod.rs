@@ -7,6 +7,7 @@ pub mod engines;
 pub mod fault_proxy;
 pub mod gct;
 pub mod postgres;
+pub mod schema;
 
 use std::{
     io::{BufRead, BufReader},
