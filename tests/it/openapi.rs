@@ -1,96 +1,30 @@
-//! The OpenAPI document (`src/openapi.json`, served at `/openapi.json`) against the code: every
-//! route of the app's route table (`chessd_server::api::routes::route_table`, which is what the app
-//! registers) is documented and nothing else is, every error code of
-//! `ApiError` (`src/api/error.rs`, or `src/error.rs` before it moved) is listed (in the document
-//! and in the error table of `docs/api.md`, with its status), the documented secrets are the ones
-//! the server enforces, and real answers match the documented schemas.
+//! The OpenAPI document (generated from the code by `chessd_server::openapi`, served at
+//! `/openapi.json`) against the server: every route of the app's route table
+//! (`chessd_server::api::routes::route_table`, which is what the app registers) is documented and
+//! nothing else is, every error code of `ErrorCode::ALL` is listed (in the document and in the
+//! error table of `docs/api.md`, with its status), the documented secrets are the ones the server
+//! enforces, and real answers match the documented schemas (checked with the `jsonschema` crate).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use actix_web::http::{header, StatusCode};
+use chessd_server::api::error::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::common::app::{request, TestApp};
+use crate::common::{
+    app::{request, TestApp},
+    schema::check as validate,
+};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
 fn document() -> Value {
-    serde_json::from_str(chessd_server::openapi::DOCUMENT).expect("src/openapi.json is JSON")
+    crate::common::schema::document()
 }
 
 fn source(path: &str) -> String {
     std::fs::read_to_string(format!("{ROOT}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-// ----- Reading functions out of the source -----
-
-/// The text of `fn name`, from its signature to its closing brace, with comments removed
-/// (string literals are kept).
-fn function_text(text: &str, name: &str) -> String {
-    let start = text
-        .find(&format!("fn {name}("))
-        .unwrap_or_else(|| panic!("no fn {name} in the source"));
-    let text = strip_comments(&text[start..]);
-    let open = text.find('{').expect("a function body");
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices().skip_while(|(i, _)| *i < open) {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return text[..=i].to_string();
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("fn {name} is not closed")
-}
-
-/// Removes `//` comments, leaving string literals (which may contain `//`) alone.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if c == '/' && chars.peek() == Some(&'/') {
-            for n in chars.by_ref() {
-                if n == '\n' {
-                    out.push('\n');
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Every (METHOD, path) of the app's route table: what `chessd_server::api::configure` registers.
@@ -117,79 +51,7 @@ fn documented_routes(doc: &Value) -> BTreeSet<(String, String)> {
     routes
 }
 
-// ----- Reading the error codes out of the source of ApiError -----
-
-/// Where `ApiError` is defined: `src/api/error.rs`, or `src/error.rs` before it moved there.
-const ERROR_SOURCES: [&str; 2] = ["crates/chessd-server/src/api/error.rs", "src/api/error.rs"];
-
-/// The path and text of the first of [`ERROR_SOURCES`] that exists.
-fn error_source() -> (&'static str, String) {
-    let path = ERROR_SOURCES
-        .into_iter()
-        .find(|p| std::path::Path::new(ROOT).join(p).is_file())
-        .unwrap_or_else(|| panic!("none of {ERROR_SOURCES:?} exists"));
-    (path, source(path))
-}
-
-/// Variant name → JSON code, from the arms of `fn as_str`.
-fn error_codes() -> BTreeMap<String, String> {
-    let text = function_text(&error_source().1, "as_str");
-    let mut codes = BTreeMap::new();
-    for line in text.lines() {
-        let Some((variant, code)) = line.trim().split_once("=>") else {
-            continue;
-        };
-        let code = code.trim().trim_end_matches(',').trim_matches('"');
-        codes.insert(variant.trim().to_string(), code.to_string());
-    }
-    codes
-}
-
-/// Variant name → HTTP status, from the arms of `fn status` (`A | B => StatusCode::NAME,`).
-fn error_statuses() -> BTreeMap<String, u16> {
-    let text = function_text(&error_source().1, "status");
-    let body = &text[text.find("match self {").expect("a match") + "match self {".len()..];
-    let chunks: Vec<&str> = body.split("StatusCode::").collect();
-    let mut statuses = BTreeMap::new();
-    for i in 1..chunks.len() {
-        // chunks[i - 1] ends with `A | B => `; after the first chunk it starts with the
-        // previous arm's `NAME,`.
-        let variants = match i {
-            1 => chunks[0],
-            _ => chunks[i - 1].split_once(',').map_or("", |(_, after)| after),
-        };
-        let variants = variants.split("=>").next().unwrap_or_default();
-        let name = chunks[i].split(',').next().unwrap_or_default().trim();
-        let status = match name {
-            "BAD_REQUEST" => 400,
-            "UNAUTHORIZED" => 401,
-            "FORBIDDEN" => 403,
-            "NOT_FOUND" => 404,
-            "METHOD_NOT_ALLOWED" => 405,
-            "NOT_ACCEPTABLE" => 406,
-            "REQUEST_TIMEOUT" => 408,
-            "CONFLICT" => 409,
-            "PAYLOAD_TOO_LARGE" => 413,
-            "UNPROCESSABLE_ENTITY" => 422,
-            "TOO_MANY_REQUESTS" => 429,
-            "INTERNAL_SERVER_ERROR" => 500,
-            "BAD_GATEWAY" => 502,
-            "SERVICE_UNAVAILABLE" => 503,
-            "GATEWAY_TIMEOUT" => 504,
-            other => panic!("add StatusCode::{other} to this test's table"),
-        };
-        for v in variants.split('|') {
-            let v = v.trim();
-            if !v.is_empty() {
-                statuses.insert(v.to_string(), status);
-            }
-        }
-    }
-    statuses
-}
-
-// ----- A small JSON Schema (OpenAPI 3.0 subset) validator for answers -----
-
+/// `schema` itself, or what its `$ref` names.
 fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
     match schema.get("$ref").and_then(Value::as_str) {
         Some(r) => {
@@ -201,87 +63,6 @@ fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
         }
         None => schema,
     }
-}
-
-fn validate(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
-    let schema = resolve(doc, schema);
-    if v.is_null() && schema["nullable"] == json!(true) {
-        return Ok(());
-    }
-    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
-        for s in all {
-            validate(doc, s, v, at)?;
-        }
-    }
-    if let Some(one) = schema.get("oneOf").and_then(Value::as_array) {
-        let matching = one
-            .iter()
-            .filter(|s| validate(doc, s, v, at).is_ok())
-            .count();
-        if matching != 1 {
-            return Err(format!("{at}: {v} matches {matching} of oneOf"));
-        }
-    }
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        if !values.contains(v) {
-            return Err(format!("{at}: {v} is not one of {values:?}"));
-        }
-    }
-    let fits = match schema.get("type").and_then(Value::as_str) {
-        None => !v.is_null() || schema.as_object().is_some_and(|o| o.len() <= 1),
-        Some("object") => v.is_object(),
-        Some("array") => v.is_array(),
-        Some("string") => v.is_string(),
-        Some("integer") => v.is_i64() || v.is_u64(),
-        Some("number") => v.is_number(),
-        Some("boolean") => v.is_boolean(),
-        Some(other) => return Err(format!("{at}: unknown type {other}")),
-    };
-    if !fits {
-        return Err(format!("{at}: {v} is not of the schema's type"));
-    }
-    if let Some(n) = v.as_f64() {
-        if schema["minimum"].as_f64().is_some_and(|m| n < m)
-            || schema["maximum"].as_f64().is_some_and(|m| n > m)
-        {
-            return Err(format!("{at}: {n} is out of range"));
-        }
-    }
-    if let Some(obj) = v.as_object() {
-        for key in schema["required"].as_array().into_iter().flatten() {
-            let key = key.as_str().unwrap();
-            if !obj.contains_key(key) {
-                return Err(format!("{at}: required `{key}` is missing in {v}"));
-            }
-        }
-        let props = schema["properties"].as_object();
-        for (key, value) in obj {
-            match props.and_then(|p| p.get(key)) {
-                Some(s) => validate(doc, s, value, &format!("{at}.{key}"))?,
-                None if schema["additionalProperties"] == json!(false) => {
-                    return Err(format!("{at}: `{key}` is not documented"))
-                }
-                None => {}
-            }
-        }
-    }
-    if let Some(items) = v.as_array() {
-        if schema["minItems"]
-            .as_u64()
-            .is_some_and(|m| (items.len() as u64) < m)
-            || schema["maxItems"]
-                .as_u64()
-                .is_some_and(|m| (items.len() as u64) > m)
-        {
-            return Err(format!("{at}: wrong number of items"));
-        }
-        if let Some(s) = schema.get("items") {
-            for (i, item) in items.iter().enumerate() {
-                validate(doc, s, item, &format!("{at}[{i}]"))?;
-            }
-        }
-    }
-    Ok(())
 }
 
 // ----- In-process service -----
@@ -416,11 +197,11 @@ fn every_registered_route_is_documented_and_no_other() {
     let extra: Vec<_> = documented.difference(&registered).collect();
     assert!(
         missing.is_empty(),
-        "routes not in openapi.json: {missing:?}"
+        "routes not in the document: {missing:?}"
     );
     assert!(
         extra.is_empty(),
-        "openapi.json documents routes that do not exist: {extra:?}"
+        "the document has routes that do not exist: {extra:?}"
     );
 }
 
@@ -490,33 +271,23 @@ async fn allowed_methods(app: &TestApp, method: &str, uri: &str) -> BTreeSet<Str
 
 #[test]
 fn every_error_code_is_documented_with_its_status() {
-    let codes = error_codes();
-    let statuses = error_statuses();
-    assert!(codes.len() >= 19, "the scan found {codes:?}");
-    assert_eq!(
-        codes.keys().collect::<Vec<_>>(),
-        statuses.keys().collect::<Vec<_>>(),
-        "as_str and status cover the same variants"
-    );
     let doc = document();
     let schema = &doc["components"]["schemas"]["ErrorCode"];
-    let listed: BTreeSet<&str> = schema["enum"]
+    let listed: Vec<&str> = schema["enum"]
         .as_array()
         .expect("an ErrorCode enum")
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    let known: BTreeSet<&str> = codes.values().map(String::as_str).collect();
+    let known: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     assert_eq!(
-        listed,
-        known,
-        "the document's ErrorCode enum and {} differ",
-        error_source().0
+        listed, known,
+        "the document's ErrorCode enum and ErrorCode::ALL differ"
     );
     let description = schema["description"].as_str().unwrap();
     let guide = source("docs/api.md");
-    for (variant, code) in &codes {
-        let status = statuses[variant];
+    for code in ErrorCode::ALL {
+        let (code, status) = (code.as_str(), code.status().as_u16());
         assert!(
             description.contains(&format!("`{code}` ({status})")),
             "the ErrorCode description lacks `{code}` ({status})"
@@ -527,17 +298,17 @@ fn every_error_code_is_documented_with_its_status() {
         );
     }
     // The error body is {error: {code, message}}.
-    let error = &doc["components"]["schemas"]["Error"];
+    let error = json!({"$ref": "#/components/schemas/Error"});
     validate(
         &doc,
-        error,
+        &error,
         &json!({"error": {"code": "illegal_move", "message": "no"}}),
         "error",
     )
     .unwrap();
     assert!(validate(
         &doc,
-        error,
+        &error,
         &json!({"error": {"code": "nope", "message": "no"}}),
         "e"
     )
@@ -905,7 +676,7 @@ async fn job_answers_match_the_documented_schemas_computed_or_cached() {
 }
 
 #[actix_web::test]
-async fn the_served_document_is_the_file() {
+async fn the_served_document_is_the_generated_one() {
     let app = app().await;
     let (status, content_type, v) = app
         .exchange(request("get", "/openapi.json", None, None))

@@ -16,12 +16,15 @@ REPORT_DIR="${ST_REPORT_DIR:-target/schemathesis}"
 mkdir -p "$REPORT_DIR"
 
 cargo build --quiet --bin chessd
-BIN="$PWD/target/debug/chessd"
+# The build output is in CARGO_TARGET_DIR when it is set.
+BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/chessd"
 
 LOG="$REPORT_DIR/chessd.log"
 ADDR_FILE="$REPORT_DIR/chessd.out"
 # A fresh store for each run (the default, SQLite), kept with the report.
 rm -f "$REPORT_DIR"/chessd.sqlite*
+# And no address of an earlier run: the loop below waits for this run's.
+rm -f "$ADDR_FILE"
 CHESSD_STORE__URL="sqlite://$REPORT_DIR/chessd.sqlite" \
 RUST_LOG=warn "$BIN" serve --bind 127.0.0.1:0 --config tests/schemathesis/chessd.toml \
   >"$ADDR_FILE" 2>"$LOG" &

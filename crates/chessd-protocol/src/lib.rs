@@ -8,6 +8,8 @@
 #![deny(missing_docs)]
 
 pub mod gct;
+#[cfg(feature = "utoipa")]
+pub mod schema;
 pub mod uci;
 pub mod ws;
 pub mod xboard;

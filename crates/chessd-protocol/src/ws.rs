@@ -7,7 +7,9 @@ use serde::Deserialize;
 /// A client frame: a JSON object whose `type` names the command. Every command may carry an
 /// `ack` id (any JSON value), echoed in its answer; unknown fields are refused.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(feature = "utoipa", schema(as = WsClientFrame))]
 pub enum ClientFrame {
     /// `move`: play a move, given as exactly one of `uci` or `san` (checked when handled).
     Move {
@@ -54,6 +56,7 @@ pub enum ClientFrame {
         /// The attacker's choice if both bid 0.
         gain: Option<bool>,
         /// The side that bids (the admin names it).
+        #[cfg_attr(feature = "utoipa", schema(value_type = Option<crate::schema::Side>))]
         side: Option<Color>,
         /// The client's id for the answer.
         ack: Option<serde_json::Value>,

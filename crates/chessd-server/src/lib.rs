@@ -20,6 +20,7 @@ pub mod game;
 pub mod jobs;
 pub(crate) mod metrics;
 pub mod openapi;
+pub(crate) mod schemas;
 pub mod server;
 pub mod store;
 pub(crate) mod transport;

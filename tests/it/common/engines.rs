@@ -277,74 +277,14 @@ pub(crate) async fn ws_until(
     panic!("no matching frame in {seen:?}");
 }
 
-/// The OpenAPI document.
+/// The OpenAPI document, as served.
 pub(crate) fn openapi() -> Value {
-    serde_json::from_str(chessd_server::openapi::DOCUMENT).unwrap()
+    common::schema::document()
 }
 
-/// Checks `v` against `schema` of `doc` (`$ref`, `allOf`, `oneOf`, `nullable`, `type`,
-/// `required`, `properties`, `items`, `enum`, `additionalProperties: false`); `Err` names the
-/// first mismatch.
+/// Checks `v` against `schema` of `doc`; `Err` names the mismatches.
 pub(crate) fn conforms(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
-    if let Some(r) = schema["$ref"].as_str() {
-        let name = r.rsplit('/').next().unwrap();
-        return conforms(doc, &doc["components"]["schemas"][name], v, at);
-    }
-    if v.is_null() && schema["nullable"] == true {
-        return Ok(());
-    }
-    if let Some(all) = schema["allOf"].as_array() {
-        for s in all {
-            conforms(doc, s, v, at)?;
-        }
-    }
-    if let Some(any) = schema["oneOf"].as_array() {
-        if !any.iter().any(|s| conforms(doc, s, v, at).is_ok()) {
-            return Err(format!("{at}: {v} matches no oneOf branch"));
-        }
-    }
-    if let Some(values) = schema["enum"].as_array() {
-        if !values.contains(v) {
-            return Err(format!("{at}: {v} not in {values:?}"));
-        }
-    }
-    let ok = match schema["type"].as_str() {
-        None => true,
-        Some("object") => v.is_object(),
-        Some("array") => v.is_array(),
-        Some("string") => v.is_string(),
-        Some("integer") => v.is_i64() || v.is_u64(),
-        Some("number") => v.is_number(),
-        Some("boolean") => v.is_boolean(),
-        Some(other) => return Err(format!("{at}: unknown type {other}")),
-    };
-    if !ok {
-        return Err(format!("{at}: {v} is not a {}", schema["type"]));
-    }
-    if let Some(obj) = v.as_object() {
-        for key in schema["required"].as_array().into_iter().flatten() {
-            if !obj.contains_key(key.as_str().unwrap()) {
-                return Err(format!("{at}: missing {key} in {v}"));
-            }
-        }
-        if let Some(props) = schema["properties"].as_object() {
-            for (k, value) in obj {
-                match props.get(k) {
-                    Some(s) => conforms(doc, s, value, &format!("{at}.{k}"))?,
-                    None if schema["additionalProperties"] == false => {
-                        return Err(format!("{at}: unexpected {k}"))
-                    }
-                    None => {}
-                }
-            }
-        }
-    }
-    if let (Some(items), Some(arr)) = (schema.get("items"), v.as_array()) {
-        for (i, item) in arr.iter().enumerate() {
-            conforms(doc, items, item, &format!("{at}[{i}]"))?;
-        }
-    }
-    Ok(())
+    common::schema::check(doc, schema, v, at)
 }
 
 /// Asserts that `v`, answered with `status` by `method path`, is the documented JSON.

@@ -7,6 +7,7 @@ pub(crate) mod engines;
 pub(crate) mod fault_proxy;
 pub(crate) mod gct;
 pub(crate) mod postgres;
+pub(crate) mod schema;
 
 use std::{
     io::{BufRead, BufReader},

@@ -28,34 +28,47 @@ pub fn looks_like_uci_move(text: &str) -> bool {
 /// Limits of a `go` command; also the JSON body giving search limits over REST (every field
 /// optional, unknown fields refused). Times are in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GoLimits {
     /// Search this many plies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(minimum = 1, maximum = 256))]
     pub depth: Option<u32>,
     /// Search this many nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "utoipa",
+        schema(minimum = 1, maximum = 18446744073709551615_usize)
+    )]
     pub nodes: Option<u64>,
     /// Search exactly this long.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(minimum = 1, maximum = 86400000))]
     pub movetime: Option<u64>,
     /// White's remaining clock time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(maximum = 86400000))]
     pub wtime: Option<u64>,
     /// Black's remaining clock time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(maximum = 86400000))]
     pub btime: Option<u64>,
     /// White's increment per move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(maximum = 86400000))]
     pub winc: Option<u64>,
     /// Black's increment per move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(maximum = 86400000))]
     pub binc: Option<u64>,
     /// Moves to the next time control.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(minimum = 1, maximum = 256))]
     pub movestogo: Option<u32>,
     /// Search for a mate in this many moves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(minimum = 1, maximum = 256))]
     pub mate: Option<u32>,
     /// Search until `stop`.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -65,6 +78,7 @@ pub struct GoLimits {
     pub ponder: bool,
     /// Only consider these moves (UCI text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = Vec<crate::schema::UciMoveText>))]
     pub searchmoves: Vec<String>,
 }
 

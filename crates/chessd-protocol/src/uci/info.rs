@@ -101,6 +101,7 @@ impl fmt::Display for Score {
 
 /// Win/draw/loss expectation in permille (`wdl W D L`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct Wdl {
     /// Wins per mille.
     pub win: u32,
@@ -114,6 +115,8 @@ pub struct Wdl {
 /// [`Info::other`] in their order (and printed after the known fields, so such a line does not
 /// always print back to an equal `Info`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "utoipa", schema(as = EngineInfo))]
 pub struct Info {
     /// Search depth in plies.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,6 +129,7 @@ pub struct Info {
     pub multipv: Option<u32>,
     /// The line's score.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = Option<crate::schema::ScoreView>))]
     pub score: Option<Score>,
     /// Win/draw/loss expectation.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -66,11 +66,14 @@ impl Serialize for OptionType {
 
 /// An `option` line: an option the engine declares in its handshake.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "utoipa", schema(as = UciOption))]
 pub struct OptionDecl {
     /// Its name (may contain spaces).
     pub name: String,
     /// Its type.
     #[serde(rename = "type")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String))]
     pub kind: OptionType,
     /// Its default value, as text (Stockfish writes `<empty>` for an empty string).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::{admission::AdmissionError, engine::EngineError, game::GameError, jobs::JobError};
 
 /// Stable error codes; the README documents each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The request body or parameters are malformed, of the wrong type, or have unknown fields.
@@ -140,6 +140,69 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
+    pub const ALL: [ErrorCode; 59] = [
+        ErrorCode::InvalidRequest,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::InvalidFen,
+        ErrorCode::InvalidPgn,
+        ErrorCode::IllegalMove,
+        ErrorCode::AmbiguousMove,
+        ErrorCode::NotYourTurn,
+        ErrorCode::GameOver,
+        ErrorCode::AlreadyHasStatus,
+        ErrorCode::GameNotFound,
+        ErrorCode::Unauthorized,
+        ErrorCode::Forbidden,
+        ErrorCode::InvalidState,
+        ErrorCode::NoDrawToClaim,
+        ErrorCode::TooManyGames,
+        ErrorCode::WebhookNotAllowed,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::ShuttingDown,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::GameUnavailable,
+        ErrorCode::EngineNotFound,
+        ErrorCode::NoEngine,
+        ErrorCode::EngineBusy,
+        ErrorCode::EngineDied,
+        ErrorCode::EngineUnreachable,
+        ErrorCode::EngineHandshakeFailed,
+        ErrorCode::EngineIllegalMove,
+        ErrorCode::EngineTimeout,
+        ErrorCode::JobNotFound,
+        ErrorCode::LimitExceeded,
+        ErrorCode::TooManyJobs,
+        ErrorCode::RateLimited,
+        ErrorCode::QuotaExceeded,
+        ErrorCode::TooManyEngines,
+        ErrorCode::TooManyConnections,
+        ErrorCode::TooManyExports,
+        ErrorCode::NotAcceptable,
+        ErrorCode::ApiKeyRequired,
+        ErrorCode::OperatorDisabled,
+        ErrorCode::CommandRefused,
+        ErrorCode::EngineUnsupported,
+        ErrorCode::WorkDisabled,
+        ErrorCode::TaskGone,
+        ErrorCode::LeaseNotHeld,
+        ErrorCode::JobTimedOut,
+        ErrorCode::ResultMismatch,
+        ErrorCode::InvalidOpponents,
+        ErrorCode::WrongVariant,
+        ErrorCode::DuelPending,
+        ErrorCode::NoDuel,
+        ErrorCode::AlreadyBid,
+        ErrorCode::InvalidBid,
+        ErrorCode::IdempotencyKeyReused,
+        ErrorCode::RequestInProgress,
+        ErrorCode::VersionMismatch,
+        ErrorCode::RequestTimeout,
+        ErrorCode::OutcomeUnknown,
+        ErrorCode::Internal,
+    ];
+
     /// The HTTP status for this code.
     pub fn status(self) -> StatusCode {
         use ErrorCode::*;
@@ -315,24 +378,33 @@ impl ApiError {
     }
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
-    error: Inner<'a>,
+/// The JSON body of every error answer: `{"error": {"code", "message"}}`.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBody<'a> {
+    /// What went wrong.
+    pub error: ErrorDetail<'a>,
 }
 
-#[derive(Serialize)]
-struct Inner<'a> {
-    code: &'a str,
-    message: &'a str,
+/// The `error` of an [`ErrorBody`].
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail<'a> {
+    /// The stable code.
+    #[schema(value_type = ErrorCode)]
+    pub code: &'a str,
+    /// What went wrong, for people.
+    pub message: &'a str,
+    /// Why a move is illegal, for `illegal_move`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'a str>,
+    #[schema(value_type = Option<crate::schemas::IllegalReasonName>)]
+    pub reason: Option<&'a str>,
 }
 
 impl ApiError {
     /// The JSON body of this error, as [`ResponseError::error_response`] sends it.
     pub fn body_json(&self) -> String {
-        serde_json::to_string(&Body {
-            error: Inner {
+        serde_json::to_string(&ErrorBody {
+            error: ErrorDetail {
                 code: self.code.as_str(),
                 message: &self.message,
                 reason: self.reason,
@@ -359,8 +431,8 @@ impl ResponseError for ApiError {
                 r#"Bearer realm="chessd""#,
             ));
         }
-        answer.json(Body {
-            error: Inner {
+        answer.json(ErrorBody {
+            error: ErrorDetail {
                 code: self.code.as_str(),
                 message: &self.message,
                 reason: self.reason,
@@ -548,5 +620,89 @@ mod tests {
         for e in jobs {
             assert_eq!(ApiError::from(e.clone()).code.as_str(), e.code(), "{e:?}");
         }
+    }
+
+    /// `ErrorCode::ALL` holds every variant once, in order. The match below has no wildcard: a
+    /// new variant does not compile until it is given its place here, and then in `ALL`.
+    #[test]
+    fn all_lists_every_code() {
+        fn place(code: ErrorCode) -> usize {
+            use ErrorCode::*;
+            match code {
+                InvalidRequest => 0,
+                PayloadTooLarge => 1,
+                InvalidFen => 2,
+                InvalidPgn => 3,
+                IllegalMove => 4,
+                AmbiguousMove => 5,
+                NotYourTurn => 6,
+                GameOver => 7,
+                AlreadyHasStatus => 8,
+                GameNotFound => 9,
+                Unauthorized => 10,
+                Forbidden => 11,
+                InvalidState => 12,
+                NoDrawToClaim => 13,
+                TooManyGames => 14,
+                WebhookNotAllowed => 15,
+                NotFound => 16,
+                MethodNotAllowed => 17,
+                ShuttingDown => 18,
+                StoreUnavailable => 19,
+                GameUnavailable => 20,
+                EngineNotFound => 21,
+                NoEngine => 22,
+                EngineBusy => 23,
+                EngineDied => 24,
+                EngineUnreachable => 25,
+                EngineHandshakeFailed => 26,
+                EngineIllegalMove => 27,
+                EngineTimeout => 28,
+                JobNotFound => 29,
+                LimitExceeded => 30,
+                TooManyJobs => 31,
+                RateLimited => 32,
+                QuotaExceeded => 33,
+                TooManyEngines => 34,
+                TooManyConnections => 35,
+                TooManyExports => 36,
+                NotAcceptable => 37,
+                ApiKeyRequired => 38,
+                OperatorDisabled => 39,
+                CommandRefused => 40,
+                EngineUnsupported => 41,
+                WorkDisabled => 42,
+                TaskGone => 43,
+                LeaseNotHeld => 44,
+                JobTimedOut => 45,
+                ResultMismatch => 46,
+                InvalidOpponents => 47,
+                WrongVariant => 48,
+                DuelPending => 49,
+                NoDuel => 50,
+                AlreadyBid => 51,
+                InvalidBid => 52,
+                IdempotencyKeyReused => 53,
+                RequestInProgress => 54,
+                VersionMismatch => 55,
+                RequestTimeout => 56,
+                OutcomeUnknown => 57,
+                Internal => 58,
+            }
+        }
+        for (i, code) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(
+                place(*code),
+                i,
+                "{code:?} is out of place in ErrorCode::ALL"
+            );
+        }
+        let codes: std::collections::BTreeSet<&str> =
+            ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            codes.len(),
+            ErrorCode::ALL.len(),
+            "a code twice in ErrorCode::ALL"
+        );
     }
 }

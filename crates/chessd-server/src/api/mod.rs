@@ -5,8 +5,9 @@
 pub(crate) mod client;
 pub(crate) mod conditions;
 pub(crate) mod connections;
-pub(crate) mod error;
+pub mod error;
 pub(crate) mod forward;
+pub(crate) mod openapi_types;
 pub mod routes;
 pub mod wire;
 pub(crate) mod ws_limits;

@@ -83,7 +83,8 @@ struct View {
 }
 
 /// A node as `GET /v1/cluster` shows it.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = ClusterNode)]
 pub struct NodeStatus {
     /// Its id.
     pub node: String,
@@ -102,7 +103,7 @@ pub struct NodeStatus {
 }
 
 /// The cluster as `GET /v1/cluster` shows it.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct ClusterStatus {
     /// Whether this server is a cluster node (else every other field is empty).
     pub enabled: bool,

@@ -221,22 +221,26 @@ impl Board {
 
 /// A Chess 2 duel waiting to be settled, as everyone may see it: whose bids are in, never
 /// their amounts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DuelView {
     /// The capturing move, without duel fields.
     #[serde(rename = "move")]
     pub mv: String,
     /// The side that moved.
+    #[schema(value_type = crate::schemas::Side)]
     pub attacker: Color,
     /// The side whose piece is at stake.
+    #[schema(value_type = crate::schemas::Side)]
     pub defender: Color,
     /// The square of the piece at stake.
     pub square: String,
     /// `challenge` (the defender challenges or declines) or `bids`.
     pub stage: String,
     /// The sides whose bids are in.
+    #[schema(value_type = Vec<crate::schemas::Side>)]
     pub bids_in: Vec<Color>,
     /// The side that must act now.
+    #[schema(value_type = crate::schemas::Side)]
     pub to_act: Color,
     /// The duels of this move settled so far, as in its notation (`""` declined, `"12"`:
     /// the defender bid 1, the attacker 2).

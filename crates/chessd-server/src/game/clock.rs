@@ -10,13 +10,15 @@ use chessd_core::Color;
 use serde::{Deserialize, Serialize};
 
 /// Initial time and increment per move, in milliseconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
     /// Time each side starts with.
+    #[schema(minimum = 1, maximum = 86400000)]
     pub initial_ms: u64,
     /// Time added after each of a side's moves.
     #[serde(default)]
+    #[schema(maximum = 3600000)]
     pub increment_ms: u64,
 }
 
@@ -58,13 +60,14 @@ impl TimeControl {
 }
 
 /// The clocks as clients see them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ClockView {
     /// White's remaining time.
     pub white_ms: u64,
     /// Black's remaining time.
     pub black_ms: u64,
     /// Whose time is running, if any.
+    #[schema(value_type = Option<crate::schemas::Side>)]
     pub running: Option<chessd_core::Color>,
 }
 

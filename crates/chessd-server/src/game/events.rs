@@ -10,7 +10,7 @@ use chessd_protocol::uci::pv_san;
 use crate::game::{board::DuelView, clock::ClockView, replies::EngineInfoView};
 
 /// What changed in a game.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
     /// A move was played.
@@ -24,6 +24,7 @@ pub enum EventKind {
         /// The position after the move.
         fen: String,
         /// The status after the move.
+        #[schema(value_type = crate::schemas::StatusView)]
         status: Status,
         /// Both clocks after the move, when the game is timed.
         clocks: Option<ClockView>,
@@ -33,6 +34,7 @@ pub enum EventKind {
         /// Moves completed so far.
         ply: usize,
         /// Who took the step.
+        #[schema(value_type = crate::schemas::Side)]
         by: Color,
         /// The step as everyone may see it: the move string, `challenge`, `decline`, or `bid`
         /// (its amount shows once both bids are in, in `duel.settled` or `played`).
@@ -45,6 +47,7 @@ pub enum EventKind {
         /// The duel waiting to be settled, if any.
         duel: Option<DuelView>,
         /// The status after the step.
+        #[schema(value_type = crate::schemas::StatusView)]
         status: Status,
         /// Both clocks after the step, when the game is timed.
         clocks: Option<ClockView>,
@@ -55,16 +58,19 @@ pub enum EventKind {
     /// A side offered a draw.
     DrawOffered {
         /// Who offered.
+        #[schema(value_type = crate::schemas::Side)]
         by: Color,
     },
     /// A draw offer was declined or withdrawn by a move.
     DrawDeclined {
         /// Who declined.
+        #[schema(value_type = crate::schemas::Side)]
         by: Color,
     },
     /// The game ended without a move (resignation, agreement, manual result, flag, claim).
     GameEnd {
         /// The final status.
+        #[schema(value_type = crate::schemas::StatusView)]
         status: Status,
         /// Both clocks, when the game is timed.
         clocks: Option<ClockView>,
@@ -74,6 +80,7 @@ pub enum EventKind {
         /// The current position.
         fen: String,
         /// The status.
+        #[schema(value_type = crate::schemas::StatusView)]
         status: Status,
     },
     /// The game's actor stopped (idle timeout, stop, shutdown); no more events follow.

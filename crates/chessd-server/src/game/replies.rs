@@ -44,16 +44,18 @@ pub struct ActionReply {
 }
 
 /// The opponent as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = EngineOpponentView)]
 pub struct OpponentView {
     /// The side it plays.
+    #[schema(value_type = crate::schemas::Side)]
     pub plays: Color,
     /// Its search limits, when given.
     pub go: Option<GoLimits>,
 }
 
 /// The attached engine as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct EngineView {
     /// Its configured name.
     pub name: String,
@@ -75,13 +77,14 @@ pub struct EngineView {
 }
 
 /// The rival engine as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct RivalView {
     /// Its configured name.
     pub name: String,
     /// Its `id name`.
     pub id_name: Option<String>,
     /// The side it plays.
+    #[schema(value_type = crate::schemas::Side)]
     pub plays: Color,
     /// Its search limits, when given.
     pub go: Option<GoLimits>,
@@ -90,7 +93,7 @@ pub struct RivalView {
 }
 
 /// A best-move hint.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct BestMoveReply {
     /// The best move, UCI.
     pub bestmove: String,
@@ -114,7 +117,7 @@ pub struct PlayReply {
 }
 
 /// An analysis started.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct AnalysisStarted {
     /// Always true.
     pub analysing: bool,
@@ -129,7 +132,7 @@ pub struct AnalysisStarted {
 }
 
 /// An analysis's result: when it was stopped, or when it ended by itself.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, utoipa::ToSchema)]
 pub struct AnalysisReport {
     /// The engine's best move when it stopped (UCI).
     pub bestmove: Option<String>,
@@ -141,9 +144,10 @@ pub struct AnalysisReport {
 
 /// An engine `info` line as JSON: the PV both in UCI and in SAN (SAN stops at the first move
 /// that is not legal).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct EngineInfoView {
     /// The line (MultiPV), 1 = best.
+    #[schema(minimum = 1)]
     pub multipv: u32,
     /// Depth in plies.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -153,13 +157,16 @@ pub struct EngineInfoView {
     pub seldepth: Option<u32>,
     /// `{"cp": N}` or `{"mate": N}` (side to move's view), with `"bound"` when only a bound.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::schemas::ScoreView>)]
     pub score: Option<chessd_protocol::uci::Score>,
     /// Whose point of view `score` is: the side to move in the searched position (UCI and
     /// XBoard engines score for the side to move).
+    #[schema(value_type = crate::schemas::Side)]
     pub pov: Color,
     /// `score` from White's point of view (as python-chess's `PovScore.white()`): negated when
     /// Black is to move, bounds swapped.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::schemas::ScoreView>)]
     pub white_score: Option<chessd_protocol::uci::Score>,
     /// Win/draw/loss per mille.
     #[serde(skip_serializing_if = "Option::is_none")]

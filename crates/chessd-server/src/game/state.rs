@@ -13,14 +13,21 @@ use crate::{game::clock::TimeControl, game::Board, game::GameError};
 /// The format tag written into every saved state.
 pub(crate) const STATE_FORMAT: &str = "chessd.game/1";
 
+chessd_protocol::names_schema_type!(
+    /// The saved state's format ([`STATE_FORMAT`]).
+    StateFormat as "StateFormat": [STATE_FORMAT]
+);
+
 /// A result set without a move (resignation, agreement, manual, timeout), which replaying the
 /// moves cannot reproduce.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetResult {
     /// `white_wins`, `black_wins` or `draw`.
+    #[schema(value_type = crate::schemas::SetResultName)]
     pub result: String,
     /// `resignation`, `agreement`, `manual` or `timeout`.
+    #[schema(value_type = crate::schemas::SetReasonName)]
     pub reason: String,
     /// The note given with a manual result.
     #[serde(default)]
@@ -28,7 +35,7 @@ pub struct SetResult {
 }
 
 /// Remaining times of a timed game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SavedClock {
     /// The time control.
@@ -40,13 +47,15 @@ pub struct SavedClock {
 }
 
 /// Everything needed to rebuild a game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SavedState {
     /// Always [`STATE_FORMAT`].
+    #[schema(value_type = crate::game::state::StateFormat)]
     pub format: String,
     /// `chess2` for a Chess 2 game; absent for standard chess and Chess960.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::schemas::Chess2Name>, nullable = false)]
     pub variant: Option<String>,
     /// The starting position (an EPD for Chess 2).
     pub start_fen: String,
@@ -55,6 +64,7 @@ pub struct SavedState {
     pub moves: Vec<String>,
     /// The draw policy.
     #[serde(default)]
+    #[schema(value_type = crate::schemas::DrawPolicyName)]
     pub draw_policy: DrawPolicy,
     /// A result set without a move, if any.
     #[serde(default)]
@@ -64,8 +74,10 @@ pub struct SavedState {
     pub clock: Option<SavedClock>,
     /// A pending draw offer.
     #[serde(default)]
+    #[schema(value_type = Option<crate::schemas::Side>)]
     pub draw_offer: Option<Color>,
     /// The final or current status (informational; recomputed on restore and checked).
+    #[schema(value_type = Option<crate::schemas::StatusView>)]
     pub status: Option<Status>,
 }
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::error::JobError;
 
 /// Where a job is in its life (serialized as its snake_case name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
     /// Waiting for pool threads.
@@ -50,7 +50,7 @@ impl JobState {
 }
 
 /// What a job computes (serialized as its snake_case name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobKind {
     /// A perft count.

@@ -33,7 +33,7 @@ pub struct QueuedTask {
 }
 
 /// A task leased to a queue worker (also its form in the work API).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct LeasedTask {
     /// The job.
     pub job: Uuid,

@@ -10,19 +10,23 @@ use crate::{
 };
 
 /// The query of `GET /v1/games`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ListQuery {
     /// `all` (default), `ongoing`, `finished`, `white_wins`, `black_wins` or `draw`.
+    #[param(value_type = Option<crate::schemas::GamesFilter>, nullable = false, default = "all")]
     pub status: Option<String>,
     /// Games per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100, nullable = false, default = 20)]
     pub limit: Option<u32>,
     /// The previous page's `next_cursor`.
+    #[param(pattern = "^[1-9][0-9]{0,18}$", nullable = false)]
     pub cursor: Option<String>,
 }
 
 /// A game in the list.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct GameListItem {
     /// Its id.
     pub id: String,
@@ -37,7 +41,7 @@ pub(crate) struct GameListItem {
 }
 
 /// A page of games.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct GameList {
     /// The games, newest first.
     pub games: Vec<GameListItem>,
@@ -67,6 +71,20 @@ pub(crate) fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
 }
 
 /// `GET /v1/games`
+#[utoipa::path(
+    get,
+    path = "/v1/games",
+    operation_id = "listGames",
+    tag = "games",
+    summary = "List stored games",
+    description = "The games the store keeps, newest first, a page at a time (keyset pagination: pass the page's `next_cursor` as `cursor` for the next). Game ids are public (anyone may watch a game); secrets are never listed. With `store.url = \"memory\"` the list is empty.",
+    params(crate::api::routes::archive::ListQuery),
+    responses(
+        (status = 200, description = "A page of games.", body = crate::api::routes::archive::GameList),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 503, description = "The store could not be read (`store_unavailable`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn list(
     state: web::Data<AppState>,
     query: web::Query<ListQuery>,

@@ -12,16 +12,19 @@ use serde::{Deserialize, Serialize};
 use crate::api::error::{ApiError, ErrorCode};
 
 /// `GET /chess2/new` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct NewQuery {
     /// White's army letter (`c n e r k a`).
+    #[param(value_type = crate::schemas::ArmyLetter)]
     pub white: String,
     /// Black's army letter.
+    #[param(value_type = crate::schemas::ArmyLetter)]
     pub black: String,
 }
 
 /// `POST /chess2/move` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MoveOnEpd {
     /// The position, as the Go engine writes it (a FEN, the armies, the stones).
@@ -32,7 +35,7 @@ pub(crate) struct MoveOnEpd {
 }
 
 /// A position in the Go engine's API form.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct Chess2Reply {
     /// The position.
     pub epd: String,
@@ -116,6 +119,19 @@ fn available_duels(pos: &Chess2Position, mv: Chess2Move) -> Vec<String> {
 }
 
 /// `GET /chess2/new?white=c&black=k`
+#[utoipa::path(
+    get,
+    path = "/chess2/new",
+    operation_id = "chess2New",
+    tag = "chess2",
+    summary = "A new Chess 2 position for two armies",
+    description = "The Go engine CGamesPlay/chess2's `GET /new`: the start position of the two armies as an EPD (a FEN, the armies, the stones), its legal moves sorted as strings, `game_over` and `winner`. Stateless.",
+    params(crate::api::routes::chess2::NewQuery),
+    responses(
+        (status = 200, description = "The start position.", body = crate::api::routes::chess2::Chess2Reply),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest)
+    )
+)]
 pub(crate) async fn new_game(
     query: web::Query<NewQuery>,
 ) -> Result<web::Json<Chess2Reply>, ApiError> {
@@ -125,6 +141,22 @@ pub(crate) async fn new_game(
 }
 
 /// `POST /chess2/move {epd, move}`
+#[utoipa::path(
+    post,
+    path = "/chess2/move",
+    operation_id = "chess2Move",
+    tag = "chess2",
+    summary = "Apply a Chess 2 move to any EPD",
+    description = "The Go engine CGamesPlay/chess2's `POST /move`, with every move checked: the position after the move (its duels resolved), its legal moves, `game_over`, `winner`, and the duel fields the move could have carried (`available_duels`).",
+    request_body(content = crate::api::routes::chess2::MoveOnEpd),
+    responses(
+        (status = 200, description = "The position after the move.", body = crate::api::routes::chess2::Chess2Reply),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 409, description = "The game in the EPD is already over (`game_over`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "Well-formed but not valid (`invalid_fen` for the EPD, `illegal_move` for a move that cannot be played or a duel that is not allowed).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn apply_move(
     body: web::Json<MoveOnEpd>,
 ) -> Result<web::Json<Chess2Reply>, ApiError> {

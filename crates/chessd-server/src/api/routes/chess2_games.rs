@@ -19,25 +19,30 @@ use crate::{
 };
 
 /// The `armies` of `POST /v1/games` for a Chess 2 game (default: Classic for both).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ArmiesBody {
     /// White's army letter (`c n e r k a`).
+    #[schema(value_type = Option<crate::schemas::ArmyLetter>, nullable = false)]
     pub white: Option<String>,
     /// Black's army letter.
+    #[schema(value_type = Option<crate::schemas::ArmyLetter>, nullable = false)]
     pub black: Option<String>,
 }
 
 /// A Chess 2 game's own state, as `GameView` shows it under `chess2`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct Chess2View {
     /// Each side's army letter.
+    #[schema(value_type = crate::api::openapi_types::ArmiesView)]
     pub armies: SidesView<char>,
     /// Each side's stones.
+    #[schema(value_type = crate::api::openapi_types::StonesView)]
     pub stones: SidesView<u8>,
     /// Whether the side to move is in a Two Kings king turn (it may move a king or pass).
     pub king_turn: bool,
     /// The side that must act now: the side to move, or the side a duel waits for.
+    #[schema(value_type = crate::schemas::Side)]
     pub to_act: Color,
     /// The duel waiting to be settled (never the amounts bid).
     pub duel: Option<DuelView>,
@@ -102,19 +107,23 @@ pub(crate) fn starting_game(
 }
 
 /// `POST /v1/games/{id}/duel` body.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DuelBody {
     /// `challenge`, `decline` or `bid`.
+    #[schema(value_type = crate::schemas::DuelActionName)]
     pub action: String,
     /// A bid's stones, 0 to 2.
+    #[schema(maximum = 2, nullable = false)]
     pub stones: Option<u8>,
     /// The attacker's choice if both bid 0: gain a stone (`true`, the default unless it holds
     /// 6) or take one from the defender (`false`). Read only with a bid of 0: with more stones
     /// no 0–0 duel can happen, so it is ignored (the game drops it, see
     /// `Chess2Action::normalized`).
+    #[schema(nullable = false)]
     pub gain: Option<bool>,
     /// The side that bids: a seat bids for itself; the admin names the side.
+    #[schema(value_type = Option<crate::schemas::Side>, nullable = false)]
     pub side: Option<Color>,
 }
 

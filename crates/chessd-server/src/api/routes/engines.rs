@@ -31,7 +31,7 @@ use crate::{
 };
 
 /// One configured engine in `GET /v1/engines`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct EngineListItem {
     /// Its name (what clients ask for).
     pub name: String,
@@ -58,6 +58,17 @@ async fn checked_body<T>(
 }
 
 /// `GET /v1/engines`
+#[utoipa::path(
+    get,
+    path = "/v1/engines",
+    operation_id = "listEngines",
+    tag = "engines",
+    summary = "List the configured engines",
+    description = "The engines games may attach, by name, with their reachability: the program exists, or the TCP address accepted a connection. Reachability is probed on the first call and then at most every 15 s, in the background (an answer never waits for it), and engine starts update it; so clients cannot make the server connect to TCP engines on every call. Clients never give a path or an address.",
+    responses(
+        (status = 200, description = "The engines.", body = crate::api::routes::engines::EngineList)
+    )
+)]
 pub(crate) async fn list(state: web::Data<AppState>) -> HttpResponse {
     let engines: Vec<EngineListItem> = state
         .games
@@ -76,8 +87,9 @@ pub(crate) async fn list(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// `POST /v1/games/{id}/engine` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = AttachEngine)]
 pub(crate) struct AttachBody {
     /// The configured engine's name.
     pub name: String,
@@ -87,6 +99,31 @@ pub(crate) struct AttachBody {
 
 /// `POST /v1/games/{id}/engine`: attach an engine by name (any seat or the admin; with `fen`,
 /// the admin).
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/engine",
+    operation_id = "attachEngine",
+    tag = "engines",
+    summary = "Attach an engine",
+    description = "Starts (or connects to) the configured engine and completes the UCI handshake (`uci`/`uciok`, configured `setoption`s checked against the declared options, `isready`/`readyok`), replacing any attached engine. With `fen` the game is reset to it first (admin). Binbo's `new_uci_game`. While an engine opponent plays an unfinished game only the admin may replace it (`403 forbidden` for a seat). A finished game takes no engine (`409 game_over`): analyse it with `POST …/engine/analysis` and `engine`, which starts one for the analysis. An engine that cannot play the game (a Chess960 game for an engine without `UCI_Chess960`) is refused with `422 engine_unsupported`.",
+    params(crate::api::openapi_types::GameId),
+    request_body(content = crate::api::routes::engines::AttachBody),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "Attached.", body = crate::game::replies::EngineView),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key (`auth.api_keys`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`engine_busy` (the engine is choosing a move for this game); `game_over` (a finished game takes no engine: analyse it with `POST …/engine/analysis`); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "`engine_not_found` (no engine of that name is configured: `GET /v1/engines` lists them); `invalid_fen`; `engine_unsupported` (the engine cannot play this game, e.g. Chess960 without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`quota_exceeded`: this client's engine quota is used up; try again after `Retry-After` seconds.", body = crate::api::error::ErrorBody<'static>, headers(("Retry-After" = i64, description = "Seconds to wait before trying again."))),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "`too_many_engines`: the server runs as many engines as it allows.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn attach(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -110,6 +147,20 @@ pub(crate) async fn attach(
 }
 
 /// `GET /v1/games/{id}/engine`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/engine",
+    operation_id = "getEngine",
+    tag = "engines",
+    summary = "The game's engine",
+    description = "Its name, what it declared in the handshake, and what it is doing.",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The engine.", body = crate::game::replies::EngineView),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine`: none attached; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn view(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -119,6 +170,24 @@ pub(crate) async fn view(
 }
 
 /// `DELETE /v1/games/{id}/engine`: detach (the engine quits and is killed).
+#[utoipa::path(
+    delete,
+    path = "/v1/games/{id}/engine",
+    operation_id = "detachEngine",
+    tag = "engines",
+    summary = "Detach the engine",
+    description = "Sends `quit`, then kills the process; a running search fails with `engine_died`. While an engine opponent plays an unfinished game only the admin may detach it (`403 forbidden` for a seat: the game would wait forever).",
+    params(crate::api::openapi_types::GameId),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 204, description = "Detached."),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine`; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn detach(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -130,6 +199,30 @@ pub(crate) async fn detach(
 
 /// `POST /v1/games/{id}/engine/bestmove`: the best move as a hint; the game does not change.
 /// Body: go limits plus an optional `timeout_ms`.
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/engine/bestmove",
+    operation_id = "engineBestMove",
+    tag = "engines",
+    summary = "Best move hint",
+    description = "The engine's best move for the current position, with the game's whole history (Binbo's `uci_bestmove`). The game does not change. Engine output streams to the game's WebSocket meanwhile.",
+    params(crate::api::openapi_types::GameId),
+    request_body(content = Option<crate::api::openapi_types::BestMoveRequest>),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "The engine's move.", body = crate::game::replies::BestMoveReply),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move), `game_over`; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "`engine_unsupported`: the engine cannot play this game (a Chess960 game for an engine without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
+        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn bestmove(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -158,18 +251,21 @@ pub(crate) async fn bestmove(
 }
 
 /// `POST /v1/games/{id}/engine/play` body.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PlayRequest)]
 pub(crate) struct PlayBody {
     /// The player's move first: UCI (`e2e4`) or SAN (`e4`).
     #[serde(rename = "move")]
     pub mv: Option<String>,
     /// The engine's search limits (default `movetime 1000`).
+    #[schema(value_type = Option<crate::api::openapi_types::FiniteGoLimits>)]
     pub go: Option<GoLimits>,
 }
 
 /// The answer to play.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = PlayReply)]
 pub(crate) struct PlayAnswer {
     /// The player's move, when one was given.
     pub player_move: Option<MoveView>,
@@ -181,6 +277,30 @@ pub(crate) struct PlayAnswer {
 
 /// `POST /v1/games/{id}/engine/play`: optionally the player's move, then the engine's reply;
 /// both are played. A failing engine leaves the player's move played.
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/engine/play",
+    operation_id = "enginePlay",
+    tag = "engines",
+    summary = "Play with the engine",
+    description = "Optionally plays the player's `move`, then the engine answers and its move is played too (Binbo's `uci_play`), atomically: while the engine thinks, moves and resets of the game are refused with `engine_busy`. A failing engine never loses the player's move (it stays played; the error is returned). Without `move`, the engine moves for the side to move. In a game with an engine opponent, a seat must give its `move` (the engine never plays a seat's move for it: `403 forbidden`); the admin may do either. `searchmoves` must be legal in the position the engine searches (after `move`; `422 illegal_move`), checked before the move is played.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = Option<crate::api::routes::engines::PlayBody>),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "Both moves and the game afterwards.", body = crate::api::routes::engines::PlayAnswer, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move), `game_over`, `not_your_turn`; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "The player's move: `illegal_move`, `ambiguous_move`; `engine_unsupported` (the engine cannot play this game).", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
+        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn play(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -215,8 +335,9 @@ pub(crate) async fn play(
 }
 
 /// `POST /v1/games/{id}/engine/position` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EnginePosition)]
 pub(crate) struct PositionBody {
     /// FEN (default: the standard start).
     pub fen: Option<String>,
@@ -227,6 +348,30 @@ pub(crate) struct PositionBody {
 
 /// `POST /v1/games/{id}/engine/position` (admin): reset the game to a position and tell the
 /// engine, as Binbo's `uci_set_position`.
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/engine/position",
+    operation_id = "engineSetPosition",
+    tag = "engines",
+    summary = "Set a position",
+    description = "Resets the game to `fen` (default the start) plus `moves`, as Binbo's `uci_set_position` does, then sends it to the engine and waits for `readyok`.",
+    params(crate::api::openapi_types::GameId),
+    request_body(content = Option<crate::api::routes::engines::PositionBody>),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 200, description = "The game afterwards.", body = crate::api::routes::game_view::GameView),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "`invalid_fen`, `illegal_move`.", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
+        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn set_position(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -243,6 +388,27 @@ pub(crate) async fn set_position(
 
 /// `POST /v1/games/{id}/engine/sync`: send the game's position to the engine, wait for
 /// `readyok` (Binbo's `uci_sync_position`).
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/engine/sync",
+    operation_id = "engineSync",
+    tag = "engines",
+    summary = "Resynchronise the engine",
+    description = "Sends the game's position (start and whole history) to the engine and waits for `readyok` (Binbo's `uci_sync_position`).",
+    params(crate::api::openapi_types::GameId),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "The game afterwards.", body = crate::api::routes::game_view::GameView),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
+        (status = 422, description = "`engine_unsupported`: the engine cannot play this game (a Chess960 game for an engine without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
+        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn sync(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -253,8 +419,9 @@ pub(crate) async fn sync(
 }
 
 /// `POST /v1/games/{id}/engine/command` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EngineCommand)]
 pub(crate) struct CommandBody {
     /// One UCI line.
     pub command: String,
@@ -291,6 +458,29 @@ fn require_operator(state: &AppState, req: &HttpRequest) -> Result<(), ApiError>
 /// `POST /v1/games/{id}/engine/command` (the server operator only): one raw UCI line (Binbo's
 /// `uci_command_call`/`uci_command_cast`), checked against the allow-list of
 /// [`crate::engine::policy`] and sent in its canonical form.
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/engine/command",
+    operation_id = "engineCommand",
+    tag = "engines",
+    summary = "Send a raw UCI line",
+    description = "One line as is (Binbo's `uci_command_call`/`uci_command_cast`). Refused: newlines, `quit` (detach instead), and `setoption` of `string` options (they name files on the server; configure them instead). Operator-only: without an operator token configured every call is `403 operator_disabled`; a line outside the allow-list is `422 command_refused`.",
+    params(crate::api::openapi_types::GameId),
+    request_body(content = crate::api::routes::engines::CommandBody),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("operator"))),
+    responses(
+        (status = 200, description = "Written (or queued, without wait).", body = crate::api::openapi_types::EngineCommandReply),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, description = "`operator_disabled` (no operator token is configured) or `forbidden` (a wrong operator token); nothing is sent.", body = crate::api::error::ErrorBody<'static>),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "`command_refused`: the raw UCI line is not in the allow-list; `illegal_move`: a `go searchmoves` move that is not legal in the game's position. Nothing is sent.", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn command(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -307,20 +497,46 @@ pub(crate) async fn command(
 }
 
 /// `POST /v1/games/{id}/engine/analysis` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = AnalysisRequest)]
 pub(crate) struct AnalysisBody {
     /// Lines to search (MultiPV, default 1).
+    #[schema(minimum = 1)]
     pub multipv: Option<u32>,
     /// Search limits (default `infinite`).
     pub go: Option<GoLimits>,
     /// The configured engine to analyse with (started for the game when it is not attached).
     pub engine: Option<String>,
     /// Analyse the position after this many plies instead of the current one.
+    #[schema(maximum = 18446744073709551615_usize)]
     pub ply: Option<usize>,
 }
 
 /// `POST /v1/games/{id}/engine/analysis`: start analysing (lines stream as `engine_info`).
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/engine/analysis",
+    operation_id = "startAnalysis",
+    tag = "engines",
+    summary = "Start analysing",
+    description = "Infinite search (by default) with `multipv` lines; they stream to the WebSocket as `engine_info`, each with the score's point of view (`pov`) and White's (`white_score`). An analysis of the current position follows the game: after a move or reset it restarts on the new position, and stops when the game ends. With `ply` it analyses that position of the game and stays there. With `engine` that configured engine is started for the analysis when it is not the attached one. Finished games can be analysed (what players do after a game): the engine (`engine`, else the default one) is started on demand and released when the analysis ends. Not while an engine opponent plays the game. An analysis with limits that ends by itself sends `engine_analysis_done` and keeps its result. Limits are checked as a raw `go` is (`depth 0`, `movetime 0`: `400 invalid_request`), `searchmoves` must be legal in the analysed position (`422 illegal_move`), and `ponder` is taken as `infinite`.",
+    params(crate::api::openapi_types::GameId),
+    request_body(content = Option<crate::api::routes::engines::AnalysisBody>),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "Started.", body = crate::game::replies::AnalysisStarted),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine` (none attached in an unfinished game, and no `engine` given), `engine_busy` (the engine is searching for this game, or it is the engine opponent of an unfinished game); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "`engine_not_found` (`engine` names no configured engine); `engine_unsupported`: the engine cannot play this game (a Chess960 game for an engine without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn start_analysis(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -341,6 +557,25 @@ pub(crate) async fn start_analysis(
 }
 
 /// `DELETE /v1/games/{id}/engine/analysis`: stop; the last line of each PV.
+#[utoipa::path(
+    delete,
+    path = "/v1/games/{id}/engine/analysis",
+    operation_id = "stopAnalysis",
+    tag = "engines",
+    summary = "Stop analysing",
+    description = "Sends `stop`, waits for `bestmove` and returns the last line of each PV. When no analysis runs: the result of the last analysis that ended by itself (kept until the next one starts), else empty lines.",
+    params(crate::api::openapi_types::GameId),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "The last lines.", body = crate::game::replies::AnalysisReport),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_engine`; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn stop_analysis(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -348,6 +583,14 @@ pub(crate) async fn stop_analysis(
 ) -> Result<HttpResponse, ApiError> {
     let report = find(&state, &id).await?.stop_analysis(bearer(&req)).await?;
     Ok(HttpResponse::Ok().json(report))
+}
+
+#[allow(dead_code, reason = "schema-only: list() writes the same shape")]
+/// `GET /v1/engines`
+#[derive(utoipa::ToSchema)]
+pub(crate) struct EngineList {
+    /// The configured engines.
+    pub engines: Vec<EngineListItem>,
 }
 
 #[cfg(test)]

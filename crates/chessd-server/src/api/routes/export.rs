@@ -41,12 +41,15 @@ pub(crate) const PAGE: usize = 32;
 pub(crate) const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
 
 /// The query of `GET /v1/games/export`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExportQuery {
     /// `all` (default), `ongoing`, `finished`, `white_wins`, `black_wins` or `draw`.
+    #[param(value_type = Option<crate::schemas::GamesFilter>, nullable = false, default = "all")]
     pub status: Option<String>,
     /// Most games to send (default and upper bound: `limits.max_export_games`).
+    #[param(minimum = 1, maximum = 1000000000, nullable = false)]
     pub max: Option<u64>,
 }
 
@@ -110,7 +113,7 @@ impl Format {
 }
 
 /// A seat in an NDJSON game.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct PlayerView<'a> {
     /// The name the PGN gives it: the engine's, else `?`.
     pub name: &'a str,
@@ -119,7 +122,7 @@ pub(crate) struct PlayerView<'a> {
 }
 
 /// Both seats.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct PlayersView<'a> {
     /// White.
     pub white: PlayerView<'a>,
@@ -128,7 +131,7 @@ pub(crate) struct PlayersView<'a> {
 }
 
 /// A game as one NDJSON line.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct ExportedGame<'a> {
     /// Its id.
     pub id: Uuid,
@@ -137,6 +140,7 @@ pub(crate) struct ExportedGame<'a> {
     /// Whether it can still be played (an unfinished game that was stopped cannot).
     pub live: bool,
     /// Its status: result, reason, note.
+    #[schema(value_type = crate::schemas::StatusView)]
     pub status: &'a Status,
     /// The result as PGN writes it: `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: &'static str,
@@ -313,6 +317,23 @@ impl Export {
 
 /// `GET /v1/games/export?status=&max=` (`Accept: application/x-chess-pgn` or
 /// `application/x-ndjson`).
+#[utoipa::path(
+    get,
+    path = "/v1/games/export",
+    operation_id = "exportGames",
+    tag = "games",
+    summary = "Export stored games as PGN or NDJSON",
+    description = "The games the store keeps, newest first, streamed game after game (chunked transfer; the store is read a page at a time, so the server holds one page whatever the number of games). The format follows `Accept`: `application/x-chess-pgn` (the default, also for no `Accept`, `*/*` or `application/*`) writes each game as the single-game PGN route does, followed by a blank line; `application/x-ndjson` writes one `ExportedGame` JSON object a line. Quality values are honoured; an `Accept` allowing neither is `406 not_acceptable`. An export sends at most `max` games, at most `limits.max_export_games`; a client may have `quotas.max_exports` exports streaming at once, the server `limits.max_exports`. Each game is replayed from its journal through the rules. With `store.url = \"memory\"` the export is empty. A store failure once the answer has begun breaks the connection (the transfer is truncated, never silently short).",
+    params(crate::api::routes::export::ExportQuery),
+    responses(
+        (status = 200, description = "The games, streamed.", content((String = "application/x-chess-pgn"), (crate::api::routes::export::ExportedGame<'static> = "application/x-ndjson")), headers(("Vary" = String, description = "`Accept`: the format depends on it."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 406, description = "`Accept` allows neither `application/x-chess-pgn` nor `application/x-ndjson` (`not_acceptable`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 422, description = "`max` is over `limits.max_export_games` (`limit_exceeded`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "This client has `quotas.max_exports` exports streaming already (`quota_exceeded`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "The server streams `limits.max_exports` exports already (`too_many_exports`), or the store could not be read (`store_unavailable`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn export(
     state: web::Data<AppState>,
     req: HttpRequest,

@@ -34,21 +34,27 @@ use crate::{
 
 /// `POST /v1/games/{id}/moves` body: exactly one of the three forms, and optionally the
 /// version the move is made on (as `If-Match`).
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MoveRequest {
     /// UCI text.
+    #[schema(nullable = false)]
     pub uci: Option<String>,
     /// SAN text.
+    #[schema(nullable = false)]
     pub san: Option<String>,
     /// Origin square index (a1 = 0 … h8 = 63).
+    #[schema(nullable = false, minimum = 0, maximum = 63)]
     pub from: Option<i64>,
     /// Target square index.
+    #[schema(nullable = false, minimum = 0, maximum = 63)]
     pub to: Option<i64>,
     /// Promotion piece: `q`, `r`, `b` or `n`.
+    #[schema(value_type = Option<crate::schemas::PromotionName>, nullable = false)]
     pub promotion: Option<String>,
     /// Refuse the move unless the game is at this version (`version_mismatch`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, maximum = 9007199254740991_i64)]
     pub version: Option<u64>,
 }
 
@@ -105,7 +111,7 @@ impl MoveRequest {
 }
 
 /// The answer to a move.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct MoveReply {
     /// The move in UCI.
     pub uci: String,
@@ -114,8 +120,10 @@ pub(crate) struct MoveReply {
     /// The position after it.
     pub fen: String,
     /// The status after it.
+    #[schema(value_type = crate::schemas::StatusView)]
     pub status: Status,
     /// Side to move now.
+    #[schema(value_type = crate::schemas::Side)]
     pub turn: Color,
     /// The version after it.
     pub version: u64,
@@ -128,6 +136,28 @@ pub(crate) struct MoveReply {
 }
 
 /// `POST /v1/games/{id}/moves`
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/moves",
+    operation_id = "makeMove",
+    tag = "games",
+    summary = "Make a move",
+    description = "Needs the seat secret of the side to move (or the admin secret). A seat secret of the other side gets 409 `not_your_turn`; no or an unknown secret gets 403.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = crate::api::routes::game_actions::MoveRequest),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("side-to-move"))),
+    responses(
+        (status = 200, description = "The move and the state after it.", body = crate::api::routes::game_actions::MoveReply, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`not_your_turn`, `game_over`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "Well-formed but not valid (`illegal_move`, `ambiguous_move`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn make_move(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -172,6 +202,27 @@ pub(crate) fn move_reply(reply: &ActionReply) -> Result<MoveReply, ApiError> {
 
 /// `POST /v1/games/{id}/duel`: the defender challenges or declines the capture at stake, or
 /// a side bids (hidden from the other side until both bids are in).
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/duel",
+    operation_id = "duelStep",
+    tag = "games",
+    summary = "A Chess 2 duel step",
+    description = "In a Chess 2 game, a capture that can be duelled waits for its duel: the defender `challenge`s or `decline`s, then both sides `bid` 0 to 2 stones, in any order, each unseen by the other until both are in; the duel is then settled (the attacker wins ties), and the move played (an Elephant's rampage offers its next capture first). A seat acts for itself; the admin acts for the side that must act and names a bid's `side`. The clock runs for the side that must act (the defender's first while both bids are due).",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = crate::api::routes::chess2_games::DuelBody),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, description = "`invalid_request`: a malformed body.", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_duel` (no duel waits for this step), `not_your_turn` (not this side's step), `already_bid`, `game_over`, `wrong_variant` (a standard game). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 422, description = "`invalid_bid`: over the side's stones, or not the 1 a defender facing an attacker without stones must bid.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn duel_step(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -192,7 +243,7 @@ pub(crate) async fn duel_step(
 }
 
 /// `{"pgn": "..."}`
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PgnBody {
     /// PGN text (the first game is used).
@@ -200,6 +251,28 @@ pub(crate) struct PgnBody {
 }
 
 /// `PUT /v1/games/{id}/pgn` (admin): re-initialise from a PGN.
+#[utoipa::path(
+    put,
+    path = "/v1/games/{id}/pgn",
+    operation_id = "loadPgn",
+    tag = "games",
+    summary = "Re-initialise from a PGN",
+    description = "Replaces the game (same id, secrets and options); clocks restart; subscribers get a `reset` event.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = crate::api::routes::game_actions::PgnBody),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "Well-formed but not valid (`invalid_pgn`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn load_pgn(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -219,7 +292,7 @@ pub(crate) async fn load_pgn(
 }
 
 /// `{"fen": "..."}`
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FenBody {
     /// FEN (strict).
@@ -227,6 +300,28 @@ pub(crate) struct FenBody {
 }
 
 /// `PUT /v1/games/{id}/position` (admin): re-initialise from a FEN.
+#[utoipa::path(
+    put,
+    path = "/v1/games/{id}/position",
+    operation_id = "loadFen",
+    tag = "games",
+    summary = "Re-initialise from a FEN",
+    description = "Replaces the game (same id, secrets and options); clocks restart; subscribers get a `reset` event.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = crate::api::routes::game_actions::FenBody),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state or the request's conditions. `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "Well-formed but not valid (`invalid_fen`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn load_fen(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -246,6 +341,28 @@ pub(crate) async fn load_fen(
 }
 
 /// `PUT /v1/games/{id}/state` (admin): restore a saved state; a bad state is a 422.
+#[utoipa::path(
+    put,
+    path = "/v1/games/{id}/state",
+    operation_id = "restoreState",
+    tag = "games",
+    summary = "Restore a saved state",
+    description = "Validated by replaying it: any defect (unknown format, bad FEN, illegal move, inconsistent result or status, malformed JSON) is a 422 `invalid_state` and the game is unchanged.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = crate::game::state::SavedState),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "Well-formed but not valid (`invalid_state`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn restore_state(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -267,7 +384,7 @@ pub(crate) async fn restore_state(
 }
 
 /// `{"note": "..."}`
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct NoteBody {
     /// Why.
@@ -275,6 +392,27 @@ pub(crate) struct NoteBody {
 }
 
 /// `POST /v1/games/{id}/draw` (admin)
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/draw",
+    operation_id = "setDraw",
+    tag = "games",
+    summary = "Declare a draw",
+    description = "Ends the game drawn with reason `manual` and the optional note.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = Option<crate::api::routes::game_actions::NoteBody>),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`already_has_status`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge)
+    )
+)]
 pub(crate) async fn set_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -295,16 +433,38 @@ pub(crate) async fn set_draw(
 }
 
 /// `{"winner": "white", "note": "..."}`
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WinnerBody {
     /// The winner.
+    #[schema(value_type = crate::schemas::Side)]
     pub winner: Color,
     /// Why.
     pub note: Option<String>,
 }
 
 /// `POST /v1/games/{id}/winner` (admin)
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/winner",
+    operation_id = "setWinner",
+    tag = "games",
+    summary = "Declare a winner",
+    description = "Ends the game with reason `manual` and the optional note.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = crate::api::routes::game_actions::WinnerBody),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`already_has_status`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge)
+    )
+)]
 pub(crate) async fn set_winner(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -325,14 +485,36 @@ pub(crate) async fn set_winner(
 }
 
 /// `{"side": "white"}` (only the admin needs to name the side)
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SideBody {
     /// The side resigning.
+    #[schema(value_type = Option<crate::schemas::Side>)]
     pub side: Option<Color>,
 }
 
 /// `POST /v1/games/{id}/resign`
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/resign",
+    operation_id = "resign",
+    tag = "games",
+    summary = "Resign",
+    description = "A seat resigns its own side (the body may be omitted); the admin must name the side. Allowed whoever's turn it is.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = Option<crate::api::routes::game_actions::SideBody>),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`already_has_status`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge)
+    )
+)]
 pub(crate) async fn resign(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -353,6 +535,25 @@ pub(crate) async fn resign(
 }
 
 /// `POST /v1/games/{id}/draw-offer` (a seat)
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/draw-offer",
+    operation_id = "offerDraw",
+    tag = "games",
+    summary = "Offer a draw",
+    description = "A seat offers a draw (at any time). If the opponent's offer is pending, this accepts it.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`game_over`, `already_has_status`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn offer_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -362,6 +563,25 @@ pub(crate) async fn offer_draw(
 }
 
 /// `POST /v1/games/{id}/draw-offer/accept` (the other seat)
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/draw-offer/accept",
+    operation_id = "acceptDraw",
+    tag = "games",
+    summary = "Accept the opponent's draw offer",
+    description = "Ends the game drawn by `agreement`.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`no_draw_to_claim`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn accept_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -371,6 +591,25 @@ pub(crate) async fn accept_draw(
 }
 
 /// `POST /v1/games/{id}/draw-offer/decline` (the other seat)
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/draw-offer/decline",
+    operation_id = "declineDraw",
+    tag = "games",
+    summary = "Decline the opponent's draw offer",
+    description = "Removes the offer; a move by the side offered to also declines it.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`no_draw_to_claim`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn decline_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -380,6 +619,25 @@ pub(crate) async fn decline_draw(
 }
 
 /// `POST /v1/games/{id}/draw-claim` (a seat or the admin)
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/draw-claim",
+    operation_id = "claimDraw",
+    tag = "games",
+    summary = "Claim a draw",
+    description = "Under the `claims` policy: ends the game drawn by `threefold_repetition` or `fifty_moves` when one applies now.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-or-admin"))),
+    responses(
+        (status = 200, description = "The game after the action.", body = crate::api::routes::game_view::GameView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`no_draw_to_claim`, `already_has_status`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn claim_draw(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -389,16 +647,39 @@ pub(crate) async fn claim_draw(
 }
 
 /// `PATCH /v1/games/{id}/options` body.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = OptionsPatch)]
 pub(crate) struct OptionsBody {
     /// New idle timeout (0 = never).
+    #[schema(nullable = false, maximum = 18446744073709551615_usize)]
     pub idle_timeout_secs: Option<u64>,
     /// New draw policy.
+    #[schema(value_type = Option<crate::schemas::DrawPolicyName>, nullable = false)]
     pub draw_policy: Option<DrawPolicy>,
 }
 
 /// `PATCH /v1/games/{id}/options` (admin)
+#[utoipa::path(
+    patch,
+    path = "/v1/games/{id}/options",
+    operation_id = "setOptions",
+    tag = "games",
+    summary = "Change a game's options",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::IdempotencyKey, crate::api::openapi_types::IfMatch),
+    request_body(content = crate::api::routes::game_actions::OptionsBody),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 200, description = "The options after the change.", body = crate::api::routes::game_view::OptionsView, headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "Conflicts with the game's state (`game_over`). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge)
+    )
+)]
 pub(crate) async fn set_options(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -423,6 +704,23 @@ pub(crate) async fn set_options(
 }
 
 /// `DELETE /v1/games/{id}` (admin): stop the game; its terminate hooks run.
+#[utoipa::path(
+    delete,
+    path = "/v1/games/{id}",
+    operation_id = "stopGame",
+    tag = "games",
+    summary = "Stop a game",
+    description = "Stops the game's actor: it is forgotten, WebSocket clients get a `stopped` event, and its terminate webhook/callback run once.",
+    params(crate::api::openapi_types::GameId),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("admin"))),
+    responses(
+        (status = 204, description = "Stopped; the terminate hooks run with reason `stopped`."),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn stop(
     state: web::Data<AppState>,
     req: HttpRequest,

@@ -22,7 +22,8 @@ use crate::{
 };
 
 /// Seat and admin secrets.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = Secrets)]
 pub(crate) struct SecretsView {
     /// White's seat.
     pub white: String,
@@ -33,7 +34,7 @@ pub(crate) struct SecretsView {
 }
 
 /// The whole public state of a game.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct GameView {
     /// The game id.
     pub id: Uuid,
@@ -46,18 +47,22 @@ pub(crate) struct GameView {
     /// The starting position.
     pub start_fen: String,
     /// Side to move.
+    #[schema(value_type = crate::schemas::Side)]
     pub turn: Color,
     /// Whether the side to move is in check.
     pub check: bool,
     /// Status.
+    #[schema(value_type = crate::schemas::StatusView)]
     pub status: Status,
     /// The moves played.
     pub moves: Vec<MoveView>,
     /// Clocks, when timed.
     pub clocks: Option<ClockView>,
     /// A pending draw offer.
+    #[schema(value_type = Option<crate::schemas::Side>)]
     pub draw_offer: Option<Color>,
     /// Whether a draw can be claimed now (claims policy).
+    #[schema(value_type = Option<crate::schemas::ReasonName>)]
     pub claimable_draw: Option<Reason>,
     /// Options.
     pub options: OptionsView,
@@ -67,11 +72,12 @@ pub(crate) struct GameView {
 }
 
 /// A game's options.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct OptionsView {
     /// Idle timeout in seconds (0 = never).
     pub idle_timeout_secs: u64,
     /// Draw rules.
+    #[schema(value_type = crate::schemas::DrawPolicyName)]
     pub draw_policy: DrawPolicy,
     /// Clocks.
     pub time_control: Option<TimeControl>,
@@ -84,15 +90,17 @@ pub(crate) struct OptionsView {
     /// Every side an engine plays (White's first): empty, the opponent, or both engines of an
     /// engine match.
     #[serde(default)]
+    #[schema(max_items = 2)]
     pub opponents: Vec<OpponentView>,
 }
 
 /// The engine opponent of a game, as its options show it.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct OpponentView {
     /// The configured engine's name.
     pub engine: String,
     /// The side it plays.
+    #[schema(value_type = crate::schemas::Side)]
     pub plays: Color,
 }
 
@@ -151,7 +159,7 @@ pub(crate) fn options_view(s: &GameSnapshot) -> OptionsView {
 }
 
 /// `201` answer to creation.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct Created {
     /// The game.
     #[serde(flatten)]

@@ -35,14 +35,17 @@ use crate::{
 };
 
 /// The `opponent` of `POST /v1/games`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Opponent)]
 pub(crate) struct OpponentBody {
     /// The configured engine's name.
     pub engine: String,
     /// The side it plays.
+    #[schema(value_type = crate::schemas::Side)]
     pub plays: Color,
     /// Its search limits (default: the clocks when timed, else `movetime 500`).
+    #[schema(value_type = Option<crate::api::openapi_types::FiniteGoLimits>)]
     pub go: Option<GoLimits>,
 }
 
@@ -50,10 +53,11 @@ pub(crate) struct OpponentBody {
 pub(crate) const PGN_CONTENT_TYPE: &str = "application/x-chess-pgn; charset=utf-8";
 
 /// `POST /v1/games` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CreateGame {
     /// `standard` (default; a Chess960 FEN makes a Chess960 game) or `chess2`.
+    #[schema(value_type = Option<crate::schemas::VariantName>)]
     pub variant: Option<String>,
     /// A Chess 2 game's armies (default Classic for both).
     pub armies: Option<ArmiesBody>,
@@ -62,17 +66,21 @@ pub(crate) struct CreateGame {
     /// Start from this PGN (its moves are played).
     pub pgn: Option<String>,
     /// Idle timeout in seconds (0 = never; default from config).
+    #[schema(maximum = 18446744073709551615_usize)]
     pub idle_timeout_secs: Option<u64>,
     /// URL POSTed to when the game stops (host must be allowed in config).
+    #[schema(value_type = Option<crate::api::openapi_types::UriText>)]
     pub webhook_url: Option<String>,
     /// Clocks.
     pub time_control: Option<TimeControl>,
     /// Draw rules (default automatic).
+    #[schema(value_type = Option<crate::schemas::DrawPolicyName>)]
     pub draw_policy: Option<DrawPolicy>,
     /// An engine that plays one side by itself (see `/v1/engines`).
     pub opponent: Option<OpponentBody>,
     /// Engines that play by themselves, one for each side (an engine match, played as a
     /// normal game); instead of `opponent`.
+    #[schema(max_items = 2)]
     pub opponents: Option<Vec<OpponentBody>>,
 }
 
@@ -144,6 +152,25 @@ fn read_pgn(text: &str, policy: DrawPolicy) -> Result<Game, ApiError> {
 }
 
 /// `POST /v1/games`
+#[utoipa::path(
+    post,
+    path = "/v1/games",
+    operation_id = "createGame",
+    tag = "games",
+    summary = "Create a game",
+    description = "From the start position, a FEN or a PGN, with options. The body may be omitted.",
+    request_body(content = Option<crate::api::routes::games::CreateGame>),
+    responses(
+        (status = 201, description = "The game, with its seat and admin secrets (shown only here).", body = crate::api::routes::game_view::Created),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "Well-formed but not valid (`invalid_fen`, `invalid_pgn`, `webhook_not_allowed`, `engine_not_found`: an `opponent` or an entry of `opponents` names no configured engine); `engine_unsupported` (an opponent engine cannot play this game, e.g. Chess960 without `UCI_Chess960`); `invalid_opponents` (two `opponents` for the same side). No game is created.", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "No game can be created now (`too_many_games`, `shutting_down`), or an `opponent` (or `opponents`) engine cannot be started because the server runs as many engines as it allows (`too_many_engines`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, description = "An `opponent` (or `opponents`) engine could not be started (`engine_unreachable`, `engine_handshake_failed`); no game is created.", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required`: the server requires an API key (`auth.require_api_key`) and the request has no `X-API-Key` header, or the header names no configured key.", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`rate_limited` (too many requests from this client; try again after `Retry-After` seconds) or `quota_exceeded` (this client's quota is used up).", body = crate::api::error::ErrorBody<'static>, headers(("Retry-After" = i64, description = "Seconds to wait before trying again.")))
+    )
+)]
 pub(crate) async fn create(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -212,6 +239,18 @@ pub(crate) async fn create(
 }
 
 /// `GET /v1/games/{id}`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}",
+    operation_id = "getGame",
+    tag = "games",
+    summary = "The whole state of a game",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The game.", body = crate::api::routes::game_view::GameView, headers(("ETag" = String, description = "The game's version, quoted (`\"12\"`): `If-Match` takes it back."))),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn state_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -224,6 +263,18 @@ pub(crate) async fn state_view(
 }
 
 /// `GET /v1/games/{id}/fen`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/fen",
+    operation_id = "getFen",
+    tag = "games",
+    summary = "The current FEN",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The FEN.", body = crate::api::openapi_types::FenReply),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn fen(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -233,6 +284,18 @@ pub(crate) async fn fen(
 }
 
 /// `GET /v1/games/{id}/status`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/status",
+    operation_id = "getStatus",
+    tag = "games",
+    summary = "Status, winner and claimable draw",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The status.", body = crate::api::openapi_types::StatusReply),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn status(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -248,6 +311,18 @@ pub(crate) async fn status(
 }
 
 /// `GET /v1/games/{id}/turn`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/turn",
+    operation_id = "getTurn",
+    tag = "games",
+    summary = "Side to move",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The side to move.", body = crate::api::openapi_types::TurnReply),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn turn(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -257,17 +332,20 @@ pub(crate) async fn turn(
 }
 
 /// `?format=` of the legal-moves route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LegalMovesQuery {
     /// `uci` (default), `index` or `count`.
     #[serde(default)]
+    #[param(value_type = Option<crate::schemas::MovesFormat>, nullable = false, default = "uci")]
     pub format: Option<String>,
     /// Accepted and ignored (the WebSocket-style secret parameter).
     #[serde(default)]
+    #[param(nullable = false)]
     #[allow(
         dead_code,
-        reason = "accepted for deny_unknown_fields; the secret is read by bearer()"
+        reason = "accepted for deny_unknown_fields; bearer() reads the secret"
     )]
     pub token: Option<String>,
 }
@@ -302,6 +380,20 @@ pub(crate) fn legal_moves_json(
 }
 
 /// `GET /v1/games/{id}/legal-moves?format=uci|index|count`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/legal-moves",
+    operation_id = "getLegalMoves",
+    tag = "games",
+    summary = "Legal moves",
+    params(crate::api::openapi_types::GameId, crate::api::routes::games::LegalMovesQuery),
+    responses(
+        (status = 200, description = "The legal moves (none once the game is over).", body = crate::api::openapi_types::LegalMoves),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`wrong_variant`: `format=index` on a Chess 2 game (its moves are strings: `uci` or `count`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn legal_moves(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -326,22 +418,38 @@ pub(crate) async fn legal_moves(
 }
 
 /// `?squares=` of the pieces route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PiecesQuery {
     /// Accepted and ignored (the WebSocket-style secret parameter).
     #[serde(default)]
+    #[param(nullable = false)]
     #[allow(
         dead_code,
-        reason = "accepted for deny_unknown_fields; the secret is read by bearer()"
+        reason = "accepted for deny_unknown_fields; bearer() reads the secret"
     )]
     pub token: Option<String>,
     /// `name` (default: `"e4"`) or `index` (`28`).
     #[serde(default)]
+    #[param(value_type = Option<crate::schemas::SquaresFormat>, nullable = false, default = "name")]
     pub squares: Option<String>,
 }
 
 /// `GET /v1/games/{id}/pieces?squares=name|index`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/pieces",
+    operation_id = "getPieces",
+    tag = "games",
+    summary = "Pieces list",
+    params(crate::api::openapi_types::GameId, crate::api::routes::games::PiecesQuery),
+    responses(
+        (status = 200, description = "Every piece with its square.", body = crate::api::openapi_types::PiecesReply),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn pieces(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -376,18 +484,21 @@ pub(crate) async fn pieces(
 }
 
 /// `?style=&flipped=` of the board route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BoardQuery {
     /// Accepted and ignored (the WebSocket-style secret parameter).
     #[serde(default)]
+    #[param(nullable = false)]
     #[allow(
         dead_code,
-        reason = "accepted for deny_unknown_fields; the secret is read by bearer()"
+        reason = "accepted for deny_unknown_fields; bearer() reads the secret"
     )]
     pub token: Option<String>,
     /// `ascii` (default) or `unicode`.
     #[serde(default)]
+    #[param(value_type = Option<crate::schemas::BoardStyleName>, nullable = false, default = "ascii")]
     pub style: Option<String>,
     /// Black at the bottom.
     #[serde(default)]
@@ -395,6 +506,20 @@ pub(crate) struct BoardQuery {
 }
 
 /// `GET /v1/games/{id}/board?style=ascii|unicode&flipped=true` (text/plain)
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/board",
+    operation_id = "getBoard",
+    tag = "games",
+    summary = "Board as text",
+    params(crate::api::openapi_types::GameId, crate::api::routes::games::BoardQuery),
+    responses(
+        (status = 200, description = "The board diagram, then side to move, last move, half-move clock, full-move number, FEN and status, one per line.", body = String, content_type = "text/plain"),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn board(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -421,6 +546,18 @@ pub(crate) async fn board(
 }
 
 /// `GET /v1/games/{id}/moves`: the moves played.
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/moves",
+    operation_id = "getMoves",
+    tag = "games",
+    summary = "Moves played",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The moves played, in UCI and SAN.", body = crate::api::openapi_types::MovesReply),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn moves_played(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -431,6 +568,19 @@ pub(crate) async fn moves_played(
 
 /// `GET /v1/games/{id}/pgn` (application/x-chess-pgn), with the tags the export writes too
 /// ([`GameRecord::pgn_tags`]).
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/pgn",
+    operation_id = "exportPgn",
+    tag = "games",
+    summary = "Export PGN",
+    description = "The game with the tags the export writes too (see `exportGames`): the Seven Tag Roster (Date of creation in UTC; White/Black an engine seat by its configured name, else `?`), Variant and SetUp/FEN for a non-standard start, UTCTime, TimeControl and Termination.",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The game as PGN.", body = String, content_type = "application/x-chess-pgn"),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn export_pgn(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -442,6 +592,18 @@ pub(crate) async fn export_pgn(
 }
 
 /// `GET /v1/games/{id}/state`: the raw state (as Binbo's `get_game_state`).
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/state",
+    operation_id = "saveState",
+    tag = "games",
+    summary = "Save the raw state",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The raw state.", body = crate::game::state::SavedState),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn save_state(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -450,6 +612,18 @@ pub(crate) async fn save_state(
 }
 
 /// `GET /v1/games/{id}/options`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/options",
+    operation_id = "getOptions",
+    tag = "games",
+    summary = "A game's options",
+    params(crate::api::openapi_types::GameId),
+    responses(
+        (status = 200, description = "The options.", body = crate::api::routes::game_view::OptionsView),
+        (status = 404, response = crate::api::openapi_types::GameNotFound)
+    )
+)]
 pub(crate) async fn options(
     state: web::Data<AppState>,
     id: web::Path<String>,

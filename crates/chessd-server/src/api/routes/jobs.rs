@@ -37,6 +37,24 @@ pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 const CANCEL_WAIT: Duration = Duration::from_secs(2);
 
 /// `POST /v1/perft`
+#[utoipa::path(
+    post,
+    path = "/v1/perft",
+    operation_id = "startPerft",
+    tag = "jobs",
+    summary = "Start a perft job",
+    description = "Counts the leaves of the move tree (optionally with statistics). The root is split into the unique positions some plies down with their occurrence counts, computed on the job pool's threads (or on the configured Grand Chess Tree workers) and multiplied back. The job is kept in the store: a request whose identical request (the same position and depth, with or without statistics) is done already is answered at once with a new job, done, `cached: true`, carrying that result; an unfinished job interrupted by a restart or a crash resumes from the tasks it had finished.",
+    request_body(content = crate::api::wire::jobs::PerftRequest),
+    responses(
+        (status = 202, description = "The job, queued or already running; or, for a request done already, a new job done at once with the stored result (`cached: true`).", body = crate::api::wire::jobs::PerftView),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "A parameter over a configured limit in `[jobs]` (`limit_exceeded`, the message names the limit) or `invalid_fen`.", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "The server already holds `jobs.max_jobs` unfinished (queued or running) jobs (`too_many_jobs`), or the store could not keep the job (`store_unavailable`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required`: the server requires an API key (`auth.require_api_key`) and the request has no `X-API-Key` header, or the header names no configured key.", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`rate_limited` (too many requests from this client; try again after `Retry-After` seconds) or `quota_exceeded` (this client's quota is used up).", body = crate::api::error::ErrorBody<'static>, headers(("Retry-After" = i64, description = "Seconds to wait before trying again.")))
+    )
+)]
 pub(crate) async fn create_perft(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -54,6 +72,24 @@ pub(crate) async fn create_perft(
 }
 
 /// `POST /v1/puzzles`
+#[utoipa::path(
+    post,
+    path = "/v1/puzzles",
+    operation_id = "startPuzzle",
+    tag = "jobs",
+    summary = "Start a puzzle job",
+    description = "Solves a mate-in-N problem exactly: the shortest mate (at most N), every key (uniqueness), the main line and the solution tree. The result is the object `chessd solve --json` prints. The job is kept in the store: a request whose identical request (the same position, `mate_in` and `find_all_keys`) is done already is answered at once with a new job, done, `cached: true`, carrying that result; an unfinished puzzle interrupted by a restart or a crash starts again (at most three starts).",
+    request_body(content = crate::api::wire::jobs::PuzzleRequest),
+    responses(
+        (status = 202, description = "The job, queued or already running; or, for a request done already, a new job done at once with the stored result (`cached: true`).", body = crate::api::wire::jobs::PuzzleView),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "A parameter over a configured limit in `[jobs]` (`limit_exceeded`, the message names the limit) or `invalid_fen` (a bad FEN or board, or the side not to move in check).", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "The server already holds `jobs.max_jobs` unfinished (queued or running) jobs (`too_many_jobs`), or the store could not keep the job (`store_unavailable`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required`: the server requires an API key (`auth.require_api_key`) and the request has no `X-API-Key` header, or the header names no configured key.", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`rate_limited` (too many requests from this client; try again after `Retry-After` seconds) or `quota_exceeded` (this client's quota is used up).", body = crate::api::error::ErrorBody<'static>, headers(("Retry-After" = i64, description = "Seconds to wait before trying again.")))
+    )
+)]
 pub(crate) async fn create_puzzle(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -91,6 +127,19 @@ fn created(job: &Job) -> Result<HttpResponse, ApiError> {
 }
 
 /// `GET /v1/perft/{id}`
+#[utoipa::path(
+    get,
+    path = "/v1/perft/{id}",
+    operation_id = "perftJob",
+    tag = "jobs",
+    summary = "A perft job",
+    description = "State, progress and, once done, the result.",
+    params(crate::api::openapi_types::PerftId),
+    responses(
+        (status = 200, description = "The job.", body = crate::api::wire::jobs::PerftView),
+        (status = 404, response = crate::api::openapi_types::JobNotFound)
+    )
+)]
 pub(crate) async fn perft_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -99,6 +148,19 @@ pub(crate) async fn perft_view(
 }
 
 /// `GET /v1/puzzles/{id}`
+#[utoipa::path(
+    get,
+    path = "/v1/puzzles/{id}",
+    operation_id = "puzzleJob",
+    tag = "jobs",
+    summary = "A puzzle job",
+    description = "State, progress and, once done, the result.",
+    params(crate::api::openapi_types::PuzzleId),
+    responses(
+        (status = 200, description = "The job.", body = crate::api::wire::jobs::PuzzleView),
+        (status = 404, response = crate::api::openapi_types::JobNotFound)
+    )
+)]
 pub(crate) async fn puzzle_view(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -112,6 +174,24 @@ async fn view(state: &AppState, id: &str, kind: JobKind) -> Result<HttpResponse,
 }
 
 /// `DELETE /v1/perft/{id}` (the job's secret)
+#[utoipa::path(
+    delete,
+    path = "/v1/perft/{id}",
+    operation_id = "cancelPerft",
+    tag = "jobs",
+    summary = "Cancel a perft job",
+    description = "A queued job ends at once; a running one is told to stop (its work stops and its threads are free within 100 ms) and the answer waits for that, up to 2 s. A finished job is answered unchanged. Needs the job's secret (from the creation answer); anyone else gets `403 forbidden`.",
+    params(crate::api::openapi_types::PerftId),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("job"))),
+    responses(
+        (status = 200, description = "The job after the cancel (`cancelled`, or its earlier final state).", body = crate::api::wire::jobs::PerftView),
+        (status = 202, description = "Still stopping after 2 s: the cancel is requested.", body = crate::api::wire::jobs::PerftView),
+        (status = 404, response = crate::api::openapi_types::JobNotFound),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden)
+    )
+)]
 pub(crate) async fn cancel_perft(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -121,6 +201,24 @@ pub(crate) async fn cancel_perft(
 }
 
 /// `DELETE /v1/puzzles/{id}` (the job's secret)
+#[utoipa::path(
+    delete,
+    path = "/v1/puzzles/{id}",
+    operation_id = "cancelPuzzle",
+    tag = "jobs",
+    summary = "Cancel a puzzle job",
+    description = "A queued job ends at once; a running one is told to stop (its work stops and its threads are free within 100 ms) and the answer waits for that, up to 2 s. A finished job is answered unchanged. Needs the job's secret (from the creation answer); anyone else gets `403 forbidden`.",
+    params(crate::api::openapi_types::PuzzleId),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("job"))),
+    responses(
+        (status = 200, description = "The job after the cancel (`cancelled`, or its earlier final state).", body = crate::api::wire::jobs::PuzzleView),
+        (status = 202, description = "Still stopping after 2 s: the cancel is requested.", body = crate::api::wire::jobs::PuzzleView),
+        (status = 404, response = crate::api::openapi_types::JobNotFound),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, response = crate::api::openapi_types::Forbidden)
+    )
+)]
 pub(crate) async fn cancel_puzzle(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -150,6 +248,17 @@ async fn cancel(
 
 /// `GET /v1/jobs`: the pool's use for everyone; the jobs and the workers (their processes and
 /// errors) for the operator only.
+#[utoipa::path(
+    get,
+    path = "/v1/jobs",
+    operation_id = "listJobs",
+    tag = "jobs",
+    summary = "Every job",
+    description = "Every job the server holds (finished ones until `jobs.keep_finished_secs` after their end, also across a restart), oldest first, and the pool's use. A job no longer held is still read by its id from the store. `jobs` and `workers` are listed to the operator only (the operator token, or a loopback client when `auth.loopback_is_operator`); anyone else gets them empty, with the pool's use.",
+    responses(
+        (status = 200, description = "The jobs.", body = crate::api::wire::jobs::JobList)
+    )
+)]
 pub(crate) async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let mut list = JobList::from(state.jobs.list());
     let anonymous = client_key(&req, &state.config.auth, false).is_ok_and(|c| c.is_anonymous());
@@ -162,6 +271,24 @@ pub(crate) async fn list(state: web::Data<AppState>, req: HttpRequest) -> HttpRe
 }
 
 /// `GET /v1/perft/{id}/events`
+#[utoipa::path(
+    get,
+    path = "/v1/perft/{id}/events",
+    operation_id = "perftEvents",
+    tags = ["jobs", "websocket"],
+    summary = "WebSocket: progress of a perft job",
+    description = "WebSocket of the job's progress (JSON text frames). The server sends `{\"type\": \"progress\", \"job\": <view>}` at once and every 200 ms while the job is queued or running, then `{\"type\": \"done\" | \"cancelled\" | \"failed\", \"job\": <final view>}` as soon as it ends, and closes the connection (1000). A client connecting after the end gets the final message at once. Client frames are not needed; the server pings every `websocket.heartbeat_secs` and drops a client silent for `websocket.client_timeout_secs`; the game socket's size and rate limits apply (1009, 1008).",
+    params(crate::api::openapi_types::PerftId, crate::api::openapi_types::WsHandshake),
+    responses(
+        (status = 101, description = "Switching to the WebSocket protocol; frames are `JobEvent`s.", body = crate::api::wire::jobs::JobEvent),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 404, response = crate::api::openapi_types::JobNotFound),
+        (status = 426, description = "`Sec-WebSocket-Version` is not 13 (`invalid_request`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`quota_exceeded`: this client holds `quotas.max_sockets` WebSocket connections already.", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "`too_many_connections`: the server holds `websocket.max_connections` WebSocket connections already.", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key (`auth.api_keys`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn perft_events(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -172,6 +299,24 @@ pub(crate) async fn perft_events(
 }
 
 /// `GET /v1/puzzles/{id}/events`
+#[utoipa::path(
+    get,
+    path = "/v1/puzzles/{id}/events",
+    operation_id = "puzzleEvents",
+    tags = ["jobs", "websocket"],
+    summary = "WebSocket: progress of a puzzle job",
+    description = "WebSocket of the job's progress (JSON text frames). The server sends `{\"type\": \"progress\", \"job\": <view>}` at once and every 200 ms while the job is queued or running, then `{\"type\": \"done\" | \"cancelled\" | \"failed\", \"job\": <final view>}` as soon as it ends, and closes the connection (1000). A client connecting after the end gets the final message at once. Client frames are not needed; the server pings every `websocket.heartbeat_secs` and drops a client silent for `websocket.client_timeout_secs`; the game socket's size and rate limits apply (1009, 1008).",
+    params(crate::api::openapi_types::PuzzleId, crate::api::openapi_types::WsHandshake),
+    responses(
+        (status = 101, description = "Switching to the WebSocket protocol; frames are `JobEvent`s.", body = crate::api::wire::jobs::JobEvent),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 404, response = crate::api::openapi_types::JobNotFound),
+        (status = 426, description = "`Sec-WebSocket-Version` is not 13 (`invalid_request`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`quota_exceeded`: this client holds `quotas.max_sockets` WebSocket connections already.", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "`too_many_connections`: the server holds `websocket.max_connections` WebSocket connections already.", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key (`auth.api_keys`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn puzzle_events(
     state: web::Data<AppState>,
     req: HttpRequest,

@@ -1,6 +1,7 @@
 //! The handlers, a module per resource, and the route table: every method and path the server
 //! answers, with its handler, as data. [`crate::api::configure`] registers exactly these (one
-//! actix resource per path), and the OpenAPI test compares the same list with the document.
+//! actix resource per path), and the OpenAPI test compares the same list with the generated
+//! document (`crate::openapi`), so the two cannot drift apart.
 
 pub(crate) mod archive;
 pub(crate) mod chess2;
@@ -17,6 +18,7 @@ pub(crate) mod system;
 pub mod webapp;
 pub(crate) mod work;
 pub(crate) mod ws;
+pub(crate) mod ws_frames;
 
 use actix_web::{
     http::Method, web, FromRequest, Handler, Resource, Responder, Route as ActixRoute,

@@ -11,7 +11,7 @@ use crate::api::{
 };
 
 /// `POST /v1/position/move` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MoveOnFen {
     /// The position (strict FEN).
@@ -22,7 +22,7 @@ pub(crate) struct MoveOnFen {
 }
 
 /// The answer to a stateless move.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub(crate) struct MovedPosition {
     /// The position after the move.
     pub fen: String,
@@ -31,10 +31,12 @@ pub(crate) struct MovedPosition {
     /// The move in SAN.
     pub san: String,
     /// Side to move after the move.
+    #[schema(value_type = crate::schemas::Side)]
     pub turn: chessd_core::Color,
     /// Whether that side is in check.
     pub check: bool,
     /// The status of the position after the move.
+    #[schema(value_type = crate::schemas::StatusView)]
     pub status: chessd_core::game::Status,
     /// Its legal moves in UCI.
     pub legal_moves: Vec<String>,
@@ -61,6 +63,22 @@ fn legal_uci(pos: &Position, over: bool) -> Vec<String> {
 }
 
 /// `POST /v1/position/move {fen, move}`
+#[utoipa::path(
+    post,
+    path = "/v1/position/move",
+    operation_id = "applyMove",
+    tag = "position",
+    summary = "Apply a move to any FEN",
+    description = "Stateless: returns the new FEN, the move in UCI and SAN, the status and the legal moves.",
+    request_body(content = crate::api::routes::position::MoveOnFen),
+    responses(
+        (status = 200, description = "The position after the move.", body = crate::api::routes::position::MovedPosition),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 409, description = "The position is already drawn by insufficient material (`game_over`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 422, description = "Well-formed but not valid (`invalid_fen`, `illegal_move`, `ambiguous_move`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn apply_move(
     body: web::Json<MoveOnFen>,
 ) -> Result<web::Json<MovedPosition>, ApiError> {
@@ -82,16 +100,32 @@ pub(crate) async fn apply_move(
 }
 
 /// `GET /v1/position?fen=...&format=uci|index|count` query.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LookupQuery {
     /// The position (strict FEN).
     pub fen: String,
     /// Legal moves format: `uci` (default), `index` or `count`.
+    #[param(value_type = Option<crate::schemas::MovesFormat>, nullable = false, default = "uci")]
     pub format: Option<String>,
 }
 
 /// `GET /v1/position?fen=...`: status and legal moves of any position.
+#[utoipa::path(
+    get,
+    path = "/v1/position",
+    operation_id = "lookupPosition",
+    tag = "position",
+    summary = "Status and legal moves of any FEN",
+    description = "Stateless, in the manner of Chess 2's API: no game is created.",
+    params(crate::api::routes::position::LookupQuery),
+    responses(
+        (status = 200, description = "The position's status and legal moves.", body = crate::api::openapi_types::PositionLookup),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 422, description = "Well-formed but not valid (`invalid_fen`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn lookup(
     query: web::Query<LookupQuery>,
 ) -> Result<web::Json<serde_json::Value>, ApiError> {

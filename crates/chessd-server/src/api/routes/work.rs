@@ -35,15 +35,18 @@ use crate::{
 const MAX_WORKER_NAME: usize = 64;
 
 /// `POST /v1/work/lease`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = WorkLease)]
 pub(crate) struct LeaseRequest {
     /// The worker's name (letters, digits, `.`, `_`, `-`), as the results record it.
+    #[schema(pattern = r#"^[A-Za-z0-9._-]{1,64}$"#)]
     pub worker: String,
 }
 
 /// A leased task and how long its lease lasts.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = WorkTask)]
 pub(crate) struct LeaseAnswer {
     /// The task.
     #[serde(flatten)]
@@ -53,23 +56,27 @@ pub(crate) struct LeaseAnswer {
 }
 
 /// `POST /v1/work/{job}/{task}/renew`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = WorkRenew)]
 pub(crate) struct RenewRequest {
     /// The lease's token.
     pub lease: String,
 }
 
 /// `POST /v1/work/{job}/{task}/result`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = WorkResult)]
 pub(crate) struct ResultRequest {
     /// The worker's name.
+    #[schema(pattern = r#"^[A-Za-z0-9._-]{1,64}$"#)]
     pub worker: String,
     /// The lease the task was counted under (the one its lease answer carried).
     pub lease: String,
     /// The statistics of the task's position (one occurrence), the thirteen Grand Chess Tree
     /// counters (only `nodes` when the task asked for nodes only).
+    #[schema(value_type = crate::api::openapi_types::WorkStats)]
     pub stats: PerftStats,
 }
 
@@ -146,6 +153,27 @@ fn store_error(e: crate::store::StoreError) -> ApiError {
 }
 
 /// `POST /v1/work/lease`: the oldest open task, leased to the worker.
+#[utoipa::path(
+    post,
+    path = "/v1/work/lease",
+    operation_id = "leaseWorkTask",
+    tag = "jobs",
+    summary = "Lease a shared perft task (remote workers)",
+    description = "The work API of a cluster's shared perft queue, in the manner of the Grand Chess Tree's: a perft job deeper than `cluster.perft_task_depth` is split into tasks kept in PostgreSQL, which every node's task threads and every remote worker (`chessd worker --server URL`) lease. This leases the oldest open task whose lease has ended (or that was never leased) for `lease_ms`: renew it while counting, then submit the result. `204` when there is none now. The lease is a random UUID bound to the worker token (only that token may renew it or submit under it); one token holds at most `cluster.worker_max_leases` (4) unexpired leases at once, one more is `429 quota_exceeded`. Needs a worker token (`auth.worker_tokens`) as a bearer token, on a cluster node.",
+    request_body(content = crate::api::routes::work::LeaseRequest),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("worker"))),
+    responses(
+        (status = 200, description = "A task, leased to the worker.", body = crate::api::routes::work::LeaseAnswer),
+        (status = 204, description = "No open task now: ask again later."),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, description = "`work_disabled` (this server is not a cluster node, or no worker tokens are configured: `auth.worker_tokens`) or `forbidden` (a wrong worker token).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 503, description = "`store_unavailable`: the queue in PostgreSQL could not be reached; nothing changed.", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`quota_exceeded`: this worker token holds `cluster.worker_max_leases` leases already; submit or let one run out first.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn lease(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -174,6 +202,27 @@ pub(crate) async fn lease(
 }
 
 /// `POST /v1/work/{job}/{task}/renew`: the lease lasts `lease_ms` more.
+#[utoipa::path(
+    post,
+    path = "/v1/work/{job}/{task}/renew",
+    operation_id = "renewWorkTask",
+    tag = "jobs",
+    summary = "Renew a shared perft task's lease",
+    description = "The lease of the task lasts `lease_ms` more from now, if this worker token still holds it under that lease token and it has not run out. A worker renews about every third of the lease; a lease not renewed ends, and the task is leased again.",
+    params(crate::api::openapi_types::WorkTaskPath),
+    request_body(content = crate::api::routes::work::RenewRequest),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("worker"))),
+    responses(
+        (status = 200, description = "Renewed.", body = crate::api::openapi_types::WorkRenewed),
+        (status = 409, description = "`task_gone`: the task is not open (its result is in, its job ended or was cancelled, or its lease ran out and it was leased again): stop counting it.", body = crate::api::error::ErrorBody<'static>),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, description = "`work_disabled` (this server is not a cluster node, or no worker tokens are configured: `auth.worker_tokens`) or `forbidden` (a wrong worker token).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 503, description = "`store_unavailable`: the queue in PostgreSQL could not be reached; nothing changed.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn renew(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -195,6 +244,27 @@ pub(crate) async fn renew(
 }
 
 /// `POST /v1/work/{job}/{task}/result`: the task's result, counted once.
+#[utoipa::path(
+    post,
+    path = "/v1/work/{job}/{task}/result",
+    operation_id = "submitWorkTask",
+    tag = "jobs",
+    summary = "Submit a shared perft task's result",
+    description = "The statistics of one occurrence of the task's position, under the lease this worker token holds. The first result of a task under its current, unexpired lease from the token that took it is counted (`counted: true`); once the task has a result any later one is not (`counted: false`), so a retried submission is harmless and no task is ever counted twice. A result for a task never leased to this token, under another worker's lease or a lease that ran out is refused (`409 lease_not_held`) and counted nowhere. Before a job counted partly by remote workers is accepted, its node counts a sample of each worker's results again (`cluster.verify_percent`, at least one task each): a difference fails the job with `result_mismatch`, and a result not entirely counted or checked by the nodes is never answered to a later request.",
+    params(crate::api::openapi_types::WorkTaskPath),
+    request_body(content = crate::api::routes::work::ResultRequest),
+    security(("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("worker"))),
+    responses(
+        (status = 200, description = "Taken.", body = crate::api::openapi_types::WorkSubmitted),
+        (status = 409, description = "`lease_not_held`: the task is open but not under that lease of this worker token (never leased to it, another worker's lease, or it ran out): not counted. `task_gone`: the task is not open (its result is in, its job ended or was cancelled): stop counting it.", body = crate::api::error::ErrorBody<'static>),
+        (status = 400, response = crate::api::openapi_types::InvalidRequest),
+        (status = 401, response = crate::api::openapi_types::Unauthorized),
+        (status = 403, description = "`work_disabled` (this server is not a cluster node, or no worker tokens are configured: `auth.worker_tokens`) or `forbidden` (a wrong worker token).", body = crate::api::error::ErrorBody<'static>),
+        (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
+        (status = 503, description = "`store_unavailable`: the queue in PostgreSQL could not be reached; nothing changed.", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn submit(
     state: web::Data<AppState>,
     req: HttpRequest,

@@ -46,15 +46,18 @@ use crate::{
 };
 
 /// Query of the WebSocket route.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub(crate) struct WsQuery {
     /// Seat secret (browsers cannot set headers on WebSockets).
+    #[param(nullable = false)]
     #[allow(
         dead_code,
         reason = "documents the parameter; socket_bearer() reads the secret"
     )]
     pub token: Option<String>,
     /// The last version the client saw, when reconnecting.
+    #[param(nullable = false)]
     pub since: Option<u64>,
 }
 
@@ -62,6 +65,26 @@ pub(crate) struct WsQuery {
 const QUEUE: usize = 1024;
 
 /// `GET /v1/games/{id}/ws`
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/ws",
+    operation_id = "connectWebSocket",
+    tag = "websocket",
+    summary = "WebSocket: online play and spectating",
+    description = "Online play over WebSocket (JSON text frames with a `type` field).\n\nPlayers connect with their seat secret (`?token=<secret>`, since browsers cannot set headers on WebSockets, or `Authorization: Bearer`), spectators without. The server first sends `hello` (`role`: `white`, `black`, `admin` or `spectator`, and the current `version`), then either the full `state` (a new connection, or `resync` when a reconnecting client's missed events are no longer held) or exactly the events the client missed since `?since=<version>`, then every event live.\n\nClient frames (`WsClientFrame`): `move` (`uci` or `san`, optional `ack` id), `resign`, `draw_offer`, `draw_accept`, `draw_decline`, `draw_claim`, `ping`. Each command is answered at once with `ack` (`{\"type\": \"ack\", \"ack\": <id>, \"version\": N}`) or `error` (`{\"type\": \"error\", \"ack\": <id>, \"code\": ..., \"message\": ...}`, nothing changed), before the event it causes. `ping` is answered with `pong`.\n\nServer events (`WsServerFrame`), each with the game's `version`: `move` (ply, UCI, SAN, FEN, status, both clocks), `draw_offered`, `draw_declined`, `game_end` (status, clocks), `reset` (the game was re-initialised), `stopped` (the actor stopped; the connection then closes). Engine output (transient: carries the current `version` without bumping it, never replayed on reconnect): `engine_info` (parsed info lines: `multipv`, `depth`, `score`, `pv_uci`, `pv_san`, `nodes`, `nps` …), `engine_line` (every other engine line, raw), `engine_error`, `engine_attached`, `engine_detached`, `engine_analysis_done` (an analysis with limits ended by itself: `bestmove`, `san`, `lines`). `engine_info` carries `pov` (whose point of view `score` is: the side to move) and `white_score` (the score from White's side). With an engine opponent, its reply to a move arrives as the next `move` event.\n\nLimits (config `[websocket]`): a frame whose header announces more than `max_frame_bytes`, or a message (a frame and its continuation frames) over `max_message_bytes`, closes the connection with code 1009 at once, before its payload is read; more than `max_messages_per_sec` frames in a second with 1008 (policy), a client silent for `client_timeout_secs` (the server pings every `heartbeat_secs`) with 1001; a client that cannot keep up with the events is disconnected (1001) and catches up by reconnecting with `?since=`.",
+    params(crate::api::openapi_types::GameId, crate::api::openapi_types::WsHandshake, crate::api::routes::ws::WsQuery),
+    security((), ("tokenQuery" = []), ("bearerAuth" = [])),
+    extensions(("x-chessd-secret" = json!("seat-optional"))),
+    responses(
+        (status = 101, description = "Switching protocols; frames as described above (schemas `WsClientFrame` and `WsServerFrame`)."),
+        (status = 400, description = "Not a WebSocket handshake (empty body), or an invalid query (`invalid_request`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 426, description = "`Sec-WebSocket-Version` is not 13 (`invalid_request`).", body = crate::api::error::ErrorBody<'static>),
+        (status = 429, description = "`quota_exceeded`: this client holds `quotas.max_sockets` WebSocket connections already.", body = crate::api::error::ErrorBody<'static>),
+        (status = 503, description = "`too_many_connections`: the server holds `websocket.max_connections` WebSocket connections already.", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key (`auth.api_keys`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
 pub(crate) async fn connect(
     state: web::Data<AppState>,
     req: HttpRequest,

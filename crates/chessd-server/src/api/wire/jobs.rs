@@ -21,11 +21,13 @@ use crate::jobs::{
 };
 
 /// The body of `POST /v1/perft`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreatePerft)]
 pub(crate) struct PerftRequest {
     /// `standard` (default) or `chess2` (then `fen` is an EPD, default the Classic armies'
     /// start, and only node counts on the job's threads: no `stats`, `hash_mb` or `workers`).
+    #[schema(value_type = Option<crate::schemas::VariantName>)]
     pub variant: Option<String>,
     /// The position (lenient FEN); default: the start position.
     pub fen: Option<String>,
@@ -35,8 +37,10 @@ pub(crate) struct PerftRequest {
     #[serde(default)]
     pub stats: bool,
     /// Pool threads (default: the most a job may have).
+    #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub threads: Option<usize>,
     /// Hash table in MiB (default 0: none).
+    #[schema(maximum = 18446744073709551615_usize)]
     pub hash_mb: Option<usize>,
     /// Hand the tasks to the configured Grand Chess Tree workers (default: true when any are
     /// configured).
@@ -91,22 +95,27 @@ impl PerftRequest {
 }
 
 /// The body of `POST /v1/puzzles`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreatePuzzle)]
 pub(crate) struct PuzzleRequest {
     /// The position as strict FEN (or give `board`).
     pub fen: Option<String>,
     /// The position as the 8-line diagram the board printer writes.
     pub board: Option<String>,
     /// The side to move with `board` (default white).
+    #[schema(value_type = Option<crate::schemas::Side>)]
     pub turn: Option<Color>,
     /// Mate in at most this many moves.
+    #[schema(minimum = 1)]
     pub mate_in: u32,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
+    #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub time_limit_ms: Option<u64>,
     /// Find every key, deciding uniqueness (default true).
     pub find_all_keys: Option<bool>,
     /// Solver threads (default 1).
+    #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub threads: Option<usize>,
 }
 
@@ -145,7 +154,8 @@ impl PuzzleRequest {
 }
 
 /// Why a job failed: `{"code", "message"}` with a code of the error table.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = JobError)]
 pub(crate) struct ErrorView {
     /// The stable error code.
     pub code: &'static str,
@@ -163,7 +173,7 @@ impl From<&JobError> for ErrorView {
 }
 
 /// Tasks finished out of all tasks, and where the finished ones come from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub(crate) struct ProgressView {
     /// Tasks finished.
     pub done: usize,
@@ -176,7 +186,8 @@ pub(crate) struct ProgressView {
 }
 
 /// A perft job as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = PerftJob)]
 pub(crate) struct PerftView {
     /// The job id.
     pub id: Uuid,
@@ -209,15 +220,18 @@ pub(crate) struct PerftView {
     /// Time since the job started running (0 while queued).
     pub elapsed_ms: u64,
     /// Running statistics (null without statistics).
+    #[schema(value_type = Option<crate::api::openapi_types::PerftStatistics>)]
     pub statistics: Option<StatsJson>,
     /// The final result once done.
+    #[schema(value_type = Option<crate::api::openapi_types::PerftResult>)]
     pub result: Option<PerftResultJson>,
     /// Why it failed.
     pub error: Option<ErrorView>,
 }
 
 /// A puzzle job as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = PuzzleJob)]
 pub(crate) struct PuzzleView {
     /// The job id.
     pub id: Uuid,
@@ -248,7 +262,7 @@ pub(crate) struct PuzzleView {
 }
 
 /// Any job as JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub(crate) enum JobView {
     /// A perft job.
@@ -372,7 +386,7 @@ impl JobView {
 }
 
 /// A WebSocket event: `{"type": "progress" | "done" | "cancelled" | "failed", "job": <view>}`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct JobEvent {
     /// `progress` while queued or running, else the final state.
     #[serde(rename = "type")]
@@ -396,7 +410,7 @@ impl From<JobView> for JobEvent {
 }
 
 /// One line of the job list.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct JobSummary {
     /// The job id.
     pub id: Uuid,
@@ -409,7 +423,7 @@ pub(crate) struct JobSummary {
 }
 
 /// `GET /v1/jobs`: every job the server holds, oldest first, and the pool's use.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct JobList {
     /// The jobs.
     pub jobs: Vec<JobSummary>,
@@ -419,6 +433,7 @@ pub(crate) struct JobList {
     pub busy_threads: usize,
     /// The most threads a job of the asking client may run on (its limits, with or without an
     /// API key, and its share of the pool).
+    #[schema(minimum = 1)]
     pub client_threads: usize,
     /// The configured Grand Chess Tree workers and what is known about them.
     pub workers: Vec<WorkerStatus>,

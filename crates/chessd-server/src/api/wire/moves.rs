@@ -7,7 +7,7 @@ use crate::game::Board;
 use serde::{Deserialize, Serialize};
 
 /// One move: UCI and SAN.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 pub(crate) struct MoveView {
     /// The move in UCI.
     pub uci: String,

@@ -8,7 +8,8 @@ use chessd_core::{
 use serde::Serialize;
 
 /// The JSON object of a solved problem (also the result of a puzzle job).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = Solution)]
 pub struct SolutionJson {
     /// Shortest mate length, or null for no mate in N.
     pub mate: Option<u32>,
@@ -38,7 +39,8 @@ pub struct SolutionJson {
 }
 
 /// An attacker move with every defence.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = MateTree)]
 pub struct TreeJson {
     /// SAN.
     #[serde(rename = "move")]
@@ -55,7 +57,7 @@ pub struct TreeJson {
 }
 
 /// A defence and the attacker's answer.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct DefenceJson {
     /// SAN.
     #[serde(rename = "move")]
@@ -63,6 +65,7 @@ pub struct DefenceJson {
     /// UCI.
     pub uci: String,
     /// The attacker's answer.
+    #[schema(no_recursion)]
     pub reply: TreeJson,
 }
 

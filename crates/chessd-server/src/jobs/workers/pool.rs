@@ -86,7 +86,7 @@ pub enum WorkerPoolError {
 }
 
 /// What a pool knows about one of its workers (for status pages and tests).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct WorkerStatus {
     /// The configured name.
     pub name: String,
