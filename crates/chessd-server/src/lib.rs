@@ -58,7 +58,7 @@ impl AppState {
     /// State for a configuration, with an optional in-process terminate callback (for programs
     /// that embed chessd as a library): opens the store `config.store` names (applying its
     /// migrations) on the current runtime, which must outlive the state. (The jobs the store
-    /// holds are taken back by [`jobs::supervisor::JobSupervisor::restore`], which `serve`
+    /// holds are taken back by `jobs::supervisor::JobSupervisor::restore`, which `serve`
     /// calls.)
     pub async fn open(
         config: Config,

@@ -156,7 +156,7 @@ impl Engine {
         self.request(|reply| Request::Ready(position, reply))
     }
 
-    /// Sends one raw line (a UCI command, checked by [`crate::engine::policy`]) and waits until it
+    /// Sends one raw line (a UCI command, checked by `crate::engine::policy`) and waits until it
     /// is written. An XBoard engine gets its own form of `isready` (`ping`), `ucinewgame`,
     /// `stop` and `setoption`; other commands are refused with `command_refused`.
     pub fn send(&self, line: String) -> impl std::future::Future<Output = Result<(), EngineError>> {

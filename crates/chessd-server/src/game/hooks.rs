@@ -1,5 +1,5 @@
 //! Terminate hooks: when a game ends, an in-process callback (exactly once) and a webhook POST
-//! to an allowed host (at least once, through the [outbox]) receive the game id,
+//! to an allowed host (at least once, through the outbox, `outbox.rs`) receive the game id,
 //! the reason and the final state. Hooks run off the game actors' threads, so a slow or failing
 //! hook blocks no game.
 

@@ -220,7 +220,7 @@ pub fn setup_of(game: &Board, time_control: Option<TimeControl>) -> SavedState {
 
 /// The stored text of a game's setup: its saved state without the fields that are empty
 /// (`null`) or informational (the status, recomputed when the game is rebuilt), which saves
-/// about a hundred bytes per stored game. It reads back as the same [`SavedState`] without
+/// about a hundred bytes per stored game. It reads back as the same `SavedState` without
 /// its status.
 pub fn setup_text(setup: &SavedState) -> String {
     let mut value = serde_json::to_value(setup).unwrap_or_default();

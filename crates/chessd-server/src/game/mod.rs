@@ -1,5 +1,5 @@
-//! Games as actors: each game is a [`GameActor`](actor::GameActor) reached through a typed
-//! [`GameHandle`], found in the [`registry`] and created by [`Games`]; with its clocks,
+//! Games as actors: each game is a `GameActor` reached through a typed
+//! [`GameHandle`], found in the `registry` and created by [`Games`]; with its clocks,
 //! events, saved state, terminate hooks and engine work.
 //!
 //! Dependencies run one way: `command` and `engine_state` describe requests and state,

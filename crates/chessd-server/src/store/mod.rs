@@ -1,6 +1,6 @@
 //! The durable store: every game (how it was created, its options, its journal of versioned
 //! events) and every perft and puzzle job (its request, its finished tasks, its result; see
-//! [`jobs`]) in a real database, SQLite by default or PostgreSQL, chosen by `store.url`.
+//! `jobs`) in a real database, SQLite by default or PostgreSQL, chosen by `store.url`.
 //!
 //! Writes go through one writer task that commits whatever is waiting in one transaction
 //! (group commit): a game's write is acknowledged once it is committed, and many games share a

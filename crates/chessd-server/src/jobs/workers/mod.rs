@@ -1,7 +1,7 @@
 //! Distributed perft. A *worker* counts a perft job's tasks away from the job's threads: a *GCT
 //! worker* (`[gct_workers]`, a process or TCP peer) is handed tasks by the [`WorkerPool`], a
 //! *queue worker* leases them from a cluster's shared queue ([`queue_worker`]). A *runner*
-//! ([`runner::TaskRunner`]) is the job's side and counts nothing: [`pool_runner`] or
+//! ([`runner::TaskRunner`]) is the job's side and counts nothing: `pool_runner` or
 //! [`queue_runner`] take a job's tasks and get them counted by workers.
 
 mod connection;
