@@ -10,6 +10,7 @@ pub(crate) mod cluster;
 pub(crate) mod engines;
 pub(crate) mod export;
 pub(crate) mod game_actions;
+pub(crate) mod game_admin;
 pub(crate) mod game_view;
 pub(crate) mod games;
 pub(crate) mod jobs;
@@ -96,7 +97,7 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(POST, "/v1/work/{job}/{task}/result", work::submit),
         // A game.
         R::new(GET, "/v1/games/{id}", games::state_view),
-        R::new(DELETE, "/v1/games/{id}", game_actions::stop),
+        R::new(DELETE, "/v1/games/{id}", game_admin::stop),
         R::new(GET, "/v1/games/{id}/fen", games::fen),
         R::new(GET, "/v1/games/{id}/status", games::status),
         R::new(GET, "/v1/games/{id}/turn", games::turn),
@@ -107,12 +108,12 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(POST, "/v1/games/{id}/moves", game_actions::make_move),
         R::new(POST, "/v1/games/{id}/duel", game_actions::duel_step),
         R::new(GET, "/v1/games/{id}/pgn", games::export_pgn),
-        R::new(PUT, "/v1/games/{id}/pgn", game_actions::load_pgn),
-        R::new(PUT, "/v1/games/{id}/position", game_actions::load_fen),
+        R::new(PUT, "/v1/games/{id}/pgn", game_admin::load_pgn),
+        R::new(PUT, "/v1/games/{id}/position", game_admin::load_fen),
         R::new(GET, "/v1/games/{id}/state", games::save_state),
-        R::new(PUT, "/v1/games/{id}/state", game_actions::restore_state),
-        R::new(POST, "/v1/games/{id}/draw", game_actions::set_draw),
-        R::new(POST, "/v1/games/{id}/winner", game_actions::set_winner),
+        R::new(PUT, "/v1/games/{id}/state", game_admin::restore_state),
+        R::new(POST, "/v1/games/{id}/draw", game_admin::set_draw),
+        R::new(POST, "/v1/games/{id}/winner", game_admin::set_winner),
         R::new(POST, "/v1/games/{id}/resign", game_actions::resign),
         R::new(POST, "/v1/games/{id}/draw-offer", game_actions::offer_draw),
         R::new(
@@ -127,7 +128,7 @@ pub fn route_table() -> Vec<ApiRoute> {
         ),
         R::new(POST, "/v1/games/{id}/draw-claim", game_actions::claim_draw),
         R::new(GET, "/v1/games/{id}/options", games::options),
-        R::new(PATCH, "/v1/games/{id}/options", game_actions::set_options),
+        R::new(PATCH, "/v1/games/{id}/options", game_admin::set_options),
         // A game's engine.
         R::new(GET, "/v1/games/{id}/engine", engines::view),
         R::new(POST, "/v1/games/{id}/engine", engines::attach),
