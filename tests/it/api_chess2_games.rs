@@ -115,14 +115,14 @@ async fn bad_creations_get_clear_errors_and_create_nothing() {
         (
             json!({"variant": "chess2",
                 "opponent": {"engine": "builtin", "plays": "black", "go": {"movetime": 100}}}),
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "engine_unsupported",
         ),
         (
             json!({"variant": "chess2",
                 "opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 9}}}),
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "engine_unsupported",
         ),
     ] {
         let (st, v) = app.post("/v1/games", None, body.clone()).await;

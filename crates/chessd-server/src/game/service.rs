@@ -361,10 +361,11 @@ impl Games {
             ..Default::default()
         };
         if go != only_depth || !(1..=Chess2Bot::MAX_DEPTH).contains(&depth) {
-            return Err(GameError::invalid(format!(
+            return Err(crate::engine::EngineError::Unsupported(format!(
                 "chessd's Chess 2 player takes only go.depth, 1 to {}",
                 Chess2Bot::MAX_DEPTH
-            )));
+            ))
+            .into());
         }
         Ok(Chess2Bot {
             engine: spec.engine,

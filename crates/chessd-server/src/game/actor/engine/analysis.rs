@@ -311,9 +311,10 @@ fn analysis_multipv(identity: &Identity, asked: Option<u32>) -> Result<u32, Game
         None => 1,
     };
     if multipv == 0 || multipv > max {
-        return Err(GameError::invalid(format!(
+        return Err(EngineError::Unsupported(format!(
             "multipv must be 1 to {max} for this engine"
-        )));
+        ))
+        .into());
     }
     Ok(multipv)
 }
