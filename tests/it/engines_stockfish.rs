@@ -530,7 +530,7 @@ async fn analysis_streams_lines_follows_moves_and_stops() {
         .await;
     assert_eq!(
         (status, &v["error"]["code"]),
-        (400, &json!("invalid_request"))
+        (422, &json!("engine_unsupported"))
     );
 }
 

@@ -97,7 +97,7 @@ export function aboutPosition(f, board, turn) {
  * @returns {number | null}
  */
 export function fewerLines(e, asked) {
-  const m = e.code === 'invalid_request' && /multipv must be 1 to (\d+)/i.exec(e.message || '');
+  const m = e.code === 'engine_unsupported' && /multipv must be 1 to (\d+)/i.exec(e.message || '');
   if (!m) return null;
   const n = Number(m[1]);
   return n >= 1 && n < asked ? n : null;

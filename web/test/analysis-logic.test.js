@@ -69,7 +69,7 @@ test('a frame about another position is told apart', () => {
 });
 
 test('the engine\'s line limit is read from its refusal', () => {
-  const refusal = { code: 'invalid_request', message: 'multipv must be 1 to 2 for this engine' };
+  const refusal = { code: 'engine_unsupported', message: 'multipv must be 1 to 2 for this engine' };
   assert.equal(fewerLines(refusal, 3), 2);
   assert.equal(fewerLines(refusal, 2), null);
   assert.equal(fewerLines({ code: 'game_over', message: 'multipv must be 1 to 2' }, 3), null);
