@@ -55,7 +55,7 @@ pub struct SavedState {
     pub format: String,
     /// `chess2` for a Chess 2 game; absent for standard chess and Chess960.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::schemas::Chess2Name>, nullable = false)]
+    #[schema(value_type = Option<crate::schemas::Chess2Name>)]
     pub variant: Option<String>,
     /// The starting position (an EPD for Chess 2).
     pub start_fen: String,

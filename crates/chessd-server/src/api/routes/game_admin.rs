@@ -271,10 +271,10 @@ pub(crate) async fn set_winner(
 #[schema(as = OptionsPatch)]
 pub(crate) struct OptionsBody {
     /// New idle timeout (0 = never).
-    #[schema(nullable = false, maximum = 18446744073709551615_usize)]
+    #[schema(maximum = 18446744073709551615_usize)]
     pub idle_timeout_secs: Option<u64>,
     /// New draw policy.
-    #[schema(value_type = Option<crate::schemas::DrawPolicyName>, nullable = false)]
+    #[schema(value_type = Option<crate::schemas::DrawPolicyName>)]
     pub draw_policy: Option<DrawPolicy>,
 }
 
