@@ -114,15 +114,16 @@ pub(crate) struct DuelBody {
     #[schema(value_type = crate::schemas::DuelActionName)]
     pub action: String,
     /// A bid's stones, 0 to 2.
-    #[schema(maximum = 2)]
+    #[schema(maximum = 2, nullable = false)]
     pub stones: Option<u8>,
     /// The attacker's choice if both bid 0: gain a stone (`true`, the default unless it holds
     /// 6) or take one from the defender (`false`). Read only with a bid of 0: with more stones
     /// no 0–0 duel can happen, so it is ignored (the game drops it, see
     /// `Chess2Action::normalized`).
+    #[schema(nullable = false)]
     pub gain: Option<bool>,
     /// The side that bids: a seat bids for itself; the admin names the side.
-    #[schema(value_type = Option<crate::schemas::Side>)]
+    #[schema(value_type = Option<crate::schemas::Side>, nullable = false)]
     pub side: Option<Color>,
 }
 
