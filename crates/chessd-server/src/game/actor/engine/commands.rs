@@ -49,8 +49,7 @@ impl GameActor {
             }
         };
         self.spawn_search(search, ctx, move |act, done, ctx| {
-            act.engine_turn(ctx);
-            act.release_engine_if_over();
+            act.end_search(done.generation, ctx);
             let answer = done.result.map_err(GameError::from).and_then(|r| {
                 let (bestmove, san) = checked_move(&done.root, r.best.as_deref())?;
                 Ok(EngineReply::BestMove(BestMoveReply {
