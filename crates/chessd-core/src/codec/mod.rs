@@ -39,8 +39,9 @@
 //!
 //! let mut reader = MoveReader::new(start, &bytes, 2);
 //! let mut movers = Vec::new();
-//! for mv in reader.by_ref() {
+//! while let Some(mv) = reader.next() {
 //!     mv.unwrap();
+//!     // The side that moved: the one not to move now.
 //!     movers.push(!reader.position().turn());
 //! }
 //! let mut clock_reader = ClockReader::from_bits(tc, reader.into_bits());

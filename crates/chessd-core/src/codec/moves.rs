@@ -19,7 +19,7 @@ use crate::{Move, Position};
 ///     pos.play_unchecked(mv);
 /// }
 /// let bytes = writer.finish();
-/// assert_eq!(bytes.len(), 1);
+/// assert_eq!(bytes.len(), 2);
 /// let mut reader = MoveReader::new(Position::startpos(), &bytes, 3);
 /// let moves: Vec<_> = reader.by_ref().collect::<Result<_, _>>().unwrap();
 /// assert_eq!(moves.len(), 3);
