@@ -5,7 +5,8 @@
 //! PGN, game status and draw rules, perft (bulk, statistics, hashing, parallel) and a mate
 //! solver. No I/O, no async. Refused moves say why ([`IllegalReason`],
 //! [`Position::why_illegal`]). [`chess2`] is the start of the Chess 2 variant (its positions
-//! and notation so far).
+//! and notation so far). [`codec`] stores games compactly (moves by rank, Chess 2 steps,
+//! clocks).
 //!
 //! The optional `serde` feature derives `Serialize` and `Deserialize` for [`Color`], [`Role`],
 //! [`Square`] (as its name, `"e4"`), [`IllegalReason`], the game's
@@ -31,6 +32,7 @@
 pub mod attacks;
 mod bitboard;
 pub mod chess2;
+pub mod codec;
 mod color;
 pub mod display;
 pub mod fen;

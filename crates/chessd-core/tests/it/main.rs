@@ -11,6 +11,7 @@ mod chess2_game;
 mod chess2_notation;
 mod chess2_replay;
 mod chess2_rules;
+mod codec;
 mod differential_shakmaty;
 mod fuzz_parsers;
 mod fuzz_regressions;
