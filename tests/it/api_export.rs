@@ -278,7 +278,7 @@ async fn exports_agree_with_the_games(app: &TestApp) {
             (game.tag("White"), game.tag("Black")),
             (Some("?"), Some("?"))
         );
-        let uci: Vec<String> = game.game.history().iter().map(|m| m.uci.clone()).collect();
+        let uci: Vec<String> = game.game.uci_history();
         assert_eq!(uci, e.uci, "{id}");
         let one = pgn_text_of(&text, &id);
         assert_eq!(

@@ -67,13 +67,7 @@ fn node(store: &Store, shard: Arc<OneShard>) -> Arc<Games> {
 /// The game's moves in UCI, as node `games` serves it.
 async fn moves(games: &Games, id: &str) -> Result<Vec<String>, GameError> {
     let snapshot = games.get(id).await?.snapshot().await?;
-    Ok(snapshot
-        .game
-        .chess()?
-        .history()
-        .iter()
-        .map(|m| m.uci.clone())
-        .collect())
+    Ok(snapshot.game.chess()?.uci_history())
 }
 
 async fn play(games: &Games, id: &str, secret: &str, uci: &str) {

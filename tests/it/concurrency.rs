@@ -201,7 +201,8 @@ async fn two_thousand_concurrent_games_agree_with_a_core_replay() {
             .iter()
             .map(|m| m["san"].as_str().unwrap())
             .collect();
-        let replay_sans: Vec<&str> = replay.history().iter().map(|m| m.san.as_str()).collect();
+        let notated = replay.notated_history();
+        let replay_sans: Vec<&str> = notated.iter().map(|m| m.san.as_str()).collect();
         assert_eq!(sans, replay_sans, "game {}", g.id);
         plies += p.moves.len();
         let reason = view["status"]["reason"]

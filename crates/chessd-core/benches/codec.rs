@@ -62,7 +62,7 @@ fn game_of(mut pick: impl FnMut(&Game, &[u64]) -> Move) -> Option<Vec<Move>> {
         hashes.push(game.position().hash());
         game.play(mv).ok()?;
     }
-    Some(game.history().iter().map(|p| p.mv).collect())
+    Some(game.history().to_vec())
 }
 
 fn random_games(n: usize, rng: &mut Rng) -> Vec<Vec<Move>> {

@@ -94,7 +94,7 @@ pub fn game_diagram(game: &Game, style: BoardStyle) -> String {
     let pos = game.position();
     let mut out = board_diagram(pos, style);
     out.push('\n');
-    let last = match game.last_move() {
+    let last = match game.last_played() {
         Some(m) => format!("{} ({})", m.san, m.uci),
         None => "-".to_string(),
     };

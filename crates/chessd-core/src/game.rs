@@ -1,4 +1,5 @@
-//! A game: a starting position, the moves played (with UCI and SAN), the status, and the
+//! A game: a starting position, the moves played (two bytes each; their UCI and SAN are
+//! written when asked for), the status, and the
 //! rules that end a game — checkmate, stalemate, insufficient material, repetition and the
 //! fifty/seventy-five-move rules — plus results set from outside (resignation, timeout,
 //! agreement, decisions).
@@ -21,7 +22,7 @@ mod material;
 mod repetition;
 mod status;
 
-use std::sync::Arc;
+use std::sync::LazyLock;
 
 pub use error::GameError;
 use repetition::RepetitionTable;
@@ -31,7 +32,8 @@ use crate::{
     san::SanError, Color, FenError, FenMode, IllegalReason, Move, MoveKind, Position, Role, Square,
 };
 
-/// One move of a game's history, with its notation in the position it was played from.
+/// A move with its notation in the position it was played from: what playing a move
+/// returns, and [`Game::notated_history`] gives (the game itself keeps only [`Move`]s).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PlayedMove {
     /// The move.
@@ -44,15 +46,35 @@ pub struct PlayedMove {
 
 /// A game in progress or finished.
 ///
-/// Cloning is cheap: the history and the repetition table are shared until the next move.
+/// A game keeps its start and current positions, its moves as two-byte [`Move`]s and, for the
+/// repetition rules, the Zobrist keys of the positions since the last irreversible move: a
+/// live game costs about 300 bytes plus 2 to 10 bytes a ply. Notation is written when asked for ([`Game::play`]
+/// returns the move's, [`Game::notated_history`] replays the game for all of them).
+///
+/// Cloning copies the moves (two bytes each) and the repetition keys.
 #[derive(Clone, Debug)]
 pub struct Game {
-    start: Position,
+    /// The start, unless it is the standard starting position (most games: kept once).
+    start: Option<Box<Position>>,
     position: Position,
-    history: Arc<Vec<PlayedMove>>,
+    history: Vec<Move>,
     repetitions: RepetitionTable,
     status: Status,
     policy: DrawPolicy,
+}
+
+/// The standard starting position, which most games start from and so do not keep a copy of.
+static STANDARD_START: LazyLock<Position> = LazyLock::new(Position::startpos);
+
+impl PlayedMove {
+    /// `mv` with its notation in `before`, the position it is played from.
+    pub fn new(before: &Position, mv: Move) -> PlayedMove {
+        PlayedMove {
+            mv,
+            uci: before.uci(mv),
+            san: before.san(mv),
+        }
+    }
 }
 
 impl Default for Game {
@@ -73,10 +95,10 @@ impl Game {
     /// A game from `start` with the given draw policy.
     pub fn with_policy(start: Position, policy: DrawPolicy) -> Game {
         let mut game = Game {
-            start,
+            start: (start != *STANDARD_START).then(|| Box::new(start)),
             position: start,
-            history: Arc::new(Vec::new()),
-            repetitions: RepetitionTable::new(start),
+            history: Vec::new(),
+            repetitions: RepetitionTable::default(),
             status: Status::ongoing(),
             policy,
         };
@@ -93,7 +115,7 @@ impl Game {
 
     /// The position the game started from.
     pub fn start_position(&self) -> &Position {
-        &self.start
+        self.start.as_deref().unwrap_or(&STANDARD_START)
     }
 
     /// The current position.
@@ -102,13 +124,55 @@ impl Game {
     }
 
     /// The moves played so far, oldest first.
-    pub fn history(&self) -> &[PlayedMove] {
+    pub fn history(&self) -> &[Move] {
         &self.history
     }
 
+    /// The moves played so far with their UCI and SAN, oldest first (the game is replayed
+    /// from its start to write them).
+    ///
+    /// ```
+    /// use chessd_core::game::Game;
+    ///
+    /// let mut game = Game::default();
+    /// for uci in ["e2e4", "e7e5", "g1f3"] {
+    ///     game.play_uci(uci).unwrap();
+    /// }
+    /// let sans: Vec<String> = game.notated_history().into_iter().map(|m| m.san).collect();
+    /// assert_eq!(sans, ["e4", "e5", "Nf3"]);
+    /// ```
+    pub fn notated_history(&self) -> Vec<PlayedMove> {
+        let mut pos = *self.start_position();
+        self.history
+            .iter()
+            .map(|&mv| {
+                let played = PlayedMove::new(&pos, mv);
+                pos.play_unchecked(mv);
+                played
+            })
+            .collect()
+    }
+
+    /// The UCI text of the moves played so far, oldest first.
+    pub fn uci_history(&self) -> Vec<String> {
+        let start = self.start_position();
+        self.history.iter().map(|&mv| start.uci(mv)).collect()
+    }
+
     /// The last move played, if any.
-    pub fn last_move(&self) -> Option<&PlayedMove> {
-        self.history.last()
+    pub fn last_move(&self) -> Option<Move> {
+        self.history.last().copied()
+    }
+
+    /// The last move played with its notation, if any (the game is replayed to the position
+    /// before it).
+    pub fn last_played(&self) -> Option<PlayedMove> {
+        let (&last, earlier) = self.history.split_last()?;
+        let mut pos = *self.start_position();
+        for &mv in earlier {
+            pos.play_unchecked(mv);
+        }
+        Some(PlayedMove::new(&pos, last))
     }
 
     /// The side to move.
@@ -136,7 +200,7 @@ impl Game {
     /// Plays a move given as a [`Move`]. Refused with [`GameError::GameOver`] after the end
     /// of the game and with [`GameError::Illegal`] (with the reason
     /// [`Position::why_illegal_move`] gives) if the move is not legal.
-    pub fn play(&mut self, mv: Move) -> Result<&PlayedMove, GameError> {
+    pub fn play(&mut self, mv: Move) -> Result<PlayedMove, GameError> {
         self.ensure_playable()?;
         if !self.position.is_legal(mv) {
             let reason = self.explainer().why_illegal_move(mv);
@@ -189,8 +253,8 @@ impl Game {
         let mut pos = self.position;
         if pos.ep_square().is_none() {
             if let Some(last) = self.history.last() {
-                let (from, to) = (last.mv.from(), last.mv.to());
-                let double_push = last.mv.kind() == MoveKind::Normal
+                let (from, to) = (last.from(), last.to());
+                let double_push = last.kind() == MoveKind::Normal
                     && from.index() ^ to.index() == 16
                     && pos.pieces(!pos.turn(), Role::Pawn).contains(to);
                 if double_push {
@@ -203,7 +267,7 @@ impl Game {
 
     /// Plays a move in UCI notation (`e2e4`, `e7e8q`; castling as `e1g1` or `e1h1`). As in
     /// Binbo, a promotion without its letter (`e7e8`) promotes to a queen.
-    pub fn play_uci(&mut self, text: &str) -> Result<&PlayedMove, GameError> {
+    pub fn play_uci(&mut self, text: &str) -> Result<PlayedMove, GameError> {
         self.ensure_playable()?;
         let mv = match self.position.parse_uci(text) {
             Ok(mv) => mv,
@@ -248,7 +312,7 @@ impl Game {
     /// assert_eq!(game.play_san("Nf6?!").unwrap().san, "Nf6");
     /// assert_eq!(game.history().len(), 4);
     /// ```
-    pub fn play_san(&mut self, text: &str) -> Result<&PlayedMove, GameError> {
+    pub fn play_san(&mut self, text: &str) -> Result<PlayedMove, GameError> {
         self.ensure_playable()?;
         let mv = match self.position.parse_san(text) {
             Ok(mv) => mv,
@@ -299,7 +363,7 @@ impl Game {
         from: Square,
         to: Square,
         promo: Option<Role>,
-    ) -> Result<&PlayedMove, GameError> {
+    ) -> Result<PlayedMove, GameError> {
         self.ensure_playable()?;
         let mv = match self.position.move_from_squares(from, to, promo) {
             Ok(mv) => mv,
@@ -343,21 +407,35 @@ impl Game {
         }
     }
 
+    /// Plays a legal move without writing its notation, for replaying a stored game: refused
+    /// like [`Game::play`].
+    pub fn replay(&mut self, mv: Move) -> Result<(), GameError> {
+        self.ensure_playable()?;
+        if !self.position.is_legal(mv) {
+            let reason = self.explainer().why_illegal_move(mv);
+            return Err(GameError::Illegal(
+                mv,
+                reason.unwrap_or(IllegalReason::CannotMoveThere),
+            ));
+        }
+        self.apply(mv);
+        Ok(())
+    }
+
+    /// Plays a move known to be legal and returns it with its notation.
+    fn push(&mut self, mv: Move) -> PlayedMove {
+        let played = PlayedMove::new(&self.position, mv);
+        self.apply(mv);
+        played
+    }
+
     /// Plays a move known to be legal and updates history, repetitions and status.
-    fn push(&mut self, mv: Move) -> &PlayedMove {
+    fn apply(&mut self, mv: Move) {
         let before = self.position;
-        let played = PlayedMove {
-            mv,
-            uci: before.uci(mv),
-            san: before.san(mv),
-        };
         self.position.play_unchecked(mv);
-        self.repetitions.push(&before, self.position);
+        self.history.push(mv);
+        self.repetitions.push(&before, &self.position);
         self.status = self.evaluate();
-        let history = Arc::make_mut(&mut self.history);
-        let index = history.len();
-        history.push(played);
-        &history[index]
     }
 
     // ----- Rules -----
@@ -366,7 +444,8 @@ impl Game {
     /// placement, side to move, castling rights and legal en-passant capture. Only positions
     /// since the last capture, pawn move or castling-right change can match.
     pub fn repetition_count(&self) -> u32 {
-        self.repetitions.count(&self.position)
+        self.repetitions
+            .count(&self.position, self.start_position(), &self.history)
     }
 
     /// Whether `color` still has mating material (the opposite of python-chess's

@@ -43,7 +43,7 @@ mod tests {
             assert!(!game.is_over());
             assert_eq!(number(index), number(index ^ 1));
         }
-        assert_eq!(start(2).unwrap().history()[5].san, "a6");
+        assert_eq!(start(2).unwrap().notated_history()[5].san, "a6");
         assert_eq!(number(20), 1, "taken in turn");
     }
 }

@@ -9,7 +9,7 @@ use super::{openings, referee::Played, score::Tally};
 /// `game  3/20: stockfish - toga  1-0 checkmate, 87 plies (opening 2: e4 e5 Nf3 Nc6 Bb5 a6)`
 /// for game `index` (from 0) of `games`, whose first `opening_plies` plies were the opening.
 pub(super) fn game_line(played: &Played, index: u32, games: u32, opening_plies: usize) -> String {
-    let history = played.game.history();
+    let history = played.game.notated_history();
     let opening: Vec<&str> = history
         .iter()
         .take(opening_plies)

@@ -182,7 +182,7 @@ impl Player {
                 } else {
                     StartPosition::Fen(fen)
                 },
-                moves: game.history().iter().map(|p| p.uci.clone()).collect(),
+                moves: game.uci_history(),
                 chess960: start.is_chess960(),
             },
             limits,

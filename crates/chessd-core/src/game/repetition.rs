@@ -1,14 +1,16 @@
-//! The positions since the last irreversible move, for exact repetition counting.
+//! The positions since the last irreversible move, for exact repetition counting, kept as
+//! their Zobrist keys (8 bytes a ply) and checked exactly by replay when keys match.
 
-use std::sync::Arc;
-
-use crate::Position;
+use crate::{Move, Position};
 
 /// The positions reached since the last capture, pawn move or loss of a castling right
-/// (earlier ones can never recur). Shared on clone until the next move.
-#[derive(Clone, Debug)]
+/// (earlier ones can never recur) before the current one, as their Zobrist keys. A key match
+/// is confirmed by replaying the game, so a hash collision never counts as a repetition.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct RepetitionTable {
-    positions: Arc<Vec<Position>>,
+    /// The keys of the positions from the one after the last irreversible move (or the start)
+    /// to the one before the current position.
+    keys: Vec<u64>,
 }
 
 /// Whether `a` and `b` are the same position for the repetition rules: same pieces on the
@@ -24,28 +26,34 @@ pub(crate) fn same_position(a: &Position, b: &Position) -> bool {
 }
 
 impl RepetitionTable {
-    /// A table holding only the starting position.
-    pub(crate) fn new(start: Position) -> RepetitionTable {
-        RepetitionTable {
-            positions: Arc::new(vec![start]),
-        }
-    }
-
-    /// Records the position reached after a move from `before`.
-    pub(crate) fn push(&mut self, before: &Position, after: Position) {
-        let positions = Arc::make_mut(&mut self.positions);
+    /// Records a move from `before` to `after`.
+    pub(crate) fn push(&mut self, before: &Position, after: &Position) {
         if after.halfmoves() == 0 || after.castling_rooks() != before.castling_rooks() {
-            positions.clear();
+            self.keys.clear();
+        } else {
+            self.keys.push(before.hash);
         }
-        positions.push(after);
     }
 
-    /// How often `pos` has occurred since the last irreversible move (the current position
-    /// counts once).
-    pub(crate) fn count(&self, pos: &Position) -> u32 {
-        self.positions
-            .iter()
-            .filter(|p| same_position(p, pos))
-            .count() as u32
+    /// How often `pos`, the current position, has occurred since the last irreversible move
+    /// (it counts once). `start` and `history` are the game's: the moves from the earliest
+    /// recorded position are the last of `history`.
+    pub(crate) fn count(&self, pos: &Position, start: &Position, history: &[Move]) -> u32 {
+        if !self.keys.contains(&pos.hash) {
+            return 1;
+        }
+        let (before, window) = history.split_at(history.len().saturating_sub(self.keys.len()));
+        let mut at = *start;
+        for &mv in before {
+            at.play_unchecked(mv);
+        }
+        let mut count = 1;
+        for (key, mv) in self.keys.iter().zip(window) {
+            if *key == pos.hash && same_position(&at, pos) {
+                count += 1;
+            }
+            at.play_unchecked(*mv);
+        }
+        count
     }
 }

@@ -438,7 +438,7 @@ impl GameBuilder {
         };
         let written = if main {
             match m.game.play(mv) {
-                Ok(played) => played.san.clone(),
+                Ok(played) => played.san,
                 Err(e) => return self.fail(PgnErrorKind::Game(e), Some(token)),
             }
         } else {

@@ -119,11 +119,11 @@ impl PgnGame {
             start: *game.start_position(),
             prelude: Vec::new(),
             moves: game
-                .history()
-                .iter()
+                .notated_history()
+                .into_iter()
                 .map(|played| PgnMove {
                     mv: played.mv,
-                    san: played.san.clone(),
+                    san: played.san,
                     nags: Vec::new(),
                     comments: Vec::new(),
                     variations: Vec::new(),

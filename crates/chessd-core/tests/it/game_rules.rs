@@ -55,7 +55,8 @@ fn binbo_uci_moves_to_checkmate() {
     assert_eq!(g.status(), &over(GameResult::WhiteWins, Reason::Checkmate));
     assert_eq!(g.status().result.winner(), Some(Color::White));
     assert_eq!(g.history().len(), 7);
-    let sans: Vec<&str> = g.history().iter().map(|m| m.san.as_str()).collect();
+    let notated = g.notated_history();
+    let sans: Vec<&str> = notated.iter().map(|m| m.san.as_str()).collect();
     assert_eq!(sans, ["e4", "e5", "Bc4", "d6", "Qf3", "Nc6", "Qxf7#"]);
 }
 
@@ -312,7 +313,7 @@ fn black_can_checkmate_too() {
     let mut g = Game::default();
     play_uci_all(&mut g, &["f2f3", "e7e5", "g2g4", "d8h4"]);
     assert_eq!(g.status(), &over(GameResult::BlackWins, Reason::Checkmate));
-    assert_eq!(g.last_move().unwrap().san, "Qh4#");
+    assert_eq!(g.last_played().unwrap().san, "Qh4#");
 }
 
 #[test]
@@ -919,8 +920,8 @@ fn clones_are_independent() {
     assert_eq!(snapshot.turn(), Color::Black);
     let mut branch = snapshot.clone();
     branch.play_uci("c7c5").unwrap();
-    assert_eq!(branch.last_move().unwrap().san, "c5");
-    assert_eq!(g.last_move().unwrap().san, "e5");
+    assert_eq!(branch.last_played().unwrap().san, "c5");
+    assert_eq!(g.last_played().unwrap().san, "e5");
 }
 
 // ----- Display and pieces list -----
@@ -1207,11 +1208,12 @@ fn binbo_suite_moves_of_every_piece_and_en_passant() {
             "g2g4", "a7a5", "g4g5", "a5a4", "b2b4", "a4b3", "c2b3", "h7h5", "g5h6",
         ],
     );
-    let sans: Vec<&str> = g.history().iter().map(|m| m.san.as_str()).collect();
+    let notated = g.notated_history();
+    let sans: Vec<&str> = notated.iter().map(|m| m.san.as_str()).collect();
     assert_eq!(sans[5], "axb3");
     assert_eq!(sans[8], "gxh6");
-    assert!(g.history()[5].mv.is_en_passant());
-    assert!(g.history()[8].mv.is_en_passant());
+    assert!(g.history()[5].is_en_passant());
+    assert!(g.history()[8].is_en_passant());
 }
 
 /// A start, the moves played, the castlings then refused and one then allowed.

@@ -108,7 +108,7 @@ fn every_binbo_file_loads_and_agrees_with_shakmaty() {
         let (fen, _) = sk_replay(&game);
         assert_eq!(game.position().fen(), fen, "{name}");
         assert_eq!(game.game.history().len(), game.moves.len(), "{name}");
-        for (played, m) in game.game.history().iter().zip(&game.moves) {
+        for (played, m) in game.game.notated_history().iter().zip(&game.moves) {
             assert_eq!((played.mv, &played.san), (m.mv, &m.san), "{name}");
         }
     }
@@ -292,7 +292,7 @@ fn queen_side_castling_file() {
     assert_eq!(castle.san, "O-O-O");
     assert!(castle.mv.is_castle());
     assert_eq!(castle.mv.king_destination(), Square::C1);
-    assert_eq!(game.game.history()[30].uci, "e1c1");
+    assert_eq!(game.game.uci_history()[30], "e1c1");
     // 42... Qc2+ is the last move; Black won (White resigned), the game itself goes on.
     assert_eq!(game.moves[83].san, "Qc2+");
     assert!(!game.game.is_over());
@@ -432,10 +432,10 @@ fn chess960_castling() {
         let game = one_game(&text);
         assert!(game.start.is_chess960(), "{variant}");
         assert_eq!(sans(&game.moves), ["O-O", "O-O-O", "Ra1"]);
-        let history = game.game.history();
+        let history = game.game.uci_history();
         // King takes rook in UCI; the king ends on g1 (one step), the rook on f1.
-        assert_eq!(history[0].uci, "f1g1");
-        assert_eq!(history[1].uci, "f8b8");
+        assert_eq!(history[0], "f1g1");
+        assert_eq!(history[1], "f8b8");
         assert_eq!(game.moves[0].mv.king_destination(), Square::G1);
         assert_eq!(
             game.position().fen(),

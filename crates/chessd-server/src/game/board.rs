@@ -17,8 +17,8 @@ use crate::game::GameError;
 pub enum Board {
     /// Standard chess or Chess960.
     Chess(Game),
-    /// Chess 2.
-    Chess2(Chess2Game),
+    /// Chess 2 (boxed: rarer, and larger than a standard game).
+    Chess2(Box<Chess2Game>),
 }
 
 impl From<Game> for Board {
@@ -29,7 +29,7 @@ impl From<Game> for Board {
 
 impl From<Chess2Game> for Board {
     fn from(game: Chess2Game) -> Board {
-        Board::Chess2(game)
+        Board::Chess2(Box::new(game))
     }
 }
 
@@ -201,9 +201,8 @@ impl Board {
         Ok(match self {
             Board::Chess(old) => {
                 let mut game = Game::with_policy(*old.start_position(), policy);
-                for played in old.history() {
-                    game.play(played.mv)
-                        .map_err(|e| replay_error(e.to_string()))?;
+                for &mv in old.history() {
+                    game.replay(mv).map_err(|e| replay_error(e.to_string()))?;
                 }
                 Board::Chess(game)
             }

@@ -89,10 +89,10 @@ pub enum MoveInput {
 
 impl MoveInput {
     /// Plays the move on `game` (unchanged when the move is refused).
-    pub fn play_on<'g>(
+    pub fn play_on(
         &self,
-        game: &'g mut Game,
-    ) -> Result<&'g chessd_core::game::PlayedMove, chessd_core::game::GameError> {
+        game: &mut Game,
+    ) -> Result<chessd_core::game::PlayedMove, chessd_core::game::GameError> {
         match self {
             MoveInput::Uci(text) => game.play_uci(text),
             MoveInput::San(text) => game.play_san(text),

@@ -104,11 +104,7 @@ impl SavedState {
             _ => None,
         };
         let (variant, start_fen, moves) = match board {
-            Board::Chess(game) => (
-                None,
-                game.start_position().fen(),
-                game.history().iter().map(|m| m.uci.clone()).collect(),
-            ),
+            Board::Chess(game) => (None, game.start_position().fen(), game.uci_history()),
             Board::Chess2(game) => (
                 Some(CHESS2.to_string()),
                 game.start_position().to_epd(),

@@ -28,7 +28,7 @@ impl From<&PlayedMove> for MoveView {
 /// included, as both `uci` and `san` (Chess 2 has no SAN).
 pub(crate) fn history(board: &Board) -> Vec<MoveView> {
     match board {
-        Board::Chess(game) => game.history().iter().map(MoveView::from).collect(),
+        Board::Chess(game) => game.notated_history().iter().map(MoveView::from).collect(),
         Board::Chess2(game) => game
             .history()
             .iter()

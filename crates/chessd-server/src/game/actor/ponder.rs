@@ -137,7 +137,7 @@ impl GameActor {
             return false; // no engine plays Chess 2
         };
         let position = *game.position();
-        let last = game.history().last().map(|p| p.uci.clone());
+        let last = game.last_move().map(|mv| game.start_position().uci(mv));
         let Some(a) = self.engine.attached.as_mut() else {
             return false;
         };

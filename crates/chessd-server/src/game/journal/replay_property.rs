@@ -204,13 +204,7 @@ fn assert_same(again: &Board, played: &Board, texts: &[String]) {
     assert_eq!(again.plies(), played.plies(), "{texts:?}");
     match (again, played) {
         (Board::Chess(a), Board::Chess(b)) => {
-            let moves = |g: &Game| {
-                g.history()
-                    .iter()
-                    .map(|m| m.uci.clone())
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!(moves(a), moves(b), "{texts:?}");
+            assert_eq!(a.uci_history(), b.uci_history(), "{texts:?}");
         }
         (Board::Chess2(a), Board::Chess2(b)) => {
             assert_eq!(a.position().stones(), b.position().stones(), "{texts:?}");

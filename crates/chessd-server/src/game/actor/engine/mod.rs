@@ -140,7 +140,7 @@ impl GameActor {
     fn check_attached_can_play(&self) -> Result<(), GameError> {
         let start = self.game.chess()?.start_position();
         let rival = self.engine.rival.as_ref().map(|r| &r.attached);
-        for a in self.engine.attached.iter().chain(rival) {
+        for a in self.engine.attached.as_deref().into_iter().chain(rival) {
             check_can_play(&a.name, a.engine.identity(), start)?;
         }
         Ok(())
@@ -154,8 +154,8 @@ impl GameActor {
         let ply = ply.min(history.len());
         spec.moves.truncate(ply);
         let mut root = *game.start_position();
-        for played in &history[..ply] {
-            root = root.after(played.mv);
+        for &mv in &history[..ply] {
+            root = root.after(mv);
         }
         Ok((spec, root))
     }
@@ -188,7 +188,7 @@ impl GameActor {
         };
         Ok(PositionSpec {
             start,
-            moves: game.history().iter().map(|p| p.uci.clone()).collect(),
+            moves: game.uci_history(),
             chess960,
         })
     }
@@ -244,7 +244,7 @@ impl GameActor {
             .as_ref()
             .is_some_and(|r| r.attached.generation == generation)
         {
-            self.engine.rival.take().map(|r| r.attached)
+            self.engine.rival.take().map(|r| Box::new(r.attached))
         } else if self.engine.current(generation).is_some() {
             self.engine.attached.take()
         } else {
