@@ -4,10 +4,17 @@ use std::{collections::VecDeque, sync::Arc};
 
 use serde::Serialize;
 
-use chessd_core::{game::Status, Color};
+use chessd_core::{
+    game::{Game, Status},
+    Color,
+};
 use chessd_protocol::uci::pv_san;
 
-use crate::game::{board::DuelView, clock::ClockView, replies::EngineInfoView};
+use crate::game::{
+    board::{Board, DuelView},
+    clock::ClockView,
+    replies::EngineInfoView,
+};
 
 /// What changed in a game.
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
@@ -196,11 +203,60 @@ struct Versioned<'a> {
     kind: &'a EventKind,
 }
 
-/// The version counter and the most recent events.
+/// What the log keeps of recent events: runs of standard-chess moves as their plies (their
+/// notation, position and status are written again from the game if a client asks for them),
+/// any other event as it was sent.
+#[derive(Debug)]
+enum Kept {
+    /// `count` consecutive moves of a standard or Chess960 game, the first of which made
+    /// `first_ply` half-moves; when `timed`, each has its clocks in [`EventLog::clocks`].
+    Moves {
+        first_ply: u32,
+        count: u32,
+        timed: bool,
+    },
+    /// Any other event, serialised.
+    Frame(Arc<EventFrame>),
+}
+
+/// Both clocks after a kept move, in 12 bytes (a clock past 49 days keeps its event whole).
+#[derive(Clone, Copy, Debug)]
+struct KeptClocks {
+    white_ms: u32,
+    black_ms: u32,
+    running: Option<Color>,
+}
+
+impl KeptClocks {
+    fn of(view: &ClockView) -> Option<KeptClocks> {
+        Some(KeptClocks {
+            white_ms: view.white_ms.try_into().ok()?,
+            black_ms: view.black_ms.try_into().ok()?,
+            running: view.running,
+        })
+    }
+
+    fn view(self) -> ClockView {
+        ClockView {
+            white_ms: self.white_ms.into(),
+            black_ms: self.black_ms.into(),
+            running: self.running,
+        }
+    }
+}
+
+/// The version counter and the most recent events, kept compactly (nothing a move for an
+/// untimed game, 12 bytes for a timed one, beyond its game's own two bytes): a reconnecting
+/// client is sent the events it missed when they are all still held, a snapshot otherwise.
 #[derive(Debug)]
 pub struct EventLog {
     version: u64,
-    recent: VecDeque<Arc<EventFrame>>,
+    /// The kept events, oldest first, up to version `version`.
+    recent: VecDeque<Kept>,
+    /// How many events (versions) `recent` holds.
+    held: usize,
+    /// The clocks after each timed move held, oldest first.
+    clocks: VecDeque<KeptClocks>,
     capacity: usize,
 }
 
@@ -210,6 +266,8 @@ impl EventLog {
         EventLog {
             version: 0,
             recent: VecDeque::new(),
+            held: 0,
+            clocks: VecDeque::new(),
             capacity,
         }
     }
@@ -219,68 +277,214 @@ impl EventLog {
         self.version
     }
 
-    /// Records an event under the next version.
+    /// Records an event under the next version and serialises it for the subscribers.
     pub fn push(&mut self, kind: &EventKind) -> Arc<EventFrame> {
-        self.version += 1;
-        let json = serde_json::to_string(&Versioned {
-            version: self.version,
-            kind,
-        })
-        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"))
-        .into();
-        let frame = Arc::new(EventFrame {
-            version: self.version,
-            json,
-        });
-        if self.capacity > 0 {
-            if self.recent.len() == self.capacity {
-                self.recent.pop_front();
-            }
-            self.recent.push_back(frame.clone());
-        }
+        let frame = serialise(self.version + 1, kind);
+        self.record(kind, Some(&frame));
         frame
     }
 
+    /// Records an event under the next version; `frame` is the event as sent, if it was
+    /// (a stored game being replayed sends nothing).
+    pub fn record(&mut self, kind: &EventKind, frame: Option<&Arc<EventFrame>>) {
+        self.version += 1;
+        if self.capacity == 0 {
+            return;
+        }
+        if let EventKind::Move { ply, clocks, .. } = kind {
+            if let Some((ply, clocks)) = compact_move(*ply, clocks.as_ref()) {
+                self.keep_move(ply, clocks);
+                return;
+            }
+        }
+        let frame = match frame {
+            Some(frame) => frame.clone(),
+            None => serialise(self.version, kind),
+        };
+        self.make_room();
+        self.recent.push_back(Kept::Frame(frame));
+        self.held += 1;
+    }
+
+    /// Records the next version's event, a move of a standard game (`ply` half-moves played,
+    /// this one included), without writing its notation: a stored game being replayed.
+    pub fn record_move(&mut self, ply: usize, clocks: Option<ClockView>) {
+        self.version += 1;
+        if self.capacity == 0 {
+            return;
+        }
+        match compact_move(ply, clocks.as_ref()) {
+            Some((ply, clocks)) => self.keep_move(ply, clocks),
+            // A clock past 49 days: clients reconnecting before this move get a snapshot.
+            None => self.clear_history(),
+        }
+    }
+
+    /// Keeps the move just recorded.
+    fn keep_move(&mut self, ply: u32, clocks: Option<KeptClocks>) {
+        self.make_room();
+        let timed = clocks.is_some();
+        self.clocks.extend(clocks);
+        match self.recent.back_mut() {
+            Some(Kept::Moves {
+                first_ply,
+                count,
+                timed: run_timed,
+            }) if *run_timed == timed && *first_ply + *count == ply => *count += 1,
+            _ => self.recent.push_back(Kept::Moves {
+                first_ply: ply,
+                count: 1,
+                timed,
+            }),
+        }
+        self.held += 1;
+    }
+
+    /// Forgets the oldest event when the log is full.
+    fn make_room(&mut self) {
+        if self.held < self.capacity {
+            return;
+        }
+        match self.recent.front_mut() {
+            Some(Kept::Moves {
+                first_ply,
+                count,
+                timed,
+            }) => {
+                if *timed {
+                    self.clocks.pop_front();
+                }
+                *first_ply += 1;
+                *count -= 1;
+                if *count == 0 {
+                    self.recent.pop_front();
+                }
+            }
+            Some(Kept::Frame(_)) => {
+                self.recent.pop_front();
+            }
+            None => return,
+        }
+        self.held -= 1;
+    }
+
     /// The events after `version`, or `None` when some of them are no longer held (the client
-    /// must resynchronise from a full state).
-    pub fn since(&self, version: u64) -> Option<Vec<Arc<EventFrame>>> {
+    /// must resynchronise from a full state). Moves are written again from `board`, the game
+    /// they were played in, replayed once from its start.
+    pub fn since(&self, version: u64, board: &Board) -> Option<Vec<Arc<EventFrame>>> {
         if version > self.version {
             return None;
         }
-        if version == self.version {
-            return Some(Vec::new());
-        }
-        let oldest = self.recent.front()?.version;
-        if version + 1 < oldest {
+        let missed = self.version - version;
+        if missed > self.held as u64 {
             return None;
         }
-        Some(
-            self.recent
-                .iter()
-                .filter(|e| e.version > version)
-                .cloned()
-                .collect(),
-        )
+        let mut skip = self.held as u64 - missed;
+        let mut moves = MoveWriter::new(board);
+        let mut out = Vec::with_capacity(missed as usize);
+        let mut next_version = self.version - self.held as u64 + 1;
+        let mut clocks = self.clocks.iter();
+        for kept in &self.recent {
+            match kept {
+                Kept::Frame(frame) => {
+                    if skip > 0 {
+                        skip -= 1;
+                    } else {
+                        out.push(frame.clone());
+                    }
+                    next_version += 1;
+                }
+                Kept::Moves {
+                    first_ply,
+                    count,
+                    timed,
+                } => {
+                    for ply in *first_ply..*first_ply + *count {
+                        let clock = if *timed { clocks.next() } else { None };
+                        if skip > 0 {
+                            skip -= 1;
+                        } else {
+                            let kind = moves.event(ply as usize, clock.map(|c| c.view()))?;
+                            out.push(serialise(next_version, &kind));
+                        }
+                        next_version += 1;
+                    }
+                }
+            }
+        }
+        Some(out)
     }
 
     /// Serialises a transient event (engine output): it carries the current version, does not
     /// bump it and is not kept for reconnecting clients.
     pub fn transient(&self, kind: &EventKind) -> Arc<EventFrame> {
-        let json = serde_json::to_string(&Versioned {
-            version: self.version,
-            kind,
-        })
-        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"))
-        .into();
-        Arc::new(EventFrame {
-            version: self.version,
-            json,
-        })
+        serialise(self.version, kind)
     }
 
     /// Forgets held events (after a re-initialisation the old ones no longer apply).
     pub fn clear_history(&mut self) {
         self.recent.clear();
+        self.clocks.clear();
+        self.held = 0;
+    }
+}
+
+/// A move's ply and clocks in their kept form, if they fit it.
+fn compact_move(ply: usize, clocks: Option<&ClockView>) -> Option<(u32, Option<KeptClocks>)> {
+    let ply = u32::try_from(ply).ok()?;
+    match clocks {
+        None => Some((ply, None)),
+        Some(view) => Some((ply, Some(KeptClocks::of(view)?))),
+    }
+}
+
+/// `kind` under `version`, as sent to clients.
+fn serialise(version: u64, kind: &EventKind) -> Arc<EventFrame> {
+    let json = serde_json::to_string(&Versioned { version, kind })
+        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"))
+        .into();
+    Arc::new(EventFrame { version, json })
+}
+
+/// Writes the move events of a standard game again, replaying it forwards from its start.
+struct MoveWriter<'b> {
+    game: Option<&'b Game>,
+    replay: Option<Game>,
+}
+
+impl<'b> MoveWriter<'b> {
+    fn new(board: &'b Board) -> MoveWriter<'b> {
+        let game = match board {
+            Board::Chess(game) => Some(game),
+            Board::Chess2(_) => None,
+        };
+        MoveWriter { game, replay: None }
+    }
+
+    /// The event of the move that made `ply` half-moves, with `clocks`; `None` when the game
+    /// has no such move. Plies must come in increasing order.
+    fn event(&mut self, ply: usize, clocks: Option<ClockView>) -> Option<EventKind> {
+        let game = self.game?;
+        let moves = game.history();
+        let replay = self
+            .replay
+            .get_or_insert_with(|| Game::with_policy(*game.start_position(), game.policy()));
+        let done = replay.history().len();
+        if ply == 0 || ply > moves.len() || ply <= done {
+            return None;
+        }
+        for &mv in &moves[done..ply - 1] {
+            replay.replay(mv).ok()?;
+        }
+        let played = replay.play(moves[ply - 1]).ok()?;
+        Some(EventKind::Move {
+            ply,
+            uci: played.uci,
+            san: played.san,
+            fen: replay.position().fen(),
+            status: replay.status().clone(),
+            clocks,
+        })
     }
 }
 
@@ -328,15 +532,68 @@ mod tests {
             log.push(&offer());
         }
         assert_eq!(log.version(), 5);
-        let missed = log.since(3).unwrap();
+        let board = Board::Chess(Game::default());
+        let missed = log.since(3, &board).unwrap();
         assert_eq!(missed.iter().map(|e| e.version).collect::<Vec<_>>(), [4, 5]);
-        assert_eq!(log.since(2).unwrap().len(), 3);
-        assert!(log.since(1).is_none(), "version 2 is no longer held");
+        assert_eq!(log.since(2, &board).unwrap().len(), 3);
         assert!(
-            log.since(6).is_none(),
+            log.since(1, &board).is_none(),
+            "version 2 is no longer held"
+        );
+        assert!(
+            log.since(6, &board).is_none(),
             "a version from the future means resync"
         );
-        assert!(log.since(5).unwrap().is_empty());
+        assert!(log.since(5, &board).unwrap().is_empty());
         assert!(log.push(&offer()).json.contains("\"version\":6"));
+    }
+
+    /// Moves are kept as their ply and clocks: the events a reconnecting client is sent are
+    /// written again from the game, and must be the very text first sent.
+    #[test]
+    fn missed_moves_are_written_again_exactly_as_sent() {
+        let mut game = Game::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        let mut log = EventLog::new(5);
+        let mut sent = Vec::new();
+        let clocks = |i: u64| ClockView {
+            white_ms: 60_000 - i,
+            black_ms: 59_000 + i,
+            running: Some(if i.is_multiple_of(2) {
+                Color::Black
+            } else {
+                Color::White
+            }),
+        };
+        for (i, uci) in ["e1g1", "e8c8", "a1a8", "c8b7", "a8d8", "h8d8"]
+            .iter()
+            .enumerate()
+        {
+            let played = game.play_uci(uci).unwrap();
+            let event = EventKind::Move {
+                ply: game.history().len(),
+                uci: played.uci,
+                san: played.san,
+                fen: game.position().fen(),
+                status: game.status().clone(),
+                clocks: Some(clocks(i as u64)),
+            };
+            sent.push(log.push(&event).json.to_string());
+            if i == 2 {
+                sent.push(log.push(&offer()).json.to_string());
+            }
+        }
+        let board = Board::Chess(game);
+        let again: Vec<String> = log
+            .since(2, &board)
+            .unwrap()
+            .iter()
+            .map(|f| f.json.to_string())
+            .collect();
+        assert_eq!(again, sent[2..]);
+        assert!(again[4].contains("\"san\":\"Rxd8\""), "{again:?}");
+        assert!(
+            log.since(1, &board).is_none(),
+            "version 2 is no longer held"
+        );
     }
 }

@@ -200,7 +200,8 @@ impl StoredOptions {
             webhook: self
                 .webhook
                 .as_deref()
-                .and_then(|u| url::Url::parse(u).ok()),
+                .and_then(|u| url::Url::parse(u).ok())
+                .map(Box::new),
             time_control: self.time_control,
             draw_policy: self.draw_policy,
             chess2_bots: self.chess2_bots.clone(),
@@ -302,7 +303,15 @@ pub fn replay(
                 if game.is_over() {
                     draw_offer = None;
                 }
-                event.with_clocks(clock.as_ref().map(|c| c.view(now)))
+                let clocks = clock.as_ref().map(|c| c.view(now));
+                match event {
+                    Some(event) => event.with_clocks(clocks),
+                    None => {
+                        log.record_move(game.plies(), clocks);
+                        check_version(&log, version)?;
+                        continue;
+                    }
+                }
             }
             Entry::DrawOffered { by } => {
                 draw_offer = Some(*by);
@@ -335,12 +344,8 @@ pub fn replay(
                 }
             }
         };
-        if log.push(&event).version != version {
-            return Err(corrupt(
-                version,
-                "the journal's versions are not consecutive",
-            ));
-        }
+        log.record(&event, None);
+        check_version(&log, version)?;
     }
     Ok(Replayed {
         game,
@@ -350,25 +355,36 @@ pub fn replay(
     })
 }
 
+/// Fails when the log did not reach `version` with the entry just replayed.
+fn check_version(log: &EventLog, version: u64) -> Result<(), GameError> {
+    if log.version() == version {
+        Ok(())
+    } else {
+        Err(corrupt(
+            version,
+            "the journal's versions are not consecutive",
+        ))
+    }
+}
+
 fn set_clocks(clock: &mut Option<Clock>, clocks: Option<[u64; 2]>) {
     if let (Some(c), Some([white, black])) = (clock.as_mut(), clocks) {
         *c = Clock::with_remaining(c.control(), white, black);
     }
 }
 
-/// Replays one stored move (a Chess 2 step) and gives its event, clocks not yet set.
-fn replay_move(game: &mut Board, text: &str) -> Result<EventKind, GameError> {
+/// Replays one stored move (a Chess 2 step). A standard game's move is played without
+/// notation (`None`: the event log keeps only its ply); a Chess 2 step gives its event,
+/// clocks not yet set.
+fn replay_move(game: &mut Board, text: &str) -> Result<Option<EventKind>, GameError> {
     match game {
         Board::Chess(game) => {
-            let played = game.play_uci(text)?.clone();
-            Ok(EventKind::Move {
-                ply: game.history().len(),
-                uci: played.uci,
-                san: played.san,
-                fen: game.position().fen(),
-                status: game.status().clone(),
-                clocks: None,
-            })
+            let mv = game
+                .position()
+                .parse_uci(text)
+                .map_err(|e| GameError::Internal(format!("{text}: {e}")))?;
+            game.replay(mv)?;
+            Ok(None)
         }
         Board::Chess2(game) => {
             let step: Chess2Action = text
@@ -376,13 +392,13 @@ fn replay_move(game: &mut Board, text: &str) -> Result<EventKind, GameError> {
                 .map_err(|e: ActionParseError| GameError::Chess2Notation(e.to_string()))?;
             let by = game.side_of(step);
             let played = game.replay(step)?.cloned();
-            Ok(EventKind::chess2_step(
+            Ok(Some(EventKind::chess2_step(
                 game,
                 by,
                 step,
                 played.as_ref(),
                 None,
-            ))
+            )))
         }
     }
 }
@@ -474,7 +490,7 @@ mod tests {
         assert_eq!(r.game.fen(), played.position().fen());
         assert_eq!(r.game.status(), played.status());
         assert_eq!(r.log.version(), 6);
-        let missed = r.log.since(4).unwrap();
+        let missed = r.log.since(4, &r.game).unwrap();
         assert!(
             missed[0].json.contains("\"san\":\"Nf3\""),
             "{}",
