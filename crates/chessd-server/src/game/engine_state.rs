@@ -136,12 +136,13 @@ pub enum Slot {
 /// Everything a game knows of its engine.
 #[derive(Default)]
 pub struct EngineState {
-    /// The attached engine.
-    pub attached: Option<Attached>,
+    /// The attached engine (boxed, as the rival and the opponent: most games have none, and
+    /// every game's actor carries this state).
+    pub attached: Option<Box<Attached>>,
     /// The engine opponent (plays one side by itself).
-    pub opponent: Option<Opponent>,
+    pub opponent: Option<Box<Opponent>>,
     /// The engine playing the other side, when two engines play the game.
-    pub rival: Option<Rival>,
+    pub rival: Option<Box<Rival>>,
     /// The sides engines play and the engines' configured names (kept after the engines are
     /// released, for PGN).
     pub seats: Vec<(Color, String)>,
@@ -153,13 +154,13 @@ pub struct EngineState {
     pub next_ponder: u64,
     /// The result of the last analysis that ended by itself (a finite one), kept until the next
     /// analysis starts so that `DELETE …/engine/analysis` still answers it.
-    pub last_analysis: Option<AnalysisReport>,
+    pub last_analysis: Option<Box<AnalysisReport>>,
 }
 
 impl EngineState {
     /// The attached engine, or `no_engine`.
     pub fn attached(&mut self) -> Result<&mut Attached, GameError> {
-        self.attached.as_mut().ok_or(GameError::NoEngine)
+        self.attached.as_deref_mut().ok_or(GameError::NoEngine)
     }
 
     /// The engine of attachment `generation` (the attached engine or the rival), if it is
@@ -167,7 +168,7 @@ impl EngineState {
     pub fn current(&mut self, generation: u64) -> Option<&mut Attached> {
         let rival = self.rival.as_mut().map(|r| &mut r.attached);
         self.attached
-            .as_mut()
+            .as_deref_mut()
             .into_iter()
             .chain(rival)
             .find(|a| a.generation == generation)
@@ -176,7 +177,7 @@ impl EngineState {
     /// The session in `slot`, if there is one.
     pub fn slot(&mut self, slot: Slot) -> Option<&mut Attached> {
         match slot {
-            Slot::Main => self.attached.as_mut(),
+            Slot::Main => self.attached.as_deref_mut(),
             Slot::Rival => self.rival.as_mut().map(|r| &mut r.attached),
         }
     }
@@ -190,7 +191,7 @@ impl EngineState {
         self.opponent
             .as_ref()
             .filter(|o| o.plays == side && self.attached.is_some())
-            .map(|o| (Slot::Main, o.clone()))
+            .map(|o| (Slot::Main, Opponent::clone(o)))
     }
 
     /// Records that engine `name` plays `side` (for the game's view and PGN).
@@ -207,13 +208,13 @@ impl EngineState {
 
     /// Whether the game must refuse moves and re-initialisations now.
     pub fn locks_game(&self) -> bool {
-        self.attached.as_ref().is_some_and(Attached::locks_game)
+        self.attached.as_deref().is_some_and(Attached::locks_game)
             || self.rival.as_ref().is_some_and(|r| r.attached.locks_game())
     }
 
     /// Whether an engine is attached and idle.
     pub fn is_idle(&self) -> bool {
-        self.attached.as_ref().is_some_and(Attached::is_idle)
+        self.attached.as_deref().is_some_and(Attached::is_idle)
     }
 
     /// The attached engine as JSON.

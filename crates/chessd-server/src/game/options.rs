@@ -16,7 +16,7 @@ pub struct GameOptions {
     /// never).
     pub abandon_after: Option<Duration>,
     /// POSTed to when the game's actor stops.
-    pub webhook: Option<url::Url>,
+    pub webhook: Option<Box<url::Url>>,
     /// Clocks, when the game is timed.
     pub time_control: Option<TimeControl>,
     /// Draw rules.

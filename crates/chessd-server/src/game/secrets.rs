@@ -48,16 +48,27 @@ impl Secrets {
     }
 }
 
-/// SHA-256 digests of a game's secrets: all a game keeps of them.
+/// The first 16 bytes of the SHA-256 digest of each of a game's secrets: all a game keeps of
+/// them. The secrets are random UUIDs (122 bits), so a 128-bit digest keeps them as safe as
+/// the whole one would, in half the bytes of every live and stored game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SecretDigests {
-    white: [u8; 32],
-    black: [u8; 32],
-    admin: [u8; 32],
+    white: KeptDigest,
+    black: KeptDigest,
+    admin: KeptDigest,
 }
 
-fn digest(secret: &str) -> [u8; 32] {
-    Sha256::digest(secret.as_bytes()).into()
+/// A secret's digest as kept.
+type KeptDigest = [u8; DIGEST_LEN];
+
+/// Bytes kept of a secret's SHA-256 digest.
+const DIGEST_LEN: usize = 16;
+
+fn digest(secret: &str) -> KeptDigest {
+    let full: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
+    let mut kept = [0; DIGEST_LEN];
+    kept.copy_from_slice(&full[..DIGEST_LEN]);
+    kept
 }
 
 impl SecretDigests {
@@ -67,7 +78,7 @@ impl SecretDigests {
             return Caller::Anonymous;
         };
         let given = digest(token);
-        let eq = |d: &[u8; 32]| constant_time_eq::constant_time_eq(d, &given);
+        let eq = |d: &KeptDigest| constant_time_eq::constant_time_eq(d, &given);
         if eq(&self.admin) {
             Caller::Admin
         } else if eq(&self.white) {
@@ -79,17 +90,20 @@ impl SecretDigests {
         }
     }
 
-    /// The 96 bytes stored: white's, black's and the admin's digest.
+    /// The 48 bytes stored: white's, black's and the admin's digest.
     pub fn to_bytes(&self) -> Vec<u8> {
         [self.white, self.black, self.admin].concat()
     }
 
-    /// Reads [`SecretDigests::to_bytes`] back.
+    /// Reads [`SecretDigests::to_bytes`] back, or the 96 bytes of whole digests that stores
+    /// written before kept (their first 16 bytes each are the same digests).
     pub fn from_bytes(bytes: &[u8]) -> Option<SecretDigests> {
-        if bytes.len() != 96 {
-            return None;
-        }
-        let part = |i: usize| bytes[i * 32..(i + 1) * 32].try_into().ok();
+        let stride = match bytes.len() {
+            48 => 16,
+            96 => 32,
+            _ => return None,
+        };
+        let part = |i: usize| bytes[i * stride..i * stride + DIGEST_LEN].try_into().ok();
         Some(SecretDigests {
             white: part(0)?,
             black: part(1)?,
@@ -112,9 +126,13 @@ mod tests {
         assert_eq!(d.caller(Some("guess")), Caller::Anonymous);
         assert_eq!(d.caller(None), Caller::Anonymous);
         let bytes = d.to_bytes();
-        assert_eq!(bytes.len(), 96);
-        assert!(!bytes.windows(32).any(|w| w == s.admin.as_bytes()));
-        assert_eq!(SecretDigests::from_bytes(&bytes), Some(d));
+        assert_eq!(bytes.len(), 48);
+        assert!(!bytes.windows(16).any(|w| s.admin.as_bytes().starts_with(w)));
+        assert_eq!(SecretDigests::from_bytes(&bytes), Some(d.clone()));
         assert_eq!(SecretDigests::from_bytes(&bytes[1..]), None);
+        // A store written with whole digests reads the same.
+        let whole = |t: &str| -> [u8; 32] { Sha256::digest(t.as_bytes()).into() };
+        let old = [whole(&s.white), whole(&s.black), whole(&s.admin)].concat();
+        assert_eq!(SecretDigests::from_bytes(&old), Some(d));
     }
 }

@@ -37,7 +37,8 @@ pub struct NewGameRow {
     pub id: Uuid,
     /// When it was created (Unix ms).
     pub created_ms: i64,
-    /// SHA-256 of the white, black and admin secrets, concatenated (96 bytes).
+    /// The white, black and admin secrets' digests, concatenated (48 bytes; 96 in stores
+    /// written before issue 29).
     pub secrets: Vec<u8>,
     /// JSON: the game as created.
     pub setup: String,

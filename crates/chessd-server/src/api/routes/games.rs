@@ -196,7 +196,7 @@ pub(crate) async fn create(
     let options = GameOptions {
         idle_timeout,
         abandon_after: (abandon_after > 0).then(|| std::time::Duration::from_secs(abandon_after)),
-        webhook,
+        webhook: webhook.map(Box::new),
         time_control: body.time_control,
         draw_policy: game.policy(),
         chess2_bots: Vec::new(),

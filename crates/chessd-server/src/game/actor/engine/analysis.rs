@@ -87,7 +87,7 @@ impl GameActor {
             match result {
                 Ok(result) => {
                     let report = analysis_report(&root, result, stored);
-                    act.engine.last_analysis = Some(report.clone());
+                    act.engine.last_analysis = Some(Box::new(report.clone()));
                     act.publish_transient(EventKind::EngineAnalysisDone(report));
                 }
                 Err(e) => act.report_engine_error(generation, &e.into()),
@@ -134,7 +134,7 @@ impl GameActor {
             .unwrap_or_default();
         let result = result?;
         let report = analysis_report(root, result.unwrap_or_default(), stored);
-        self.engine.last_analysis = Some(report.clone());
+        self.engine.last_analysis = Some(Box::new(report.clone()));
         Ok(report)
     }
 
@@ -278,7 +278,12 @@ impl GameActor {
         let (running, engine, root, generation) = match started {
             Ok(s) => s,
             Err(GameError::NoEngine) if self.engine.last_analysis.is_some() => {
-                let last = self.engine.last_analysis.clone().unwrap_or_default();
+                let last = self
+                    .engine
+                    .last_analysis
+                    .as_deref()
+                    .cloned()
+                    .unwrap_or_default();
                 self.answer(reply, Ok(EngineReply::AnalysisReport(last)));
                 return;
             }
@@ -288,7 +293,12 @@ impl GameActor {
             }
         };
         if !running {
-            let last = self.engine.last_analysis.clone().unwrap_or_default();
+            let last = self
+                .engine
+                .last_analysis
+                .as_deref()
+                .cloned()
+                .unwrap_or_default();
             self.answer(reply, Ok(EngineReply::AnalysisReport(last)));
             return;
         }

@@ -35,10 +35,10 @@ impl GameActor {
             attached.name.clone(),
             attached.engine.identity().name.clone(),
         );
-        self.engine.attached = Some(attached);
+        self.engine.attached = Some(Box::new(attached));
         if let Some(opponent) = opponent {
             self.engine.seat(opponent.plays, &name);
-            self.engine.opponent = Some(opponent);
+            self.engine.opponent = Some(Box::new(opponent));
             if let Some(a) = self.engine.attached.as_ref() {
                 // UCI: a GUI that will ponder says so with the engine's `Ponder` option.
                 if a.config.ponder && a.engine.identity().option("Ponder").is_some() {
@@ -66,7 +66,7 @@ impl GameActor {
             attached.engine.identity().name.clone(),
         );
         self.engine.seat(opponent.plays, &name);
-        self.engine.rival = Some(Rival { attached, opponent });
+        self.engine.rival = Some(Box::new(Rival { attached, opponent }));
         self.publish_transient(EventKind::EngineAttached { name, id_name });
         self.engine_turn(ctx);
         Ok(())
