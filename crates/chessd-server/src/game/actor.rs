@@ -572,7 +572,6 @@ mod tests {
     #[test]
     fn a_game_actor_stays_small() {
         let actor = size_of::<super::GameActor>();
-        eprintln!("GameActor {actor}");
         assert!(actor <= 1_280, "GameActor is {actor} bytes");
         let engines = size_of::<crate::game::engine_state::EngineState>();
         assert!(engines <= 96, "EngineState is {engines} bytes");
