@@ -1,4 +1,5 @@
 //! `chessd loadtest [rest|ws|memory|stored|all] [--seconds S] [--connections C] [--games N]
+//! [--played-games M]
 //! [--players P] [--pace-ms MS] [--stored N] [--live N] [--plies N] [--client-threads T]
 //! [--store URL] [--json]`
 //!
@@ -11,6 +12,7 @@
 //! - `ws`: P connected players; latency from a move frame to its event on the opponent's
 //!   connection, flat out and at a stated pace;
 //! - `memory`: N idle games created as fast as possible, the server's RSS before and after;
+//!   then M games played to 40 and to 80 plies, the RSS they add per game;
 //! - `stored` (not part of `all`: filling takes minutes): a store filled with many games of
 //!   random moves, its bytes per game, and the server's RSS on it with some of them in memory.
 //!
@@ -69,6 +71,9 @@ pub(crate) struct LoadtestArgs {
     /// Idle games to create for the memory measurement.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub games: usize,
+    /// Games the memory measurement plays to 40 and to 80 plies (0: none).
+    #[arg(long, value_name = "M", default_value_t = 10_000)]
+    pub played_games: usize,
     /// Connected WebSocket players (two per game).
     #[arg(long, value_name = "P", default_value_t = 1000)]
     pub players: usize,
@@ -118,6 +123,8 @@ pub(crate) struct Settings {
     pub live: usize,
     /// Moves of each stored game.
     pub plies: usize,
+    /// Games played to 40 and 80 plies, memory part.
+    pub played_games: usize,
     /// Client threads.
     pub client_threads: usize,
     /// The server's store: `None` for a fresh SQLite file, else a `store.url`.
@@ -172,6 +179,9 @@ impl Settings {
         if !(1..=1000).contains(&args.plies) {
             return Err("--plies must be 1 to 1000".into());
         }
+        if args.played_games > 1_000_000 {
+            return Err("--played-games must be at most 1000000".into());
+        }
         if !(1..=64).contains(&args.client_threads) {
             return Err("--client-threads must be 1 to 64".into());
         }
@@ -184,6 +194,7 @@ impl Settings {
             stored: args.stored,
             live: args.live,
             plies: args.plies,
+            played_games: args.played_games,
             client_threads: args.client_threads,
             store: (args.store != "sqlite").then(|| args.store.clone()),
         })
@@ -412,6 +423,19 @@ fn human_output(r: &Report) -> String {
             ("memory per game", format!("{:.0} bytes", m.bytes_per_game)),
             ("memory cpu", cpu(&m.cpu)),
         ]);
+        for p in &m.played {
+            rows.push((
+                if p.plies == 40 {
+                    "memory per game, 40 plies"
+                } else {
+                    "memory per game, 80 plies"
+                },
+                format!(
+                    "{:.0} bytes ({} games of {} played, {} errors, {:.1} s)",
+                    p.bytes_per_game, p.completed, p.games, p.errors, p.seconds
+                ),
+            ));
+        }
     }
     if let Some(st) = &r.stored {
         let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0));
@@ -515,6 +539,7 @@ mod tests {
             stored: 10,
             live: 5,
             plies: 4,
+            played_games: 2,
             client_threads: 1,
             store: "sqlite".into(),
             kills: 1,

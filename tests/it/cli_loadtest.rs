@@ -33,6 +33,8 @@ fn small_run_of_every_part_reports_every_figure() {
             "20",
             "--games",
             "500",
+            "--played-games",
+            "20",
             "--json",
         ])
         .output()
@@ -87,6 +89,15 @@ fn small_run_of_every_part_reports_every_figure() {
     assert_eq!(v["ws"]["games"], 10);
     assert_eq!(v["memory"]["created"], 500);
     assert_eq!(v["memory"]["alive"], 500, "the server holds every game");
+    // Games played to 40 and to 80 plies, every one to its last move.
+    let played = v["memory"]["played"].as_array().expect("played rows");
+    let plies: Vec<u64> = played.iter().filter_map(|p| p["plies"].as_u64()).collect();
+    assert_eq!(plies, [40, 80], "{played:?}");
+    for row in played {
+        assert_eq!(row["completed"], 20, "{row}");
+        assert_eq!(row["errors"], 0, "{row}");
+        assert!(row["rss_after_bytes"].as_u64() > Some(0), "{row}");
+    }
     let p = &v["ws"]["paced"]["latency_ms"];
     assert!(p["p50"].as_f64() <= p["p95"].as_f64() && p["p95"].as_f64() <= p["p99"].as_f64());
     // Ten games at one move per 500 ms (the default pace) ask for 20 moves per second.

@@ -1,5 +1,7 @@
 //! Memory: N idle games created as fast as possible through `POST /v1/games` on a fresh server,
-//! with the server's resident set size before and after.
+//! with the server's resident set size before and after; then, each on a fresh server, M games
+//! played to 40 and to 80 plies (random legal moves that do not end the game, through
+//! `POST /v1/games/{id}/moves`), with the RSS they add per game.
 
 use std::{
     sync::atomic::{AtomicUsize, Ordering},
@@ -9,12 +11,17 @@ use std::{
 use futures_util::future::join_all;
 use serde::Serialize;
 
+use chessd_core::{game::Game, Position};
+
 use super::{
     child::ChildServer,
-    client::{http_client, on_threads, request, share},
-    stats::{round2, CpuMeter, CpuUse},
+    client::{create_game, http_client, on_threads, request, share},
+    stats::{round2, CpuMeter, CpuUse, Rng},
     Settings,
 };
+
+/// The game lengths the played rows measure.
+pub(super) const PLAYED_PLIES: [usize; 2] = [40, 80];
 
 /// The longest the creation may run, whatever N.
 const TIME_LIMIT: Duration = Duration::from_secs(600);
@@ -52,6 +59,29 @@ pub(super) struct MemoryReport {
     pub errors: u64,
     /// CPU use during the creation.
     pub cpu: CpuUse,
+    /// Games played to a length, each row on a fresh server.
+    pub played: Vec<PlayedMemory>,
+}
+
+/// The RSS added by games of a given length.
+#[derive(Debug, Serialize)]
+pub(super) struct PlayedMemory {
+    /// Half-moves played in each game.
+    pub plies: usize,
+    /// Games asked for.
+    pub games: usize,
+    /// Games played to the end of their moves.
+    pub completed: u64,
+    /// Failed requests.
+    pub errors: u64,
+    /// Server RSS before the games, in bytes.
+    pub rss_before_bytes: u64,
+    /// Server RSS with the games, in bytes.
+    pub rss_after_bytes: u64,
+    /// `(rss_after - rss_before) / completed`.
+    pub bytes_per_game: f64,
+    /// Seconds the creation and the moves took.
+    pub seconds: f64,
 }
 
 /// Creates the games on a fresh server and measures its RSS.
@@ -98,6 +128,13 @@ pub(super) fn run(settings: &Settings) -> Result<MemoryReport, String> {
     std::thread::sleep(SETTLE);
     let rss_after = server.rss_bytes()?;
     let alive = games_alive(base)?;
+    drop(server);
+    let mut played = Vec::new();
+    if settings.played_games > 0 {
+        for plies in PLAYED_PLIES {
+            played.push(play_games(settings, plies)?);
+        }
+    }
     Ok(MemoryReport {
         games: settings.games,
         created,
@@ -112,7 +149,113 @@ pub(super) fn run(settings: &Settings) -> Result<MemoryReport, String> {
             .round(),
         errors,
         cpu,
+        played,
     })
+}
+
+/// `settings.played_games` games played to `plies` half-moves on a fresh server, and the RSS
+/// they add.
+fn play_games(settings: &Settings, plies: usize) -> Result<PlayedMemory, String> {
+    let games = settings.played_games;
+    let server = ChildServer::start(&settings.store_env())?;
+    let base = server.base.as_str();
+    std::thread::sleep(SETTLE);
+    let rss_before = server.rss_bytes()?;
+    eprintln!(
+        "chessd loadtest: memory: {games} games of {plies} plies, {} connections",
+        settings.connections
+    );
+    let next = AtomicUsize::new(0);
+    let start = Instant::now();
+    let deadline = start + TIME_LIMIT;
+    let per_thread = on_threads(settings.client_threads, |i| {
+        let tasks = share(settings.connections, settings.client_threads, i);
+        let next = &next;
+        async move {
+            let client = http_client();
+            join_all((0..tasks).map(|_| play_task(&client, base, next, games, plies, deadline)))
+                .await
+        }
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let (completed, errors) = per_thread
+        .into_iter()
+        .flatten()
+        .fold((0, 0), |(c, e), (c1, e1)| (c + c1, e + e1));
+    std::thread::sleep(SETTLE);
+    let rss_after = server.rss_bytes()?;
+    Ok(PlayedMemory {
+        plies,
+        games,
+        completed,
+        errors,
+        rss_before_bytes: rss_before,
+        rss_after_bytes: rss_after,
+        bytes_per_game: (rss_after.saturating_sub(rss_before) as f64 / completed.max(1) as f64)
+            .round(),
+        seconds,
+    })
+}
+
+/// Creates and plays games while tickets remain; returns (completed, failed requests).
+async fn play_task(
+    client: &awc::Client,
+    base: &str,
+    next: &AtomicUsize,
+    games: usize,
+    plies: usize,
+    deadline: Instant,
+) -> (u64, u64) {
+    let (mut completed, mut errors) = (0, 0);
+    loop {
+        let ticket = next.fetch_add(1, Ordering::Relaxed);
+        if ticket >= games || Instant::now() >= deadline {
+            break;
+        }
+        let Ok(game) = create_game(client, base).await else {
+            errors += 1;
+            continue;
+        };
+        let url = format!("{base}/v1/games/{}/moves", game.id);
+        let mut pos = Position::startpos();
+        let mut ok = true;
+        for mv in random_game(ticket as u64, plies) {
+            let body = format!("{{\"uci\":\"{}\"}}", pos.uci(mv));
+            let req = client.post(&url).bearer_auth(game.seat(pos.turn()));
+            if !matches!(request(req, Some(body)).await, Ok((200, _))) {
+                errors += 1;
+                ok = false;
+                break;
+            }
+            pos.play_unchecked(mv);
+        }
+        completed += u64::from(ok);
+    }
+    (completed, errors)
+}
+
+/// A game of `plies` random legal moves that is still going on after the last (drawn from the
+/// stream `seed`; games that end early are drawn again).
+pub(super) fn random_game(seed: u64, plies: usize) -> Vec<chessd_core::Move> {
+    let mut rng = Rng::new(seed);
+    'draw: loop {
+        let mut game = Game::default();
+        let mut moves = Vec::with_capacity(plies);
+        for _ in 0..plies {
+            let legal = game.position().legal_moves();
+            if game.is_over() || legal.is_empty() {
+                continue 'draw;
+            }
+            let mv = legal[rng.below(legal.len())];
+            if game.replay(mv).is_err() {
+                continue 'draw;
+            }
+            moves.push(mv);
+        }
+        if !game.is_over() {
+            return moves;
+        }
+    }
 }
 
 /// Creates games while tickets remain; returns (created, failed).
