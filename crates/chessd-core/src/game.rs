@@ -201,14 +201,7 @@ impl Game {
     /// of the game and with [`GameError::Illegal`] (with the reason
     /// [`Position::why_illegal_move`] gives) if the move is not legal.
     pub fn play(&mut self, mv: Move) -> Result<PlayedMove, GameError> {
-        self.ensure_playable()?;
-        if !self.position.is_legal(mv) {
-            let reason = self.explainer().why_illegal_move(mv);
-            return Err(GameError::Illegal(
-                mv,
-                reason.unwrap_or(IllegalReason::CannotMoveThere),
-            ));
-        }
+        self.ensure_legal(mv)?;
         Ok(self.push(mv))
     }
 
@@ -410,16 +403,22 @@ impl Game {
     /// Plays a legal move without writing its notation, for replaying a stored game: refused
     /// like [`Game::play`].
     pub fn replay(&mut self, mv: Move) -> Result<(), GameError> {
-        self.ensure_playable()?;
-        if !self.position.is_legal(mv) {
-            let reason = self.explainer().why_illegal_move(mv);
-            return Err(GameError::Illegal(
-                mv,
-                reason.unwrap_or(IllegalReason::CannotMoveThere),
-            ));
-        }
+        self.ensure_legal(mv)?;
         self.apply(mv);
         Ok(())
+    }
+
+    /// Refuses `mv` when the game is over or the move is not legal, saying why.
+    fn ensure_legal(&self, mv: Move) -> Result<(), GameError> {
+        self.ensure_playable()?;
+        if self.position.is_legal(mv) {
+            return Ok(());
+        }
+        let reason = self.explainer().why_illegal_move(mv);
+        Err(GameError::Illegal(
+            mv,
+            reason.unwrap_or(IllegalReason::CannotMoveThere),
+        ))
     }
 
     /// Plays a move known to be legal and returns it with its notation.
