@@ -166,9 +166,11 @@ pub(crate) fn count_store_commit(writes: usize) {
     METRICS.store_writes.inc_by(writes as u64);
 }
 
-/// Sets the number of live games.
-pub(crate) fn set_games_alive(n: usize) {
-    METRICS.games_alive.set(n as i64);
+/// Counts games coming alive (`delta` > 0) or stopping. A count, not a set value, so that
+/// several registries in one process (in-process test servers) add up instead of overwriting
+/// each other.
+pub(crate) fn add_games_alive(delta: i64) {
+    METRICS.games_alive.add(delta);
 }
 
 /// Counts a move.

@@ -64,8 +64,9 @@ impl GameRegistry {
     /// Adds a game in the place `reservation` holds.
     pub(crate) fn insert(&self, mut reservation: Reservation<'_>, handle: GameHandle) {
         reservation.used = true;
-        self.games.insert(handle.id(), handle);
-        crate::metrics::set_games_alive(self.games.len());
+        if self.games.insert(handle.id(), handle).is_none() {
+            crate::metrics::add_games_alive(1);
+        }
     }
 
     /// The handle of a game.
@@ -80,8 +81,8 @@ impl GameRegistry {
     pub(crate) fn remove(&self, id: &Uuid) {
         if self.games.remove(id).is_some() {
             self.taken.fetch_sub(1, Ordering::AcqRel);
+            crate::metrics::add_games_alive(-1);
         }
-        crate::metrics::set_games_alive(self.games.len());
     }
 
     /// The handles of the live games whose id `pick` picks.
