@@ -11,12 +11,12 @@ use std::{
 use futures_util::future::join_all;
 use serde::Serialize;
 
-use chessd_core::{game::Game, Position};
+use chessd_core::Position;
 
 use super::{
     child::ChildServer,
     client::{create_game, http_client, on_threads, request, share},
-    stats::{round2, CpuMeter, CpuUse, Rng},
+    stats::{random_game, round2, CpuMeter, CpuUse, Rng},
     Settings,
 };
 
@@ -121,10 +121,7 @@ pub(super) fn run(settings: &Settings) -> Result<MemoryReport, String> {
     });
     let seconds = start.elapsed().as_secs_f64().max(1e-9);
     let cpu = meter.stop(&server).usage();
-    let (created, errors) = per_thread
-        .into_iter()
-        .flatten()
-        .fold((0, 0), |(c, e), (c1, e1)| (c + c1, e + e1));
+    let (created, errors) = add_up(per_thread);
     std::thread::sleep(SETTLE);
     let rss_after = server.rss_bytes()?;
     let alive = games_alive(base)?;
@@ -178,10 +175,7 @@ fn play_games(settings: &Settings, plies: usize) -> Result<PlayedMemory, String>
         }
     });
     let seconds = start.elapsed().as_secs_f64();
-    let (completed, errors) = per_thread
-        .into_iter()
-        .flatten()
-        .fold((0, 0), |(c, e), (c1, e1)| (c + c1, e + e1));
+    let (completed, errors) = add_up(per_thread);
     std::thread::sleep(SETTLE);
     let rss_after = server.rss_bytes()?;
     Ok(PlayedMemory {
@@ -219,7 +213,7 @@ async fn play_task(
         let url = format!("{base}/v1/games/{}/moves", game.id);
         let mut pos = Position::startpos();
         let mut ok = true;
-        for mv in random_game(ticket as u64, plies) {
+        for mv in random_game(&mut Rng::new(ticket as u64), plies) {
             let body = format!("{{\"uci\":\"{}\"}}", pos.uci(mv));
             let req = client.post(&url).bearer_auth(game.seat(pos.turn()));
             if !matches!(request(req, Some(body)).await, Ok((200, _))) {
@@ -232,30 +226,6 @@ async fn play_task(
         completed += u64::from(ok);
     }
     (completed, errors)
-}
-
-/// A game of `plies` random legal moves that is still going on after the last (drawn from the
-/// stream `seed`; games that end early are drawn again).
-pub(super) fn random_game(seed: u64, plies: usize) -> Vec<chessd_core::Move> {
-    let mut rng = Rng::new(seed);
-    'draw: loop {
-        let mut game = Game::default();
-        let mut moves = Vec::with_capacity(plies);
-        for _ in 0..plies {
-            let legal = game.position().legal_moves();
-            if game.is_over() || legal.is_empty() {
-                continue 'draw;
-            }
-            let mv = legal[rng.below(legal.len())];
-            if game.replay(mv).is_err() {
-                continue 'draw;
-            }
-            moves.push(mv);
-        }
-        if !game.is_over() {
-            return moves;
-        }
-    }
 }
 
 /// Creates games while tickets remain; returns (created, failed).
@@ -290,4 +260,12 @@ pub(super) fn games_alive(base: &str) -> Result<u64, String> {
     health["games"]
         .as_u64()
         .ok_or_else(|| format!("/health has no games count: {health}"))
+}
+
+/// The sums of every task's (done, failed) counts.
+fn add_up(per_thread: Vec<Vec<(u64, u64)>>) -> (u64, u64) {
+    per_thread
+        .into_iter()
+        .flatten()
+        .fold((0, 0), |(c, e), (c1, e1)| (c + c1, e + e1))
 }

@@ -31,6 +31,29 @@ impl Rng {
     }
 }
 
+/// A game of `plies` random legal moves from the start position that is still going on after
+/// the last (a game that ends early is drawn again).
+pub(super) fn random_game(rng: &mut Rng, plies: usize) -> Vec<chessd_core::Move> {
+    'draw: loop {
+        let mut game = chessd_core::game::Game::default();
+        let mut moves = Vec::with_capacity(plies);
+        for _ in 0..plies {
+            let legal = game.position().legal_moves();
+            if game.is_over() || legal.is_empty() {
+                continue 'draw;
+            }
+            let mv = legal[rng.below(legal.len())];
+            if game.replay(mv).is_err() {
+                continue 'draw;
+            }
+            moves.push(mv);
+        }
+        if !game.is_over() {
+            return moves;
+        }
+    }
+}
+
 /// Latency percentiles in milliseconds.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub(super) struct Latency {

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use chessd_core::{game::Game, Position};
+use chessd_core::Position;
 use chessd_server::{
     game::journal::Entry,
     store::{NewGameRow, SqliteSync, Store, StoredGame, WriteOp},
@@ -21,7 +21,7 @@ use uuid::Uuid;
 use super::{
     child::ChildServer,
     client::{create_game, http_client, on_threads, request, share},
-    stats::{micros, round2, Latency, Rng},
+    stats::{micros, random_game, round2, Latency, Rng},
     Settings,
 };
 
@@ -258,22 +258,17 @@ async fn insert_moves(store: &Store, seq: i64, moves: &[String]) -> Result<(), S
 /// stored as the server stores an untimed move.
 fn random_journals(plies: usize) -> Vec<Vec<String>> {
     let mut rng = Rng::new(7);
-    let mut journals = Vec::with_capacity(DISTINCT_GAMES);
-    while journals.len() < DISTINCT_GAMES {
-        let mut game = Game::new(Position::startpos());
-        let mut moves = Vec::with_capacity(plies);
-        while moves.len() < plies && !game.is_over() {
-            let legal = game.position().legal_moves();
-            let mv = legal[rng.below(legal.len())];
-            let uci = game.position().uci(mv);
-            if game.play(mv).is_err() {
-                break;
-            }
-            moves.push(Entry::Move { uci, clocks: None }.encode());
-        }
-        if moves.len() == plies && !game.is_over() {
-            journals.push(moves);
-        }
-    }
-    journals
+    (0..DISTINCT_GAMES)
+        .map(|_| {
+            let mut pos = Position::startpos();
+            random_game(&mut rng, plies)
+                .into_iter()
+                .map(|mv| {
+                    let uci = pos.uci(mv);
+                    pos.play_unchecked(mv);
+                    Entry::Move { uci, clocks: None }.encode()
+                })
+                .collect()
+        })
+        .collect()
 }
