@@ -155,6 +155,14 @@ pub(crate) struct Forbidden(#[to_schema] pub ErrorBody<'static>);
 #[response(example = json!({"error": {"code": "game_not_found", "message": "no game with id 7f1c3b0e-0000-4000-8000-000000000000"}}))]
 pub(crate) struct GameNotFound(#[to_schema] pub ErrorBody<'static>);
 
+/// The game after the action.
+#[derive(ToResponse)]
+#[response(
+    description = "The game after the action.",
+    headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))
+)]
+pub(crate) struct GameAfterAction(pub crate::api::routes::game_view::GameView);
+
 /// The body is larger than `limits.max_body_bytes` (`payload_too_large`).
 #[derive(ToResponse)]
 pub(crate) struct PayloadTooLarge(#[to_schema] pub ErrorBody<'static>);
