@@ -116,6 +116,8 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
             api::openapi_types::Forbidden,
             api::openapi_types::GameNotFound,
             api::openapi_types::GameAfterAction,
+            api::openapi_types::EngineFailed,
+            api::openapi_types::EngineTimedOut,
             api::openapi_types::PayloadTooLarge,
             api::openapi_types::JobNotFound
         )

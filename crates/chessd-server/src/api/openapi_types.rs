@@ -163,6 +163,16 @@ pub(crate) struct GameNotFound(#[to_schema] pub ErrorBody<'static>);
 )]
 pub(crate) struct GameAfterAction(pub crate::api::routes::game_view::GameView);
 
+/// The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged
+/// and the engine detached; `engine_illegal_move`: its move was refused and not applied;
+/// `engine_unreachable`, `engine_handshake_failed` when starting one).
+#[derive(ToResponse)]
+pub(crate) struct EngineFailed(#[to_schema] pub ErrorBody<'static>);
+
+/// The engine did not answer before the deadline (`engine_timeout`); it was told to stop.
+#[derive(ToResponse)]
+pub(crate) struct EngineTimedOut(#[to_schema] pub ErrorBody<'static>);
+
 /// The body is larger than `limits.max_body_bytes` (`payload_too_large`).
 #[derive(ToResponse)]
 pub(crate) struct PayloadTooLarge(#[to_schema] pub ErrorBody<'static>);

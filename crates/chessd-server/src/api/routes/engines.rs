@@ -120,7 +120,7 @@ pub(crate) struct AttachBody {
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
         (status = 422, description = "`engine_not_found` (no engine of that name is configured: `GET /v1/engines` lists them); `invalid_fen`; `engine_unsupported` (the engine cannot play this game, e.g. Chess960 without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
         (status = 429, description = "`quota_exceeded`: this client's engine quota is used up; try again after `Retry-After` seconds.", body = crate::api::error::ErrorBody<'static>, headers(("Retry-After" = i64, description = "Seconds to wait before trying again."))),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
+        (status = 502, response = crate::api::openapi_types::EngineFailed),
         (status = 503, description = "`too_many_engines`: the server runs as many engines as it allows.", body = crate::api::error::ErrorBody<'static>)
     )
 )]
@@ -219,8 +219,8 @@ pub(crate) async fn detach(
         (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move), `game_over`; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
         (status = 422, description = "`engine_unsupported`: the engine cannot play this game (a Chess960 game for an engine without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
-        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+        (status = 502, response = crate::api::openapi_types::EngineFailed),
+        (status = 504, response = crate::api::openapi_types::EngineTimedOut)
     )
 )]
 pub(crate) async fn bestmove(
@@ -297,8 +297,8 @@ pub(crate) struct PlayAnswer {
         (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move), `game_over`, `not_your_turn`; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's). `idempotency_key_reused`: the Idempotency-Key was sent with another request; `version_mismatch`: If-Match names a version the game has left; `request_in_progress`: the first request with the key is still under way.", body = crate::api::error::ErrorBody<'static>),
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
         (status = 422, description = "The player's move: `illegal_move`, `ambiguous_move`; `engine_unsupported` (the engine cannot play this game).", body = crate::api::error::ErrorBody<'static>),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
-        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+        (status = 502, response = crate::api::openapi_types::EngineFailed),
+        (status = 504, response = crate::api::openapi_types::EngineTimedOut)
     )
 )]
 pub(crate) async fn play(
@@ -368,8 +368,8 @@ pub(crate) struct PositionBody {
         (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
         (status = 422, description = "`invalid_fen`, `illegal_move`.", body = crate::api::error::ErrorBody<'static>),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
-        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+        (status = 502, response = crate::api::openapi_types::EngineFailed),
+        (status = 504, response = crate::api::openapi_types::EngineTimedOut)
     )
 )]
 pub(crate) async fn set_position(
@@ -405,8 +405,8 @@ pub(crate) async fn set_position(
         (status = 404, response = crate::api::openapi_types::GameNotFound),
         (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
         (status = 422, description = "`engine_unsupported`: the engine cannot play this game (a Chess960 game for an engine without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>),
-        (status = 504, description = "The engine did not answer before the deadline (`engine_timeout`); it was told to stop.", body = crate::api::error::ErrorBody<'static>)
+        (status = 502, response = crate::api::openapi_types::EngineFailed),
+        (status = 504, response = crate::api::openapi_types::EngineTimedOut)
     )
 )]
 pub(crate) async fn sync(
@@ -478,7 +478,7 @@ fn require_operator(state: &AppState, req: &HttpRequest) -> Result<(), ApiError>
         (status = 409, description = "`no_engine` (none attached), `engine_busy` (it is already searching for this game, or an analysis runs, or it is choosing its move); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
         (status = 422, description = "`command_refused`: the raw UCI line is not in the allow-list; `illegal_move`: a `go searchmoves` move that is not legal in the game's position. Nothing is sent.", body = crate::api::error::ErrorBody<'static>),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>)
+        (status = 502, response = crate::api::openapi_types::EngineFailed)
     )
 )]
 pub(crate) async fn command(
@@ -534,7 +534,7 @@ pub(crate) struct AnalysisBody {
         (status = 409, description = "`no_engine` (none attached in an unfinished game, and no `engine` given), `engine_busy` (the engine is searching for this game, or it is the engine opponent of an unfinished game); `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
         (status = 422, description = "`engine_not_found` (`engine` names no configured engine); `engine_unsupported`: the engine cannot play this game (a Chess960 game for an engine without `UCI_Chess960`).", body = crate::api::error::ErrorBody<'static>),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>)
+        (status = 502, response = crate::api::openapi_types::EngineFailed)
     )
 )]
 pub(crate) async fn start_analysis(
@@ -573,7 +573,7 @@ pub(crate) async fn start_analysis(
         (status = 403, response = crate::api::openapi_types::Forbidden),
         (status = 404, response = crate::api::openapi_types::GameNotFound),
         (status = 409, description = "`no_engine`; `wrong_variant`: a Chess 2 game (UCI engines, PGN and diagrams are standard chess's).", body = crate::api::error::ErrorBody<'static>),
-        (status = 502, description = "The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged and the engine detached; `engine_illegal_move`: its move was refused and not applied; `engine_unreachable`, `engine_handshake_failed` when starting one).", body = crate::api::error::ErrorBody<'static>)
+        (status = 502, response = crate::api::openapi_types::EngineFailed)
     )
 )]
 pub(crate) async fn stop_analysis(
