@@ -1,5 +1,6 @@
 //! What the core's oracle tests share: the reference perft suites (tests/data/perft, with their
-//! sources in tests/data/README.md), their FENs, and a small seeded generator.
+//! sources in tests/data/README.md), their FENs, the shared mate-puzzle sample, and a small
+//! seeded generator.
 
 /// The standard perft suite.
 pub(crate) const SUITE: &str = concat!(
@@ -63,4 +64,48 @@ pub(crate) fn mutated(
             }
             chars.into_iter().collect()
         })
+}
+
+/// The shared sample of lichess mate-in-2 and mate-in-3 puzzles.
+const PUZZLES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/data/puzzles/lichess_m2_m3_sample50.csv"
+);
+
+/// One row of the puzzle sample.
+pub(crate) struct Puzzle {
+    /// The lichess puzzle id.
+    pub id: String,
+    /// The position.
+    pub fen: String,
+    /// The mate's length in moves.
+    pub mate: u32,
+    /// Every first move that mates in `mate`, in UCI.
+    pub keys: Vec<String>,
+}
+
+/// Every puzzle of the sample, in file order.
+pub(crate) fn puzzles() -> Vec<Puzzle> {
+    let text = std::fs::read_to_string(PUZZLES).expect("the shared puzzle sample is readable");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|&h| h == name).unwrap();
+    let (id, fen, mate, keys) = (
+        col("puzzle_id"),
+        col("fen"),
+        col("mate"),
+        col("mating_first_moves_uci"),
+    );
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            Puzzle {
+                id: f[id].to_string(),
+                fen: f[fen].to_string(),
+                mate: f[mate].parse().unwrap(),
+                keys: f[keys].split_whitespace().map(str::to_string).collect(),
+            }
+        })
+        .collect()
 }

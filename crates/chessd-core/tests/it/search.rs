@@ -9,6 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use crate::common::{self, Puzzle};
 use chessd_core::{
     game::{Game, Reason},
     search::{Info, Limits, Score, SearchResult, Searcher},
@@ -17,41 +18,10 @@ use chessd_core::{
 };
 use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess};
 
-const SAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/data/puzzles/lichess_m2_m3_sample50.csv"
-);
-
-/// One row of the shared sample.
-struct Puzzle {
-    id: String,
-    fen: String,
-    mate: u32,
-    keys: Vec<String>,
-}
-
+/// The sample's puzzles that mate in `mate`.
 fn puzzles(mate: u32) -> Vec<Puzzle> {
-    let text = std::fs::read_to_string(SAMPLE).expect("the shared puzzle sample is readable");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|&h| h == name).unwrap();
-    let (id, fen, n, keys) = (
-        col("puzzle_id"),
-        col("fen"),
-        col("mate"),
-        col("mating_first_moves_uci"),
-    );
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            Puzzle {
-                id: f[id].to_string(),
-                fen: f[fen].to_string(),
-                mate: f[n].parse().unwrap(),
-                keys: f[keys].split_whitespace().map(str::to_string).collect(),
-            }
-        })
+    common::puzzles()
+        .into_iter()
         .filter(|p| p.mate == mate)
         .collect()
 }

@@ -8,47 +8,15 @@ use std::{
     time::{Duration, Instant},
 };
 
+use crate::common::{self, Puzzle};
 use chessd_core::{
     solver::{MateTree, Solution, SolveError, Solver, StopReason},
     FenMode, Move, Position,
 };
 
-const SAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/data/puzzles/lichess_m2_m3_sample50.csv"
-);
-
-/// One row of the sample.
-struct Puzzle {
-    id: String,
-    fen: String,
-    mate: u32,
-    keys: Vec<String>,
-}
-
+/// The whole sample, checked to be the 50 puzzles it holds.
 fn puzzles() -> Vec<Puzzle> {
-    let text = std::fs::read_to_string(SAMPLE).expect("the shared puzzle sample is readable");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|&h| h == name).unwrap();
-    let (id, fen, mate, keys) = (
-        col("puzzle_id"),
-        col("fen"),
-        col("mate"),
-        col("mating_first_moves_uci"),
-    );
-    let rows: Vec<Puzzle> = lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            Puzzle {
-                id: f[id].to_string(),
-                fen: f[fen].to_string(),
-                mate: f[mate].parse().unwrap(),
-                keys: f[keys].split_whitespace().map(str::to_string).collect(),
-            }
-        })
-        .collect();
+    let rows = common::puzzles();
     assert_eq!(rows.len(), 50);
     rows
 }
