@@ -115,7 +115,7 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
             api::openapi_types::Unauthorized,
             api::openapi_types::Forbidden,
             api::openapi_types::GameNotFound,
-            api::openapi_types::GameAfterAction,
+            api::routes::game_view::GameAfterAction,
             api::openapi_types::EngineFailed,
             api::openapi_types::EngineTimedOut,
             api::openapi_types::PayloadTooLarge,

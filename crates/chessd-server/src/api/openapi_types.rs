@@ -155,14 +155,6 @@ pub(crate) struct Forbidden(#[to_schema] pub ErrorBody<'static>);
 #[response(example = json!({"error": {"code": "game_not_found", "message": "no game with id 7f1c3b0e-0000-4000-8000-000000000000"}}))]
 pub(crate) struct GameNotFound(#[to_schema] pub ErrorBody<'static>);
 
-/// The game after the action.
-#[derive(ToResponse)]
-#[response(
-    description = "The game after the action.",
-    headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))
-)]
-pub(crate) struct GameAfterAction(pub crate::api::routes::game_view::GameView);
-
 /// The engine failed (`engine_died`: it exited or closed the connection, the game is unchanged
 /// and the engine detached; `engine_illegal_move`: its move was refused and not applied;
 /// `engine_unreachable`, `engine_handshake_failed` when starting one).

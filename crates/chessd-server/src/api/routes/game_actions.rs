@@ -210,7 +210,7 @@ pub(crate) fn move_reply(reply: &ActionReply) -> Result<MoveReply, ApiError> {
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("seat-or-admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, description = "`invalid_request`: a malformed body.", body = crate::api::error::ErrorBody<'static>),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -260,7 +260,7 @@ pub(crate) struct SideBody {
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("seat-or-admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -300,7 +300,7 @@ pub(crate) async fn resign(
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("seat"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -328,7 +328,7 @@ pub(crate) async fn offer_draw(
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("seat"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -356,7 +356,7 @@ pub(crate) async fn accept_draw(
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("seat"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -384,7 +384,7 @@ pub(crate) async fn decline_draw(
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("seat-or-admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),

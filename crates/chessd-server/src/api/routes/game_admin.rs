@@ -44,7 +44,7 @@ pub(crate) struct PgnBody {
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -93,7 +93,7 @@ pub(crate) struct FenBody {
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -134,7 +134,7 @@ pub(crate) async fn load_fen(
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -185,7 +185,7 @@ pub(crate) struct NoteBody {
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
@@ -237,7 +237,7 @@ pub(crate) struct WinnerBody {
     security(("bearerAuth" = [])),
     extensions(("x-chessd-secret" = json!("admin"))),
     responses(
-        (status = 200, response = crate::api::openapi_types::GameAfterAction),
+        (status = 200, response = crate::api::routes::game_view::GameAfterAction),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),

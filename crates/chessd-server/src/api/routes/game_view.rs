@@ -172,3 +172,15 @@ pub(crate) struct Created {
 pub(crate) fn game_view(reply: &ActionReply) -> Result<GameView, ApiError> {
     Ok(GameView::from(&reply.snapshot))
 }
+
+/// The game after the action: the answer of most game routes, as the OpenAPI document names it.
+#[allow(
+    dead_code,
+    reason = "schema-only: utoipa reads its shape, answers are built as GameView"
+)]
+#[derive(utoipa::ToResponse)]
+#[response(
+    description = "The game after the action.",
+    headers(("Idempotent-Replayed" = String, description = "`true` on the kept first answer to a request sent again with its `Idempotency-Key`."))
+)]
+pub(crate) struct GameAfterAction(pub GameView);
