@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
 use chessd_server::{
-    game::{GameError, Games},
+    game::{packing::pack_game, GameError, Games},
+    store::{StoreError, StoredGame, WriteOp},
     Config,
 };
 use serde_json::{json, Value};
@@ -63,7 +64,9 @@ async fn a_handle_whose_game_left_memory_brings_it_back() {
 /// A Chess 2 capture of a pawn by a pawn, White to move.
 const PAWN_TAKES_PAWN: &str = "4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1 cc 33";
 
-/// Takes `id` out of memory (it stays in the store) and waits until it has left.
+/// Takes `id` out of memory (it stays in the store) and waits until it has left; then packs
+/// its journal, as the server does with a game that leaves memory: the store keeps one record
+/// and no journal rows.
 async fn evict(games: &Games, id: &str) {
     let id: Uuid = id.parse().unwrap();
     games.leave_node(|g| *g == id);
@@ -72,6 +75,11 @@ async fn evict(games: &Games, id: &str) {
         assert!(Instant::now() < deadline, "the game never left memory");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // Packed now, or at an earlier eviction with no move since.
+    pack_game(games.store(), id, None).await.unwrap();
+    let stored = games.store().load_game(&id).await.unwrap().unwrap();
+    assert!(stored.packed.is_some() && stored.entries.is_empty());
+    assert_eq!(stored.setup, "", "the setup is in the record");
 }
 
 /// Evicts the game and reads it back from the store: it must answer as it did before.
@@ -226,5 +234,149 @@ async fn random_games_of_both_variants_come_back_from_the_store_as_played() {
             "{body}: {} moves",
             app.view(&g).await["moves"].as_array().unwrap().len()
         );
+    }
+}
+
+/// Waits until the store holds game `id` packed, every entry in its record.
+async fn packed_in_store(games: &Games, id: &str) -> StoredGame {
+    let id: Uuid = id.parse().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let stored = games.store().load_game(&id).await.unwrap().unwrap();
+        if stored.packed.is_some() && stored.entries.is_empty() {
+            return stored;
+        }
+        assert!(Instant::now() < deadline, "the journal was never packed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A game that leaves memory is packed by the server itself; it comes back from its record,
+/// plays on (its new moves are rows after the record, and no entry can be written again at a
+/// version the record holds), and is packed again once over.
+#[actix_web::test]
+async fn a_game_leaving_memory_is_packed_and_plays_on_from_its_record() {
+    let mut config = Config::defaults();
+    config.store.evict_after_secs = 1;
+    let (state, scratch) = scratch_state(config, None).await;
+    let games = state.games.clone();
+    let app = TestApp::with_scratch_state(state, scratch).await;
+    let g = app.create_game(json!({})).await;
+    app.play(&g, &["e2e4", "c7c5", "g1f3", "d7d6"]).await;
+    let (status, v) = app
+        .post(&g.uri("/draw-offer"), Some(&g.white), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let before = app.view(&g).await;
+    assert_eq!(before["draw_offer"], "white", "{before}");
+
+    let stored = packed_in_store(&games, &g.id).await;
+    assert_eq!(stored.packed_through, before["version"].as_i64().unwrap());
+    assert!(
+        stored.packed.as_ref().unwrap().len() < 16,
+        "{} bytes",
+        stored.packed.as_ref().unwrap().len()
+    );
+    let (status, after) = app.get(&g.uri("")).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after, before, "the game came back changed");
+
+    // New moves go after the record; a version the record holds is refused.
+    app.play(&g, &["d2d4"]).await;
+    let seq = stored.seq;
+    let again = games.store().write(WriteOp::Append {
+        game: seq,
+        version: 2,
+        body: "c7c6".into(),
+        status: None,
+        now_ms: 0,
+    });
+    let err = again.await.unwrap_err();
+    assert!(
+        matches!(err, StoreError::Conflict { version: 2 }),
+        "{err:?}"
+    );
+    let (status, v) = app.post(&g.uri("/resign"), Some(&g.black), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let over = app.view(&g).await;
+    let stored = packed_in_store(&games, &g.id).await;
+    assert_eq!(stored.packed_through, over["version"].as_i64().unwrap());
+    let (_, after) = app.get(&g.uri("")).await;
+    assert_eq!(after["moves"], over["moves"]);
+    assert_eq!(after["status"], over["status"]);
+    let export = app
+        .send(actix_web::test::TestRequest::get().uri("/v1/games/export"))
+        .await;
+    let pgn = export.text();
+    assert!(pgn.contains("1. e4 c5 2. Nf3 d6 3. d4 1-0"), "{pgn}");
+}
+
+/// Journals written before packing (a store of an earlier version), of games over, are packed
+/// by the backlog: each comes back exactly as it was.
+#[actix_web::test]
+async fn journals_of_an_older_store_are_packed_and_read_the_same() {
+    let (state, scratch) = scratch_state(Config::defaults(), None).await;
+    let games = state.games.clone();
+    let app = TestApp::with_scratch_state(state, scratch).await;
+    let timed = json!({"time_control": {"initial_ms": 60_000, "increment_ms": 1_000}});
+    let mut played = Vec::new();
+    for body in [
+        json!({}),
+        timed,
+        json!({"variant": "chess2", "fen": PAWN_TAKES_PAWN}),
+    ] {
+        let g = app.create_game(body).await;
+        let chess2 = app.view(&g).await["variant"] == "chess2";
+        let moves: &[&str] = if chess2 {
+            &["e1d2", "e8d7"]
+        } else {
+            &["e2e4", "e7e5", "d1h5"]
+        };
+        app.play(&g, moves).await;
+        let (status, v) = app.post(&g.uri("/resign"), Some(&g.white), json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        let view = app.view(&g).await;
+        // Left in memory, the game is not packed yet: its journal is rows, as an older
+        // server kept every journal.
+        let stored = games
+            .store()
+            .load_game(&g.id.parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(stored.packed.is_none() && !stored.entries.is_empty());
+        played.push((g, view));
+    }
+    for (g, _) in &played {
+        let id: Uuid = g.id.parse().unwrap();
+        games.leave_node(|game| *game == id);
+    }
+    // Out of memory without being packed (moved away), then packed by the backlog.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !games.is_empty() {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(games.packer().pack_backlog().await.unwrap(), played.len());
+    assert_eq!(
+        games.packer().pack_backlog().await.unwrap(),
+        0,
+        "nothing is left"
+    );
+    for (g, before) in played {
+        let stored = games
+            .store()
+            .load_game(&g.id.parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(stored.packed.is_some() && stored.entries.is_empty());
+        let (status, after) = app.get(&g.uri("")).await;
+        assert_eq!(status, StatusCode::OK, "{after}");
+        assert_eq!(after["moves"], before["moves"]);
+        assert_eq!(after["status"], before["status"]);
+        assert_eq!(after["fen"], before["fen"]);
+        assert_eq!(after["clocks"]["white_ms"], before["clocks"]["white_ms"]);
+        assert_eq!(after["version"], before["version"]);
     }
 }

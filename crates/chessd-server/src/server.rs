@@ -40,6 +40,16 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
     if resumed > 0 {
         tracing::info!(resumed, "unfinished jobs started again");
     }
+    // Journals of games over or stopped that are not packed yet (an earlier run's, an older
+    // store's) are packed in the background.
+    let packer = state.games.packer().clone();
+    actix_web::rt::spawn(async move {
+        match packer.pack_backlog().await {
+            Ok(0) => {}
+            Ok(packed) => tracing::info!(packed, "stored journals packed"),
+            Err(e) => tracing::warn!(error = %e, "stored journals not packed"),
+        }
+    });
     let state = web::Data::new(state);
     let app_state = state.clone();
     let counts = ConnectionCounts::default();

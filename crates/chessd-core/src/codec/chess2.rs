@@ -134,6 +134,12 @@ impl Chess2StepWriter {
     pub fn finish(self) -> Vec<u8> {
         self.bits.finish()
     }
+
+    /// The game after the steps written, and the bits, to write on (after a step of
+    /// something else).
+    pub fn into_parts(self) -> (Chess2Game, BitWriter) {
+        (self.game, self.bits)
+    }
 }
 
 /// How `step` is written in `game` (before taking it); steps that cannot be written in this

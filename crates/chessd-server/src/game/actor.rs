@@ -35,7 +35,7 @@ use crate::{
         events::{EventFrame, EventKind, EventLog},
         hooks::{Hooks, StopReason, TerminateInfo},
         idempotency::{KeptAnswer, KeptKey, KeyBook, KeyScope},
-        journal::{StoredOpponent, StoredOptions},
+        journal::StoredOpponent,
         replies::GameSnapshot,
         secrets::Caller,
         secrets::SecretDigests,
@@ -69,6 +69,8 @@ pub(crate) struct GameEnv {
     pub evict_after: Option<Duration>,
     /// Where chessd's Chess 2 player thinks.
     pub bots: crate::game::bot_pool::BotPool,
+    /// Packs the journals of stored games that leave memory.
+    pub packer: Arc<crate::game::packing::Packer>,
 }
 
 /// One game.
@@ -342,6 +344,13 @@ impl Actor for GameActor {
         });
         self.broadcast(stopped);
         self.subscribers.clear();
+        // A stored game that leaves memory (evicted, or over) has its journal packed; one that
+        // moved to another node is packed there.
+        if self.stored.is_some()
+            && (self.stop_reason == StopReason::Evicted || self.stop_reason.ends_the_game())
+        {
+            self.env.packer.pack_later(self.id, self.fence);
+        }
         // A game that the store keeps comes back after a shutdown or a failed write; any
         // other stop ends it (in memory, a shutdown ends it too).
         let ends = self.stop_reason.ends_the_game() || self.stored.is_none();
@@ -501,7 +510,7 @@ pub(crate) fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<Ga
 pub(crate) fn resume_game(
     env: Arc<GameEnv>,
     stored: crate::store::StoredGame,
-    options: StoredOptions,
+    journal: crate::game::journal::StoredJournal,
     opponents: Vec<(StartedEngine, Opponent)>,
     bot_permits: Vec<Permit>,
     fence: Option<Fence>,
@@ -512,13 +521,12 @@ pub(crate) fn resume_game(
     let secrets = SecretDigests::from_bytes(&stored.secrets)
         .ok_or_else(|| corrupt("secrets", &"not 96 bytes"))?;
     let replayed = crate::game::journal::replay_stored(
-        &stored,
-        options.draw_policy,
+        &journal,
         env.event_history,
         std::time::Instant::now(),
     )?;
-    let stored_opponents = options.opponents();
-    let options = options.options();
+    let stored_opponents = journal.options.opponents();
+    let options = journal.options.options();
     let mut actor = GameActor::new(
         stored.id,
         replayed.game,
@@ -536,7 +544,7 @@ pub(crate) fn resume_game(
     actor.clock = replayed.clock;
     actor.draw_offer = replayed.draw_offer;
     actor.log = replayed.log;
-    actor.moved = actor.moved || !stored.entries.is_empty();
+    actor.moved = actor.moved || !journal.entries.is_empty();
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
     actor.stored = Some(stored.seq);
     actor.fence = fence;

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::{
     game::{
         clock::TimeControl,
-        journal::{replay_stored, StoredOptions},
+        journal::{read_stored, replay_stored},
         replies::GameSnapshot,
         GameError,
     },
@@ -86,10 +86,10 @@ impl GameRecord {
 
     /// The record of a stored game, its journal replayed through the rules.
     pub fn from_stored(stored: &StoredGame) -> Result<GameRecord, GameError> {
-        let options: StoredOptions = serde_json::from_str(&stored.options)
-            .map_err(|e| GameError::Internal(format!("stored game {}: options: {e}", stored.id)))?;
+        let journal = read_stored(stored)?;
         // One event kept: the export needs the game, not the events clients catch up with.
-        let replayed = replay_stored(stored, options.draw_policy, 1, std::time::Instant::now())?;
+        let replayed = replay_stored(&journal, 1, std::time::Instant::now())?;
+        let options = journal.options;
         Ok(GameRecord {
             id: stored.id,
             created_ms: stored.created_ms,

@@ -245,28 +245,75 @@ pub struct Replayed {
     pub log: EventLog,
 }
 
-/// Rebuilds a stored game: its setup and journal decoded, then [`replay`]ed under `policy`.
-pub fn replay_stored(
-    stored: &StoredGame,
-    policy: DrawPolicy,
-    history: usize,
-    now: Instant,
-) -> Result<Replayed, GameError> {
+/// A stored game's journal, read from its packed record and its rows.
+#[derive(Debug)]
+pub struct StoredJournal {
+    /// How the game was created.
+    pub setup: SavedState,
+    /// Its options.
+    pub options: StoredOptions,
+    /// Its entries, by version from 1.
+    pub entries: Vec<(u64, Entry)>,
+}
+
+/// Reads a stored game's journal: its packed record (if it has one), then the rows after it.
+/// Options written after the record was made override the record's.
+pub fn read_stored(stored: &StoredGame) -> Result<StoredJournal, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
         GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
     };
-    let setup: SavedState =
-        serde_json::from_str(&stored.setup).map_err(|e| corrupt("setup", &e))?;
-    let entries = stored
-        .entries
-        .iter()
-        .map(|e| {
-            Entry::decode(&e.body)
-                .map(|entry| (e.version as u64, entry))
-                .map_err(|err| corrupt(&format!("version {}", e.version), &err))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    replay(&setup, policy, &entries, history, now)
+    let (setup, packed_options, mut entries) = match &stored.packed {
+        Some(record) => {
+            let unpacked = packed::unpack(record).map_err(|e| corrupt("packed journal", &e))?;
+            if unpacked.entries.len() as i64 != stored.packed_through {
+                return Err(corrupt(
+                    "packed journal",
+                    &format!(
+                        "{} entries, not {}",
+                        unpacked.entries.len(),
+                        stored.packed_through
+                    ),
+                ));
+            }
+            (unpacked.setup, unpacked.options, unpacked.entries)
+        }
+        None => (
+            serde_json::from_str(&stored.setup).map_err(|e| corrupt("setup", &e))?,
+            None,
+            Vec::new(),
+        ),
+    };
+    let options = match packed_options {
+        Some(options) if stored.options.is_empty() => options,
+        _ => serde_json::from_str(&stored.options).map_err(|e| corrupt("options", &e))?,
+    };
+    entries.reserve(stored.entries.len());
+    for e in &stored.entries {
+        let entry = Entry::decode(&e.body)
+            .map_err(|err| corrupt(&format!("version {}", e.version), &err))?;
+        entries.push((e.version as u64, entry));
+    }
+    Ok(StoredJournal {
+        setup,
+        options,
+        entries,
+    })
+}
+
+/// Rebuilds a stored game from its journal ([`read_stored`]), [`replay`]ed under its options'
+/// draw policy.
+pub fn replay_stored(
+    journal: &StoredJournal,
+    history: usize,
+    now: Instant,
+) -> Result<Replayed, GameError> {
+    replay(
+        &journal.setup,
+        journal.options.draw_policy,
+        &journal.entries,
+        history,
+        now,
+    )
 }
 
 fn corrupt(version: u64, message: impl std::fmt::Display) -> GameError {
@@ -445,6 +492,7 @@ fn end(game: &mut Board, status: &Status) -> Result<(), String> {
     Ok(())
 }
 
+pub mod packed;
 #[cfg(test)]
 mod replay_property;
 

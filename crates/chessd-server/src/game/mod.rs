@@ -23,6 +23,7 @@ pub mod journal;
 pub mod options;
 pub(crate) mod outbox;
 pub mod ownership;
+pub mod packing;
 pub(crate) mod registry;
 pub(crate) mod replies;
 pub(crate) mod secrets;

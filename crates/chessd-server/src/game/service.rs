@@ -94,6 +94,7 @@ impl Games {
             keys_per_caller,
             engines,
             on_stop: Arc::new(move |id| forget.remove(&id)),
+            packer: crate::game::packing::Packer::new(store.clone()),
             store,
             evict_after,
             bots: crate::game::bot_pool::BotPool::default(),
@@ -204,8 +205,8 @@ impl Games {
             .map_err(|e| GameError::Store(e.to_string()))?
             .filter(|g| g.live)
             .ok_or_else(|| GameError::NotFound(id.to_string()))?;
-        let options: StoredOptions = serde_json::from_str(&stored.options)
-            .map_err(|e| GameError::Internal(format!("stored game {id}: options: {e}")))?;
+        let journal = crate::game::journal::read_stored(&stored)?;
+        let options = &journal.options;
         let mut opponents = Vec::new();
         if stored.result == "ongoing" {
             for record in options.opponents() {
@@ -220,7 +221,7 @@ impl Games {
         let addr = resume_game(
             Arc::clone(&self.env),
             stored,
-            options,
+            journal,
             opponents,
             bot_permits,
             fence,
@@ -447,6 +448,11 @@ impl Games {
     /// The terminate hooks.
     pub fn hooks(&self) -> &Arc<Hooks> {
         &self.env.hooks
+    }
+
+    /// What packs the journals of stored games that leave memory.
+    pub fn packer(&self) -> &Arc<crate::game::packing::Packer> {
+        &self.env.packer
     }
 
     /// How many games are alive.

@@ -49,6 +49,8 @@ struct GameRow {
     options: String,
     live: i64,
     status: String,
+    packed: Option<Vec<u8>>,
+    packed_through: i64,
 }
 
 impl GameRow {
@@ -63,6 +65,8 @@ impl GameRow {
             options: self.options,
             live: self.live != 0,
             result: self.status,
+            packed: self.packed,
+            packed_through: self.packed_through,
             entries: Vec::new(),
             keys: Vec::new(),
         }
@@ -256,7 +260,8 @@ impl Db {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
             let Some(row) = sqlx::query_as::<_, GameRow>(
-                "SELECT seq, created_ms, secrets, setup, options, live, status FROM games WHERE id = $1",
+                "SELECT seq, created_ms, secrets, setup, options, live, status, packed, packed_through \
+                 FROM games WHERE id = $1",
             )
             .bind(id.as_bytes().as_slice())
             .fetch_optional(pool)
@@ -301,8 +306,8 @@ impl Db {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
             let mut query = sqlx::QueryBuilder::new(
-                "SELECT seq, id, created_ms, secrets, setup, options, live, status FROM games \
-                 WHERE seq < ",
+                "SELECT seq, id, created_ms, secrets, setup, options, live, status, packed, \
+                 packed_through FROM games WHERE seq < ",
             );
             query.push_bind(before.unwrap_or(i64::MAX));
             push_filter(&mut query, filter);
@@ -341,6 +346,29 @@ impl Db {
                 owner.entries.push(entry);
             }
             Ok(games)
+        })
+    }
+
+    /// Games to pack (see [`super::Store::games_to_pack`]), read through `games_to_pack`.
+    pub(crate) async fn games_to_pack(
+        &self,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, Uuid)>, StoreError> {
+        let db_err = |e| StoreError::from_db(e, None);
+        with_pool!(self, pool => {
+            let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(
+                "SELECT seq, id FROM games WHERE seq > $1 AND packed IS NULL \
+                 AND (status <> 'ongoing' OR live = 0) ORDER BY seq LIMIT $2",
+            )
+            .bind(after)
+            .bind(limit)
+            .fetch_all(pool)
+            .await
+            .map_err(db_err)?;
+            rows.into_iter()
+                .map(|(seq, id)| Ok((seq, uuid_from(&id)?)))
+                .collect()
         })
     }
 

@@ -39,11 +39,17 @@ pub enum StoreError {
     Closed,
 }
 
+/// What the trigger of `migrations/*/0012_packed_journals.sql` says of an entry written at a
+/// version the game's packed record holds.
+const PACKED_VERSION: &str = "this version is already packed";
+
 impl StoreError {
     /// A database error, told apart from a version conflict.
     pub(crate) fn from_db(e: sqlx::Error, version: Option<i64>) -> StoreError {
         if let (Some(version), sqlx::Error::Database(db)) = (version, &e) {
-            if db.is_unique_violation() {
+            // A version already packed is refused by a trigger (SQLite cannot name its error
+            // a unique violation; PostgreSQL's trigger does).
+            if db.is_unique_violation() || db.message().contains(PACKED_VERSION) {
                 return StoreError::Conflict { version };
             }
         }

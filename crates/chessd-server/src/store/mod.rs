@@ -99,6 +99,20 @@ pub enum WriteOp {
         /// The webhook's idempotency key.
         key: String,
     },
+    /// Replaces a game's journal up to `through` (its setup, its options when they are the
+    /// ones read, its entries up to that version) by its packed record. Nothing is written when
+    /// the game already has a record that far; the rows the record holds are deleted.
+    Pack {
+        /// The game's row key.
+        game: i64,
+        /// The last version the record holds.
+        through: i64,
+        /// The record.
+        packed: Vec<u8>,
+        /// The options the record was made with (as read): the stored options are emptied
+        /// only if they are still these.
+        options_read: String,
+    },
     /// Deletes a game and its journal.
     Delete {
         /// The game's row key.
@@ -182,15 +196,19 @@ pub struct StoredGame {
     pub created_ms: i64,
     /// SHA-256 of the white, black and admin secrets.
     pub secrets: Vec<u8>,
-    /// JSON: the game as created.
+    /// JSON: the game as created (empty once in the packed record).
     pub setup: String,
-    /// JSON: its options.
+    /// JSON: its options (empty when the packed record holds them).
     pub options: String,
     /// Whether it is still played (not stopped).
     pub live: bool,
     /// `ongoing`, `white_wins`, `black_wins` or `draw`.
     pub result: String,
-    /// Its journal, by version.
+    /// Its journal packed (setup, options, entries up to `packed_through`), once packed.
+    pub packed: Option<Vec<u8>>,
+    /// The last version the packed record holds (0: none).
+    pub packed_through: i64,
+    /// Its journal after `packed_through`, by version.
     pub entries: Vec<StoredEntry>,
     /// Its kept idempotency keys, oldest first.
     pub keys: Vec<KeyRow>,
@@ -436,6 +454,19 @@ impl Store {
         match &self.inner {
             None => Ok(Vec::new()),
             Some(inner) => inner.db.games_page(filter, before, limit).await,
+        }
+    }
+
+    /// Games over or stopped whose journal is not packed, oldest first, after the row key
+    /// `after`, at most `limit`: their row keys and ids (nothing in memory).
+    pub async fn games_to_pack(
+        &self,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, Uuid)>, StoreError> {
+        match &self.inner {
+            None => Ok(Vec::new()),
+            Some(inner) => inner.db.games_to_pack(after, limit).await,
         }
     }
 

@@ -216,6 +216,36 @@ macro_rules! execute_write {
                 .await
                 .map(|_| 0)
                 .map_err(|e| StoreError::from_db(e, None)),
+            WriteOp::Pack {
+                game,
+                through,
+                packed,
+                options_read,
+            } => {
+                let packed = sqlx::query(
+                    "UPDATE games SET packed = $1, packed_through = $2, setup = '', \
+                     options = CASE WHEN options = $3 THEN '' ELSE options END \
+                     WHERE seq = $4 AND (packed IS NULL OR packed_through < $2)",
+                )
+                .bind(packed.as_slice())
+                .bind(*through)
+                .bind(options_read.as_str())
+                .bind(*game)
+                .execute(&mut *$tx)
+                .await;
+                match packed {
+                    Err(e) => Err(StoreError::from_db(e, None)),
+                    // The rows the record holds, whether this record or an earlier one
+                    // that went as far.
+                    Ok(_) => sqlx::query("DELETE FROM game_events WHERE game = $1 AND version <= $2")
+                        .bind(*game)
+                        .bind(*through)
+                        .execute(&mut *$tx)
+                        .await
+                        .map(|_| 0)
+                        .map_err(|e| StoreError::from_db(e, None)),
+                }
+            }
             WriteOp::Delete { game } => {
                 let keys = sqlx::query("DELETE FROM game_keys WHERE game = $1")
                     .bind(*game)

@@ -14,7 +14,7 @@ use chessd_core::{
     Color, Position,
 };
 
-use super::{replay, setup_of, Entry};
+use super::{packed, replay, setup_of, Entry};
 use crate::game::{board::Board, events::EventKind, state::SavedState};
 
 /// A small seeded generator (xorshift), so that a failing seed reproduces.
@@ -237,4 +237,88 @@ fn every_journal_the_server_writes_replays_to_the_game_played() {
         assert_same(&again, &rec.board, &rec.texts);
     }
     assert!(bids_of_stones > 20, "only {bids_of_stones} bids of stones");
+}
+
+/// Each journal as packed for the store reads back exactly, and replays to the game played:
+/// the same random games, half of them timed (random clocks after each move, an end with
+/// clocks), with random options.
+#[test]
+fn every_journal_packs_and_reads_back_as_it_was() {
+    use crate::game::{clock::TimeControl, journal::StoredOptions, state::SavedClock};
+    let mut packed_moves = (0, 0);
+    for seed in 1..=40u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+        let policy = [DrawPolicy::Automatic, DrawPolicy::Claims][rng.below(2)];
+        let bots = [rng.below(3) == 0, rng.below(3) == 0];
+        let (mut setup, rec) = if seed % 2 == 0 {
+            play_chess(policy, bots, &mut rng)
+        } else {
+            play_chess2(policy, bots, &mut rng)
+        };
+        let mut entries: Vec<(u64, Entry)> = (1..)
+            .zip(&rec.texts)
+            .map(|(v, text)| (v, Entry::decode(text).unwrap()))
+            .collect();
+        let timed = seed % 4 < 2;
+        let control = TimeControl {
+            initial_ms: 60_000 * (1 + rng.below(10) as u64),
+            increment_ms: 1_000 * rng.below(4) as u64,
+        };
+        if timed {
+            setup.clock = Some(SavedClock {
+                control,
+                white_ms: control.initial_ms,
+                black_ms: control.initial_ms,
+            });
+            let mut left = [control.initial_ms; 2];
+            for (_, entry) in &mut entries {
+                let side = rng.below(2);
+                left[side] =
+                    (left[side] + control.increment_ms).saturating_sub(rng.below(9_000) as u64);
+                match entry {
+                    Entry::Move { clocks, .. } | Entry::End { clocks, .. } => *clocks = Some(left),
+                    _ => {}
+                }
+            }
+        }
+        let options = StoredOptions {
+            idle_timeout_secs: rng.below(4_000) as u64,
+            abandon_after_secs: 600,
+            webhook: (rng.below(3) == 0).then(|| "http://127.0.0.1:9/hook".to_string()),
+            time_control: timed.then_some(control),
+            draw_policy: policy,
+            opponent: None,
+            rival: None,
+            chess2_bots: Vec::new(),
+        };
+        let record = packed::pack(&setup, Some(&options), &entries)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}: {:?}", rec.texts));
+        let back = packed::unpack(&record).unwrap();
+        setup.status = None;
+        assert_eq!(back.setup, setup, "seed {seed}");
+        assert_eq!(back.options.as_ref(), Some(&options), "seed {seed}");
+        assert_eq!(back.entries, entries, "seed {seed}");
+        let again = replay(&back.setup, policy, &back.entries, 16, Instant::now())
+            .unwrap()
+            .game;
+        assert_same(&again, &rec.board, &rec.texts);
+        if !timed && setup.variant.is_none() && options.webhook.is_none() {
+            packed_moves.0 += record.len();
+            packed_moves.1 += entries.len();
+        }
+        // Any prefix of the record is refused, never a panic.
+        for cut in 0..record.len() {
+            assert!(
+                packed::unpack(&record[..cut]).is_err(),
+                "seed {seed}, cut {cut}"
+            );
+        }
+    }
+    // An untimed standard game's journal takes about half a byte a move (random moves are
+    // the dearest), all its setup and options included.
+    let (bytes, entries) = packed_moves;
+    assert!(
+        entries > 100 && bytes * 10 < entries * 9,
+        "{bytes} bytes for {entries} entries"
+    );
 }

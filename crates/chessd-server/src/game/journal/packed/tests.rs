@@ -1,0 +1,214 @@
+use chessd_core::{
+    chess2::{Army, Chess2Game, Chess2Position},
+    game::{Game, GameResult},
+};
+
+use super::*;
+use crate::game::{
+    clock::TimeControl,
+    journal::{setup_of, StoredOpponent},
+};
+
+fn mv(uci: &str, clocks: Option<[u64; 2]>) -> Entry {
+    Entry::Move {
+        uci: uci.into(),
+        clocks,
+    }
+}
+
+fn numbered(list: Vec<Entry>) -> Vec<(u64, Entry)> {
+    (1..).zip(list).collect()
+}
+
+fn options(time_control: Option<TimeControl>) -> StoredOptions {
+    StoredOptions {
+        idle_timeout_secs: 0,
+        abandon_after_secs: 600,
+        webhook: None,
+        time_control,
+        draw_policy: DrawPolicy::Automatic,
+        opponent: None,
+        rival: None,
+        chess2_bots: Vec::new(),
+    }
+}
+
+fn round_trip(
+    setup: &SavedState,
+    options: Option<&StoredOptions>,
+    entries: &[(u64, Entry)],
+) -> usize {
+    let record = pack(setup, options, entries).unwrap();
+    let back = unpack(&record).unwrap();
+    assert_eq!(
+        back.setup,
+        SavedState {
+            status: None,
+            ..setup.clone()
+        }
+    );
+    assert_eq!(back.options.as_ref(), options);
+    assert_eq!(back.entries, entries);
+    record.len()
+}
+
+#[test]
+fn a_timed_game_with_offers_and_a_resignation_reads_back() {
+    let control = TimeControl {
+        initial_ms: 300_000,
+        increment_ms: 3_000,
+    };
+    let setup = setup_of(&Game::new(Position::default()).into(), Some(control));
+    let entries = numbered(vec![
+        mv("e2e4", Some([300_000, 300_000])),
+        mv("e7e5", Some([300_000, 301_250])),
+        Entry::DrawOffered { by: Color::White },
+        mv("g1f3", Some([298_731, 301_250])),
+        Entry::DrawDeclined { by: Color::Black },
+        mv("b8c6", Some([298_731, 297_002])),
+        Entry::End {
+            status: Status {
+                result: GameResult::BlackWins,
+                reason: Some(Reason::Resignation),
+                note: None,
+            },
+            clocks: Some([290_100, 297_002]),
+        },
+    ]);
+    let bytes = round_trip(&setup, Some(&options(Some(control))), &entries);
+    // Setup, options, seven entries and their clocks: far below their text (about 500 bytes).
+    assert!(bytes < 40, "{bytes} bytes");
+}
+
+#[test]
+fn every_start_and_setup_reads_back() {
+    // A FEN start, with moves in its setup.
+    let mut from_fen = Game::from_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").unwrap();
+    from_fen.play_uci("e2e4").unwrap();
+    let setup = setup_of(&from_fen.into(), None);
+    assert_eq!(setup.moves, ["e2e4"]);
+    round_trip(&setup, None, &numbered(vec![mv("e8d7", None)]));
+    // Chess960, castling as its king takes its rook.
+    let chess960 =
+        Game::from_fen("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1").unwrap();
+    let castles = chess960
+        .position()
+        .uci(chess960.position().parse_uci("e1b1").unwrap());
+    let setup = setup_of(&chess960.into(), None);
+    round_trip(
+        &setup,
+        None,
+        &numbered(vec![mv(&castles, None), mv("e8g8", None)]),
+    );
+    // Chess 2, armies chosen.
+    let chess2 = Chess2Game::new(
+        Chess2Position::start(Army::Nemesis, Army::Reaper),
+        DrawPolicy::Claims,
+    );
+    let setup = setup_of(&chess2.into(), None);
+    let first = {
+        let game = Chess2Game::new(
+            Chess2Position::start(Army::Nemesis, Army::Reaper),
+            DrawPolicy::Claims,
+        );
+        Chess2Action::Move(game.legal_moves()[3]).to_string()
+    };
+    round_trip(
+        &setup,
+        Some(&options(None)),
+        &numbered(vec![mv(&first, None)]),
+    );
+    // A setup with a pending draw offer is kept as its JSON.
+    let mut offered = setup_of(&Game::new(Position::default()).into(), None);
+    offered.draw_offer = Some(Color::Black);
+    round_trip(&offered, None, &[]);
+}
+
+#[test]
+fn options_with_a_webhook_or_engines_read_back() {
+    let setup = setup_of(&Game::new(Position::default()).into(), None);
+    let mut with_engine = options(Some(TimeControl {
+        initial_ms: 60_000,
+        increment_ms: 0,
+    }));
+    with_engine.opponent = Some(StoredOpponent {
+        engine: "builtin".into(),
+        plays: Color::Black,
+        go: None,
+        client: "ip:127.0.0.1".into(),
+    });
+    with_engine.webhook = Some("http://127.0.0.1:9/end".into());
+    round_trip(&setup, Some(&with_engine), &[]);
+    // A time control of its own (not the setup's).
+    round_trip(
+        &setup,
+        Some(&with_engine),
+        &numbered(vec![mv("d2d4", None)]),
+    );
+}
+
+#[test]
+fn a_re_initialised_game_reads_back() {
+    let setup = setup_of(&Game::new(Position::default()).into(), None);
+    let mut later = Game::from_fen("8/8/8/8/8/8/k7/4K2R w K - 0 1").unwrap();
+    later.play_uci("e1g1").unwrap();
+    let state = SavedState::capture(&later.into(), None, None);
+    let entries = numbered(vec![
+        mv("e2e4", None),
+        Entry::Reset { state },
+        mv("a2b3", None),
+        mv("f1f2", None),
+    ]);
+    round_trip(&setup, None, &entries);
+}
+
+#[test]
+fn journals_that_cannot_be_packed_are_refused() {
+    let setup = setup_of(&Game::new(Position::default()).into(), None);
+    // Clocks in an untimed game.
+    let timed_move = numbered(vec![mv("e2e4", Some([1, 2]))]);
+    assert!(matches!(
+        pack(&setup, None, &timed_move),
+        Err(PackError::Unpackable(_))
+    ));
+    // An illegal move; versions that skip.
+    assert!(pack(&setup, None, &numbered(vec![mv("e2e5", None)])).is_err());
+    let gap = vec![(1, mv("e2e4", None)), (3, mv("e7e5", None))];
+    assert!(matches!(
+        pack(&setup, None, &gap),
+        Err(PackError::Unpackable(_))
+    ));
+}
+
+#[test]
+fn corrupt_records_are_refused_without_a_panic() {
+    let setup = setup_of(
+        &Game::new(Position::default()).into(),
+        Some(TimeControl {
+            initial_ms: 180_000,
+            increment_ms: 2_000,
+        }),
+    );
+    let entries = numbered(vec![
+        mv("d2d4", Some([180_000, 180_000])),
+        mv("d7d5", Some([180_000, 179_000])),
+        mv("c2c4", Some([178_000, 179_000])),
+    ]);
+    let record = pack(
+        &setup,
+        Some(&options(setup.clock.map(|c| c.control))),
+        &entries,
+    )
+    .unwrap();
+    assert!(unpack(&[]).is_err());
+    assert!(unpack(&[2]).is_err(), "an unknown format");
+    let mut longer = record.clone();
+    longer.push(0);
+    assert!(unpack(&longer).is_err(), "a byte after the record");
+    // Every single bit flipped: refused, or another journal, never a panic.
+    for bit in 0..record.len() * 8 {
+        let mut flipped = record.clone();
+        flipped[bit / 8] ^= 0x80 >> (bit % 8);
+        let _ = unpack(&flipped);
+    }
+}
