@@ -1,6 +1,7 @@
 //! The store's writer on both backends: a batch of every kind of write commits together; a
 //! version written twice (a stale writer) fails alone with a conflict, never forking a game;
-//! the webhook outbox keeps what the stop put there.
+//! a packed record replaces the rows it holds, whose versions stay unwritable; the webhook
+//! outbox keeps what the stop put there.
 
 use chessd_server::store::{NewGameRow, OutboxRow, SqliteSync, Store, StoreError, WriteOp};
 use futures_util::future::join_all;
@@ -65,6 +66,46 @@ async fn writes_and_fencing(url: &str) {
         ("draw", "{\"x\":1}")
     );
     assert!(stored.live);
+    // Packing: the record replaces the rows it holds, and the setup (and the options, still
+    // the ones read); a version it holds cannot be written again, in a batch or alone.
+    let pack = |through: i64, options_read: &str| WriteOp::Pack {
+        game,
+        through,
+        packed: vec![1, 2, 3],
+        options_read: options_read.into(),
+    };
+    store.write(pack(250, "{\"x\":1}")).await.unwrap();
+    let (stale, next) = tokio::join!(
+        store.write(append(game, 250, "fork", None)),
+        store.write(append(game, 302, "m302", None)),
+    );
+    assert!(
+        matches!(stale, Err(StoreError::Conflict { version: 250 })),
+        "{stale:?}"
+    );
+    next.unwrap();
+    // An older record (a slower packer) changes nothing; options changed since are kept.
+    store.write(pack(200, "{\"y\":2}")).await.unwrap();
+    let stored = store.load_game(&row.id).await.unwrap().unwrap();
+    assert_eq!(
+        (stored.packed.as_deref(), stored.packed_through),
+        (Some(&[1u8, 2, 3][..]), 250)
+    );
+    assert_eq!((stored.setup.as_str(), stored.options.as_str()), ("", ""));
+    let versions: Vec<i64> = stored.entries.iter().map(|e| e.version).collect();
+    assert_eq!(versions, (251..=302).collect::<Vec<_>>());
+    store
+        .write(WriteOp::Options {
+            game,
+            options: "{\"z\":3}".into(),
+            now_ms: 3_500,
+        })
+        .await
+        .unwrap();
+    store.write(pack(302, "{\"x\":1}")).await.unwrap();
+    let stored = store.load_game(&row.id).await.unwrap().unwrap();
+    assert_eq!((stored.packed_through, stored.entries.len()), (302, 0));
+    assert_eq!(stored.options, "{\"z\":3}", "options written after the read stay");
     // A stop puts the game's webhook in the outbox, in the same transaction.
     let hook = OutboxRow {
         key: format!("terminate-{}", row.id),
