@@ -13,8 +13,9 @@
 //!   connection, flat out and at a stated pace;
 //! - `memory`: N idle games created as fast as possible, the server's RSS before and after;
 //!   then M games played to 40 and to 80 plies, the RSS they add per game;
-//! - `stored` (not part of `all`: filling takes minutes): a store filled with many games of
-//!   random moves, its bytes per game, and the server's RSS on it with some of them in memory.
+//! - `stored` (not part of `all`: filling takes minutes): a store filled with many finished
+//!   5+3 games of random moves, its bytes per game as rows and packed, the packed record's
+//!   size, and the server's RSS on it with some of them in memory.
 //!
 //! The server keeps its games in `--store` (by default a fresh SQLite file, as `chessd serve`
 //! does); with a store, the `rest` and `ws` parts run a second time on a server that keeps
@@ -447,12 +448,19 @@ fn human_output(r: &Report) -> String {
                     st.stored, st.plies, st.fill_seconds
                 ),
             ),
-            ("stored size", mib(st.store_bytes.max(0) as u64)),
+            ("stored size, packed", mib(st.store_bytes.max(0) as u64)),
             (
                 "stored per game",
                 format!(
-                    "{:.0} bytes (target <= 2048 at 80 plies)",
-                    st.bytes_per_game
+                    "{:.0} bytes packed ({:.0} as rows, packed in {:.1} s)",
+                    st.bytes_per_game, st.bytes_per_game_as_rows, st.pack_seconds
+                ),
+            ),
+            (
+                "packed record",
+                format!(
+                    "{:.1} bytes ({:.1} untimed) (target <= 200)",
+                    st.record_bytes, st.record_bytes_untimed
                 ),
             ),
             ("stored rss at start", mib(st.rss_start_bytes)),

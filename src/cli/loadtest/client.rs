@@ -122,9 +122,18 @@ pub(super) async fn request(
 
 /// `POST /v1/games` from the start position.
 pub(super) async fn create_game(client: &awc::Client, base: &str) -> Result<NewGame, String> {
+    create_game_with(client, base, "{}").await
+}
+
+/// Creates a game with `body` (JSON), as a client does.
+pub(super) async fn create_game_with(
+    client: &awc::Client,
+    base: &str,
+    body: &str,
+) -> Result<NewGame, String> {
     let (status, body) = request(
         client.post(format!("{base}/v1/games")),
-        Some("{}".to_string()),
+        Some(body.to_string()),
     )
     .await?;
     if status != 201 {

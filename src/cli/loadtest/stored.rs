@@ -1,17 +1,27 @@
-//! Stored games: a store filled with many games of `plies` random moves each, its size per
-//! game, and the server's RSS on that store with `live` of those games brought into memory.
+//! Stored games: a store filled with many finished 5+3 games of `plies` random moves each, with
+//! clocks, its size per game as the games are played (a journal row a move) and once packed,
+//! and the server's RSS on that store with `live` of those games brought into memory.
 //!
 //! A template game is created through the real server, so that its stored setup and options
 //! are exactly what the server writes; the other games are inserted in process through the
-//! store's own writer, with journals of random legal moves encoded as the server encodes them.
-//! Then the server starts on the filled store and `live` games, spread over it, are requested
-//! (each comes back from the store into memory) before its RSS is read.
+//! store's own writer, with journals of random legal moves (think times of 0.5 to 8 s, one in
+//! ten up to 32 s longer, in ms) ended by a resignation, encoded as the server encodes them.
+//! Each game is then packed as the server packs a game that leaves memory
+//! (`game::packing::pack_game`). Then the server starts on the filled store and `live` games,
+//! spread over it, are requested (each comes back from the store into memory) before its RSS
+//! is read.
 
 use std::time::{Duration, Instant};
 
-use chessd_core::Position;
+use chessd_core::{
+    game::{GameResult, Reason, Status},
+    Color, Position,
+};
 use chessd_server::{
-    game::journal::Entry,
+    game::{
+        journal::{packed, read_stored, Entry},
+        packing::{pack_game, Packed},
+    },
     store::{NewGameRow, SqliteSync, Store, StoredGame, WriteOp},
 };
 use futures_util::{future::join_all, StreamExt};
@@ -20,7 +30,7 @@ use uuid::Uuid;
 
 use super::{
     child::ChildServer,
-    client::{create_game, http_client, on_threads, request, share},
+    client::{create_game_with, http_client, on_threads, request, share},
     stats::{micros, random_game, round2, Latency, Rng},
     Settings,
 };
@@ -46,10 +56,18 @@ pub(super) struct StoredReport {
     pub plies: usize,
     /// Seconds the filling took.
     pub fill_seconds: f64,
-    /// The store's size in bytes (pages in use).
+    /// The store's size in bytes (pages in use), every game packed.
     pub store_bytes: i64,
     /// `store_bytes / stored`.
     pub bytes_per_game: f64,
+    /// Bytes per game before packing: the journal as rows, a row a move.
+    pub bytes_per_game_as_rows: f64,
+    /// The packed record's mean size (setup, options, moves, clocks, the end).
+    pub record_bytes: f64,
+    /// The same games' records without clocks (untimed), mean size.
+    pub record_bytes_untimed: f64,
+    /// Seconds packing every game took.
+    pub pack_seconds: f64,
     /// Server RSS after starting on the filled store, in bytes.
     pub rss_start_bytes: u64,
     /// Games brought into memory.
@@ -96,7 +114,7 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         let base = server.base.clone();
         on_threads(1, |_| {
             let base = base.clone();
-            async move { create_game(&http_client(), &base).await }
+            async move { create_game_with(&http_client(), &base, TEMPLATE).await }
         })
         .pop()
         .ok_or("no template game")??
@@ -110,8 +128,10 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         settings.stored, settings.plies
     );
     let start = Instant::now();
-    let (ids, store_bytes) = runtime()?.block_on(fill(url, template, settings))?;
+    let filled = runtime()?.block_on(fill(url, template, settings))?;
     let fill_seconds = start.elapsed().as_secs_f64();
+    let ids = filled.ids;
+    let per_game = |bytes: i64| (bytes as f64 / ids.len().max(1) as f64).round();
     let server = ChildServer::start(&env)?;
     std::thread::sleep(SETTLE);
     let rss_start = server.rss_bytes()?;
@@ -148,9 +168,13 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
     Ok(StoredReport {
         stored: ids.len(),
         plies: settings.plies,
-        fill_seconds: round2(fill_seconds),
-        store_bytes,
-        bytes_per_game: (store_bytes as f64 / ids.len().max(1) as f64).round(),
+        fill_seconds: round2(fill_seconds - filled.pack_seconds),
+        store_bytes: filled.packed_bytes,
+        bytes_per_game: per_game(filled.packed_bytes),
+        bytes_per_game_as_rows: per_game(filled.row_bytes),
+        record_bytes: round2(filled.record_bytes),
+        record_bytes_untimed: round2(filled.record_bytes_untimed),
+        pack_seconds: round2(filled.pack_seconds),
         rss_start_bytes: rss_start,
         live: live.len(),
         alive,
@@ -187,9 +211,28 @@ async fn load(client: &awc::Client, base: &str, ids: &[Uuid]) -> (Vec<u32>, u64)
     (latencies, errors)
 }
 
+/// The stored games' template: a 5+3 game.
+const TEMPLATE: &str = r#"{"time_control": {"initial_ms": 300000, "increment_ms": 3000}}"#;
+
+/// What filling the store gave.
+struct Filled {
+    /// Every stored game's id.
+    ids: Vec<Uuid>,
+    /// The store's size with the journals as rows.
+    row_bytes: i64,
+    /// The store's size with every game packed.
+    packed_bytes: i64,
+    /// Seconds the packing took.
+    pack_seconds: f64,
+    /// Mean size of a packed record.
+    record_bytes: f64,
+    /// Mean size of the same records without clocks.
+    record_bytes_untimed: f64,
+}
+
 /// Inserts `settings.stored - 1` copies of the template game (new ids, journals of random
-/// moves); gives every stored game's id and the store's size.
-async fn fill(url: &str, template: Uuid, settings: &Settings) -> Result<(Vec<Uuid>, i64), String> {
+/// moves), measures the store, packs every game and measures it again.
+async fn fill(url: &str, template: Uuid, settings: &Settings) -> Result<Filled, String> {
     let store = Store::open(url, SqliteSync::Normal, FILL_BATCH)
         .await
         .map_err(|e| format!("store: {e}"))?;
@@ -198,7 +241,13 @@ async fn fill(url: &str, template: Uuid, settings: &Settings) -> Result<(Vec<Uui
         .await
         .map_err(|e| format!("store: {e}"))?
         .ok_or("the template game is not in the store")?;
-    let journals = random_journals(settings.plies);
+    let control = read_stored(&template)
+        .map_err(|e| e.to_string())?
+        .setup
+        .clock
+        .ok_or("the template game is not timed")?
+        .control;
+    let journals = random_journals(settings.plies, [control.initial_ms, control.increment_ms]);
     let mut ids = vec![template.id];
     ids.extend((1..settings.stored).map(|_| Uuid::new_v4()));
     let inserts = ids[1..].iter().enumerate().map(|(i, id)| {
@@ -208,7 +257,7 @@ async fn fill(url: &str, template: Uuid, settings: &Settings) -> Result<(Vec<Uui
             secrets: template.secrets.clone(),
             setup: template.setup.clone(),
             options: template.options.clone(),
-            status: "ongoing".into(),
+            status: "black_wins".into(),
         };
         insert(&store, row, &journals[i % journals.len()])
     });
@@ -219,15 +268,62 @@ async fn fill(url: &str, template: Uuid, settings: &Settings) -> Result<(Vec<Uui
         .await;
     // The template's own journal, so that it is a game like the others.
     let filled = insert_moves(&store, template.seq, &journals[0]).await;
-    let bytes = store
-        .size_bytes()
-        .await
-        .map_err(|e| format!("store: {e}"))?;
-    store.close().await;
     if failed > 0 || filled.is_err() {
         return Err(format!("{failed} games could not be stored"));
     }
-    Ok((ids, bytes))
+    let size = |store: &Store| {
+        let store = store.clone();
+        async move { store.size_bytes().await.map_err(|e| format!("store: {e}")) }
+    };
+    let row_bytes = size(&store).await?;
+    let started = Instant::now();
+    let packs = futures_util::stream::iter(ids.iter().map(|id| pack_game(&store, *id, None)))
+        .buffer_unordered(FILL_CONCURRENCY)
+        .collect::<Vec<_>>()
+        .await;
+    let pack_seconds = started.elapsed().as_secs_f64();
+    let mut record_total = 0;
+    for packed in packs {
+        match packed {
+            Ok(Packed::Packed { bytes, .. }) => record_total += bytes,
+            other => return Err(format!("a game was not packed: {other:?}")),
+        }
+    }
+    let packed_bytes = size(&store).await?;
+    let untimed = untimed_record_bytes(&template, &journals)?;
+    store.close().await;
+    Ok(Filled {
+        record_bytes: record_total as f64 / ids.len().max(1) as f64,
+        ids,
+        row_bytes,
+        packed_bytes,
+        pack_seconds,
+        record_bytes_untimed: untimed,
+    })
+}
+
+/// The mean size of the journals' records with their clocks taken out (an untimed game).
+fn untimed_record_bytes(template: &StoredGame, journals: &[Vec<String>]) -> Result<f64, String> {
+    let mut journal = read_stored(template).map_err(|e| e.to_string())?;
+    journal.setup.clock = None;
+    journal.options.time_control = None;
+    let mut total = 0;
+    for texts in journals {
+        let entries: Vec<(u64, Entry)> = (1..)
+            .zip(texts)
+            .map(|(version, text)| {
+                let mut entry = Entry::decode(text)?;
+                if let Entry::Move { clocks, .. } | Entry::End { clocks, .. } = &mut entry {
+                    *clocks = None;
+                }
+                Ok((version, entry))
+            })
+            .collect::<Result<_, String>>()?;
+        total += packed::pack(&journal.setup, Some(&journal.options), &entries)
+            .map_err(|e| e.to_string())?
+            .len();
+    }
+    Ok(total as f64 / journals.len().max(1) as f64)
 }
 
 async fn insert(store: &Store, row: NewGameRow, moves: &[String]) -> Result<(), String> {
@@ -255,20 +351,47 @@ async fn insert_moves(store: &Store, seq: i64, moves: &[String]) -> Result<(), S
 }
 
 /// [`DISTINCT_GAMES`] journals of `plies` random legal moves, none ending the game, each move
-/// stored as the server stores an untimed move.
-fn random_journals(plies: usize) -> Vec<Vec<String>> {
+/// stored as the server stores a timed move (both clocks after it, think times at random), then
+/// the side to move resigns.
+fn random_journals(plies: usize, [initial, increment]: [u64; 2]) -> Vec<Vec<String>> {
     let mut rng = Rng::new(7);
     (0..DISTINCT_GAMES)
         .map(|_| {
             let mut pos = Position::startpos();
-            random_game(&mut rng, plies)
+            let mut clocks = [initial; 2];
+            let mut journal: Vec<String> = random_game(&mut rng, plies)
                 .into_iter()
                 .map(|mv| {
                     let uci = pos.uci(mv);
+                    let me = pos.turn() as usize;
+                    let mut think = 500 + rng.below(7_500) as u64;
+                    if rng.below(10) == 0 {
+                        think += rng.below(32_000) as u64;
+                    }
+                    clocks[me] = clocks[me] - think.min(clocks[me] / 10) + increment;
                     pos.play_unchecked(mv);
-                    Entry::Move { uci, clocks: None }.encode()
+                    Entry::Move {
+                        uci,
+                        clocks: Some(clocks),
+                    }
+                    .encode()
                 })
-                .collect()
+                .collect();
+            let resigns = pos.turn();
+            let end = Entry::End {
+                status: Status {
+                    result: if resigns == Color::White {
+                        GameResult::BlackWins
+                    } else {
+                        GameResult::WhiteWins
+                    },
+                    reason: Some(Reason::Resignation),
+                    note: None,
+                },
+                clocks: Some(clocks),
+            };
+            journal.push(end.encode());
+            journal
         })
         .collect()
 }

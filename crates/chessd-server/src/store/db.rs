@@ -412,10 +412,14 @@ impl Db {
         let db_err = |e| StoreError::from_db(e, None);
         match self {
             Db::Sqlite(pool) => {
-                let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
-                    .fetch_one(pool)
-                    .await
-                    .map_err(db_err)?;
+                // Pages in use: the file keeps the pages deleted rows freed, for reuse.
+                let pages: i64 = sqlx::query_scalar(
+                    "SELECT (SELECT page_count FROM pragma_page_count()) \
+                     - (SELECT freelist_count FROM pragma_freelist_count())",
+                )
+                .fetch_one(pool)
+                .await
+                .map_err(db_err)?;
                 let size: i64 = sqlx::query_scalar("PRAGMA page_size")
                     .fetch_one(pool)
                     .await
