@@ -105,7 +105,10 @@ async fn writes_and_fencing(url: &str) {
     store.write(pack(302, "{\"x\":1}")).await.unwrap();
     let stored = store.load_game(&row.id).await.unwrap().unwrap();
     assert_eq!((stored.packed_through, stored.entries.len()), (302, 0));
-    assert_eq!(stored.options, "{\"z\":3}", "options written after the read stay");
+    assert_eq!(
+        stored.options, "{\"z\":3}",
+        "options written after the read stay"
+    );
     // A stop puts the game's webhook in the outbox, in the same transaction.
     let hook = OutboxRow {
         key: format!("terminate-{}", row.id),

@@ -115,7 +115,7 @@ async fn work(store: Store, mut queue: mpsc::Receiver<(Uuid, Option<Fence>)>) {
 }
 
 /// Packs the stored journal of game `id` (its setup, options and every entry) into one record,
-/// written under `fence`.
+/// written under `fence`. A finished game's clocks are kept to the centisecond.
 pub async fn pack_game(store: &Store, id: Uuid, fence: Option<Fence>) -> Result<Packed, GameError> {
     let store_err = |e: crate::store::StoreError| GameError::Store(e.to_string());
     let stored = store
@@ -126,7 +126,11 @@ pub async fn pack_game(store: &Store, id: Uuid, fence: Option<Fence>) -> Result<
     if stored.packed.is_some() && stored.entries.is_empty() && stored.options.is_empty() {
         return Ok(Packed::AlreadyPacked);
     }
-    let journal = read_stored(&stored)?;
+    let mut journal = read_stored(&stored)?;
+    // A finished game keeps its clocks to the centisecond; an ongoing one, to the ms.
+    if stored.result != "ongoing" {
+        packed::to_centiseconds(&mut journal.entries);
+    }
     let record = packed::pack(&journal.setup, Some(&journal.options), &journal.entries)
         .map_err(|e| GameError::Internal(format!("stored game {id}: {e}")))?;
     let bytes = record.len();

@@ -212,3 +212,41 @@ fn corrupt_records_are_refused_without_a_panic() {
         let _ = unpack(&flipped);
     }
 }
+
+#[test]
+fn a_finished_games_clocks_are_kept_to_the_centisecond() {
+    let control = TimeControl {
+        initial_ms: 180_000,
+        increment_ms: 2_000,
+    };
+    let setup = setup_of(&Game::new(Position::default()).into(), Some(control));
+    let mut entries = numbered(vec![
+        mv("d2d4", Some([180_000, 180_000])),
+        mv("d7d5", Some([180_000, 178_734])),
+        mv("c2c4", Some([176_996, 178_734])),
+        Entry::End {
+            status: Status {
+                result: GameResult::WhiteWins,
+                reason: Some(Reason::Timeout),
+                note: None,
+            },
+            clocks: Some([170_505, 0]),
+        },
+    ]);
+    let in_ms = round_trip(&setup, None, &entries);
+    to_centiseconds(&mut entries);
+    assert_eq!(
+        entries[1].1,
+        mv("d7d5", Some([180_000, 178_730])),
+        "rounded to the nearest centisecond"
+    );
+    assert!(matches!(
+        entries[3].1,
+        Entry::End {
+            clocks: Some([170_510, 0]),
+            ..
+        }
+    ));
+    let in_centis = round_trip(&setup, None, &entries);
+    assert!(in_centis < in_ms, "{in_centis} bytes, {in_ms} in ms");
+}
