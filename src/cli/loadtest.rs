@@ -486,6 +486,14 @@ fn human_output(r: &Report) -> String {
                 "stored rss with them",
                 format!("{} (target < 2048 MiB)", mib(st.rss_live_bytes)),
             ),
+            (
+                "export, PGN",
+                format!(
+                    "{} games, {} (target >= 20000/s)",
+                    st.exported,
+                    per_sec(st.export_per_sec)
+                ),
+            ),
         ]);
     }
     if let Some(c) = &r.cluster {

@@ -80,6 +80,10 @@ pub(super) struct StoredReport {
     pub load_latency_ms: Latency,
     /// Server RSS with `live` games in memory, in bytes.
     pub rss_live_bytes: u64,
+    /// Games in one PGN export of every stored game (`GET /v1/games/export`).
+    pub exported: usize,
+    /// Exported games per second (the export read to its end by one client).
+    pub export_per_sec: f64,
     /// Failed requests.
     pub errors: u64,
 }
@@ -107,6 +111,10 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         (
             "CHESSD_LIMITS__MAX_GAMES",
             (settings.live + 1000).to_string(),
+        ),
+        (
+            "CHESSD_LIMITS__MAX_EXPORT_GAMES",
+            settings.stored.max(1).to_string(),
         ),
     ];
     let template = {
@@ -165,6 +173,13 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
     std::thread::sleep(SETTLE);
     let rss_live = server.rss_bytes()?;
     let alive = super::memory::games_alive(base)?;
+    eprintln!("chessd loadtest: stored: exporting every game as PGN");
+    let started = Instant::now();
+    let total = ids.len();
+    let exported = on_threads(1, |_| export_all(base, total))
+        .pop()
+        .ok_or("no export")??;
+    let export_per_sec = (exported as f64 / started.elapsed().as_secs_f64().max(1e-9)).round();
     Ok(StoredReport {
         stored: ids.len(),
         plies: settings.plies,
@@ -181,6 +196,8 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         load_per_sec: (latencies.len() as f64 / seconds).round(),
         load_latency_ms: Latency::of(latencies),
         rss_live_bytes: rss_live,
+        exported,
+        export_per_sec,
         errors,
     })
 }
@@ -196,6 +213,29 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 fn spread(ids: &[Uuid], n: usize) -> Vec<Uuid> {
     let n = n.min(ids.len());
     (0..n).map(|i| ids[i * ids.len() / n.max(1)]).collect()
+}
+
+/// Reads a PGN export of `max` games to its end; gives how many games it held.
+async fn export_all(base: &str, max: usize) -> Result<usize, String> {
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(600))
+        .finish();
+    let mut answer = client
+        .get(format!("{base}/v1/games/export?max={max}"))
+        .insert_header(("accept", "application/x-chess-pgn"))
+        .send()
+        .await
+        .map_err(|e| format!("export: {e}"))?;
+    if answer.status() != 200 {
+        return Err(format!("export: {}", answer.status()));
+    }
+    let body = answer
+        .body()
+        .limit(1 << 34)
+        .await
+        .map_err(|e| format!("export: {e}"))?;
+    let text = String::from_utf8_lossy(&body);
+    Ok(text.matches("[Event ").count())
 }
 
 /// Requests each game in turn (bringing it back from the store); latencies and errors.
