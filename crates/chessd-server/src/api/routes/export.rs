@@ -1,11 +1,11 @@
 //! `GET /v1/games/export`: many stored games at once, newest first, as PGN or as NDJSON (one
 //! JSON object a line) as the `Accept` header asks, streamed game after game.
 //!
-//! The store is read a page at a time (two queries a page, games and journals); each game is
-//! replayed through the rules, rendered and sent before the next is rendered, so memory stays
-//! one page whatever the number of games. A client may ask for at most
-//! `limits.max_export_games` games, and have `quotas.max_exports` exports streaming at once,
-//! within `limits.max_exports` in the whole server.
+//! The store is read a page at a time (two queries a page, games and journals). Each game is
+//! replayed through the rules and rendered, a page at a time on the blocking pool with the next
+//! page rendered meanwhile, so memory stays a few pages whatever the number of games. A client
+//! may ask for at most `limits.max_export_games` games, and have `quotas.max_exports` exports
+//! streaming at once, within `limits.max_exports` in the whole server.
 
 use std::{
     collections::VecDeque,
@@ -190,20 +190,33 @@ impl<'a> ExportedGame<'a> {
 
 /// An export under way: where it stands in the store and what it still may send. Its place
 /// among the exports (the client's permit) is held by its [`Watch`].
+///
+/// Pages are rendered on the blocking pool, up to [`RENDERING`] at once, while the games
+/// rendered before go out: replaying and writing games is most of an export's work, and this
+/// way it uses more than one core.
 struct Export {
     store: Store,
     filter: ResultFilter,
     format: Format,
     /// The row key of the last game read (the next page is older).
     before: Option<i64>,
+    /// Games still to read from the store.
+    to_read: usize,
     /// Games still to send.
     left: usize,
-    /// The page read and not yet sent.
-    page: VecDeque<StoredGame>,
+    /// The first page, read before the answer began.
+    first: Option<Vec<StoredGame>>,
+    /// Pages being rendered, in order.
+    rendering: VecDeque<tokio::task::JoinHandle<Vec<web::Bytes>>>,
+    /// Games rendered and not yet sent, in order.
+    ready: VecDeque<web::Bytes>,
     /// Whether the store has no older game.
     exhausted: bool,
     watch: Arc<Watch>,
 }
+
+/// Pages rendered at once by an export.
+const RENDERING: usize = 2;
 
 /// An export's place among the exports, and when its client last took a game: a timer gives
 /// the place back, and ends the export, once the client has taken nothing for
@@ -269,47 +282,75 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Export {
-    /// Reads the next page (at most the games still to send).
-    async fn read_page(&mut self) -> Result<(), StoreError> {
-        let want = self.left.min(PAGE);
+    /// Reads the next page (at most the games still to read).
+    async fn read_page(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+        let want = self.to_read.min(PAGE);
         let page = self
             .store
             .games_page(self.filter, self.before, want as i64)
             .await?;
         self.exhausted = page.len() < want;
+        self.to_read -= page.len();
         self.before = page.last().map(|g| g.seq).or(self.before);
-        self.page = page.into();
-        Ok(())
+        Ok(page)
     }
 
-    /// The next game's bytes, reading a page when the last is sent; `None` at the end.
+    /// Starts rendering `page` on the blocking pool.
+    fn render(&mut self, page: Vec<StoredGame>) {
+        let format = self.format;
+        self.rendering.push_back(tokio::task::spawn_blocking(move || {
+            page.iter()
+                .filter_map(|stored| match GameRecord::from_stored(stored) {
+                    Ok(record) => Some(format.render(&record).into()),
+                    // One game that does not replay does not end everyone's export.
+                    Err(e) => {
+                        tracing::error!(game = %stored.id, error = %e, "export: a stored game does not replay; skipped");
+                        None
+                    }
+                })
+                .collect()
+        }));
+    }
+
+    /// The next game's bytes, reading and rendering pages ahead; `None` at the end.
     async fn next_chunk(&mut self) -> Option<Result<web::Bytes, std::io::Error>> {
         if let Err(ended) = self.watch.taken() {
             self.left = 0;
             return Some(Err(ended));
         }
         loop {
-            while let Some(stored) = self.page.pop_front() {
-                match GameRecord::from_stored(&stored) {
-                    Ok(record) => {
-                        self.left -= 1;
-                        return Some(Ok(self.format.render(&record).into()));
-                    }
-                    // One game that does not replay does not end everyone's export.
+            if self.left == 0 {
+                return None;
+            }
+            if let Some(game) = self.ready.pop_front() {
+                self.left -= 1;
+                return Some(Ok(game));
+            }
+            if let Some(page) = self.first.take() {
+                self.render(page);
+            }
+            while self.rendering.len() < RENDERING && self.to_read > 0 && !self.exhausted {
+                match self.read_page().await {
+                    Ok(page) => self.render(page),
                     Err(e) => {
-                        tracing::error!(game = %stored.id, error = %e, "export: a stored game does not replay; skipped");
+                        // The answer has begun: ending it with an error breaks the connection,
+                        // so the client sees a truncated transfer rather than a short export.
+                        tracing::error!(error = %e, "export: the store failed mid-export");
+                        self.left = 0;
+                        return Some(Err(std::io::Error::other(e)));
                     }
                 }
             }
-            if self.left == 0 || self.exhausted {
-                return None;
-            }
-            if let Err(e) = self.read_page().await {
-                // The answer has begun: ending it with an error breaks the connection, so the
-                // client sees a truncated transfer rather than a short export.
-                tracing::error!(error = %e, "export: the store failed mid-export");
-                self.left = 0;
-                return Some(Err(std::io::Error::other(e)));
+            match self.rendering.pop_front() {
+                Some(rendering) => match rendering.await {
+                    Ok(games) => self.ready = games.into(),
+                    Err(e) => {
+                        tracing::error!(error = %e, "export: rendering a page failed");
+                        self.left = 0;
+                        return Some(Err(std::io::Error::other(e)));
+                    }
+                },
+                None => return None,
             }
         }
     }
@@ -371,16 +412,20 @@ pub(crate) async fn export(
         filter,
         format,
         before: None,
+        to_read: max,
         left: max,
-        page: VecDeque::new(),
+        first: None,
+        rendering: VecDeque::new(),
+        ready: VecDeque::new(),
         exhausted: false,
         watch,
     };
     // The first page is read before answering, so a store that is down gets a JSON error.
-    export
+    let first = export
         .read_page()
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
+    export.first = Some(first);
     let body = futures_util::stream::unfold(export, |mut export| async move {
         export.next_chunk().await.map(|chunk| (chunk, export))
     });
