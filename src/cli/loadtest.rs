@@ -487,6 +487,10 @@ fn human_output(r: &Report) -> String {
                 format!("{} (target < 2048 MiB)", mib(st.rss_live_bytes)),
             ),
             (
+                "stored rss once evicted",
+                format!("{} (memory given back)", mib(st.rss_evicted_bytes)),
+            ),
+            (
                 "export, PGN",
                 format!(
                     "{} games, {} (target >= 20000/s)",

@@ -44,6 +44,10 @@ const FILL_CONCURRENCY: usize = 256;
 /// Writes one commit of the filling takes at most.
 const FILL_BATCH: usize = 8192;
 
+/// A game untouched this long leaves the server's memory (`store.evict_after_secs`): longer
+/// than bringing the games back takes, so that they are all in memory when RSS is read.
+const EVICT_AFTER_SECS: u64 = 8;
+
 /// Time the server gets to settle before its RSS is read.
 const SETTLE: Duration = Duration::from_millis(500);
 
@@ -80,6 +84,8 @@ pub(super) struct StoredReport {
     pub load_latency_ms: Latency,
     /// Server RSS with `live` games in memory, in bytes.
     pub rss_live_bytes: u64,
+    /// Server RSS once every game brought back has left memory again (evicted), in bytes.
+    pub rss_evicted_bytes: u64,
     /// Games in one PGN export of every stored game (`GET /v1/games/export`).
     pub exported: usize,
     /// Exported games per second (the export read to its end by one client).
@@ -115,6 +121,10 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         (
             "CHESSD_LIMITS__MAX_EXPORT_GAMES",
             settings.stored.max(1).to_string(),
+        ),
+        (
+            "CHESSD_STORE__EVICT_AFTER_SECS",
+            EVICT_AFTER_SECS.to_string(),
         ),
     ];
     let template = {
@@ -180,6 +190,16 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         .pop()
         .ok_or("no export")??;
     let export_per_sec = (exported as f64 / started.elapsed().as_secs_f64().max(1e-9)).round();
+    eprintln!("chessd loadtest: stored: waiting for the games to leave memory");
+    let deadline = Instant::now() + Duration::from_secs(EVICT_AFTER_SECS * 4 + 30);
+    while super::memory::games_alive(base)? > 0 {
+        if Instant::now() > deadline {
+            return Err("the games brought back never left memory".into());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    std::thread::sleep(SETTLE + SETTLE);
+    let rss_evicted = server.rss_bytes()?;
     Ok(StoredReport {
         stored: ids.len(),
         plies: settings.plies,
@@ -196,6 +216,7 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         load_per_sec: (latencies.len() as f64 / seconds).round(),
         load_latency_ms: Latency::of(latencies),
         rss_live_bytes: rss_live,
+        rss_evicted_bytes: rss_evicted,
         exported,
         export_per_sec,
         errors,

@@ -16,6 +16,8 @@ pub(crate) struct GameRegistry {
     taken: AtomicUsize,
     max_games: usize,
     closed: AtomicBool,
+    /// Gives the memory of games that left back to the system.
+    trimmer: crate::game::trim::Trimmer,
 }
 
 /// A place for one game, taken before the game is built; given back if dropped unused.
@@ -41,6 +43,7 @@ impl GameRegistry {
             taken: AtomicUsize::new(0),
             max_games,
             closed: AtomicBool::new(false),
+            trimmer: crate::game::trim::Trimmer::default(),
         }
     }
 
@@ -82,6 +85,7 @@ impl GameRegistry {
         if self.games.remove(id).is_some() {
             self.taken.fetch_sub(1, Ordering::AcqRel);
             crate::metrics::add_games_alive(-1);
+            self.trimmer.game_left();
         }
     }
 
