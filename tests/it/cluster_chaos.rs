@@ -349,11 +349,13 @@ async fn kills_and_pauses_lose_no_acknowledged_move_and_fork_no_game() {
         };
         let id = uuid::Uuid::parse_str(&g.id).unwrap();
         let stored = store.load_game(&id).await.unwrap().unwrap();
-        let versions: Vec<i64> = stored.entries.iter().map(|e| e.version).collect();
-        let expected: Vec<i64> = (1..=versions.len() as i64).collect();
+        // Its packed record (a game that left a node's memory), then its rows.
+        let journal = chessd_server::game::journal::read_stored(&stored).unwrap();
+        let versions: Vec<u64> = journal.entries.iter().map(|e| e.0).collect();
+        let expected: Vec<u64> = (1..=versions.len() as u64).collect();
         assert_eq!(versions, expected, "game {}: gaps or duplicates", g.id);
         let shown = read_moves(&c, &nodes, &g.id).await.unwrap();
-        assert_eq!(shown.len(), stored.entries.len(), "game {}", g.id);
+        assert_eq!(shown.len(), journal.entries.len(), "game {}", g.id);
         assert!(
             shown.len() >= g.confirmed && shown[..g.confirmed] == g.acked[..g.confirmed],
             "game {}: an acknowledged move is lost: acknowledged {:?}, stored {shown:?}",

@@ -92,13 +92,8 @@ pub(crate) struct GameActor {
     env: Arc<GameEnv>,
     /// The game's engine work.
     engine: EngineState,
-    /// Opponent engines started with the game (one, or two when engines play both sides),
-    /// attached when the actor starts.
-    pending_opponents: Vec<(StartedEngine, Opponent)>,
     /// The creator's place among its unfinished games; given back when the game ends.
     permit: Option<Permit>,
-    /// The engine sessions chessd's Chess 2 players count as; given back when the game ends.
-    bot_permits: Vec<Permit>,
     /// Whether a move has been played since the actor started (else it may be abandoned).
     moved: bool,
     /// When the game was created.
@@ -107,24 +102,18 @@ pub(crate) struct GameActor {
     stored: Option<i64>,
     /// The shard lease its writes are made under (in a cluster).
     fence: Option<Fence>,
-    /// The engine opponents the game was created with, as stored (kept in its options).
-    stored_opponents: Vec<StoredOpponent>,
     /// The result last written to the store (the games row's `status`).
     stored_result: chessd_core::game::GameResult,
     /// Writes sent to the store and not yet committed. While there are any, new requests wait
     /// in the backlog, and events and answers are held.
     in_flight: usize,
-    /// Events waiting for their commit before they go to subscribers.
-    held: VecDeque<Arc<EventFrame>>,
-    /// Answers waiting for the commit of what they report.
-    answers: VecDeque<HeldAnswer>,
+    /// What waits for the writes in flight (events, answers, requests): boxed, and only
+    /// while something waits, since an idle game has nothing waiting.
+    waiting: Option<Box<Waiting>>,
     /// The actor stops once the writes in flight are committed.
     stopping: bool,
     /// The terminate webhook stored with the game's stop, delivered once the actor stops.
     outbox: Option<Box<crate::store::OutboxRow>>,
-    /// Requests that came while writes were in flight: handled, in order, once they are
-    /// committed, so that every request sees only committed state.
-    backlog: VecDeque<Envelope>,
     /// Whether chessd's Chess 2 player is searching its move.
     chess2_thinking: bool,
     /// The answers kept for the idempotency keys of recent requests.
@@ -132,12 +121,38 @@ pub(crate) struct GameActor {
     /// While a keyed request is carried out: its writes, sent together with its key once it
     /// is done (so that the change and the key are committed together or not at all).
     collecting: Option<Vec<WriteOp>>,
+    /// The game's engine seats as set up: boxed, and only for games that have some.
+    seats: Option<Box<Seats>>,
+}
+
+/// A game's engine seats as set up (most games have none).
+#[derive(Default)]
+pub(super) struct Seats {
+    /// Opponent engines started with the game (one, or two when engines play both sides),
+    /// attached when the actor starts.
+    pub(super) pending_opponents: Vec<(StartedEngine, Opponent)>,
+    /// The engine sessions chessd's Chess 2 players count as; given back when the game ends.
+    pub(super) bot_permits: Vec<Permit>,
+    /// The engine opponents the game was created with, as stored (kept in its options).
+    pub(super) stored_opponents: Vec<StoredOpponent>,
     /// The keyed engine play waiting for the engine's move (a repeat meanwhile is told so).
-    engine_play_key: Option<(KeyScope, String)>,
+    pub(super) engine_play_key: Option<(KeyScope, String)>,
 }
 
 /// An answer held until the writes before it are committed; told the error if one failed.
 type HeldAnswer = Box<dyn FnOnce(Option<&str>)>;
+
+/// What waits for a game's writes in flight to be committed.
+#[derive(Default)]
+pub(super) struct Waiting {
+    /// Events waiting for their commit before they go to subscribers.
+    pub(super) held: VecDeque<Arc<EventFrame>>,
+    /// Answers waiting for the commit of what they report.
+    pub(super) answers: VecDeque<HeldAnswer>,
+    /// Requests that came while writes were in flight: handled, in order, once they are
+    /// committed, so that every request sees only committed state.
+    pub(super) backlog: VecDeque<Envelope>,
+}
 
 impl GameActor {
     /// A new game actor (not started). `opponents`, engines already started, are attached as
@@ -177,25 +192,25 @@ impl GameActor {
             stop_reason: StopReason::Stopped,
             env,
             engine,
-            pending_opponents: opponents,
             permit,
-            bot_permits: Vec::new(),
             moved,
             created: std::time::SystemTime::now(),
             stored: None,
             fence: None,
-            stored_opponents: Vec::new(),
             stored_result: chessd_core::game::GameResult::Ongoing,
             in_flight: 0,
-            held: VecDeque::new(),
-            answers: VecDeque::new(),
+            waiting: None,
             stopping: false,
             outbox: None,
-            backlog: VecDeque::new(),
             chess2_thinking: false,
             keys: KeyBook::new(env_keys),
             collecting: None,
-            engine_play_key: None,
+            seats: (!opponents.is_empty()).then(|| {
+                Box::new(Seats {
+                    pending_opponents: opponents,
+                    ..Seats::default()
+                })
+            }),
         }
     }
 
@@ -210,12 +225,42 @@ impl GameActor {
             let _ = reply.send(value);
             return;
         }
-        self.answers.push_back(Box::new(move |failure| {
+        self.waiting().answers.push_back(Box::new(move |failure| {
             let _ = reply.send(match failure {
                 Some(e) => Err(GameError::Store(e.to_string())),
                 None => value,
             });
         }));
+    }
+
+    /// The engine seats, made when first needed.
+    pub(super) fn seats_mut(&mut self) -> &mut Seats {
+        self.seats.get_or_insert_with(Box::default)
+    }
+
+    /// The engine opponents the game was created with, as stored.
+    pub(super) fn stored_opponents(&self) -> &[StoredOpponent] {
+        self.seats.as_ref().map_or(&[], |s| &s.stored_opponents)
+    }
+
+    /// Sets the opponents as stored and the Chess 2 players' permits (a box only when there
+    /// are some).
+    fn set_seats(&mut self, stored_opponents: Vec<StoredOpponent>, bot_permits: Vec<Permit>) {
+        if !stored_opponents.is_empty() || !bot_permits.is_empty() {
+            let seats = self.seats_mut();
+            seats.stored_opponents = stored_opponents;
+            seats.bot_permits = bot_permits;
+        }
+    }
+
+    /// What waits for the writes in flight, made when first needed.
+    pub(super) fn waiting(&mut self) -> &mut Waiting {
+        self.waiting.get_or_insert_with(Box::default)
+    }
+
+    /// Whether no request waits for the writes in flight.
+    pub(super) fn no_backlog(&self) -> bool {
+        self.waiting.as_ref().is_none_or(|w| w.backlog.is_empty())
     }
 
     /// Stops the actor for `reason`. A stop that ends the game is stored first, so that the
@@ -309,7 +354,12 @@ impl Actor for GameActor {
         }
         // A game resumed from the store with its clock running.
         self.arm_flag_timer(ctx);
-        let mut opponents = std::mem::take(&mut self.pending_opponents).into_iter();
+        let mut opponents = self
+            .seats
+            .as_mut()
+            .map(|s| std::mem::take(&mut s.pending_opponents))
+            .unwrap_or_default()
+            .into_iter();
         let mut installed = Ok(());
         if let Some((started, opponent)) = opponents.next() {
             installed = self.install_engine(started, Some(opponent), ctx);
@@ -380,7 +430,7 @@ impl Handler<Envelope> for GameActor {
     /// checked here, once, before anything is done.
     fn handle(&mut self, msg: Envelope, ctx: &mut Context<Self>) {
         if self.in_flight > 0 || self.stopping {
-            self.backlog.push_back(msg);
+            self.waiting().backlog.push_back(msg);
             return;
         }
         if !matches!(msg.request, Request::Leave(_) | Request::Unsubscribe(_)) {
@@ -497,8 +547,7 @@ pub(crate) fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<Ga
     );
     actor.stored = start.stored;
     actor.fence = start.fence;
-    actor.bot_permits = start.bot_permits;
-    actor.stored_opponents = start.stored_opponents;
+    actor.set_seats(start.stored_opponents, start.bot_permits);
     actor.created = start.created;
     // The games row holds the result the game was created with (a PGN may end it already).
     actor.stored_result = actor.game.status().result;
@@ -540,7 +589,7 @@ pub(crate) fn resume_game(
     for record in &stored_opponents {
         actor.engine.seat(record.plays, &record.engine);
     }
-    actor.stored_opponents = stored_opponents;
+    actor.set_seats(stored_opponents, bot_permits);
     actor.clock = replayed.clock;
     actor.draw_offer = replayed.draw_offer;
     actor.log = replayed.log;
@@ -548,7 +597,6 @@ pub(crate) fn resume_game(
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
     actor.stored = Some(stored.seq);
     actor.fence = fence;
-    actor.bot_permits = bot_permits;
     actor.stored_result = actor.game.status().result;
     for row in &stored.keys {
         let (Some(scope), Ok(fingerprint)) = (
@@ -580,7 +628,7 @@ mod tests {
     #[test]
     fn a_game_actor_stays_small() {
         let actor = size_of::<super::GameActor>();
-        assert!(actor <= 1_280, "GameActor is {actor} bytes");
+        assert!(actor <= 896, "GameActor is {actor} bytes");
         let engines = size_of::<crate::game::engine_state::EngineState>();
         assert!(engines <= 96, "EngineState is {engines} bytes");
         let game = size_of::<chessd_core::game::Game>();

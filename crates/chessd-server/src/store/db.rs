@@ -115,6 +115,13 @@ impl TryFrom<SummaryRow> for GameSummary {
     }
 }
 
+/// Drops the journal rows a game's packed record holds (read before a packing that committed
+/// before the game's row was read): the record has them.
+fn keep_after_record(game: &mut StoredGame) {
+    let through = game.packed_through;
+    game.entries.retain(|e| e.version > through);
+}
+
 /// An id as stored (16 bytes).
 fn uuid_from(bytes: &[u8]) -> Result<Uuid, StoreError> {
     Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
@@ -256,21 +263,22 @@ impl Db {
     }
 
     /// A stored game with its journal, or `None`.
+    ///
+    /// The journal rows are read before the game's row: a packing that commits in between
+    /// (it deletes the rows its record holds) then shows in the row read after, whose record
+    /// holds every entry read before ([`keep_after_record`]). Read the other way round, the
+    /// game would lose the entries packed meanwhile.
     pub(crate) async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
-            let Some(row) = sqlx::query_as::<_, GameRow>(
-                "SELECT seq, created_ms, secrets, setup, options, live, status, packed, packed_through \
-                 FROM games WHERE id = $1",
-            )
-            .bind(id.as_bytes().as_slice())
-            .fetch_optional(pool)
-            .await
-            .map_err(db_err)?
+            let Some(seq) = sqlx::query_scalar::<_, i64>("SELECT seq FROM games WHERE id = $1")
+                .bind(id.as_bytes().as_slice())
+                .fetch_optional(pool)
+                .await
+                .map_err(db_err)?
             else {
                 return Ok(None);
             };
-            let seq = row.seq;
             let entries: Vec<StoredEntry> = sqlx::query_as(
                 "SELECT version, body FROM game_events WHERE game = $1 ORDER BY version",
             )
@@ -278,6 +286,17 @@ impl Db {
             .fetch_all(pool)
             .await
             .map_err(db_err)?;
+            let Some(row) = sqlx::query_as::<_, GameRow>(
+                "SELECT seq, created_ms, secrets, setup, options, live, status, packed, packed_through \
+                 FROM games WHERE seq = $1",
+            )
+            .bind(seq)
+            .fetch_optional(pool)
+            .await
+            .map_err(db_err)?
+            else {
+                return Ok(None);
+            };
             let keys: Vec<KeyRow> = sqlx::query_as(
                 "SELECT game, scope, key, fingerprint, status, body, at_ms FROM game_keys \
                  WHERE game = $1 ORDER BY at_ms, key",
@@ -286,17 +305,20 @@ impl Db {
             .fetch_all(pool)
             .await
             .map_err(db_err)?;
-            Ok(Some(StoredGame {
+            let mut game = StoredGame {
                 entries,
                 keys,
                 ..row.into_game(*id)
-            }))
+            };
+            keep_after_record(&mut game);
+            Ok(Some(game))
         })
     }
 
     /// A page of stored games with their journals, newest first (see
-    /// [`super::Store::games_page`]): two queries whatever the page's size, one for the games
-    /// and one for all their journal entries.
+    /// [`super::Store::games_page`]): three queries whatever the page's size, the page's keys,
+    /// all their journal entries, then the games' rows (after the entries, as
+    /// [`Db::load_game`] reads them).
     pub(crate) async fn games_page(
         &self,
         filter: ResultFilter,
@@ -305,14 +327,40 @@ impl Db {
     ) -> Result<Vec<StoredGame>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
-            let mut query = sqlx::QueryBuilder::new(
-                "SELECT seq, id, created_ms, secrets, setup, options, live, status, packed, \
-                 packed_through FROM games WHERE seq < ",
-            );
+            let mut query = sqlx::QueryBuilder::new("SELECT seq FROM games WHERE seq < ");
             query.push_bind(before.unwrap_or(i64::MAX));
             push_filter(&mut query, filter);
             query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
-            let mut games = query
+            let keys: Vec<i64> = query
+                .build_query_scalar()
+                .fetch_all(pool)
+                .await
+                .map_err(db_err)?;
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let in_page = |sql: &str| {
+                let mut q = sqlx::QueryBuilder::new(sql);
+                let mut list = q.separated(", ");
+                for seq in &keys {
+                    list.push_bind(*seq);
+                }
+                q.push(")");
+                q
+            };
+            let mut events = in_page("SELECT game, version, body FROM game_events WHERE game IN (");
+            events.push(" ORDER BY game DESC, version");
+            let rows = events
+                .build_query_as::<EventRow>()
+                .fetch_all(pool)
+                .await
+                .map_err(db_err)?;
+            let mut games = in_page(
+                "SELECT seq, id, created_ms, secrets, setup, options, live, status, packed, \
+                 packed_through FROM games WHERE seq IN (",
+            );
+            games.push(" ORDER BY seq DESC");
+            let mut games = games
                 .build_query_as::<PagedGameRow>()
                 .fetch_all(pool)
                 .await
@@ -320,30 +368,19 @@ impl Db {
                 .into_iter()
                 .map(|row| Ok(row.game.into_game(uuid_from(&row.id)?)))
                 .collect::<Result<Vec<_>, StoreError>>()?;
-            if games.is_empty() {
-                return Ok(games);
-            }
-            let mut events = sqlx::QueryBuilder::new(
-                "SELECT game, version, body FROM game_events WHERE game IN (",
-            );
-            let mut keys = events.separated(", ");
-            for game in &games {
-                keys.push_bind(game.seq);
-            }
-            events.push(") ORDER BY game DESC, version");
             // Both lists are by game key, descending: one walk hands each game its entries.
             let mut at = 0;
-            let rows = events.build_query_as::<EventRow>().fetch_all(pool).await;
-            for EventRow { game, entry } in rows.map_err(db_err)? {
+            for EventRow { game, entry } in rows {
                 while games.get(at).is_some_and(|g| g.seq > game) {
                     at += 1;
                 }
-                let Some(owner) = games.get_mut(at).filter(|g| g.seq == game) else {
-                    return Err(StoreError::Corrupt(format!(
-                        "journal entries of game {game} out of order"
-                    )));
-                };
-                owner.entries.push(entry);
+                // A game deleted since its entries were read has no row: they go with it.
+                if let Some(owner) = games.get_mut(at).filter(|g| g.seq == game) {
+                    owner.entries.push(entry);
+                }
+            }
+            for game in &mut games {
+                keep_after_record(game);
             }
             Ok(games)
         })

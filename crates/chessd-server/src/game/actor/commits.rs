@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use actix::{ActorContext, ActorFutureExt, AsyncContext, Context, Handler, WrapFuture};
 
-use super::{refuse, GameActor};
+use super::{refuse, GameActor, Waiting};
 use crate::{
     game::{
         events::{EventFrame, EventKind},
@@ -46,33 +46,55 @@ impl GameActor {
         match result {
             Ok(()) => {
                 if self.in_flight == 0 {
-                    while let Some(frame) = self.held.pop_front() {
+                    let Some(mut waiting) = self.waiting.take() else {
+                        if self.stopping {
+                            ctx.stop();
+                        }
+                        return;
+                    };
+                    while let Some(frame) = waiting.held.pop_front() {
                         self.broadcast(frame);
                     }
-                    while let Some(answer) = self.answers.pop_front() {
+                    while let Some(answer) = waiting.answers.pop_front() {
                         answer(None);
                     }
                     if self.stopping {
+                        self.waiting = Some(waiting);
                         ctx.stop();
                         return;
                     }
-                    // Requests that came meanwhile, in order, until one writes again.
+                    // Requests that came meanwhile, in order, until one writes again (what
+                    // waits then, and what came while these were handled, waits on).
                     while self.in_flight == 0 {
-                        let Some(envelope) = self.backlog.pop_front() else {
+                        let Some(envelope) = waiting.backlog.pop_front() else {
                             break;
                         };
                         self.handle(envelope, ctx);
+                    }
+                    if !waiting.backlog.is_empty() {
+                        let later = self.waiting.take();
+                        let w = self.waiting();
+                        let mut backlog = std::mem::take(&mut waiting.backlog);
+                        if let Some(later) = later {
+                            w.held = later.held;
+                            w.answers = later.answers;
+                            backlog.extend(later.backlog);
+                        }
+                        w.backlog = backlog;
                     }
                 }
             }
             Err(e) => {
                 tracing::error!(game = %self.id, error = %e, "store write failed; the game stops");
                 let error = e.to_string();
-                self.held.clear();
-                while let Some(answer) = self.answers.pop_front() {
+                let waiting = self.waiting.take().unwrap_or_default();
+                let Waiting {
+                    answers, backlog, ..
+                } = *waiting;
+                for answer in answers {
                     answer(Some(&error));
                 }
-                while let Some(envelope) = self.backlog.pop_front() {
+                for envelope in backlog {
                     refuse(envelope.request, GameError::Store(error.clone()));
                 }
                 self.stop_reason = StopReason::StoreFailed;
@@ -88,7 +110,9 @@ impl GameActor {
         // creator's unfinished games here, whichever way it ended.
         if self.game.is_over() {
             self.permit = None;
-            self.bot_permits.clear();
+            if let Some(seats) = &mut self.seats {
+                seats.bot_permits.clear();
+            }
         }
         let frame = self.log.push(&event);
         crate::metrics::count_event();
@@ -112,7 +136,7 @@ impl GameActor {
             status,
             now_ms: crate::store::now_ms(),
         };
-        self.held.push_back(frame);
+        self.waiting().held.push_back(frame);
         self.write(op, ctx);
     }
 
@@ -126,7 +150,7 @@ impl GameActor {
     /// Writes the game's options to the store (after a change).
     pub(super) fn write_options(&mut self, ctx: &mut Context<Self>) {
         if let Some(game) = self.stored {
-            let options = StoredOptions::of(&self.options, &self.stored_opponents);
+            let options = StoredOptions::of(&self.options, self.stored_opponents());
             let options = serde_json::to_string(&options).unwrap_or_default();
             self.write(
                 WriteOp::Options {

@@ -29,7 +29,7 @@ impl GameActor {
             && self.last_request.elapsed() >= after
             && self.subscribers.is_empty()
             && self.in_flight == 0
-            && self.backlog.is_empty()
+            && self.no_backlog()
             && !self.stopping
             && !self.chess2_thinking
             && self.engine.attached.is_none()

@@ -201,10 +201,9 @@ impl GameActor {
             return;
         }
         let frame = self.log.transient(&event);
-        if self.held.is_empty() {
-            self.broadcast(frame);
-        } else {
-            self.held.push_back(frame);
+        match &mut self.waiting {
+            Some(waiting) if !waiting.held.is_empty() => waiting.held.push_back(frame),
+            _ => self.broadcast(frame),
         }
     }
 

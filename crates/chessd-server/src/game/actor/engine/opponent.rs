@@ -168,7 +168,8 @@ impl GameActor {
     ) {
         let keyed = conditions.key.zip(KeyScope::of(caller));
         if let Some((key, scope)) = &keyed {
-            let checked = if self.engine_play_key.as_ref() == Some(&(*scope, key.key.clone())) {
+            let waiting = self.seats.as_ref().and_then(|s| s.engine_play_key.as_ref());
+            let checked = if waiting == Some(&(*scope, key.key.clone())) {
                 Err(GameError::InProgress(
                     "the first request with this idempotency key is waiting for the engine's \
                      move; ask again in a moment"
@@ -248,10 +249,21 @@ impl GameActor {
                 return;
             }
         };
-        self.engine_play_key = keyed.as_ref().map(|(key, scope)| (*scope, key.key.clone()));
+        match &keyed {
+            Some((key, scope)) => {
+                self.seats_mut().engine_play_key = Some((*scope, key.key.clone()))
+            }
+            None => {
+                if let Some(seats) = &mut self.seats {
+                    seats.engine_play_key = None;
+                }
+            }
+        }
         self.spawn_search(search, ctx, move |act, done, ctx| {
             let generation = done.generation;
-            act.engine_play_key = None;
+            if let Some(seats) = &mut act.seats {
+                seats.engine_play_key = None;
+            }
             if keyed.is_some() {
                 act.collecting = Some(Vec::new());
             }
