@@ -73,6 +73,35 @@ impl GameRow {
     }
 }
 
+/// A game's row with its journal and kept keys as JSON arrays, as [`Db::load_game`] reads it.
+#[derive(sqlx::FromRow)]
+struct LoadedRow {
+    #[sqlx(flatten)]
+    game: GameRow,
+    /// `[[version, body], …]` by version.
+    events: String,
+    /// `[[scope, key, fingerprint in hex, status, body, at_ms], …]`, oldest first.
+    keys: String,
+}
+
+/// A game, its journal and its kept keys in one statement (SQLite).
+const SQLITE_LOAD_GAME: &str = "SELECT g.seq, g.created_ms, g.secrets, g.setup, g.options, \
+     g.live, g.status, g.packed, g.packed_through, \
+     (SELECT json_group_array(json_array(version, body)) FROM \
+        (SELECT version, body FROM game_events WHERE game = g.seq ORDER BY version)) AS events, \
+     (SELECT json_group_array(json_array(scope, key, hex(fingerprint), status, body, at_ms)) FROM \
+        (SELECT * FROM game_keys WHERE game = g.seq ORDER BY at_ms, key)) AS keys \
+     FROM games g WHERE g.id = $1";
+
+/// [`SQLITE_LOAD_GAME`] for PostgreSQL.
+const POSTGRES_LOAD_GAME: &str = "SELECT g.seq, g.created_ms, g.secrets, g.setup, g.options, \
+     g.live, g.status, g.packed, g.packed_through, \
+     COALESCE((SELECT json_agg(json_build_array(version, body) ORDER BY version) \
+        FROM game_events WHERE game = g.seq), '[]')::TEXT AS events, \
+     COALESCE((SELECT json_agg(json_build_array(scope, key, encode(fingerprint, 'hex'), status, \
+        body, at_ms) ORDER BY at_ms, key) FROM game_keys WHERE game = g.seq), '[]')::TEXT AS keys \
+     FROM games g WHERE g.id = $1";
+
 /// A [`GameRow`] with its id (bytes), as a page of games reads it.
 #[derive(sqlx::FromRow)]
 struct PagedGameRow {
@@ -262,57 +291,57 @@ impl Db {
         }
     }
 
-    /// A stored game with its journal, or `None`.
-    ///
-    /// The journal rows are read before the game's row: a packing that commits in between
-    /// (it deletes the rows its record holds) then shows in the row read after, whose record
-    /// holds every entry read before ([`keep_after_record`]). Read the other way round, the
-    /// game would lose the entries packed meanwhile.
+    /// A stored game with its journal, or `None`: one statement, so one snapshot (a packing
+    /// that deletes the rows its record holds is seen whole or not at all) and one round trip.
     pub(crate) async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
-        with_pool!(self, pool => {
-            let Some(seq) = sqlx::query_scalar::<_, i64>("SELECT seq FROM games WHERE id = $1")
+        let row: Option<LoadedRow> = match self {
+            Db::Sqlite(pool) => sqlx::query_as(SQLITE_LOAD_GAME)
                 .bind(id.as_bytes().as_slice())
                 .fetch_optional(pool)
                 .await
-                .map_err(db_err)?
-            else {
-                return Ok(None);
-            };
-            let entries: Vec<StoredEntry> = sqlx::query_as(
-                "SELECT version, body FROM game_events WHERE game = $1 ORDER BY version",
-            )
-            .bind(seq)
-            .fetch_all(pool)
-            .await
-            .map_err(db_err)?;
-            let Some(row) = sqlx::query_as::<_, GameRow>(
-                "SELECT seq, created_ms, secrets, setup, options, live, status, packed, packed_through \
-                 FROM games WHERE seq = $1",
-            )
-            .bind(seq)
-            .fetch_optional(pool)
-            .await
-            .map_err(db_err)?
-            else {
-                return Ok(None);
-            };
-            let keys: Vec<KeyRow> = sqlx::query_as(
-                "SELECT game, scope, key, fingerprint, status, body, at_ms FROM game_keys \
-                 WHERE game = $1 ORDER BY at_ms, key",
-            )
-            .bind(seq)
-            .fetch_all(pool)
-            .await
-            .map_err(db_err)?;
-            let mut game = StoredGame {
-                entries,
-                keys,
-                ..row.into_game(*id)
-            };
-            keep_after_record(&mut game);
-            Ok(Some(game))
-        })
+                .map_err(db_err)?,
+            Db::Postgres(pool) => sqlx::query_as(POSTGRES_LOAD_GAME)
+                .bind(id.as_bytes().as_slice())
+                .fetch_optional(pool)
+                .await
+                .map_err(db_err)?,
+        };
+        let Some(LoadedRow { game, events, keys }) = row else {
+            return Ok(None);
+        };
+        let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+            StoreError::Corrupt(format!("game {id}: {what}: {e}"))
+        };
+        let events: Vec<(i64, String)> =
+            serde_json::from_str(&events).map_err(|e| corrupt("journal", &e))?;
+        let keys: Vec<(i64, String, String, i64, String, i64)> =
+            serde_json::from_str(&keys).map_err(|e| corrupt("keys", &e))?;
+        let seq = game.seq;
+        let keys = keys
+            .into_iter()
+            .map(|(scope, key, fingerprint, status, body, at_ms)| {
+                Ok(KeyRow {
+                    game: seq,
+                    scope,
+                    key,
+                    fingerprint: hex::decode(&fingerprint).map_err(|e| corrupt("key", &e))?,
+                    status,
+                    body,
+                    at_ms,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let mut game = StoredGame {
+            entries: events
+                .into_iter()
+                .map(|(version, body)| StoredEntry { version, body })
+                .collect(),
+            keys,
+            ..game.into_game(*id)
+        };
+        keep_after_record(&mut game);
+        Ok(Some(game))
     }
 
     /// A page of stored games with their journals, newest first (see
