@@ -21,13 +21,19 @@ use crate::common::{
     GameSecrets, Rng,
 };
 
-#[actix_web::test]
-async fn a_handle_whose_game_left_memory_brings_it_back() {
+/// A server on a scratch store whose games leave memory after a second untouched, and its
+/// games.
+async fn evicting_app() -> (TestApp, std::sync::Arc<Games>) {
     let mut config = Config::defaults();
     config.store.evict_after_secs = 1;
     let (state, scratch) = scratch_state(config, None).await;
     let games = state.games.clone();
-    let app = TestApp::with_scratch_state(state, scratch).await;
+    (TestApp::with_scratch_state(state, scratch).await, games)
+}
+
+#[actix_web::test]
+async fn a_handle_whose_game_left_memory_brings_it_back() {
+    let (app, games) = evicting_app().await;
 
     let g = app.create_game(json!({})).await;
     let (status, v) = app.mv(&g, json!({"uci": "e2e4"})).await;
@@ -256,11 +262,7 @@ async fn packed_in_store(games: &Games, id: &str) -> StoredGame {
 /// version the record holds), and is packed again once over.
 #[actix_web::test]
 async fn a_game_leaving_memory_is_packed_and_plays_on_from_its_record() {
-    let mut config = Config::defaults();
-    config.store.evict_after_secs = 1;
-    let (state, scratch) = scratch_state(config, None).await;
-    let games = state.games.clone();
-    let app = TestApp::with_scratch_state(state, scratch).await;
+    let (app, games) = evicting_app().await;
     let g = app.create_game(json!({})).await;
     app.play(&g, &["e2e4", "c7c5", "g1f3", "d7d6"]).await;
     let (status, v) = app

@@ -29,22 +29,7 @@ names_schema_type!(
 
 names_schema_type!(
     /// Why a game ended (`chessd_core::game::Reason`).
-    ReasonName as "Reason": [
-        Reason::Checkmate,
-        Reason::Stalemate,
-        Reason::InsufficientMaterial,
-        Reason::FiftyMoves,
-        Reason::ThreefoldRepetition,
-        Reason::FivefoldRepetition,
-        Reason::SeventyFiveMoves,
-        Reason::Resignation,
-        Reason::Timeout,
-        Reason::Agreement,
-        Reason::Manual,
-        Reason::MidlineInvasion,
-        Reason::NoLegalMoves
-    ]
-    .map(Reason::name)
+    ReasonName as "Reason": Reason::ALL.map(Reason::name)
 );
 
 names_schema_type!(

@@ -114,6 +114,23 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason.
+    pub const ALL: [Reason; 13] = [
+        Reason::Checkmate,
+        Reason::Stalemate,
+        Reason::InsufficientMaterial,
+        Reason::FiftyMoves,
+        Reason::ThreefoldRepetition,
+        Reason::FivefoldRepetition,
+        Reason::SeventyFiveMoves,
+        Reason::Resignation,
+        Reason::Timeout,
+        Reason::Agreement,
+        Reason::Manual,
+        Reason::MidlineInvasion,
+        Reason::NoLegalMoves,
+    ];
+
     /// A short snake_case name, stable for logs and APIs.
     pub const fn name(self) -> &'static str {
         match self {
@@ -221,4 +238,32 @@ pub enum DrawPolicy {
     /// As FIDE and Lichess: threefold repetition and the fifty-move rule only let a player
     /// claim a draw; fivefold repetition and the seventy-five-move rule end the game.
     Claims,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reason;
+
+    #[test]
+    fn all_lists_every_reason_once() {
+        // A new reason does not compile here until it has its place in `Reason::ALL`.
+        let place = |r: Reason| match r {
+            Reason::Checkmate => 0,
+            Reason::Stalemate => 1,
+            Reason::InsufficientMaterial => 2,
+            Reason::FiftyMoves => 3,
+            Reason::ThreefoldRepetition => 4,
+            Reason::FivefoldRepetition => 5,
+            Reason::SeventyFiveMoves => 6,
+            Reason::Resignation => 7,
+            Reason::Timeout => 8,
+            Reason::Agreement => 9,
+            Reason::Manual => 10,
+            Reason::MidlineInvasion => 11,
+            Reason::NoLegalMoves => 12,
+        };
+        for (i, reason) in Reason::ALL.into_iter().enumerate() {
+            assert_eq!(place(reason), i, "{reason:?}");
+        }
+    }
 }

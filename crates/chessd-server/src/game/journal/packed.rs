@@ -424,8 +424,9 @@ fn read_other(r: &mut BitReader<'_>, unit: u64) -> Result<Entry, PackError> {
             let reason = match r.read(4)? as usize {
                 0 => None,
                 code => Some(
-                    *REASONS
-                        .get(code - 1)
+                    Reason::ALL
+                        .into_iter()
+                        .find(|&r| reason_code(r) + 1 == code as u64)
                         .ok_or_else(|| PackError::Corrupt(format!("reason {code}")))?,
                 ),
             };
@@ -475,23 +476,7 @@ fn result_code(result: GameResult) -> u64 {
     }
 }
 
-/// Reasons by their code (at most 15).
-const REASONS: [Reason; 13] = [
-    Reason::Checkmate,
-    Reason::Stalemate,
-    Reason::InsufficientMaterial,
-    Reason::FiftyMoves,
-    Reason::ThreefoldRepetition,
-    Reason::FivefoldRepetition,
-    Reason::SeventyFiveMoves,
-    Reason::Resignation,
-    Reason::Timeout,
-    Reason::Agreement,
-    Reason::Manual,
-    Reason::MidlineInvasion,
-    Reason::NoLegalMoves,
-];
-
+/// A reason's code in a record (at most 14: 4 bits, 0 for none, hold the code plus one).
 fn reason_code(reason: Reason) -> u64 {
     match reason {
         Reason::Checkmate => 0,

@@ -250,3 +250,25 @@ fn a_finished_games_clocks_are_kept_to_the_centisecond() {
     let in_centis = round_trip(&setup, None, &entries);
     assert!(in_centis < in_ms, "{in_centis} bytes, {in_ms} in ms");
 }
+
+#[test]
+fn every_result_and_reason_of_an_end_reads_back() {
+    let setup = setup_of(&Game::new(Position::default()).into(), None);
+    for result in [
+        GameResult::WhiteWins,
+        GameResult::BlackWins,
+        GameResult::Draw,
+    ] {
+        for reason in Reason::ALL.into_iter().map(Some).chain([None]) {
+            let end = Entry::End {
+                status: Status {
+                    result,
+                    reason,
+                    note: None,
+                },
+                clocks: None,
+            };
+            round_trip(&setup, None, &numbered(vec![mv("e2e4", None), end]));
+        }
+    }
+}
