@@ -313,6 +313,13 @@ async fn a_game_leaving_memory_is_packed_and_plays_on_from_its_record() {
     assert!(pgn.contains("1. e4 c5 2. Nf3 d6 3. d4 1-0"), "{pgn}");
 }
 
+/// Whether the stored game `id` has a packed record, and whether it has journal rows.
+async fn journal_form(games: &Games, id: &str) -> (bool, bool) {
+    let stored = games.store().load_game(&id.parse().unwrap()).await;
+    let stored = stored.unwrap().unwrap();
+    (stored.packed.is_some(), !stored.entries.is_empty())
+}
+
 /// Journals written before packing (a store of an earlier version), of games over, are packed
 /// by the backlog: each comes back exactly as it was.
 #[actix_web::test]
@@ -340,13 +347,11 @@ async fn journals_of_an_older_store_are_packed_and_read_the_same() {
         let view = app.view(&g).await;
         // Left in memory, the game is not packed yet: its journal is rows, as an older
         // server kept every journal.
-        let stored = games
-            .store()
-            .load_game(&g.id.parse().unwrap())
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(stored.packed.is_none() && !stored.entries.is_empty());
+        assert_eq!(
+            journal_form(&games, &g.id).await,
+            (false, true),
+            "rows only"
+        );
         played.push((g, view));
     }
     for (g, _) in &played {
@@ -366,13 +371,7 @@ async fn journals_of_an_older_store_are_packed_and_read_the_same() {
         "nothing is left"
     );
     for (g, before) in played {
-        let stored = games
-            .store()
-            .load_game(&g.id.parse().unwrap())
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(stored.packed.is_some() && stored.entries.is_empty());
+        assert_eq!(journal_form(&games, &g.id).await, (true, false), "packed");
         let (status, after) = app.get(&g.uri("")).await;
         assert_eq!(status, StatusCode::OK, "{after}");
         assert_eq!(after["moves"], before["moves"]);
