@@ -12,7 +12,7 @@
 
 use std::{collections::VecDeque, sync::Arc, time::Duration};
 
-use actix::{Actor, ActorContext, AsyncContext, Context, Handler, SpawnHandle};
+use actix::{Actor, ActorContext, Context, Handler, SpawnHandle};
 use chessd_core::Color;
 use tokio::sync::mpsc;
 use uuid::Uuid;
@@ -71,6 +71,8 @@ pub(crate) struct GameEnv {
     pub bots: crate::game::bot_pool::BotPool,
     /// Packs the journals of stored games that leave memory.
     pub packer: Arc<crate::game::packing::Packer>,
+    /// Wakes games at their deadlines (idle timeout, abandonment, eviction).
+    pub sweeper: crate::game::sweeper::Sweeper<GameActor>,
 }
 
 /// One game.
@@ -84,9 +86,12 @@ pub(crate) struct GameActor {
     subscribers: Vec<(u64, mpsc::Sender<Arc<EventFrame>>)>,
     next_subscriber: u64,
     log: EventLog,
-    idle_timer: Option<SpawnHandle>,
+    /// When the actor started (a game nobody moves in is abandoned from then).
+    started: std::time::Instant,
     /// When the game last had a request.
     last_request: std::time::Instant,
+    /// The sweeper's tick this game is to be woken at to check its deadlines (0: none).
+    check_tick: u32,
     flag_timer: Option<SpawnHandle>,
     stop_reason: StopReason,
     env: Arc<GameEnv>,
@@ -186,8 +191,9 @@ impl GameActor {
             subscribers: Vec::new(),
             next_subscriber: 0,
             log,
-            idle_timer: None,
+            started: std::time::Instant::now(),
             last_request: std::time::Instant::now(),
+            check_tick: 0,
             flag_timer: None,
             stop_reason: StopReason::Stopped,
             env,
@@ -343,15 +349,8 @@ impl Actor for GameActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
+        self.started = std::time::Instant::now();
         self.touch(ctx);
-        if let (Some(after), true) = (self.env.evict_after, self.stored.is_some()) {
-            let every = (after / 4).max(Duration::from_millis(250));
-            ctx.run_interval(every, move |act, ctx| {
-                if act.evictable(after) {
-                    act.end_actor(StopReason::Evicted, ctx);
-                }
-            });
-        }
         // A game resumed from the store with its clock running.
         self.arm_flag_timer(ctx);
         let mut opponents = self
@@ -373,13 +372,6 @@ impl Actor for GameActor {
         }
         // A Chess 2 game whose own player is due to act (new, or back from the store).
         self.chess2_bot_turn(ctx);
-        if let Some(after) = self.options.abandon_after {
-            ctx.run_later(after, |act, ctx| {
-                if !act.moved {
-                    act.end_actor(StopReason::Abandoned, ctx);
-                }
-            });
-        }
     }
 
     fn stopped(&mut self, _ctx: &mut Context<Self>) {

@@ -29,6 +29,7 @@ pub(crate) mod replies;
 pub(crate) mod secrets;
 pub mod service;
 pub(crate) mod state;
+pub(crate) mod sweeper;
 pub(crate) mod trim;
 
 pub use board::Board;

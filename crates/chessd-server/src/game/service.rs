@@ -98,6 +98,7 @@ impl Games {
             store,
             evict_after,
             bots: crate::game::bot_pool::BotPool::default(),
+            sweeper: crate::game::sweeper::Sweeper::new(),
         };
         Arc::new_cyclic(|me| Games {
             registry,

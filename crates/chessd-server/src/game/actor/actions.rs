@@ -265,7 +265,9 @@ impl GameActor {
                 }
                 if let Some(secs) = patch.idle_timeout_secs {
                     self.options.idle_timeout = (secs > 0).then(|| Duration::from_secs(secs));
+                    // A shorter timeout may fall before the wake-up asked for.
                     self.touch(ctx);
+                    self.schedule_check(ctx);
                 }
                 self.write_options(ctx);
             }

@@ -1,23 +1,80 @@
-//! A game actor's timers: the idle timeout, eviction of a quiet game, and the clock's flag.
+//! A game actor's timers: the idle timeout, abandonment and eviction of a quiet game (kept
+//! by the shared [`Sweeper`](crate::game::sweeper::Sweeper)), and the clock's flag (a timer of
+//! its own, to the millisecond).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use actix::{AsyncContext, Context};
+use actix::{AsyncContext, Context, Handler};
 
 use super::GameActor;
-use crate::game::{events::EventKind, hooks::StopReason};
+use crate::game::{events::EventKind, hooks::StopReason, sweeper::Due};
 
 impl GameActor {
-    /// Re-arms the idle timer; called for every message.
+    /// Notes a request (for the idle timeout and eviction); called for every message.
     pub(super) fn touch(&mut self, ctx: &mut Context<Self>) {
-        self.last_request = std::time::Instant::now();
-        if let Some(handle) = self.idle_timer.take() {
-            ctx.cancel_future(handle);
+        self.last_request = Instant::now();
+        // A wake-up already asked for re-reads the deadlines when it comes.
+        if self.check_tick == 0 {
+            self.schedule_check(ctx);
         }
-        if let Some(idle) = self.options.idle_timeout {
-            self.idle_timer = Some(ctx.run_later(idle, |act, ctx| {
-                act.end_actor(StopReason::IdleTimeout, ctx);
-            }));
+    }
+
+    /// When the game's next deadline falls, as things stand: its abandonment (no move yet),
+    /// its idle timeout, or the next look at whether it may leave memory.
+    fn next_deadline(&self, now: Instant) -> Option<Instant> {
+        let abandon = self
+            .options
+            .abandon_after
+            .filter(|_| !self.moved)
+            .map(|after| self.started + after);
+        let idle = self
+            .options
+            .idle_timeout
+            .map(|idle| self.last_request + idle);
+        let evict = self
+            .env
+            .evict_after
+            .filter(|_| self.stored.is_some())
+            .map(|after| {
+                let quiet_until = self.last_request + after;
+                // Quiet long enough but held (watched, an engine, a running clock): look again
+                // a quarter of the wait later.
+                quiet_until.max(now + (after / 4).max(Duration::from_millis(250)))
+            });
+        [abandon, idle, evict].into_iter().flatten().min()
+    }
+
+    /// Asks the sweeper to wake the game at its next deadline, unless an earlier wake-up is
+    /// already asked for.
+    pub(super) fn schedule_check(&mut self, ctx: &mut Context<Self>) {
+        let Some(at) = self.next_deadline(Instant::now()) else {
+            return;
+        };
+        let tick = self.env.sweeper.tick_at(at);
+        if self.check_tick == 0 || tick < self.check_tick {
+            self.check_tick = tick;
+            self.env.sweeper.wake_at(tick, ctx.address().downgrade());
+        }
+    }
+
+    /// Ends the game if one of its deadlines has passed; else asks to be woken at the next.
+    fn check_deadlines(&mut self, ctx: &mut Context<Self>) {
+        let now = Instant::now();
+        let passed = |deadline: Option<Duration>, since: Instant| {
+            deadline.is_some_and(|d| now.saturating_duration_since(since) >= d)
+        };
+        if !self.moved && passed(self.options.abandon_after, self.started) {
+            self.end_actor(StopReason::Abandoned, ctx);
+        } else if passed(self.options.idle_timeout, self.last_request) {
+            self.end_actor(StopReason::IdleTimeout, ctx);
+        } else if self
+            .env
+            .evict_after
+            .is_some_and(|after| self.evictable(after))
+        {
+            self.end_actor(StopReason::Evicted, ctx);
+        } else {
+            self.schedule_check(ctx);
         }
     }
 
@@ -82,5 +139,19 @@ impl GameActor {
             },
             ctx,
         );
+    }
+}
+
+impl Handler<Due> for GameActor {
+    type Result = ();
+
+    /// A wake-up from the sweeper: the deadlines are checked if it is the one last asked for
+    /// (an earlier one asked for since replaced it; that one checks them).
+    fn handle(&mut self, due: Due, ctx: &mut Context<Self>) {
+        if due.0 != self.check_tick || self.stopping {
+            return;
+        }
+        self.check_tick = 0;
+        self.check_deadlines(ctx);
     }
 }
