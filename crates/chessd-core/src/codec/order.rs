@@ -17,6 +17,15 @@
 //!   the centre, a king sheltered until the endgame, then central).
 //!
 //! Equal scores are ordered by the move's 16-bit encoding, so the order is total.
+//!
+//! Scoring is the codec's hot path (every stored move is ranked when written and when read),
+//! so each position first notes what its moves share: the squares the opponent attacks, and
+//! per origin square whether leaving it may open one of their lines. A move whose landing
+//! square is safe by those notes skips the exchange arithmetic, a piece not attacked skips
+//! the threat test, and a slider's check is looked up from the king once per origin. These
+//! are shortcuts to the same scores, never other scores: a test scores every move of many
+//! positions with the shortcuts off and on, and a digest of fixed games' encodings pins the
+//! format (`tests/it/codec.rs`).
 
 use crate::{attacks, Bitboard, Color, Move, MoveKind, MoveList, Position, Role, Square};
 
@@ -33,21 +42,73 @@ struct Context {
     occupied: Bitboard,
     their_king: Square,
     endgame: bool,
+    /// The squares they attack (every square when the shortcuts are off).
+    their_attacks: Bitboard,
+    /// The squares their bishops, rooks and queens attack: leaving one of these may open a
+    /// line of theirs onto the landing square (every square when the shortcuts are off).
+    their_lines: Bitboard,
+    /// Whether slider checks are looked up from the king, once per origin.
+    shortcuts: bool,
 }
 
 impl Context {
-    fn new(pos: &Position) -> Context {
+    fn new(pos: &Position, shortcuts: bool) -> Context {
         let us = pos.turn();
+        let them = !us;
         let material: i32 = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
             .into_iter()
             .map(|r| pos.by_role(r).count() as i32 * VALUE[r.index()])
             .sum();
+        let occupied = pos.occupied();
+        let (mut their_attacks, mut their_lines) = (Bitboard::FULL, Bitboard::FULL);
+        if shortcuts {
+            their_lines = Bitboard::EMPTY;
+            for role in [Role::Bishop, Role::Rook, Role::Queen] {
+                for sq in pos.pieces(them, role) {
+                    their_lines |= attacks::attacks(role, them, sq, occupied);
+                }
+            }
+            their_attacks = their_lines;
+            for role in [Role::Pawn, Role::Knight, Role::King] {
+                for sq in pos.pieces(them, role) {
+                    their_attacks |= attacks::attacks(role, them, sq, occupied);
+                }
+            }
+        }
         Context {
             us,
-            them: !us,
-            occupied: pos.occupied(),
-            their_king: pos.king(!us),
+            them,
+            occupied,
+            their_king: pos.king(them),
             endgame: material <= ENDGAME_MATERIAL,
+            their_attacks,
+            their_lines,
+            shortcuts,
+        }
+    }
+}
+
+/// What the moves from one origin square share.
+struct Origin {
+    from: Square,
+    /// The bonus for taking a threatened piece away from `from`.
+    saving: i32,
+    /// The squares from which the moving piece, a slider, gives check (`from` left empty).
+    checks: Bitboard,
+}
+
+impl Origin {
+    fn new(pos: &Position, ctx: &Context, from: Square, role: Role) -> Origin {
+        let checks = if ctx.shortcuts && matches!(role, Role::Bishop | Role::Rook | Role::Queen) {
+            // Lines are symmetric, and the landing square is an end of the line.
+            attacks::attacks(role, ctx.us, ctx.their_king, ctx.occupied - from)
+        } else {
+            Bitboard::EMPTY
+        };
+        Origin {
+            from,
+            saving: saving(pos, ctx, from, role),
+            checks,
         }
     }
 }
@@ -62,12 +123,12 @@ fn cheapest(pos: &Position, pieces: Bitboard) -> i32 {
 
 /// The square table: how good `sq` is for a `role` of the side to move (`rank` counted
 /// from that side).
-fn square_value(role: Role, sq: Square, us: Color, endgame: bool) -> i32 {
-    let sq = sq.relative(us);
-    let (file, rank) = (sq.file().index() as i32, sq.rank().index() as i32);
+const fn square_value_of(role: Role, sq: Square, endgame: bool) -> i32 {
+    let (file, rank) = (sq.index() as i32 % 8, sq.index() as i32 / 8);
     // 3 on the four centre squares, 0 on the edge.
-    let centre = 3 - (2 * file - 7).abs().max((2 * rank - 7).abs()) / 2;
-    let central_file = (2..=5).contains(&file);
+    let (df, dr) = ((2 * file - 7).abs(), (2 * rank - 7).abs());
+    let centre = 3 - if df > dr { df } else { dr } / 2;
+    let central_file = file >= 2 && file <= 5;
     match role {
         Role::Pawn => rank * 6 + if central_file { centre * 4 } else { 0 },
         Role::Knight => centre * 12 - if rank == 0 { 10 } else { 0 },
@@ -79,12 +140,54 @@ fn square_value(role: Role, sq: Square, us: Color, endgame: bool) -> i32 {
     }
 }
 
-/// The score of the legal move `mv` (higher: earlier in the order).
-fn score(pos: &Position, ctx: &Context, mv: Move) -> i32 {
-    let from = mv.from();
-    let Some(role) = pos.moved_role(mv) else {
+/// [`square_value_of`] for every game phase, role and square (seen from White).
+static SQUARE_VALUES: [[[i32; 64]; 6]; 2] = {
+    let mut table = [[[0; 64]; 6]; 2];
+    let mut phase = 0;
+    while phase < 2 {
+        let mut role = 0;
+        while role < 6 {
+            let mut sq = 0;
+            while sq < 64 {
+                table[phase][role][sq] =
+                    square_value_of(Role::ALL[role], Square::new(sq as u32), phase == 1);
+                sq += 1;
+            }
+            role += 1;
+        }
+        phase += 1;
+    }
+    table
+};
+
+/// How good `sq` is for a `role` of `us`.
+#[inline]
+fn square_value(role: Role, sq: Square, us: Color, endgame: bool) -> i32 {
+    SQUARE_VALUES[usize::from(endgame)][role.index()][sq.relative(us).index()]
+}
+
+/// The bonus for taking a `role` on `from` away from a threat: twice its value when
+/// attacked by something cheaper, or attacked and undefended.
+fn saving(pos: &Position, ctx: &Context, from: Square, role: Role) -> i32 {
+    if role == Role::King || !ctx.their_attacks.contains(from) {
         return 0;
-    };
+    }
+    let threats = pos.attackers_to(from, ctx.them, ctx.occupied);
+    if threats.is_empty() {
+        return 0;
+    }
+    let value = VALUE[role.index()];
+    let guarded = (pos.attackers_to(from, ctx.us, ctx.occupied) - from).nonempty();
+    if !guarded || cheapest(pos, threats) < value {
+        2 * value
+    } else {
+        0
+    }
+}
+
+/// The score of the legal move `mv` of a `role` from `origin` (higher: earlier in the order).
+fn score(pos: &Position, ctx: &Context, origin: &Origin, role: Role, mv: Move) -> i32 {
+    let from = origin.from;
     if let MoveKind::Castle = mv.kind() {
         let to = mv.king_destination();
         return 250 + square_value(Role::King, to, ctx.us, ctx.endgame)
@@ -106,11 +209,19 @@ fn score(pos: &Position, ctx: &Context, mv: Move) -> i32 {
     }
     let taken = pos.captured_role(mv).map_or(0, |r| VALUE[r.index()]);
     let mut occupied = (ctx.occupied - from) | to;
-    if mv.is_en_passant() {
+    let en_passant = mv.is_en_passant();
+    if en_passant {
         occupied = occupied - Square::new(to.index() as u32 ^ 8);
     }
-    // What the landing piece risks on `to`.
-    let attackers = pos.attackers_to(to, ctx.them, occupied) & occupied;
+    // What the landing piece risks on `to`. A square they do not attack now stays safe unless
+    // leaving `from` opens one of their lines (or en passant takes a blocker away).
+    let maybe_attacked =
+        en_passant || ctx.their_attacks.contains(to) || ctx.their_lines.contains(from);
+    let attackers = if maybe_attacked {
+        pos.attackers_to(to, ctx.them, occupied) & occupied
+    } else {
+        Bitboard::EMPTY
+    };
     let risk = if attackers.is_empty() {
         0
     } else {
@@ -127,18 +238,16 @@ fn score(pos: &Position, ctx: &Context, mv: Move) -> i32 {
         s += 50;
     }
     // Saving a threatened piece.
-    if role != Role::King {
-        let threats = pos.attackers_to(from, ctx.them, ctx.occupied);
-        if threats.nonempty() {
-            let value = VALUE[role.index()];
-            let guarded = (pos.attackers_to(from, ctx.us, ctx.occupied) - from).nonempty();
-            if !guarded || cheapest(pos, threats) < value {
-                s += 2 * value;
-            }
-        }
-    }
+    s += origin.saving;
     // A direct check (discovered ones are left out: the order only has to be fixed).
-    if attacks::attacks(landing, ctx.us, to, occupied).contains(ctx.their_king) {
+    let slider_looked_up =
+        ctx.shortcuts && landing == role && matches!(role, Role::Bishop | Role::Rook | Role::Queen);
+    let check = if slider_looked_up {
+        origin.checks.contains(to)
+    } else {
+        attacks::attacks(landing, ctx.us, to, occupied).contains(ctx.their_king)
+    };
+    if check {
         s += 120;
     }
     s + square_value(landing, to, ctx.us, ctx.endgame)
@@ -150,13 +259,19 @@ const SCORE_BIAS: i64 = 1 << 20;
 
 /// A move's sort key: smaller comes first; distinct moves have distinct keys.
 #[inline]
-fn key(pos: &Position, ctx: &Context, mv: Move) -> u64 {
-    let s = i64::from(score(pos, ctx, mv)).clamp(1 - SCORE_BIAS, SCORE_BIAS - 1);
+fn key(score: i32, mv: Move) -> u64 {
+    let s = i64::from(score).clamp(1 - SCORE_BIAS, SCORE_BIAS - 1);
     ((SCORE_BIAS - s) as u64) << 16 | u64::from(mv.to_u16())
 }
 
-/// Fills `list` with the legal moves of `pos` and `keys` with their sort keys (same index).
-fn keyed_moves(pos: &Position, list: &mut MoveList, keys: &mut [u64; crate::MAX_MOVES]) {
+/// Fills `list` with the legal moves of `pos` and `keys` with their sort keys (same index);
+/// `shortcuts` off scores every move the long way (for tests).
+fn keyed_moves(
+    pos: &Position,
+    list: &mut MoveList,
+    keys: &mut [u64; crate::MAX_MOVES],
+    shortcuts: bool,
+) {
     list.retain(|_| false);
     pos.generate_moves(|group| {
         for mv in group {
@@ -164,9 +279,21 @@ fn keyed_moves(pos: &Position, list: &mut MoveList, keys: &mut [u64; crate::MAX_
         }
         false
     });
-    let ctx = Context::new(pos);
+    let ctx = Context::new(pos, shortcuts);
+    let mut origin: Option<Origin> = None;
     for (k, &mv) in keys.iter_mut().zip(list.iter()) {
-        *k = key(pos, &ctx, mv);
+        let from = mv.from();
+        let Some(role) = pos.moved_role(mv) else {
+            *k = key(0, mv);
+            continue;
+        };
+        // Moves come grouped by origin: its notes are made once for the group.
+        let here = match origin.take() {
+            Some(o) if o.from == from => o,
+            _ => Origin::new(pos, &ctx, from, role),
+        };
+        *k = key(score(pos, &ctx, &here, role, mv), mv);
+        origin = Some(here);
     }
 }
 
@@ -188,7 +315,7 @@ impl Ranker {
     /// The rank of `mv` among the legal moves of `pos` in the fixed order, or `None` if it is
     /// not legal there.
     pub(crate) fn rank_of(&mut self, pos: &Position, mv: Move) -> Option<usize> {
-        keyed_moves(pos, &mut self.list, &mut self.keys);
+        keyed_moves(pos, &mut self.list, &mut self.keys, true);
         let i = self.list.iter().position(|&m| m == mv)?;
         let k = self.keys[i];
         Some(
@@ -202,7 +329,7 @@ impl Ranker {
     /// The move of rank `rank` among the legal moves of `pos`, or `None` if there are not
     /// that many.
     pub(crate) fn move_at(&mut self, pos: &Position, rank: usize) -> Option<Move> {
-        keyed_moves(pos, &mut self.list, &mut self.keys);
+        keyed_moves(pos, &mut self.list, &mut self.keys, true);
         let keys = &mut self.keys[..self.list.len()];
         if rank >= keys.len() {
             return None;
@@ -220,7 +347,7 @@ impl Ranker {
     /// Every legal move of `pos` in the order (for tests and the table generator).
     #[cfg(test)]
     pub(crate) fn ordered(&mut self, pos: &Position) -> Vec<Move> {
-        keyed_moves(pos, &mut self.list, &mut self.keys);
+        keyed_moves(pos, &mut self.list, &mut self.keys, true);
         let mut pairs: Vec<(u64, Move)> = self.keys[..self.list.len()]
             .iter()
             .copied()
@@ -253,5 +380,42 @@ mod tests {
             assert_eq!(ranker.move_at(&pos, rank), Some(mv));
         }
         assert_eq!(ranker.move_at(&pos, order.len()), None);
+    }
+
+    /// The shortcuts give every move the score the long way gives, in positions of random
+    /// games from starts rich in lines, pins, en passant and promotions.
+    #[test]
+    fn shortcuts_score_every_move_as_the_long_way() {
+        let starts = [
+            crate::START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "8/8/8/2k5/3Pp3/8/8/4KQ1r b - d3 0 1",
+        ];
+        let (mut fast, mut slow) = (Ranker::new(), Ranker::new());
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut positions = 0;
+        for fen in starts {
+            for _ in 0..40 {
+                let mut pos = Position::from_fen(fen, FenMode::Lenient).unwrap();
+                for _ in 0..120 {
+                    keyed_moves(&pos, &mut fast.list, &mut fast.keys, true);
+                    keyed_moves(&pos, &mut slow.list, &mut slow.keys, false);
+                    let n = fast.list.len();
+                    assert_eq!(fast.keys[..n], slow.keys[..n], "{}", pos.fen());
+                    positions += 1;
+                    if n == 0 {
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos.play_unchecked(fast.list[(seed % n as u64) as usize]);
+                }
+            }
+        }
+        assert!(positions > 10_000, "{positions} positions");
     }
 }
