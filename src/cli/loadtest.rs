@@ -1,5 +1,5 @@
-//! `chessd loadtest [rest|ws|memory|stored|all] [--seconds S] [--connections C] [--games N]
-//! [--played-games M]
+//! `chessd loadtest [rest|ws|memory|stored|handle|all] [--seconds S] [--connections C]
+//! [--games N] [--played-games M] [--flat-games N] [--games-file FILE]
 //! [--players P] [--pace-ms MS] [--stored N] [--live N] [--plies N] [--client-threads T]
 //! [--store URL] [--json]`
 //!
@@ -16,6 +16,8 @@
 //! - `stored` (not part of `all`: filling takes minutes): a store filled with many finished
 //!   5+3 games of random moves, its bytes per game as rows and packed, the packed record's
 //!   size, and the server's RSS on it with some of them in memory.
+//! - `handle` (not part of `all`): moves per second through `GameHandle` in this process, the
+//!   peer of Binbo's in-VM `binbo:move/2` (`benches/peers/binbo_moves.escript`).
 //!
 //! The server keeps its games in `--store` (by default a fresh SQLite file, as `chessd serve`
 //! does); with a store, the `rest` and `ws` parts run a second time on a server that keeps
@@ -26,6 +28,7 @@
 mod child;
 mod client;
 mod cluster;
+mod handle;
 mod memory;
 mod rest;
 mod stats;
@@ -53,6 +56,9 @@ pub(crate) enum Mode {
     /// A cluster of three nodes on `--store postgres://…`: moves/s through one node and over
     /// three, forwarding overhead, failover time over `--kills` kills.
     Cluster,
+    /// Moves per second through `GameHandle` in this process (no HTTP): the peer of Binbo's
+    /// `binbo:move/2`.
+    Handle,
     /// Rest, ws and memory.
     All,
 }
@@ -97,6 +103,12 @@ pub(crate) struct LoadtestArgs {
     /// store URL (`postgres://…`, `sqlite://PATH`).
     #[arg(long, value_name = "URL", default_value = "sqlite")]
     pub store: String,
+    /// Games played at once, flat out, in the handle part.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub flat_games: usize,
+    /// Where the handle part writes the games it replays (the Binbo peer script's input).
+    #[arg(long, value_name = "FILE")]
+    pub games_file: Option<std::path::PathBuf>,
     /// Owners killed with `kill -9` in the cluster part (failover time).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub kills: usize,
@@ -128,6 +140,8 @@ pub(crate) struct Settings {
     pub played_games: usize,
     /// Client threads.
     pub client_threads: usize,
+    /// Games played at once, handle part.
+    pub flat_games: usize,
     /// The server's store: `None` for a fresh SQLite file, else a `store.url`.
     pub store: Option<String>,
 }
@@ -183,6 +197,9 @@ impl Settings {
         if args.played_games > 1_000_000 {
             return Err("--played-games must be at most 1000000".into());
         }
+        if !(1..=100_000).contains(&args.flat_games) {
+            return Err("--flat-games must be 1 to 100000".into());
+        }
         if !(1..=64).contains(&args.client_threads) {
             return Err("--client-threads must be 1 to 64".into());
         }
@@ -197,6 +214,7 @@ impl Settings {
             plies: args.plies,
             played_games: args.played_games,
             client_threads: args.client_threads,
+            flat_games: args.flat_games,
             store: (args.store != "sqlite").then(|| args.store.clone()),
         })
     }
@@ -226,6 +244,8 @@ struct Report {
     stored: Option<stored::StoredReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cluster: Option<cluster::ClusterReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handle: Option<handle::HandleReport>,
 }
 
 /// Runs `chessd loadtest`.
@@ -247,6 +267,7 @@ pub(crate) fn run(args: &LoadtestArgs) -> ExitCode {
         memory: None,
         stored: None,
         cluster: None,
+        handle: None,
     };
     let result = (|| -> Result<(), String> {
         if wants(Mode::Rest) {
@@ -269,6 +290,9 @@ pub(crate) fn run(args: &LoadtestArgs) -> ExitCode {
         }
         if args.mode == Mode::Cluster {
             report.cluster = Some(cluster::run(&settings, args.kills)?);
+        }
+        if args.mode == Mode::Handle {
+            report.handle = Some(handle::run(&settings, args.games_file.as_deref())?);
         }
         Ok(())
     })();
@@ -541,12 +565,33 @@ fn human_output(r: &Report) -> String {
             ("cluster errors", c.errors.to_string()),
         ]);
     }
+    if let Some(h) = &r.handle {
+        rows.extend([
+            (
+                "handle games",
+                format!("{} at once, {} plies each", h.games, h.plies),
+            ),
+            ("handle moves", per_sec(h.moves_per_sec)),
+            (
+                "handle counts",
+                format!(
+                    "{} moves, {} games, {} errors",
+                    h.moves, h.games_created, h.errors
+                ),
+            ),
+        ]);
+    }
     table::render(&rows)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Small settings for the parts' own tests.
+    pub(crate) fn settings() -> Settings {
+        Settings::new(&args()).unwrap()
+    }
 
     fn args() -> LoadtestArgs {
         LoadtestArgs {
@@ -563,6 +608,8 @@ mod tests {
             client_threads: 1,
             store: "sqlite".into(),
             kills: 1,
+            flat_games: 4,
+            games_file: None,
             json: true,
         }
     }
@@ -595,6 +642,10 @@ mod tests {
                 pace_ms: 0,
                 ..args()
             },
+            LoadtestArgs {
+                flat_games: 0,
+                ..args()
+            },
         ];
         for a in bad {
             assert!(Settings::new(&a).is_err(), "{a:?}");
@@ -615,6 +666,7 @@ mod tests {
             memory: None,
             stored: None,
             cluster: None,
+            handle: None,
         };
         let text = human_output(&report);
         assert!(text.contains("client threads"), "{text}");

@@ -16,6 +16,11 @@ impl Rng {
         Rng(nanos ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
     }
 
+    /// A generator that gives the same numbers for the same `seed` at every run.
+    pub(super) fn seeded(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
     /// The next 64 random bits.
     pub(super) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
