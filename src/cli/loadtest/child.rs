@@ -51,6 +51,7 @@ impl ChildServer {
             .env("CHESSD_QUOTAS__MAX_ONGOING_GAMES", "1000000000")
             .env("CHESSD_QUOTAS__MAX_ENGINES", "1000000")
             .env("CHESSD_QUOTAS__MAX_SOCKETS", "1000000")
+            .env("CHESSD_LIMITS__MAX_CONNECTIONS_PER_ADDRESS", "1000000")
             .env("CHESSD_ENGINES__MAX_PROCESSES", "1000000");
         for (k, v) in env {
             cmd.env(k, v);

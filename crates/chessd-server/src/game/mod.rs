@@ -3,7 +3,7 @@
 //! events, saved state, terminate hooks and engine work.
 //!
 //! Dependencies run one way: `command` and `engine_state` describe requests and state,
-//! `actor` handles them, `handle` sends them, `registry` holds handles, `service` ties these
+//! `actor` handles them, `handle` sends them, `registry` holds the live actors, `service` ties these
 //! together. The game layer speaks no HTTP: its errors are [`GameError`].
 
 pub(crate) mod actor;

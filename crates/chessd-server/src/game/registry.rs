@@ -1,17 +1,34 @@
 //! The registry of live games: finds a game's actor by id and forgets it when the actor stops.
 //! Its count of games is taken before a game is built ([`GameRegistry::reserve`]), with a
 //! compare-and-swap, so concurrent creators can never pass `max_games` together.
+//!
+//! An entry is only what differs between games, the actor's address and the lease it runs
+//! under ([`LiveGame`]): 100 000 idle games hold 100 000 entries, and what every handle shares
+//! (how to bring a game back) is added by [`Games`](crate::game::Games) when it makes a handle.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use actix::Addr;
 use dashmap::DashMap;
 use uuid::Uuid;
 
-use crate::game::{GameError, GameHandle};
+use crate::{
+    game::{actor::GameActor, GameError},
+    store::Fence,
+};
+
+/// A live game as the registry keeps it.
+#[derive(Clone)]
+pub(crate) struct LiveGame {
+    /// The game's actor.
+    pub(crate) addr: Addr<GameActor>,
+    /// The lease the game was loaded or created under (`None`: a single node).
+    pub(crate) fence: Option<Fence>,
+}
 
 /// Live games by id.
 pub(crate) struct GameRegistry {
-    games: DashMap<Uuid, GameHandle>,
+    games: DashMap<Uuid, LiveGame>,
     /// Games registered plus places reserved for games being built.
     taken: AtomicUsize,
     max_games: usize,
@@ -65,15 +82,15 @@ impl GameRegistry {
     }
 
     /// Adds a game in the place `reservation` holds.
-    pub(crate) fn insert(&self, mut reservation: Reservation<'_>, handle: GameHandle) {
+    pub(crate) fn insert(&self, mut reservation: Reservation<'_>, id: Uuid, game: LiveGame) {
         reservation.used = true;
-        if self.games.insert(handle.id(), handle).is_none() {
+        if self.games.insert(id, game).is_none() {
             crate::metrics::add_games_alive(1);
         }
     }
 
-    /// The handle of a game.
-    pub(crate) fn get(&self, id: &Uuid) -> Result<GameHandle, GameError> {
+    /// A live game.
+    pub(crate) fn get(&self, id: &Uuid) -> Result<LiveGame, GameError> {
         self.games
             .get(id)
             .map(|a| a.value().clone())
@@ -89,12 +106,12 @@ impl GameRegistry {
         }
     }
 
-    /// The handles of the live games whose id `pick` picks.
-    pub(crate) fn handles_where(&self, pick: impl Fn(&Uuid) -> bool) -> Vec<GameHandle> {
+    /// The live games whose id `pick` picks.
+    pub(crate) fn games_where(&self, pick: impl Fn(&Uuid) -> bool) -> Vec<(Uuid, LiveGame)> {
         self.games
             .iter()
             .filter(|e| pick(e.key()))
-            .map(|e| e.value().clone())
+            .map(|e| (*e.key(), e.value().clone()))
             .collect()
     }
 
@@ -108,9 +125,12 @@ impl GameRegistry {
         self.games.is_empty()
     }
 
-    /// Refuses new games from now on and returns every live game's handle (for shutdown).
-    pub(crate) fn close(&self) -> Vec<GameHandle> {
+    /// Refuses new games from now on and returns every live game (for shutdown).
+    pub(crate) fn close(&self) -> Vec<(Uuid, LiveGame)> {
         self.closed.store(true, Ordering::Release);
-        self.games.iter().map(|e| e.value().clone()).collect()
+        self.games
+            .iter()
+            .map(|e| (*e.key(), e.value().clone()))
+            .collect()
     }
 }

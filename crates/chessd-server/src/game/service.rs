@@ -19,7 +19,7 @@ use crate::{
         journal::{setup_of, setup_text, StoredOpponent, StoredOptions},
         options::Chess2Bot,
         ownership::Ownership,
-        registry::GameRegistry,
+        registry::{GameRegistry, LiveGame, Reservation},
         GameError, GameHandle,
     },
     store::{Fence, GameSummary, NewGameRow, ResultFilter, Store, WriteOp},
@@ -32,8 +32,9 @@ pub struct Games {
     admission: Admission,
     /// Games being brought back from the store, so that two requests load a game once.
     loading: DashMap<Uuid, Arc<tokio::sync::Mutex<()>>>,
-    /// This very value, for handles that bring their game back (see [`GameHandle`]).
-    me: Weak<Games>,
+    /// How a handle brings its game back when the actor has left memory (a stored game's; one
+    /// for every handle, so that a handle holds no copy of its own).
+    reload: Option<Reload>,
     /// Which games this node may hold (all of them, unless in a cluster).
     ownership: Arc<dyn Ownership>,
 }
@@ -100,38 +101,40 @@ impl Games {
             bots: crate::game::bot_pool::BotPool::default(),
             sweeper: crate::game::sweeper::Sweeper::new(),
         };
+        let durable = env.store.is_durable();
         Arc::new_cyclic(|me| Games {
             registry,
             env: Arc::new(env),
             admission,
             loading: DashMap::new(),
-            me: me.clone(),
+            reload: durable.then(|| reload_through(me.clone())),
             ownership,
         })
     }
 
-    /// A handle on the actor `addr` of game `id`, made under `fence`; a stored game's handle
-    /// brings the game back when its actor has left memory.
-    fn handle(
+    /// The handle on live game `id`; a stored game's handle brings the game back when its
+    /// actor has left memory.
+    fn handle(&self, id: Uuid, game: LiveGame) -> GameHandle {
+        GameHandle::new(id, game.addr, self.reload.clone(), game.fence)
+    }
+
+    /// The handle on live game `id`, if it is in memory.
+    fn live(&self, id: &Uuid) -> Result<GameHandle, GameError> {
+        self.registry.get(id).map(|game| self.handle(*id, game))
+    }
+
+    /// Registers the new actor `addr` of game `id`, made under `fence`, in the place
+    /// `reservation` holds; gives its handle.
+    fn register(
         &self,
+        reservation: Reservation<'_>,
         id: Uuid,
         addr: actix::Addr<crate::game::actor::GameActor>,
         fence: Option<Fence>,
     ) -> GameHandle {
-        let reload: Option<Reload> = self.env.store.is_durable().then(|| {
-            let me = self.me.clone();
-            let reload: Reload = Arc::new(move |id: Uuid| {
-                let me = me.clone();
-                Box::pin(async move {
-                    match me.upgrade() {
-                        Some(games) => games.get(&id.to_string()).await,
-                        None => Err(GameError::ShuttingDown),
-                    }
-                })
-            });
-            reload
-        });
-        GameHandle::new(id, addr, reload, fence)
+        let game = LiveGame { addr, fence };
+        self.registry.insert(reservation, id, game.clone());
+        self.handle(id, game)
     }
 
     /// Whether this node may serve the game in memory behind `handle` now: it holds the game's
@@ -153,11 +156,7 @@ impl Games {
         tracing::warn!(game = %handle.id(), "a stale copy of the game leaves memory (its shard's lease changed)");
         handle.leave_node();
         let deadline = tokio::time::Instant::now() + STALE_EVICTION_WAIT;
-        while self
-            .registry
-            .get(&handle.id())
-            .is_ok_and(|h| h.same_actor(handle))
-        {
+        while self.live(&handle.id()).is_ok_and(|h| h.same_actor(handle)) {
             if tokio::time::Instant::now() >= deadline {
                 return Err(not_served_now(handle.id()));
             }
@@ -169,7 +168,7 @@ impl Games {
     /// The game with this id (text from a URL): in memory, or brought back from the store.
     pub async fn get(&self, raw_id: &str) -> Result<GameHandle, GameError> {
         let id = Uuid::parse_str(raw_id).map_err(|_| GameError::NotFound(raw_id.to_string()))?;
-        if let Ok(handle) = self.registry.get(&id) {
+        if let Ok(handle) = self.live(&id) {
             match self.standing(&handle) {
                 Standing::Current => return Ok(handle),
                 Standing::Unsure(e) => return Err(e),
@@ -182,7 +181,7 @@ impl Games {
         // One loader per game; the others wait for it and then find the game in memory.
         let lock = self.loading.entry(id).or_default().clone();
         let _loading = lock.lock().await;
-        let found = match self.registry.get(&id) {
+        let found = match self.live(&id) {
             Ok(handle) => match self.standing(&handle) {
                 Standing::Current => Ok(handle),
                 Standing::Unsure(e) => Err(e),
@@ -227,8 +226,7 @@ impl Games {
             bot_permits,
             fence,
         )?;
-        let handle = self.handle(id, addr, fence);
-        self.registry.insert(reservation, handle.clone());
+        let handle = self.register(reservation, id, addr, fence);
         tracing::info!(game = %id, "game brought back from the store");
         // The shard may have moved while the game was read: checked once the game is in the
         // registry, so that either this check or the lease loop's eviction sees it.
@@ -347,8 +345,7 @@ impl Games {
                 created,
             },
         );
-        let handle = self.handle(id, addr, fence);
-        self.registry.insert(reservation, handle.clone());
+        let handle = self.register(reservation, id, addr, fence);
         Ok((handle, secrets))
     }
 
@@ -469,24 +466,37 @@ impl Games {
     /// Takes out of memory every game `moved` picks (their shard moved to another node); they
     /// stay in the store. Gives how many were told to leave.
     pub fn leave_node(&self, moved: impl Fn(&Uuid) -> bool) -> usize {
-        let leaving = self.registry.handles_where(moved);
-        for game in &leaving {
-            game.leave_node();
+        let leaving = self.registry.games_where(moved);
+        for (id, game) in &leaving {
+            self.handle(*id, game.clone()).leave_node();
         }
         leaving.len()
     }
 
     /// How many games `pick` picks are in memory.
     pub fn count_where(&self, pick: impl Fn(&Uuid) -> bool) -> usize {
-        self.registry.handles_where(pick).len()
+        self.registry.games_where(pick).len()
     }
 
     /// Refuses new games and tells every live game to stop (server shutdown).
     pub fn shut_down(&self) {
-        for game in self.registry.close() {
-            game.shutdown();
+        for (id, game) in self.registry.close() {
+            self.handle(id, game).shutdown();
         }
     }
+}
+
+/// Brings a game back through `games` (while it is there).
+fn reload_through(games: Weak<Games>) -> Reload {
+    Arc::new(move |id: Uuid| {
+        let games = games.clone();
+        Box::pin(async move {
+            match games.upgrade() {
+                Some(games) => games.get(&id.to_string()).await,
+                None => Err(GameError::ShuttingDown),
+            }
+        })
+    })
 }
 
 /// How long a request waits for a stale copy of its game to leave memory.
