@@ -47,6 +47,10 @@ struct Context {
     /// The squares their bishops, rooks and queens attack: leaving one of these may open a
     /// line of theirs onto the landing square (every square when the shortcuts are off).
     their_lines: Bitboard,
+    /// The squares a bishop and a rook on their king's square would attack: where our
+    /// sliders give check from, unless the mover itself stands on such a line.
+    king_diagonals: Bitboard,
+    king_orthogonals: Bitboard,
     /// Whether slider checks are looked up from the king, once per origin.
     shortcuts: bool,
 }
@@ -75,11 +79,14 @@ impl Context {
                 }
             }
         }
+        let their_king = pos.king(them);
         Context {
             us,
             them,
             occupied,
-            their_king: pos.king(them),
+            their_king,
+            king_diagonals: attacks::bishop_attacks(their_king, occupied),
+            king_orthogonals: attacks::rook_attacks(their_king, occupied),
             endgame: material <= ENDGAME_MATERIAL,
             their_attacks,
             their_lines,
@@ -99,11 +106,18 @@ struct Origin {
 
 impl Origin {
     fn new(pos: &Position, ctx: &Context, from: Square, role: Role) -> Origin {
-        let checks = if ctx.shortcuts && matches!(role, Role::Bishop | Role::Rook | Role::Queen) {
-            // Lines are symmetric, and the landing square is an end of the line.
-            attacks::attacks(role, ctx.us, ctx.their_king, ctx.occupied - from)
-        } else {
-            Bitboard::EMPTY
+        let lines = ctx.king_diagonals | ctx.king_orthogonals;
+        let checks = match role {
+            _ if !ctx.shortcuts => Bitboard::EMPTY,
+            // Lines are symmetric, and the landing square is an end of the line; leaving
+            // `from` changes the king's lines only when `from` is on one of them.
+            Role::Bishop | Role::Rook | Role::Queen if lines.contains(from) => {
+                attacks::attacks(role, ctx.us, ctx.their_king, ctx.occupied - from)
+            }
+            Role::Bishop => ctx.king_diagonals,
+            Role::Rook => ctx.king_orthogonals,
+            Role::Queen => lines,
+            _ => Bitboard::EMPTY,
         };
         Origin {
             from,
@@ -273,28 +287,18 @@ fn keyed_moves(
     shortcuts: bool,
 ) {
     list.retain(|_| false);
+    let ctx = Context::new(pos, shortcuts);
+    let mut n = 0;
     pos.generate_moves(|group| {
+        // A group's moves share their piece and origin: its notes are made once.
+        let origin = Origin::new(pos, &ctx, group.from, group.role);
         for mv in group {
             list.push(mv);
+            keys[n] = key(score(pos, &ctx, &origin, group.role, mv), mv);
+            n += 1;
         }
         false
     });
-    let ctx = Context::new(pos, shortcuts);
-    let mut origin: Option<Origin> = None;
-    for (k, &mv) in keys.iter_mut().zip(list.iter()) {
-        let from = mv.from();
-        let Some(role) = pos.moved_role(mv) else {
-            *k = key(0, mv);
-            continue;
-        };
-        // Moves come grouped by origin: its notes are made once for the group.
-        let here = match origin.take() {
-            Some(o) if o.from == from => o,
-            _ => Origin::new(pos, &ctx, from, role),
-        };
-        *k = key(score(pos, &ctx, &here, role, mv), mv);
-        origin = Some(here);
-    }
 }
 
 /// Reusable buffers for ranking moves (no allocation per move).
@@ -334,7 +338,12 @@ impl Ranker {
         if rank >= keys.len() {
             return None;
         }
-        let (_, &mut k, _) = keys.select_nth_unstable(rank);
+        // Rank 0, the likeliest, is the smallest key: no selection needed.
+        let k = if rank == 0 {
+            keys.iter().copied().min()?
+        } else {
+            *keys.select_nth_unstable(rank).1
+        };
         // The low 16 bits of a key are the move.
         Some(
             *self
