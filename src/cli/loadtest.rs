@@ -412,12 +412,27 @@ fn human_output(r: &Report) -> String {
                 ),
             ),
             ("ws paced: cpu", cpu(&w.paced.cpu)),
+            (
+                "ws paced under load",
+                format!(
+                    "p50 {} / p99 {} (target < 20 ms), {:.0}/s played, REST load {}",
+                    ms(w.paced_under_load.latency_ms.p50),
+                    ms(w.paced_under_load.latency_ms.p99),
+                    w.paced_under_load.moves_per_sec,
+                    per_sec(w.load_moves_per_sec)
+                ),
+            ),
+            ("ws paced under load: cpu", cpu(&w.paced_under_load.cpu)),
         ]);
         if let Some(mem) = &r.ws_memory {
             rows.extend([
                 ("ws max: moves, memory", per_sec(mem.max_rate.moves_per_sec)),
                 ("ws max: p99, memory", ms(mem.max_rate.latency_ms.p99)),
                 ("ws paced: p99, memory", ms(mem.paced.latency_ms.p99)),
+                (
+                    "ws paced under load: p99, memory",
+                    ms(mem.paced_under_load.latency_ms.p99),
+                ),
             ]);
         }
     }

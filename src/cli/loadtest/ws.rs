@@ -1,7 +1,9 @@
 //! WebSocket: P connected players (two seats per game, each connection with its seat secret)
 //! move whenever it is their turn. Latency is measured from sending a move frame on the mover's
 //! connection to receiving that move's event on the OPPONENT's connection. Two parts on the
-//! same connections: as fast as possible, then paced (each game one move per `pace`).
+//! same connections: as fast as possible, then paced (each game one move per `pace`), then
+//! paced again while other clients play moves flat out over REST (`--connections` keep-alive
+//! connections, as the `rest` part does): the latency a player sees on a busy server.
 //!
 //! A finished game is reset to the start position by its admin (`PUT /v1/games/{id}/position`),
 //! so the number of connected players stays constant.
@@ -22,6 +24,7 @@ use super::{
         create_game, http_client, on_threads, request, share, NewGame, ResultOnly, Versioned,
         REQUEST_TIMEOUT,
     },
+    rest::{move_figures, MoveFigures, Route},
     stats::{micros, round2, CpuMeter, CpuUse, Latency, Rng},
     Settings,
 };
@@ -63,6 +66,10 @@ pub(super) struct WsReport {
     pub max_rate: WsPart,
     /// Each game moves once per `pace_ms`.
     pub paced: WsPart,
+    /// Paced again, while REST clients play moves flat out.
+    pub paced_under_load: WsPart,
+    /// The REST moves per second played meanwhile (the load).
+    pub load_moves_per_sec: f64,
 }
 
 /// The figures of one part.
@@ -108,11 +115,11 @@ impl Counts {
 #[derive(Default)]
 struct ThreadResult {
     setup_errors: u64,
-    parts: [Counts; 2],
-    walls: [Duration; 2],
+    parts: [Counts; 3],
+    walls: [Duration; 3],
 }
 
-/// Runs both parts against one fresh server.
+/// Runs the three parts against one fresh server.
 pub(super) fn run(settings: &Settings) -> Result<WsReport, String> {
     let mut env = settings.store_env();
     env.push((
@@ -135,9 +142,17 @@ pub(super) fn run(settings: &Settings) -> Result<WsReport, String> {
     let barrier = Barrier::new(threads);
     let cpu: Mutex<Vec<CpuUse>> = Mutex::new(Vec::new());
     let meter: Mutex<Option<CpuMeter>> = Mutex::new(None);
-    // The leader of each barrier measures CPU between the parts.
+    let load: Mutex<Option<std::thread::JoinHandle<MoveFigures>>> = Mutex::new(None);
+    let parts_done = std::sync::atomic::AtomicUsize::new(0);
+    // The leader of each barrier measures CPU between the parts, and starts the REST load
+    // before the last one.
     let sync = |last: bool| {
         if barrier.wait().is_leader() {
+            let done = parts_done.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+            if done == LOADED_PART {
+                *load.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(start_rest_load(settings, base));
+            }
             let mut meter = meter.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(m) = meter.take() {
                 cpu.lock()
@@ -185,7 +200,8 @@ pub(super) fn run(settings: &Settings) -> Result<WsReport, String> {
                 *setup_seconds.lock().unwrap_or_else(|e| e.into_inner()) =
                     setup_start.elapsed().as_secs_f64();
             }
-            for (part, pace) in [None, Some(settings.pace)].into_iter().enumerate() {
+            let paces = [None, Some(settings.pace), Some(settings.pace)];
+            for (part, pace) in paces.into_iter().enumerate() {
                 let start = Instant::now();
                 let deadline = start + settings.seconds;
                 let counts = join_all(
@@ -198,7 +214,7 @@ pub(super) fn run(settings: &Settings) -> Result<WsReport, String> {
                 for c in counts {
                     result.parts[part].add(c);
                 }
-                sync(part == 1);
+                sync(part == paces.len() - 1);
             }
             result
         }
@@ -212,7 +228,11 @@ pub(super) fn run(settings: &Settings) -> Result<WsReport, String> {
             total.walls[part] = total.walls[part].max(r.walls[part]);
         }
     }
-    let [max_counts, paced_counts] = total.parts;
+    let load = load
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+    let [max_counts, paced_counts, loaded_counts] = total.parts;
     let pace_ms = settings.pace.as_millis() as u64;
     let part = |counts: Counts, wall: Duration, pace_ms: u64, cpu: Option<&CpuUse>| WsPart {
         pace_ms,
@@ -237,7 +257,20 @@ pub(super) fn run(settings: &Settings) -> Result<WsReport, String> {
         setup_errors: total.setup_errors,
         max_rate: part(max_counts, total.walls[0], 0, cpu.first()),
         paced: part(paced_counts, total.walls[1], pace_ms, cpu.get(1)),
+        paced_under_load: part(loaded_counts, total.walls[2], pace_ms, cpu.get(2)),
+        load_moves_per_sec: load.map_or(0.0, |l| l.per_sec),
     })
+}
+
+/// The part played under the REST load (counted from 0: after the flat-out and the quiet
+/// paced parts).
+const LOADED_PART: usize = 2;
+
+/// Starts REST clients playing moves flat out on the server at `base` for one part's length
+/// (on threads of their own, as the `rest` part plays them).
+fn start_rest_load(settings: &Settings, base: &str) -> std::thread::JoinHandle<MoveFigures> {
+    let (settings, base) = (settings.clone(), base.to_string());
+    std::thread::spawn(move || move_figures(&settings, &[&base], Route::Sticky, settings.seconds))
 }
 
 /// The fields of a server frame the benchmark looks at.
