@@ -8,7 +8,8 @@
 //! process (one actix `System` with its own awc client per thread), and kills it at the end:
 //!
 //! - `rest`: `GET /health` per second and moves per second with every connection playing its
-//!   own random games (the two alternate in one-second windows), their ratio, move latency;
+//!   own random games (the two alternate in one-second windows, and with a store, the store's
+//!   server and a memory one alternate too), their ratio, move latency;
 //! - `ws`: P connected players; latency from a move frame to its event on the opponent's
 //!   connection, flat out and at a stated pace;
 //! - `memory`: N idle games created as fast as possible, the server's RSS before and after;
@@ -271,10 +272,10 @@ pub(crate) fn run(args: &LoadtestArgs) -> ExitCode {
     };
     let result = (|| -> Result<(), String> {
         if wants(Mode::Rest) {
-            report.rest = Some(rest::run(&settings)?);
-            if settings.keeps_games() {
-                report.rest_memory = Some(rest::run(&settings.in_memory())?);
-            }
+            // The store's server and the memory one, driven in interleaved windows.
+            let mut reports = rest::run(&settings)?.into_iter();
+            report.rest = reports.next();
+            report.rest_memory = reports.next();
         }
         if wants(Mode::Ws) {
             report.ws = Some(ws::run(&settings)?);
@@ -344,6 +345,10 @@ fn human_output(r: &Report) -> String {
                 "rest moves / health",
                 format!("{:.2} (target >= 0.5)", rest.move_to_health_ratio),
             ),
+            (
+                "rest moves / health, per server core",
+                format!("{:.2}", rest.move_to_health_per_core),
+            ),
             ("rest move p50", ms(rest.move_latency_ms.p50)),
             ("rest move p99", ms(rest.move_latency_ms.p99)),
             (
@@ -360,6 +365,13 @@ fn human_output(r: &Report) -> String {
             rows.extend([
                 ("rest moves, memory", per_sec(mem.moves_per_sec)),
                 ("rest move p99, memory", ms(mem.move_latency_ms.p99)),
+                (
+                    "rest moves / health, memory",
+                    format!(
+                        "{:.2}; per server core {:.2} (target >= 0.8)",
+                        mem.move_to_health_ratio, mem.move_to_health_per_core
+                    ),
+                ),
                 (
                     "rest moves, store / memory",
                     format!(
