@@ -104,14 +104,7 @@ async fn a_node_holding_its_shard_again_serves_the_stored_game_not_its_stale_cop
     let client = ClientKey::Address("127.0.0.1".parse().unwrap());
     let new = NewGame {
         game: Game::new(Position::startpos()).into(),
-        options: GameOptions {
-            idle_timeout: None,
-            abandon_after: None,
-            webhook: None,
-            time_control: None,
-            draw_policy: Default::default(),
-            chess2_bots: Vec::new(),
-        },
+        options: GameOptions::default(),
         opponents: Vec::new(),
     };
     let (handle, secrets) = a.create(&client, new).await.unwrap();

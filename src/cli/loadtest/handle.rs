@@ -154,14 +154,7 @@ async fn play(games: Arc<Games>, moves: Vec<String>, deadline: Instant, counts: 
     while Instant::now() < deadline {
         let new = NewGame {
             game: Game::new(Position::startpos()).into(),
-            options: GameOptions {
-                idle_timeout: None,
-                abandon_after: None,
-                webhook: None,
-                time_control: None,
-                draw_policy: Default::default(),
-                chess2_bots: Vec::new(),
-            },
+            options: GameOptions::default(),
             opponents: Vec::new(),
         };
         let Ok((handle, secrets)) = games.create(&client, new).await else {

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::clock::TimeControl;
 
-/// A game's options.
-#[derive(Clone, Debug)]
+/// A game's options. The default: no idle timeout, no abandonment, no webhook, no clocks, the
+/// default draw rules, no Chess 2 player.
+#[derive(Clone, Debug, Default)]
 pub struct GameOptions {
     /// Stop after this long without a message (`None`: never).
     pub idle_timeout: Option<Duration>,
