@@ -66,6 +66,12 @@ fn small_run_of_every_part_reports_every_figure() {
         "ws.paced.latency_ms.p50",
         "ws.paced.latency_ms.p95",
         "ws.paced.latency_ms.p99",
+        "ws.paced_under_load.moves",
+        "ws.paced_under_load.latency_ms.p99",
+        "ws.load_moves_per_sec",
+        "rest.move_to_health_per_core",
+        "rest_memory.moves_per_sec",
+        "rest_memory.health_per_sec",
         "memory.create_per_sec",
         "memory.create_seconds",
         "memory.rss_before_bytes",
@@ -80,6 +86,8 @@ fn small_run_of_every_part_reports_every_figure() {
         "ws.setup_errors",
         "ws.max_rate.errors",
         "ws.paced.errors",
+        "ws.paced_under_load.errors",
+        "rest_memory.errors",
         "memory.errors",
     ] {
         zero(&v, path);
