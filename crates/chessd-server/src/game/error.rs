@@ -136,3 +136,9 @@ impl GameError {
         GameError::Rules(chessd_core::game::GameError::GameOver(status.clone()))
     }
 }
+
+impl From<crate::store::StoreError> for GameError {
+    fn from(e: crate::store::StoreError) -> GameError {
+        GameError::Store(e.to_string())
+    }
+}

@@ -79,15 +79,10 @@ impl Packer {
 
     /// Packs every game over or stopped whose journal is not packed; gives how many it packed.
     pub async fn pack_backlog(&self) -> Result<usize, GameError> {
-        let store_err = |e: crate::store::StoreError| GameError::Store(e.to_string());
         let mut after = 0;
         let mut done = 0;
         loop {
-            let page = self
-                .store
-                .games_to_pack(after, BACKLOG_PAGE)
-                .await
-                .map_err(store_err)?;
+            let page = self.store.games_to_pack(after, BACKLOG_PAGE).await?;
             let Some(&(last, _)) = page.last() else {
                 return Ok(done);
             };
@@ -117,11 +112,9 @@ async fn work(store: Store, mut queue: mpsc::Receiver<(Uuid, Option<Fence>)>) {
 /// Packs the stored journal of game `id` (its setup, options and every entry) into one record,
 /// written under `fence`. A finished game's clocks are kept to the centisecond.
 pub async fn pack_game(store: &Store, id: Uuid, fence: Option<Fence>) -> Result<Packed, GameError> {
-    let store_err = |e: crate::store::StoreError| GameError::Store(e.to_string());
     let stored = store
         .load_game(&id)
-        .await
-        .map_err(store_err)?
+        .await?
         .ok_or_else(|| GameError::NotFound(id.to_string()))?;
     if stored.packed.is_some() && stored.entries.is_empty() && stored.options.is_empty() {
         return Ok(Packed::AlreadyPacked);
@@ -145,7 +138,6 @@ pub async fn pack_game(store: &Store, id: Uuid, fence: Option<Fence>) -> Result<
             },
             fence,
         )
-        .await
-        .map_err(store_err)?;
+        .await?;
     Ok(Packed::Packed { entries, bytes })
 }

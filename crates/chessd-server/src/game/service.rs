@@ -201,8 +201,7 @@ impl Games {
             .env
             .store
             .load_game(&id)
-            .await
-            .map_err(|e| GameError::Store(e.to_string()))?
+            .await?
             .filter(|g| g.live)
             .ok_or_else(|| GameError::NotFound(id.to_string()))?;
         let journal = crate::game::journal::read_stored(&stored)?;
@@ -323,8 +322,7 @@ impl Games {
                 .env
                 .store
                 .write_fenced(WriteOp::Create(row), fence)
-                .await
-                .map_err(|e| GameError::Store(e.to_string()))?;
+                .await?;
             Some(seq)
         } else {
             None
@@ -430,7 +428,7 @@ impl Games {
             .store
             .list_games(filter, before, limit)
             .await
-            .map_err(|e| GameError::Store(e.to_string()))
+            .map_err(GameError::from)
     }
 
     /// The store games are kept in.
