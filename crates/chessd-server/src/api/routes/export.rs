@@ -204,8 +204,6 @@ struct Export {
     to_read: usize,
     /// Games still to send.
     left: usize,
-    /// The first page, read before the answer began.
-    first: Option<Vec<StoredGame>>,
     /// Pages being rendered, in order.
     rendering: VecDeque<tokio::task::JoinHandle<Vec<web::Bytes>>>,
     /// Games rendered and not yet sent, in order.
@@ -326,9 +324,6 @@ impl Export {
                 self.left -= 1;
                 return Some(Ok(game));
             }
-            if let Some(page) = self.first.take() {
-                self.render(page);
-            }
             while self.rendering.len() < RENDERING && self.to_read > 0 && !self.exhausted {
                 match self.read_page().await {
                     Ok(page) => self.render(page),
@@ -414,7 +409,6 @@ pub(crate) async fn export(
         before: None,
         to_read: max,
         left: max,
-        first: None,
         rendering: VecDeque::new(),
         ready: VecDeque::new(),
         exhausted: false,
@@ -425,7 +419,7 @@ pub(crate) async fn export(
         .read_page()
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
-    export.first = Some(first);
+    export.render(first);
     let body = futures_util::stream::unfold(export, |mut export| async move {
         export.next_chunk().await.map(|chunk| (chunk, export))
     });
