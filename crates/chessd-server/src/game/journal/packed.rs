@@ -1,6 +1,6 @@
 //! A game's journal packed into one record: how it was created, its options and every entry,
 //! in a few bits a move (the store keeps a game that left memory this way, see
-//! `game::compaction`).
+//! `game::packing`).
 //!
 //! One bitstream, most significant bit first:
 //!
@@ -268,11 +268,22 @@ const TIME_K: u32 = 16;
 const INCREMENT_K: u32 = 10;
 const COUNT_K: u32 = 2;
 
+fn write_control(w: &mut BitWriter, control: TimeControl) {
+    write_exp_golomb(w, control.initial_ms, TIME_K);
+    write_exp_golomb(w, control.increment_ms, INCREMENT_K);
+}
+
+fn read_control(r: &mut BitReader<'_>) -> Result<TimeControl, PackError> {
+    Ok(TimeControl {
+        initial_ms: read_exp_golomb(r, TIME_K)?,
+        increment_ms: read_exp_golomb(r, INCREMENT_K)?,
+    })
+}
+
 fn write_clock(w: &mut BitWriter, clock: Option<SavedClock>) {
     w.write_bit(clock.is_some());
     if let Some(c) = clock {
-        write_exp_golomb(w, c.control.initial_ms, TIME_K);
-        write_exp_golomb(w, c.control.increment_ms, INCREMENT_K);
+        write_control(w, c.control);
         let full = c.white_ms == c.control.initial_ms && c.black_ms == c.control.initial_ms;
         w.write_bit(full);
         if !full {
@@ -286,10 +297,7 @@ fn read_clock(r: &mut BitReader<'_>) -> Result<Option<SavedClock>, PackError> {
     if !r.read_bit()? {
         return Ok(None);
     }
-    let control = TimeControl {
-        initial_ms: read_exp_golomb(r, TIME_K)?,
-        increment_ms: read_exp_golomb(r, INCREMENT_K)?,
-    };
+    let control = read_control(r)?;
     let (white_ms, black_ms) = if r.read_bit()? {
         (control.initial_ms, control.initial_ms)
     } else {
@@ -329,8 +337,7 @@ fn write_options(w: &mut BitWriter, options: &StoredOptions, setup: &SavedState)
             let same = Some(control) == setup_control;
             w.write_bit(same);
             if !same {
-                write_exp_golomb(w, control.initial_ms, TIME_K);
-                write_exp_golomb(w, control.increment_ms, INCREMENT_K);
+                write_control(w, control);
             }
         }
     }
@@ -354,10 +361,7 @@ fn read_options(r: &mut BitReader<'_>, setup: &SavedState) -> Result<StoredOptio
                 .control,
         )
     } else {
-        Some(TimeControl {
-            initial_ms: read_exp_golomb(r, TIME_K)?,
-            increment_ms: read_exp_golomb(r, INCREMENT_K)?,
-        })
+        Some(read_control(r)?)
     };
     let draw_policy = if r.read_bit()? {
         DrawPolicy::Claims
@@ -705,14 +709,22 @@ impl<'a> StepReader<'a> {
         for _ in 0..count {
             out.push(match self {
                 StepReader::Chess(reader) => {
-                    let before = *reader.as_ref().position();
+                    let mover = reader.as_ref().position().turn();
                     let mv = reader.next().ok_or(CodecError::Truncated)??;
-                    (before.uci(mv), before.turn())
+                    // A move's UCI needs only the move and the Chess960 flag, which the move
+                    // does not change.
+                    (reader.as_ref().position().uci(mv), mover)
                 }
                 StepReader::Chess2(reader) => {
-                    let before = reader.game().clone();
+                    // The side a step is made by, as `Chess2Game::side_of` tells it before the
+                    // step: a bid names its bidder, anything else is the side to act.
+                    let to_act = reader.game().to_act();
                     let step = reader.next().ok_or(CodecError::Truncated)??;
-                    (step.to_string(), before.side_of(step))
+                    let by = match step {
+                        Chess2Action::Bid { by, .. } => by,
+                        _ => to_act,
+                    };
+                    (step.to_string(), by)
                 }
             });
         }
