@@ -115,6 +115,11 @@ impl GameRegistry {
             .collect()
     }
 
+    /// How many live games `pick` picks.
+    pub(crate) fn count_where(&self, pick: impl Fn(&Uuid) -> bool) -> usize {
+        self.games.iter().filter(|e| pick(e.key())).count()
+    }
+
     /// How many games are alive.
     pub(crate) fn len(&self) -> usize {
         self.games.len()

@@ -473,7 +473,7 @@ impl Games {
 
     /// How many games `pick` picks are in memory.
     pub fn count_where(&self, pick: impl Fn(&Uuid) -> bool) -> usize {
-        self.registry.games_where(pick).len()
+        self.registry.count_where(pick)
     }
 
     /// Refuses new games and tells every live game to stop (server shutdown).
