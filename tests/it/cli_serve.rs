@@ -1,5 +1,5 @@
 //! `chessd` with no subcommand serves and takes `serve`'s flags; a busy port is named in the
-//! error; logs carry no colour codes when stderr is not a terminal.
+//! error, before any store is created; logs carry no colour codes when stderr is not a terminal.
 
 use std::{
     io::{BufRead, BufReader},
@@ -45,16 +45,24 @@ fn the_default_command_takes_serves_flags_and_logs_without_colour() {
 }
 
 #[test]
-fn a_busy_port_is_named_in_the_error() {
+fn a_busy_port_is_named_in_the_error_and_no_store_is_created() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
+    // The default store (data/chessd.sqlite under the working directory): the second server
+    // must not create it before finding the port taken.
+    let dir = std::env::temp_dir().join(format!("chessd-busy-port-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     let out = chessd()
         .args(["serve", "--bind", &addr])
+        .current_dir(&dir)
         .env("RUST_LOG", "warn")
-        .env("CHESSD_STORE__URL", "memory")
+        .env_remove("CHESSD_STORE__URL")
         .output()
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+    assert!(!dir.join("data").exists(), "a store was created: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,6 +15,9 @@ use crate::{
 /// Starts the server on `config.bind` and runs until a shutdown signal. Prints the bound address
 /// on stdout (`chessd listening on http://ADDR`), so that a port of 0 can be discovered.
 pub async fn serve(config: Config) -> std::io::Result<()> {
+    // The address first: a second server on a port in use fails before it creates or opens
+    // a store (it used to leave a fresh `data/chessd.sqlite` behind).
+    let listeners = listen_on(&config.bind)?;
     let state = AppState::open(config.clone(), None)
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -65,9 +68,9 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
         .on_connect(counts.on_connect(&config))
         .max_connections(per_worker_connections(&config, workers))
         .client_request_timeout(Duration::from_millis(config.limits.head_timeout_ms));
-    let server = server.bind(&config.bind).map_err(|e| {
-        std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.bind))
-    })?;
+    let server = listeners
+        .into_iter()
+        .try_fold(server, |server, listener| server.listen(listener))?;
     for addr in server.addrs() {
         println!("chessd listening on http://{addr}");
     }
@@ -79,6 +82,31 @@ pub async fn serve(config: Config) -> std::io::Result<()> {
     });
     server.await
 }
+
+/// Listens on every address `bind` names, as actix's own `bind` would (address reuse, so that a
+/// restart finds its port free while old connections linger, and the same backlog).
+fn listen_on(bind: &str) -> std::io::Result<Vec<std::net::TcpListener>> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let failed =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot listen on {bind}: {e}"));
+    let addrs: Vec<_> = std::net::ToSocketAddrs::to_socket_addrs(bind)
+        .map_err(failed)?
+        .collect();
+    addrs
+        .into_iter()
+        .map(|addr| {
+            let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+            socket.set_reuse_address(true)?;
+            socket.bind(&addr.into())?;
+            socket.listen(LISTEN_BACKLOG)?;
+            Ok(socket.into())
+        })
+        .collect::<std::io::Result<_>>()
+        .map_err(failed)
+}
+
+/// Connections the kernel holds for a listener before they are accepted (actix's default).
+const LISTEN_BACKLOG: i32 = 2048;
 
 async fn wait_for_signal() {
     #[cfg(unix)]
