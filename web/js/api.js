@@ -165,10 +165,19 @@ export class GameSocket {
       }
       /** @type {WebSocket} */ (this.ws).send(JSON.stringify({ type: 'ping' }));
     }, PING_MS);
+  }
+
+  /**
+   * Connects, once: a page opens its socket only after reading the game, so that a link to a
+   * game that does not exist shows "not found" without a refused WebSocket in the console.
+   */
+  open() {
+    if (this.ws || this.timer !== undefined) return;
     this.connect();
   }
 
   connect() {
+    this.timer = undefined;
     if (this.closed) return;
     const q = new URLSearchParams();
     if (this.token) q.set('token', this.token);

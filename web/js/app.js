@@ -1,6 +1,6 @@
 // @ts-check
 // The single-page app: hash routes (#/ lobby, #/game/{id}?seat=…, #/chess2/{id}?seat=…,
-// #/puzzles, #/perft), each page
+// #/watch, #/puzzles, #/perft), each page
 // mounted into <main> and unmounted (sockets closed, timers stopped) when leaving it.
 
 import { h, setChildren } from './dom.js';
@@ -9,6 +9,11 @@ import { mountGame } from './game.js';
 import { mountLobby } from './lobby.js';
 import { mountPerft } from './perft.js';
 import { mountPuzzles } from './puzzles.js';
+import { mountWatch } from './watch.js';
+import { applyTheme, chosenTheme, wireThemeButton } from './theme.js';
+
+applyTheme(chosenTheme());
+wireThemeButton(/** @type {HTMLButtonElement} */ (document.getElementById('theme-toggle')));
 
 const main = /** @type {HTMLElement} */ (document.getElementById('app'));
 /** @type {(() => void) | null} */
@@ -34,6 +39,10 @@ function route() {
     section = 'puzzles';
     unmount = mountPuzzles(main);
     document.title = 'Puzzles · chessd';
+  } else if (parts[0] === 'watch') {
+    section = 'watch';
+    unmount = mountWatch(main);
+    document.title = 'Live games · chessd';
   } else if (parts[0] === 'perft') {
     section = 'perft';
     unmount = mountPerft(main);

@@ -108,6 +108,7 @@ export function createController({ id, token, st }, { view, analysis, exporter }
       showMissing(e);
       return;
     }
+    socket.open();
     // Only games known to have an engine ask for it: for the others the answer is an error
     // (409 no_engine), which browsers log.
     if (st.engine) loadEngine();

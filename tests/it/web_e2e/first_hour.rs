@@ -1,7 +1,8 @@
 //! The web page's defects a newcomer's first hour found, each checked in the real browser: the
 //! result banner names its reason once, no focus ring is drawn around the whole page, black piece
 //! icons stay visible in the dark theme, the move box is on screen at 1280×900, and the perft
-//! page lets the server use all its threads by default.
+//! page lets the server use all its threads by default; a link to an unknown game opens no
+//! socket, and the header's theme button overrides the system's colour scheme.
 
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -210,23 +211,38 @@ fn every_piece_icon_stands_out_in_the_light_and_the_dark_theme() {
         let driver = Driver::start().await;
         // Every icon that blends into its background, in both themes (reported together).
         let mut faint = Vec::new();
-        for theme in ["light", "dark"] {
+        // The system's light and dark schemes, then the dark theme chosen with the header's
+        // button on a light system.
+        for (system, chosen) in [("light", None), ("dark", None), ("light", Some("dark"))] {
+            let theme = chosen.unwrap_or(system);
             let s = driver.session(DESKTOP.0, DESKTOP.1).await;
             s.cdp(
                 "Emulation.setEmulatedMedia",
-                json!({"features": [{"name": "prefers-color-scheme", "value": theme}]}),
+                json!({"features": [{"name": "prefers-color-scheme", "value": system}]}),
             )
             .await;
             s.goto(&format!("{}/", server.base)).await;
             s.wait_for("document.querySelector('#create-game')", "the lobby")
                 .await;
+            if let Some(chosen) = chosen {
+                s.exec(
+                    "localStorage.setItem('chessd-theme', arguments[0]); location.reload();",
+                    json!([chosen]),
+                )
+                .await;
+                s.wait_for(
+                    "document.documentElement.dataset.theme === 'dark' && document.querySelector('#create-game')",
+                    "the lobby in the chosen theme",
+                )
+                .await;
+            }
             assert_eq!(
                 s.exec(
                     "return matchMedia('(prefers-color-scheme: dark)').matches;",
                     json!([])
                 )
                 .await,
-                json!(theme == "dark")
+                json!(system == "dark")
             );
             // The colour chooser's kings, as the user sees them (the black one was invisible in
             // the dark theme: a dark piece with a dark outline on a dark panel), then all twelve
@@ -256,7 +272,11 @@ fn every_piece_icon_stands_out_in_the_light_and_the_dark_theme() {
                     ));
                 }
             }
-            shot(&s, &format!("piece-icons-{theme}")).await;
+            let name = match chosen {
+                Some(chosen) => format!("piece-icons-{chosen}-chosen"),
+                None => format!("piece-icons-{theme}"),
+            };
+            shot(&s, &name).await;
             assert_clean_console(&s, theme).await;
             s.quit().await;
         }
@@ -408,6 +428,111 @@ fn the_perft_page_lets_the_server_use_all_its_threads_by_default() {
         );
         shot(&s, "perft-all-threads").await;
         assert_clean_console(&s, "perft threads").await;
+        s.quit().await;
+    });
+}
+
+/// The console entries of the page other than the one expected 404 of reading a game that does
+/// not exist: what is left is an error the page made (a refused WebSocket above all).
+async fn console_beyond_the_404(s: &Session) -> Vec<Value> {
+    s.console()
+        .await
+        .into_iter()
+        .filter(|e| matches!(e["level"].as_str(), Some("SEVERE") | Some("WARNING")))
+        .filter(|e| {
+            // Chromium logs the refused read as "<url> - Failed to load resource: … 404"; a
+            // refused socket says "WebSocket connection to '…/ws' failed", which stays.
+            let message = e["message"].as_str().unwrap_or_default();
+            !(message.contains("/v1/games/no-such-game -")
+                && message.contains("Failed to load resource")
+                && message.contains("404"))
+        })
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn a_link_to_an_unknown_game_says_not_found_and_opens_no_socket() {
+    run("unknown_game_link", || async {
+        let server = Server::start(&[]);
+        let driver = Driver::start().await;
+        for route in ["game", "chess2"] {
+            let s = open(
+                &driver,
+                &format!("{}/#/{route}/no-such-game", server.base),
+                DESKTOP,
+            )
+            .await;
+            let title = s
+                .wait_for(
+                    "document.querySelector('section.page h1')?.textContent === 'Game not found' && document.querySelector('section.page h1').textContent",
+                    "the not-found card",
+                )
+                .await;
+            assert_eq!(title, json!("Game not found"), "{route}");
+            // Any socket would have been refused by now: give it the time to say so.
+            actix_web::rt::time::sleep(std::time::Duration::from_millis(500)).await;
+            let bad = console_beyond_the_404(&s).await;
+            assert!(bad.is_empty(), "{route}: {bad:#?}");
+            s.quit().await;
+        }
+    });
+}
+
+/// The page's background colour, as computed.
+const BACKGROUND_JS: &str = "return getComputedStyle(document.body).backgroundColor;";
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn the_theme_button_overrides_the_system_scheme_and_is_remembered() {
+    run("theme_button", || async {
+        let server = Server::start(&[]);
+        let driver = Driver::start().await;
+        let s = driver.session(DESKTOP.0, DESKTOP.1).await;
+        s.cdp(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+        )
+        .await;
+        s.goto(&format!("{}/", server.base)).await;
+        s.wait_for("document.querySelector('#create-game')", "the lobby")
+            .await;
+        const DARK: &str = "rgb(24, 25, 27)";
+        const LIGHT: &str = "rgb(243, 242, 238)";
+        assert_eq!(s.text("#theme-toggle").await, "Theme: system");
+        assert_eq!(s.exec(BACKGROUND_JS, json!([])).await, json!(DARK));
+        // system → light → dark, each applied at once.
+        s.click("#theme-toggle").await;
+        assert_eq!(s.text("#theme-toggle").await, "Theme: light");
+        assert_eq!(s.exec(BACKGROUND_JS, json!([])).await, json!(LIGHT));
+        s.click("#theme-toggle").await;
+        assert_eq!(s.text("#theme-toggle").await, "Theme: dark");
+        assert_eq!(s.exec(BACKGROUND_JS, json!([])).await, json!(DARK));
+        // Remembered: a light system still gets the dark theme after a reload.
+        s.cdp(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": "light"}]}),
+        )
+        .await;
+        s.exec("location.reload();", json!([])).await;
+        s.wait_for(
+            "document.querySelector('#create-game') && document.querySelector('#theme-toggle').textContent === 'Theme: dark'",
+            "the lobby after a reload",
+        )
+        .await;
+        assert_eq!(s.exec(BACKGROUND_JS, json!([])).await, json!(DARK));
+        // Back to the system's (now light) scheme.
+        s.click("#theme-toggle").await;
+        assert_eq!(s.text("#theme-toggle").await, "Theme: system");
+        assert_eq!(s.exec(BACKGROUND_JS, json!([])).await, json!(LIGHT));
+        shot(&s, "theme-button").await;
+        assert_clean_console(&s, "theme button").await;
         s.quit().await;
     });
 }

@@ -86,6 +86,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/board.js", JS),
     asset!("js/chess.js", JS),
     asset!("js/chess2.js", JS),
+    asset!("js/chess2-duels.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/format.js", JS),
     asset!("js/game.js", JS),
@@ -100,6 +101,8 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/pieces.js", JS),
     asset!("js/puzzle-samples.js", JS),
     asset!("js/puzzles.js", JS),
+    asset!("js/theme.js", JS),
+    asset!("js/watch.js", JS),
 ];
 
 /// The page's Content-Security-Policy: everything from this server only, nothing from the

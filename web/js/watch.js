@@ -1,0 +1,112 @@
+// @ts-check
+// The live-games page (#/watch): the newest ongoing games, each a small board that follows the
+// game, and a click to watch it. The list comes from `GET /v1/games?status=ongoing` (the
+// store's games; a server with the memory store keeps no list) and each board from the game's
+// own `GET`, read again every few seconds while the page is open.
+
+import { api, explain } from './api.js';
+import { Board } from './board.js';
+import { parseFen } from './chess.js';
+import { armyName } from './chess2.js';
+import { h, setChildren } from './dom.js';
+import { formatClock } from './format.js';
+
+/** How many games the page shows. */
+const SHOWN = 12;
+/** How often the list and the boards are read again. */
+const REFRESH_MS = 3000;
+
+/**
+ * Who plays whom in `game`, in words.
+ * @param {any} game A game as `GET /v1/games/{id}` shows it.
+ * @returns {string}
+ */
+export function playersLine(game) {
+  /** @type {Record<string, string>} */
+  const seat = { white: 'White', black: 'Black' };
+  const opponents = (game.options && game.options.opponents) || [];
+  for (const o of opponents) seat[o.plays] = `${o.engine} (computer)`;
+  const one = game.options && game.options.opponent;
+  if (one) seat[one.plays] = `${one.engine} (computer)`;
+  return `${seat.white} vs ${seat.black}`;
+}
+
+/**
+ * Mounts the live-games page into `root`; returns the function that unmounts it.
+ * @param {HTMLElement} root
+ * @returns {() => void}
+ */
+export function mountWatch(root) {
+  const grid = h('ul.live-games#live-games', { 'aria-live': 'polite' });
+  const note = h('p.muted#live-note', 'Looking for games…');
+  setChildren(root, h('section.page.watch-page',
+    h('div.hero', h('h1', 'Live games'), h('p.muted', 'The newest games being played on this server. Click one to watch it.')),
+    note, grid));
+
+  /** The cards shown, by game id: its board and its text lines. */
+  /** @type {Map<string, {item: HTMLElement, board: Board, players: HTMLElement, state: HTMLElement}>} */
+  const cards = new Map();
+  let stopped = false;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+
+  /**
+   * The card of one game, made once and updated at each refresh.
+   * @param {any} game
+   */
+  function card(game) {
+    let c = cards.get(game.id);
+    if (!c) {
+      const board = new Board({ label: `Game ${game.id}` });
+      // A picture inside the link: not a control of its own (no focus stop, no pointer).
+      board.svg.setAttribute('tabindex', '-1');
+      board.svg.setAttribute('role', 'img');
+      board.svg.removeAttribute('aria-roledescription');
+      const players = h('span.live-players');
+      const state = h('span.live-state.muted.small');
+      const page = game.variant === 'chess2' ? 'chess2' : 'game';
+      const item = h('li.live-game', { 'data-game': game.id },
+        h('a.live-link', { href: `#/${page}/${encodeURIComponent(game.id)}`, 'aria-label': `Watch game ${game.id}` },
+          board.el, players, state));
+      c = { item, board, players, state };
+      cards.set(game.id, c);
+    }
+    const chess2 = game.variant === 'chess2' && game.chess2;
+    c.players.textContent = chess2
+      ? `${playersLine(game)} · ${armyName(game.chess2.armies.white)} vs ${armyName(game.chess2.armies.black)}`
+      : playersLine(game);
+    const plies = game.moves.length;
+    const clocks = game.clocks ? ` · ${formatClock(game.clocks.white_ms)} – ${formatClock(game.clocks.black_ms)}` : '';
+    c.state.textContent = `${plies === 0 ? 'No move yet' : `Move ${Math.ceil(plies / 2)}`} · ${game.turn === 'white' ? 'White' : 'Black'} to play${clocks}`;
+    const last = plies ? game.moves[plies - 1].uci.split(':')[0] : null;
+    c.board.set({ board: parseFen(game.fen).board, lastMove: last && last !== '0000' ? last.slice(0, 4) : null, animate: false });
+    return c.item;
+  }
+
+  async function refresh() {
+    try {
+      const list = await api('GET', `/v1/games?status=ongoing&limit=${SHOWN * 2}`);
+      const live = (list.games || []).filter((/** @type {any} */ g) => g.live).slice(0, SHOWN);
+      const games = (await Promise.all(live.map((/** @type {any} */ g) => api('GET', `/v1/games/${encodeURIComponent(g.id)}`).catch(() => null))))
+        .filter((g) => g && g.status && g.status.result === 'ongoing');
+      if (stopped) return;
+      for (const id of [...cards.keys()]) {
+        if (!games.some((g) => g.id === id)) cards.delete(id);
+      }
+      setChildren(grid, games.map(card));
+      note.textContent = games.length ? '' : 'No game is being played right now. Start one from the lobby, and it shows here.';
+      note.hidden = games.length > 0;
+    } catch (e) {
+      if (stopped) return;
+      note.hidden = false;
+      note.textContent = `The list of games could not be read: ${explain(e)}`;
+    }
+    if (!stopped) timer = setTimeout(refresh, REFRESH_MS);
+  }
+
+  refresh();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
