@@ -199,9 +199,10 @@ async fn a_duel_goes_step_by_step_and_never_shows_a_bid_before_both_are_in() {
     let shown = v["chess2"]["duel"].clone();
     assert_eq!(shown["bids_in"], json!(["white"]));
     assert_eq!(shown["settled"], json!([]));
+    // The terms (cost, allowed bids) are public; nothing else, and no bid's amount.
     assert_eq!(
         shown.as_object().unwrap().len(),
-        8,
+        11,
         "no other field: {shown}"
     );
     let (_, _, saved) = app
@@ -247,6 +248,68 @@ async fn a_duel_goes_step_by_step_and_never_shows_a_bid_before_both_are_in() {
         "{pgn}"
     );
     assert!(pgn.contains("1. e4d5:12 *"), "{pgn}");
+}
+
+/// A white rook takes a black pawn; each side holds one stone.
+const ROOK_TAKES_PAWN_ONE_STONE: &str = "4k3/8/8/3p4/8/8/8/3RK3 w - - 0 1 cc 11";
+
+#[actix_web::test]
+async fn a_duel_shows_its_cost_and_the_bids_each_side_may_make() {
+    let app = TestApp::start().await;
+    // A pawn taking a pawn: no extra stone, both sides may bid up to their stones (3 each).
+    let g = app
+        .create_game(json!({"variant": "chess2", "fen": PAWN_TAKES_PAWN}))
+        .await;
+    let (st, v) = app
+        .post(&g.uri("/moves"), Some(&g.white), json!({"uci": "e4d5"}))
+        .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["duel"]["challenge_cost"], 0, "{v}");
+    assert_eq!(v["duel"]["defender_bids"], json!([0, 1, 2]), "{v}");
+    assert_eq!(v["duel"]["attacker_bids"], json!([0, 1, 2]), "{v}");
+
+    // A rook taking a pawn: the defender owes a stone to challenge, so its single stone
+    // leaves it only a bid of 0; the attacker may bid its one stone or nothing.
+    let g = app
+        .create_game(json!({"variant": "chess2", "fen": ROOK_TAKES_PAWN_ONE_STONE}))
+        .await;
+    let (st, v) = app
+        .post(&g.uri("/moves"), Some(&g.white), json!({"uci": "d1d5"}))
+        .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["duel"]["stage"], "challenge", "{v}");
+    assert_eq!(v["duel"]["challenge_cost"], 1, "{v}");
+    assert_eq!(v["duel"]["defender_bids"], json!([0]), "{v}");
+    assert_eq!(v["duel"]["attacker_bids"], json!([0, 1]), "{v}");
+    // The state says the same, and a bid beyond it is refused with what is allowed.
+    let (st, v) = app
+        .post(
+            &g.uri("/duel"),
+            Some(&g.black),
+            json!({"action": "challenge"}),
+        )
+        .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["chess2"]["duel"]["defender_bids"], json!([0]), "{v}");
+    let (st, v) = app
+        .post(
+            &g.uri("/duel"),
+            Some(&g.black),
+            json!({"action": "bid", "stones": 1}),
+        )
+        .await;
+    assert_eq!(
+        (st, code(&v)),
+        (StatusCode::UNPROCESSABLE_ENTITY, "invalid_bid"),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("allowed: [0]"),
+        "{v}"
+    );
 }
 
 #[actix_web::test]

@@ -7,6 +7,7 @@
 import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
 import { parseFen, resultText } from './chess.js';
+import { describeDuels } from './chess2-duels.js';
 import { h, setChildren, toast } from './dom.js';
 import { formatClock } from './format.js';
 
@@ -50,6 +51,8 @@ export function mountChess2Game(root, id, params) {
   const turnLine = h('p#c2-turn', { 'aria-live': 'polite' });
   const banner = h('p#c2-result.result', { hidden: true });
   const clocks = h('p#c2-clocks.muted', { hidden: true });
+  // What the last move's duels came to (both bids, once revealed, and the outcome).
+  const duelResult = h('div#c2-duel-result.small', { hidden: true, 'aria-live': 'polite' });
   const duelBox = h('div#c2-duel.card', { hidden: true, role: 'group', 'aria-labelledby': 'c2-duel-title' });
   const extraMoves = h('div#c2-extra.actions');
   const moveList = h('ol#moves.c2-moves');
@@ -62,7 +65,7 @@ export function mountChess2Game(root, id, params) {
       h('div.board-col', board.el),
       h('div.side-col',
         h('div.card.game-card',
-          title, armiesLine, stones, turnLine, banner, clocks, extraMoves,
+          title, armiesLine, stones, turnLine, banner, clocks, duelResult, extraMoves,
           h('h2', 'Moves'), moveList, h('div.actions', resign), conn),
         duelBox))));
 
@@ -110,6 +113,13 @@ export function mountChess2Game(root, id, params) {
       clocks.hidden = false;
       clocks.textContent = `White ${formatClock(view.clocks.white_ms)} · Black ${formatClock(view.clocks.black_ms)}`;
     }
+    // The duels of the last two moves: an opponent who answers at once (the computer) would
+    // otherwise hide the outcome of the duel just fought.
+    /** @type {string[]} */
+    const told = c2.duel ? [] : view.moves.slice(-2).flatMap((/** @type {{uci: string}} */ m) =>
+      describeDuels(m.uci).map((line) => `${m.uci.split(':')[0]}: ${line}`));
+    duelResult.hidden = told.length === 0;
+    setChildren(duelResult, told.map((line) => h('p', line)));
     setChildren(moveList, view.moves.map((/** @type {{uci: string}} */ m, /** @type {number} */ i) => h('li', h('button.move', { type: 'button', 'data-ply': String(i + 1) }, m.uci))));
     resign.hidden = !me || !!over;
 
@@ -153,23 +163,33 @@ export function mountChess2Game(root, id, params) {
       h('h2#c2-duel-title', 'Duel'),
       h('p', `${who} takes on ${duel.square} with ${duel.move}.`),
     ];
+    // The stone a defender owes to start a duel against a higher-ranked attacker.
+    const cost = duel.challenge_cost || 0;
+    const costNote = cost > 0
+      ? `Challenging costs the defender ${cost} stone on top of its bid: the capturing piece ranks above the one at stake.`
+      : 'Challenging costs nothing on top of the bid.';
     if (duel.stage === 'challenge') {
       if (me === duel.defender) {
-        const challenge = h('button#c2-challenge.btn.primary', { type: 'button' }, 'Challenge');
+        const challenge = h('button#c2-challenge.btn.primary', { type: 'button' }, cost > 0 ? `Challenge (costs ${cost} stone)` : 'Challenge');
         const decline = h('button#c2-decline.btn', { type: 'button' }, 'Let it happen');
         challenge.addEventListener('click', () => step({ type: 'duel', action: 'challenge' }));
         decline.addEventListener('click', () => step({ type: 'duel', action: 'decline' }));
-        parts.push(h('p.muted', 'Challenge the capture with a duel, or let it happen.'), h('div.actions', challenge, decline));
+        parts.push(h('p.muted', 'Challenge the capture with a duel, or let it happen.'), h('p.small#c2-duel-cost', costNote), h('div.actions', challenge, decline));
       } else {
         parts.push(h('p.muted', 'Waiting for the defender to challenge or let it happen…'));
       }
     } else {
       const inBids = duel.bids_in.map((/** @type {string} */ c) => (c === 'white' ? 'White' : 'Black'));
       parts.push(h('p.muted#c2-bids-in', inBids.length ? `Bid in: ${inBids.join(', ')} (hidden until both are in)` : 'Both sides bid 0 to 2 stones, unseen.'));
+      parts.push(h('p.small#c2-duel-cost', costNote));
       if (me && !duel.bids_in.includes(me)) {
-        const mine = c2.stones[me];
+        // The bids the server allows this side (its stones, the cost, a stoneless attacker).
+        /** @type {number[]} */
+        const allowed = (me === duel.defender ? duel.defender_bids : duel.attacker_bids)
+          || [0, 1, 2].filter((n) => n <= c2.stones[me]);
+        parts.push(h('p.small#c2-allowed-bids', `You may bid ${allowed.join(' or ')}.`));
         const buttons = [0, 1, 2].map((n) => {
-          const b = h('button.btn', { type: 'button', 'data-bid': String(n), disabled: n > mine }, `Bid ${n}`);
+          const b = h('button.btn', { type: 'button', 'data-bid': String(n), disabled: !allowed.includes(n) }, `Bid ${n}`);
           b.addEventListener('click', () => {
             /** @type {{type: string, action: string, stones: number, gain?: boolean}} */
             const frame = { type: 'duel', action: 'bid', stones: n };
@@ -208,6 +228,23 @@ export function mountChess2Game(root, id, params) {
         socket.stop();
       }
     },
+  });
+  // Read the game first: a link to one that does not exist says so, and opens no socket.
+  api('GET', `/v1/games/${encodeURIComponent(id)}`).then((view) => {
+    show(view);
+    socket.open();
+  }, (err) => {
+    if (/** @type {{code?: string}} */ (err).code === 'game_not_found') {
+      socket.close();
+      setChildren(root, h('section.page.narrow',
+        h('div.card',
+          h('h1', 'Game not found'),
+          h('p', explain(err)),
+          h('a.btn.primary', { href: '#/' }, 'Back to the lobby'))));
+      return;
+    }
+    toast(explain(err), 'error');
+    socket.open();
   });
   return () => {
     socket.close();

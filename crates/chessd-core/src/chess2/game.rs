@@ -16,7 +16,7 @@ mod ending;
 mod error;
 
 pub use action::{ActionParseError, Chess2Action};
-pub use duels::{DuelStage, PendingDuel};
+pub use duels::{DuelStage, DuelTerms, PendingDuel};
 pub use error::Chess2GameError;
 
 /// One move of a Chess 2 game, with every duel it led to.

@@ -37,7 +37,7 @@ pub use duel::{duel_rank, Chess2Outcome, PlayError};
 pub use epd::{Chess2Position, EpdError, MAX_STONES};
 pub use game::{
     ActionParseError, Chess2Action, Chess2Game, Chess2GameError, Chess2Played, DuelStage,
-    PendingDuel,
+    DuelTerms, PendingDuel,
 };
 pub use movegen::perft;
 pub use notation::{Chess2Move, Duel, MoveParseError};

@@ -492,3 +492,50 @@ fn random_games_with_random_duels_replay_through_play_and_their_steps_rebuild_th
     }
     assert!(moves > 5_000 && duels > 100, "{moves} moves, {duels} duels");
 }
+
+#[test]
+fn a_duels_terms_are_exactly_the_bids_the_game_accepts() {
+    // A pawn taking a pawn (no extra stone) and a rook taking a pawn (the defender owes one),
+    // with every count of stones on either side.
+    for (board, mv, cost) in [
+        ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1 cc", "e4d5", 0),
+        ("4k3/8/8/3p4/8/8/8/3RK3 w - - 0 1 cc", "d1d5", 1),
+    ] {
+        for white in 0..=3 {
+            for black in 0..=3 {
+                let epd = format!("{board} {white}{black}");
+                let mut g = game(&epd);
+                step(&mut g, White, mv).unwrap();
+                let Some(terms) = g.duel_terms() else {
+                    // No duel offered: the move was played at once.
+                    assert!(g.pending_duel().is_none(), "{epd}");
+                    continue;
+                };
+                assert_eq!(terms.challenge_cost, cost, "{epd}");
+                // Black may challenge exactly when it has a bid to make.
+                assert!(!terms.defender_bids.is_empty(), "{epd}: a duel with no bid");
+                step(&mut g, Black, "challenge").unwrap();
+                let after = g.duel_terms().unwrap();
+                assert_eq!(after, terms, "{epd}: the terms change with the challenge");
+                for bid in 0..=2u8 {
+                    let mut trial = g.clone();
+                    let accepted = step(&mut trial, Black, &format!("bid:b:{bid}")).is_ok();
+                    assert_eq!(
+                        accepted,
+                        terms.defender_bids.contains(&bid),
+                        "{epd}: Black's bid {bid}, terms {terms:?}"
+                    );
+                    if g.pending_duel().unwrap().awaits_bid_from(White) {
+                        let mut trial = g.clone();
+                        let accepted = step(&mut trial, White, &format!("bid:w:{bid}")).is_ok();
+                        assert_eq!(
+                            accepted,
+                            terms.attacker_bids.contains(&bid),
+                            "{epd}: White's bid {bid}, terms {terms:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

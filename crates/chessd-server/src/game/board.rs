@@ -4,7 +4,7 @@
 //! refuse the other variant with `wrong_variant`.
 
 use chessd_core::{
-    chess2::{Chess2Game, DuelStage, PendingDuel},
+    chess2::{Chess2Game, DuelStage},
     game::{DrawPolicy, Game, Reason, Status},
     Color,
 };
@@ -244,11 +244,23 @@ pub struct DuelView {
     /// The duels of this move settled so far, as in its notation (`""` declined, `"12"`:
     /// the defender bid 1, the attacker 2).
     pub settled: Vec<String>,
+    /// The stone the defender owes on top of its bid to start this duel (1 when the
+    /// capturing piece ranks above the piece at stake).
+    #[serde(default)]
+    pub challenge_cost: u8,
+    /// The bids the defender may make (with the cost paid from its stones).
+    #[serde(default)]
+    pub defender_bids: Vec<u8>,
+    /// The bids the attacker may make.
+    #[serde(default)]
+    pub attacker_bids: Vec<u8>,
 }
 
 impl DuelView {
-    /// The public view of `pending`.
-    pub fn of(pending: &PendingDuel) -> DuelView {
+    /// The public view of `game`'s waiting duel, if any.
+    pub fn of(game: &Chess2Game) -> Option<DuelView> {
+        let pending = game.pending_duel()?;
+        let terms = game.duel_terms()?;
         let (stage, bids_in) = match pending.stage() {
             DuelStage::Challenge => ("challenge", Vec::new()),
             DuelStage::Bids { .. } => (
@@ -259,7 +271,7 @@ impl DuelView {
                     .collect(),
             ),
         };
-        DuelView {
+        Some(DuelView {
             mv: pending.mv().to_string(),
             attacker: pending.attacker(),
             defender: pending.defender(),
@@ -268,6 +280,9 @@ impl DuelView {
             bids_in,
             to_act: pending.to_act(),
             settled: pending.settled().iter().map(|d| d.to_string()).collect(),
-        }
+            challenge_cost: terms.challenge_cost,
+            defender_bids: terms.defender_bids,
+            attacker_bids: terms.attacker_bids,
+        })
     }
 }

@@ -147,7 +147,7 @@ impl EventKind {
             action: public,
             played: played.map(|p| p.mv.to_string()),
             epd: game.position().to_epd(),
-            duel: game.pending_duel().map(DuelView::of),
+            duel: DuelView::of(game),
             status: game.status().clone(),
             clocks,
             record: action.to_string(),

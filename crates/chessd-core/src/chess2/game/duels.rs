@@ -87,7 +87,35 @@ impl PendingDuel {
     }
 }
 
+/// What the waiting duel allows, as both sides may see it (it tells nothing of a hidden bid).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuelTerms {
+    /// The stone the defender owes on top of its bid to start the duel (1 when the capturing
+    /// piece ranks above the piece at stake, else 0).
+    pub challenge_cost: u8,
+    /// The bids the defender may make.
+    pub defender_bids: Vec<u8>,
+    /// The bids the attacker may make.
+    pub attacker_bids: Vec<u8>,
+}
+
 impl Chess2Game {
+    /// The terms of the duel waiting to be settled, if any: what starting it costs the
+    /// defender and the bids each side may make.
+    pub fn duel_terms(&self) -> Option<DuelTerms> {
+        let p = self.pending.as_ref()?;
+        let (_, victim) = p.at_stake();
+        let Chess2Move::Play { from, .. } = p.bare else {
+            return None;
+        };
+        let attacker_rank = self.position.piece_at(from).and_then(|a| duel_rank(a.role));
+        Some(DuelTerms {
+            challenge_cost: u8::from(attacker_rank > duel_rank(victim.role)),
+            defender_bids: self.defender_bids(p),
+            attacker_bids: self.attacker_bids(p),
+        })
+    }
+
     /// The defender's challenge (`true`) or decline of the capture at stake. Returns whether
     /// the move was played.
     pub(super) fn answer_challenge(

@@ -74,7 +74,7 @@ impl Chess2View {
             },
             king_turn: pos.is_king_turn(),
             to_act: game.to_act(),
-            duel: game.pending_duel().map(DuelView::of),
+            duel: DuelView::of(game),
         }
     }
 }
@@ -199,7 +199,7 @@ pub(crate) fn pieces_list(pos: &Chess2Position) -> Vec<(chessd_core::Piece, ches
 /// duel waits, the move without them and the duel.
 pub(crate) fn move_answer(game: &Chess2Game) -> (String, Option<DuelView>) {
     match game.pending_duel() {
-        Some(p) => (p.mv().to_string(), Some(DuelView::of(p))),
+        Some(p) => (p.mv().to_string(), DuelView::of(game)),
         None => (
             game.history()
                 .last()
