@@ -57,7 +57,7 @@ function randomIcon() {
  * @param {HTMLElement} root
  * @returns {() => void} */
 export function mountLobby(root) {
-  /** @type {{name: string, default?: boolean, reachable?: boolean}[] | null} */
+  /** @type {{name: string, default?: boolean, reachable?: boolean, variants?: string[]}[] | null} */
   let engines = null;
   const form = h('form.card.create-game', { 'aria-labelledby': 'create-title' });
   const result = h('div.card.created', { hidden: true });
@@ -78,6 +78,8 @@ export function mountLobby(root) {
     state.variant = v;
     armiesRow.hidden = v !== 'chess2';
     thinkSelect.disabled = v === 'chess2';
+    thinkNote.hidden = v !== 'chess2' || state.opponent !== 'engine';
+    renderEngines();
   });
 
   const engineSelect = h('select#engine', { 'aria-label': 'Engine' });
@@ -87,6 +89,9 @@ export function mountLobby(root) {
     h('label', { for: 'engine' }, 'Engine'), engineSelect,
     h('label', { for: 'think' }, 'Strength'), thinkSelect);
   const engineNote = h('p.muted.small');
+  // Why "Strength" is greyed out for Chess 2.
+  const thinkNote = h('p.muted.small#think-note', { hidden: true },
+    'In Chess 2 the computer is chessd\'s own player, which searches three moves deep: its strength is fixed.');
 
   const tcSelect = h('select#tc', { 'aria-label': 'Time control' },
     TIME_CONTROLS.map((t) => h('option', { value: t.id }, t.label)));
@@ -105,6 +110,7 @@ export function mountLobby(root) {
   ], 'friend', (/** @type {string} */ v) => {
     state.opponent = v;
     engineRow.hidden = v !== 'engine';
+    thinkNote.hidden = v !== 'engine' || state.variant !== 'chess2';
   });
 
   const colorSeg = segmented('color', [
@@ -120,6 +126,7 @@ export function mountLobby(root) {
     armiesRow,
     h('div.field', h('span.label', 'Play against'), opponentSeg),
     engineRow,
+    thinkNote,
     engineNote,
     h('div.field', h('span.label', 'Your colour'), colorSeg),
     h('div.field', h('label.label', { for: 'tc' }, 'Time control'), tcSelect),
@@ -218,9 +225,11 @@ export function mountLobby(root) {
   joinForm.addEventListener('submit', (e) => {
     e.preventDefault();
     const text = joinInput.value.trim();
-    const hashAt = text.indexOf('#/game/');
-    if (hashAt >= 0) {
-      location.hash = text.slice(hashAt);
+    // A standard game's link or a Chess 2 game's (a bare id opens the game page, which sends a
+    // Chess 2 game on to its own page).
+    const link = text.match(/#\/(game|chess2)\/.+$/);
+    if (link) {
+      location.hash = link[0];
     } else if (/^[0-9a-f-]{36}$/i.test(text)) {
       location.hash = `#/game/${text}`;
     } else {
@@ -268,20 +277,44 @@ export function mountLobby(root) {
     } catch {
       engines = [];
     }
+    renderEngines();
+  }
+
+  /** The engine choices for the chosen variant: one that cannot play it is shown, disabled. */
+  function renderEngines() {
     if (!engines) return;
-    setChildren(engineSelect, engines.map((e) => h('option', {
-      value: e.name,
-      selected: !!e.default,
-      disabled: e.reachable === false,
-    }, `${e.name}${e.default ? ' (default)' : ''}${e.reachable === false ? ' – unreachable' : ''}`)));
-    const usable = engines.some((e) => e.reachable !== false);
+    const variant = state.variant;
+    /** @param {{reachable?: boolean, variants?: string[]}} e */
+    const playsVariant = (e) => !e.variants || e.variants.includes(variant);
+    /** @param {{reachable?: boolean, variants?: string[]}} e */
+    const usableEngine = (e) => e.reachable !== false && playsVariant(e);
+    const previous = engineSelect.value;
+    const fallback = engines.find((e) => usableEngine(e) && e.default) || engines.find(usableEngine);
+    const chosen = engines.find((e) => e.name === previous && usableEngine(e)) || fallback;
+    setChildren(engineSelect, engines.map((e) => {
+      let why = '';
+      if (e.reachable === false) why = ' – unreachable';
+      else if (!playsVariant(e)) why = variant === 'chess2' ? ' – plays standard chess only' : ' – cannot play this game';
+      return h('option', {
+        value: e.name,
+        selected: !!chosen && chosen.name === e.name,
+        disabled: !usableEngine(e),
+      }, `${e.name}${e.default ? ' (default)' : ''}${why}`);
+    }));
+    const usable = !!chosen;
     const engineRadio = /** @type {HTMLInputElement | null} */ (document.getElementById('opponent-engine'));
     if (engineRadio) engineRadio.disabled = !usable;
-    engineNote.textContent = usable ? '' : 'No engine is available on this server, so only games against a friend can be created.';
+    if (!usable && state.opponent === 'engine') {
+      const friend = /** @type {HTMLInputElement | null} */ (document.getElementById('opponent-friend'));
+      if (friend) friend.click();
+    }
+    engineNote.textContent = usable ? '' : variant === 'chess2'
+      ? 'No engine on this server plays Chess 2, so only games against a friend can be created.'
+      : 'No engine is available on this server, so only games against a friend can be created.';
   }
 
   const page = h('section.page.lobby',
-    h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against a friend with a link, or against the computer. Watch any game live.')),
+    h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against a friend with a link, or against the computer. ', h('a#watch-link', { href: '#/watch' }, 'Watch the games being played live.'))),
     h('div.lobby-grid', h('div', form, result), side));
   setChildren(root, page);
   renderGames();

@@ -31,6 +31,36 @@ fn the_lobby_creates_a_chess2_game_against_the_computer_and_it_answers() {
         )
         .await;
         s.click("label[for='opponent-engine']").await;
+        // Only chessd's own engine plays Chess 2: the others (Stockfish in the default
+        // configuration) are shown, disabled, with the reason; so is why Strength is grey.
+        let engines = s
+            .exec(
+                "return [...document.querySelectorAll('#engine option')].map((o) => [o.value, o.disabled, o.textContent]);",
+                json!([]),
+            )
+            .await;
+        let engines = engines.as_array().unwrap();
+        assert!(
+            engines.contains(&json!(["builtin", false, "builtin (default)"])),
+            "{engines:?}"
+        );
+        assert!(
+            engines.contains(&json!([
+                "stockfish",
+                true,
+                "stockfish – plays standard chess only"
+            ])) || engines.contains(&json!(["stockfish", true, "stockfish – unreachable"])),
+            "{engines:?}"
+        );
+        assert_eq!(
+            s.exec("return document.querySelector('#engine').value;", json!([]))
+                .await,
+            json!("builtin")
+        );
+        assert!(s
+            .text("#think-note")
+            .await
+            .contains("its strength is fixed"));
         s.click("label[for='color-white']").await;
         s.click("#create-game").await;
         s.wait_for(
@@ -50,6 +80,21 @@ fn the_lobby_creates_a_chess2_game_against_the_computer_and_it_answers() {
         s.wait_for(&format!("{MOVES_JS}.length === 3"), "the computer's answer")
             .await;
         shot(&s, "chess2-game").await;
+        // The game's link pasted into the lobby's "Open a game" opens it again.
+        let link = s.exec("return location.href;", json!([])).await;
+        s.exec("location.hash = '#/';", json!([])).await;
+        s.wait_for("document.querySelector('#join-input')", "the lobby")
+            .await;
+        s.exec(
+            "document.querySelector('#join-input').value = arguments[0]; document.querySelector('#join-input').form.requestSubmit();",
+            json!([link]),
+        )
+        .await;
+        s.wait_for(
+            "document.querySelector('#c2-title')?.textContent === 'Chess 2 · Two Kings vs Animals'",
+            "the Chess 2 page opened from its link",
+        )
+        .await;
         assert_clean_console(&s, "chess2 game").await;
         s.quit().await;
     });
@@ -83,6 +128,10 @@ fn a_player_settles_a_duel_with_the_pages_buttons() {
         )
         .await;
         shot(&s, "chess2-duel").await;
+        // The page says what the server allows: a pawn taking a rook costs the defender nothing
+        // extra, and White may bid any of its three stones' worth up to 2.
+        assert_eq!(s.text("#c2-allowed-bids").await, "You may bid 0 or 1 or 2.");
+        assert!(s.text("#c2-duel-cost").await.contains("costs nothing"));
         s.click("#c2-bid button[data-bid='1']").await;
         // Black bid 2 for its rook: the capture stands, and the pawn that took is destroyed.
         s.wait_for(
@@ -95,6 +144,12 @@ fn a_player_settles_a_duel_with_the_pages_buttons() {
             "the stones: White 3 - 1, Black 3 - 2 + 1 for the pawn it destroyed",
         )
         .await;
+        // Both bids and the outcome are said once revealed.
+        let told = s.text("#c2-duel-result").await;
+        assert!(
+            told.contains("e4d5: Duel on d5: the defender bid 2, the attacker 1. The defender wins: the capturing piece is destroyed too."),
+            "{told:?}"
+        );
         assert_clean_console(&s, "chess2 duel").await;
         s.quit().await;
     });

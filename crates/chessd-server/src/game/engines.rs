@@ -77,6 +77,9 @@ pub struct EngineEntry {
     pub reachable: bool,
     /// Whether it is the default engine.
     pub default: bool,
+    /// Whether it can be a Chess 2 opponent: chessd's own engine, whose Chess 2 player runs in
+    /// the server (UCI carries no duels).
+    pub plays_chess2: bool,
 }
 
 impl EngineFactory {
@@ -222,6 +225,7 @@ impl EngineFactory {
                     kind,
                     reachable,
                     default,
+                    plays_chess2: matches!(config.endpoint.endpoint(), Ok(Endpoint::Builtin)),
                 }
             }
         });

@@ -41,6 +41,10 @@ pub(crate) struct EngineListItem {
     pub reachable: bool,
     /// Whether it is the default engine (`builtin` if configured, else the first).
     pub default: bool,
+    /// The variants it can play a game of: `standard` always; `chess2` for chessd's own engine
+    /// only (`builtin` kind).
+    #[schema(value_type = Vec<crate::schemas::VariantName>)]
+    pub variants: Vec<String>,
 }
 
 /// A body that did not parse is reported only to a caller whose secret the route accepts: a
@@ -81,6 +85,11 @@ pub(crate) async fn list(state: web::Data<AppState>) -> HttpResponse {
             kind: e.kind.to_string(),
             reachable: e.reachable,
             default: e.default,
+            variants: if e.plays_chess2 {
+                vec!["standard".into(), "chess2".into()]
+            } else {
+                vec!["standard".into()]
+            },
         })
         .collect();
     HttpResponse::Ok().json(serde_json::json!({ "engines": engines }))
