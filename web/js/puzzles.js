@@ -1,7 +1,9 @@
 // @ts-check
 // The puzzles page: a mate-in-N problem (pasted FEN or a built-in sample) solved by the server's
 // prover as a job; keys, uniqueness and the main line; then the solution tree stepped through
-// on the board ("Next move"), with every defence open to explore.
+// on the board ("Next move"), with every defence open to explore. "Try it" trains instead, as
+// lichess puzzles do: the solution stays hidden, each move is told right or wrong (a wrong one
+// is taken back), the defence is played against the solver, and "Reveal" shows it all.
 
 import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
@@ -19,7 +21,7 @@ import { PUZZLE_SAMPLES } from './puzzle-samples.js';
  * @param {HTMLElement} root
  * @returns {() => void} */
 export function mountPuzzles(root) {
-  /** @type {{fen: string, start: any, job: any, secret: string | null, unfollow: (() => void) | null, result: any, steps: any[], node: any}} */
+  /** @type {{fen: string, start: any, job: any, secret: string | null, unfollow: (() => void) | null, result: any, steps: any[], node: any, training: boolean, trainFen: string, trainLegal: string[], mistakes: number, verdict: string | null}} */
   const st = {
     fen: PUZZLE_SAMPLES[0].fen,
     start: null, // parsed FEN of the problem
@@ -30,9 +32,16 @@ export function mountPuzzles(root) {
     // The explorer: steps played from the problem position, and where in the tree we are.
     steps: [],
     node: null,
+    // A try ("Try it"): the solution hidden, the position's FEN and legal moves, the wrong
+    // moves so far and the word on the last one (right, wrong, solved).
+    training: false,
+    trainFen: '',
+    trainLegal: [],
+    mistakes: 0,
+    verdict: null,
   };
 
-  const board = new Board({ onMove: (uci) => playTreeMove(uci), label: 'Puzzle board' });
+  const board = new Board({ onMove: (uci) => (st.training ? tryMove(uci) : playTreeMove(uci)), label: 'Puzzle board' });
   const boardStatus = h('div.status-box#puzzle-status', { role: 'status', 'aria-live': 'polite' });
   const lineBox = h('p.solution-line#explore-line');
   const choices = h('div.choices#defences');
@@ -53,6 +62,8 @@ export function mountPuzzles(root) {
   const allKeys = h('input#puzzle-all-keys', { type: 'checkbox', checked: true });
   const timeLimit = h('input#puzzle-time', { type: 'number', min: '1', step: '1', placeholder: 'default', 'aria-label': 'Time limit in seconds' });
   const solveBtn = h('button.btn.primary.big#solve', { type: 'submit' }, 'Solve');
+  const tryBtn = h('button.btn.big#puzzle-try', { type: 'button', onclick: () => startTry(), title: 'Find the solution yourself: each move is told right or wrong' }, 'Try it');
+  const revealBtn = h('button.btn#puzzle-reveal', { type: 'button', hidden: true, onclick: () => reveal() }, 'Reveal the solution');
   const cancelBtn = h('button.btn#puzzle-cancel', { type: 'button', hidden: true, onclick: () => cancel() }, 'Cancel');
   const form = h('form.card.puzzle-form',
     h('h2', 'Mate in N'),
@@ -62,7 +73,7 @@ export function mountPuzzles(root) {
       h('label.label', { for: 'puzzle-mate' }, 'Find'), mateSelect,
       h('label.check', allKeys, ' every key (decides uniqueness)')),
     h('div.field.inline', h('label.label', { for: 'puzzle-time' }, 'Time limit (s)'), timeLimit),
-    h('div.actions', solveBtn, cancelBtn));
+    h('div.actions', solveBtn, tryBtn, cancelBtn));
   const jobBox = h('div.card.job-box#puzzle-job', { hidden: true });
 
   sampleSelect.addEventListener('change', () => {
@@ -85,7 +96,7 @@ export function mountPuzzles(root) {
 
   const page = h('section.page.puzzles-page',
     h('div.game-grid',
-      h('div.board-col', board.el, boardStatus, explorer),
+      h('div.board-col', board.el, boardStatus, h('div.actions', revealBtn), explorer),
       h('div.side-col', form, jobBox)));
   setChildren(root, page);
 
@@ -108,6 +119,7 @@ export function mountPuzzles(root) {
     st.result = null;
     st.node = null;
     st.steps = [];
+    st.training = false;
     renderJob();
     renderExplorer();
     // Ask the server whether the position is valid (and for its status).
@@ -132,10 +144,14 @@ export function mountPuzzles(root) {
 
   // ----- solving -----
 
-  async function solve() {
+  /** @param {boolean} [training] Keep the solution hidden for a try. */
+  async function solve(training = false) {
     const fen = fenInput.value.trim();
     clearTimeout(fenTimer);
     await showProblem(fen, true);
+    st.training = training;
+    st.mistakes = 0;
+    st.verdict = null;
     if (!st.start || st.fen !== fen) return;
     if (st.unfollow) st.unfollow();
     /** @type {Record<string, unknown>} */
@@ -155,7 +171,11 @@ export function mountPuzzles(root) {
         st.job = job;
         if (job.state === 'done' && job.result && !st.result) {
           st.result = job.result;
-          resetExplorer();
+          if (st.training) startTraining();
+          else {
+            resetExplorer();
+            boardIntoView();
+          }
         }
         renderJob();
       });
@@ -179,7 +199,10 @@ export function mountPuzzles(root) {
     const job = st.job;
     const running = job && (job.state === 'queued' || job.state === 'running');
     solveBtn.disabled = !!running;
+    tryBtn.disabled = !!running;
     cancelBtn.hidden = !running;
+    revealBtn.hidden = !st.training;
+    explorer.hidden = st.training;
     if (!job) {
       jobBox.hidden = true;
       return;
@@ -194,6 +217,8 @@ export function mountPuzzles(root) {
       parts.push(h('p.error-text', job.error ? job.error.message : 'The search failed.'));
     } else if (job.state === 'cancelled') {
       parts.push(h('p.muted', 'Cancelled.'));
+    } else if (job.state === 'done' && job.result && st.training) {
+      parts.push(h('p.muted#puzzle-hidden', 'The solution is hidden while you try. Press "Reveal the solution" to see it.'));
     } else if (job.state === 'done' && job.result) {
       const r = job.result;
       const start = st.start;
@@ -220,6 +245,109 @@ export function mountPuzzles(root) {
       }
     }
     setChildren(jobBox, parts);
+  }
+
+  // ----- a try -----
+
+  function startTry() {
+    solve(true);
+  }
+
+  /** The solver's answer is in: the try starts from the problem position. */
+  async function startTraining() {
+    st.steps = [];
+    st.node = rootNode();
+    if (!st.node) {
+      // No mate to find: nothing to try; show the verdict.
+      st.training = false;
+      renderJob();
+      renderExplorer();
+      return;
+    }
+    st.trainFen = st.fen;
+    st.trainLegal = [];
+    renderExplorer();
+    try {
+      const info = await api('GET', `/v1/position?fen=${encodeURIComponent(st.fen)}`);
+      if (!st.training) return;
+      st.trainLegal = info.moves || [];
+    } catch (e) {
+      toast(explain(e), 'error');
+    }
+    renderExplorer();
+    boardIntoView();
+  }
+
+  /**
+   * A move tried on the board: right when it is one the proof plays here (a key, or a reply
+   * of the tree), and then the defence that resists longest answers; wrong moves are taken back.
+   * @param {string} uci
+   */
+  async function tryMove(uci) {
+    const choice = nodeMoves().find((m) => m.uci === uci);
+    const fen = st.trainFen;
+    if (!choice) {
+      // Any mate in one is right, as on lichess (the proof holds one of them).
+      const node = st.node;
+      if (node && node.kind === 'attack' && node.options[0].mate_in === 1) {
+        try {
+          const after = await api('POST', '/v1/position/move', { fen, move: uci });
+          if (after.status && after.status.reason === 'checkmate') {
+            st.steps.push({ uci: after.uci, san: after.san, node });
+            st.node = null;
+            finishTry();
+            return;
+          }
+        } catch (e) {
+          toast(explain(e), 'error');
+        }
+      }
+      st.mistakes += 1;
+      st.verdict = 'wrong';
+      renderExplorer();
+      return;
+    }
+    play(choice);
+    st.verdict = 'right';
+    if (/#$/.test(choice.san)) {
+      finishTry();
+      return;
+    }
+    renderExplorer();
+    try {
+      let after = await api('POST', '/v1/position/move', { fen, move: uci });
+      const d = st.node && st.node.kind === 'defend' ? mainDefence(st.node.tree) : null;
+      if (!st.training || !d) return;
+      play({ uci: d.uci, san: d.move, defence: d });
+      after = await api('POST', '/v1/position/move', { fen: after.fen, move: d.uci });
+      if (!st.training) return;
+      st.trainFen = after.fen;
+      st.trainLegal = after.legal_moves || [];
+    } catch (e) {
+      toast(explain(e), 'error');
+    }
+    renderExplorer();
+  }
+
+  /** The try reached mate: the solution is shown, the explorer open. */
+  function finishTry() {
+    st.training = false;
+    st.verdict = 'solved';
+    renderJob();
+    renderExplorer();
+  }
+
+  /** Ends the try and shows the solution from the problem position. */
+  function reveal() {
+    st.training = false;
+    st.verdict = null;
+    resetExplorer();
+    renderJob();
+  }
+
+  /** On a narrow screen (one column, as the style sheet's 860 px) the board is above the form: bring it back into view. */
+  function boardIntoView() {
+    if (window.matchMedia('(max-width: 860px)').matches) board.el.scrollIntoView({ block: 'start', behavior: 'smooth' });
   }
 
   // ----- the explorer -----
@@ -307,7 +435,8 @@ export function mountPuzzles(root) {
       board: b,
       lastMove: last ? last.uci : null,
       check: last && sanChecks(last.san) ? kingSquare(b, turn) : -1,
-      legal: nodeMoves().map((m) => m.uci),
+      // A try offers every legal move (a wrong one is told so); the explorer, the tree's own.
+      legal: st.training ? (turn === st.start.turn ? st.trainLegal : []) : nodeMoves().map((m) => m.uci),
       turn,
     });
     board.svg.dataset.ply = String(n);
@@ -319,7 +448,25 @@ export function mountPuzzles(root) {
     explorerLine();
     boardStatus.className = 'status-box';
     boardStatus.dataset.state = mated ? 'mate' : 'open';
-    if (mated) {
+    boardStatus.dataset.verdict = st.verdict || '';
+    boardStatus.dataset.fen = st.training ? st.trainFen : '';
+    if (st.training && node) {
+      const left = node.kind === 'attack' ? node.options[0].mate_in : null;
+      const task = left ? `${side(turn)} to play: mate in ${left}` : `${side(turn)} defends…`;
+      if (st.verdict === 'wrong') {
+        setChildren(boardStatus, h('strong.wrong', '✗ Not the solution here.'), h('span', `Try again (${st.mistakes} wrong so far), or reveal the solution. ${task}.`));
+      } else if (st.verdict === 'right') {
+        setChildren(boardStatus, h('strong.right', '✓ Right!'), h('span', `${task}.`));
+      } else {
+        setChildren(boardStatus, h('strong', task), h('span.muted', st.trainLegal.length ? 'Find the best move on the board.' : 'Getting the position ready…'));
+      }
+      setChildren(choices);
+      return;
+    }
+    if (mated && st.verdict === 'solved') {
+      boardStatus.classList.add('ended');
+      setChildren(boardStatus, h('strong', 'Solved!'), h('span', `${side(turnAt(n - 1))} mates${st.mistakes ? ` (${st.mistakes} wrong move${st.mistakes === 1 ? '' : 's'} on the way)` : ', without a wrong move'}. The solution is shown; go back to try another defence.`));
+    } else if (mated) {
       boardStatus.classList.add('ended');
       setChildren(boardStatus, h('strong', 'Checkmate!'), h('span', `${side(turnAt(n - 1))} wins. Go back to try another defence.`));
     } else if (!st.result) {
