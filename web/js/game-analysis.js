@@ -158,7 +158,8 @@ export function createAnalysis({ id, token, st }) {
     analysisToggle.disabled = !a.on && (terminal || !a.enginesLoaded);
     analysisToggle.textContent = a.on ? 'Stop' : 'Start analysis';
     analysisToggle.setAttribute('aria-pressed', String(a.on));
-    engineRow.hidden = !seat || (!!a.enginesLoaded && !engines.length);
+    // Against the computer no engine can be picked while it plays: no chooser, only the reason.
+    engineRow.hidden = !seat || vsComputer || (!!a.enginesLoaded && !engines.length);
     engineSelect.disabled = !canAsk || engines.length < 2;
     analysisBox.dataset.state = analysisStateName(a);
     analysisBox.dataset.engine = a.on || a.done ? a.engine || a.choice || '' : '';

@@ -120,8 +120,10 @@ export function createController({ id, token, st }, { view, analysis, exporter }
       const data = await api('GET', `/v1/games/${id}/engine`);
       st.engine = data.name;
       if (data.opponent) {
+        // The game's opponent, which may not be the engine attached now (an analysis of a
+        // finished game runs the engine the player chose).
         st.enginePlays = data.opponent.plays;
-        st.opponentName = data.name;
+        st.opponentName = data.opponent.engine || st.opponentName;
       } else if (ongoing(st)) {
         st.enginePlays = null;
       }

@@ -305,6 +305,16 @@ fn against_the_computer_analysis_waits_for_the_end_of_the_game() {
             "no analysis against the computer",
         )
         .await;
+        // No engine chooser either (it used to preselect Stockfish, then refuse it).
+        assert_eq!(
+            s.exec(
+                "const e = document.querySelector('#analysis-engine'); return !e || e.offsetParent === null;",
+                json!([])
+            )
+            .await,
+            json!(true),
+            "the engine chooser is hidden while the computer plays"
+        );
         // Resigned: the game is over, so its analysis is allowed (with Stockfish, which
         // replaces the idle opponent), and the bar still names the computer.
         s.click("#resign").await;
@@ -324,10 +334,11 @@ fn against_the_computer_analysis_waits_for_the_end_of_the_game() {
         assert!(chosen == "sf" || chosen == "stockfish", "{chosen}");
         s.click("#analysis-toggle").await;
         wait_lines(&s, &chosen, 3, "2. ", 1, "lines of the finished game").await;
-        assert!(
-            s.text(".player-bar.top .player-name")
-                .await
-                .starts_with("Computer"),
+        // The opponent keeps its name: the analysis engine attached now is not the one that
+        // played (the bar used to say "Computer · stockfish").
+        assert_eq!(
+            s.text(".player-bar.top .player-name").await,
+            "Computer · builtin",
             "the opponent is still named"
         );
         panel_shot(&s, "analysis-after-engine-game-panel").await;
