@@ -5,7 +5,7 @@
 //! owner's seat secret in the game an accept creates is derived from it ([`owner_seat_secret`]),
 //! so the accepting node gives the game only that secret's digest and nothing usable is ever
 //! stored. Limits (`quotas.max_seeks` per client, `limits.max_seeks` in total) are checked in the
-//! insert's own statement. What lobby sockets hear comes from [`watch`]: one task per node that
+//! insert's own statement. What lobby sockets hear comes from `watch`: one task per node that
 //! reads the seeks every `lobby.poll_ms` while sockets are open and tells them what changed.
 
 pub mod glicko;

@@ -217,7 +217,6 @@ pub(crate) fn owner_seat(row: &SeekRow, seek_secret: &str) -> Option<GameSeat> {
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
         (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key.", body = crate::api::error::ErrorBody<'static>),
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
-        (status = 422, description = "`invalid_fen`: an unknown army letter.", body = crate::api::error::ErrorBody<'static>),
         (status = 429, description = "`quota_exceeded`: this client holds `quotas.max_seeks` open seeks already.", body = crate::api::error::ErrorBody<'static>),
         (status = 503, description = "`too_many_seeks` (the lobby holds `limits.max_seeks`), `lobby_unavailable` (no database) or `store_unavailable`.", body = crate::api::error::ErrorBody<'static>)
     )
