@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 13] = [
+const SECTIONS: [&str; 14] = [
     "bind",
     "workers",
     "auth",
@@ -31,6 +31,7 @@ const SECTIONS: [&str; 13] = [
     "jobs",
     "gct_workers",
     "cluster",
+    "lobby",
 ];
 
 /// The whole configuration.
@@ -65,6 +66,20 @@ pub struct Config {
     pub gct_workers: BTreeMap<String, EndpointConfig>,
     /// Several nodes on one PostgreSQL (off unless `advertise_url` is set).
     pub cluster: ClusterConfig,
+    /// The lobby: seeks and the lobby socket.
+    pub lobby: LobbyConfig,
+}
+
+/// The `[lobby]` section: how long seeks live and how the lobby socket follows them.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LobbyConfig {
+    /// Seconds a seek lives when no lobby socket of its owner holds it.
+    pub seek_ttl_secs: u64,
+    /// Seconds a seek held by its owner's lobby socket outlives the socket.
+    pub seek_grace_secs: u64,
+    /// Milliseconds between two reads of the seeks while lobby sockets are open.
+    pub poll_ms: u64,
 }
 
 /// Several chessd nodes sharing one PostgreSQL store: membership and shard leases.
@@ -390,6 +405,8 @@ pub struct Limits {
     pub body_idle_timeout_ms: u64,
     /// Milliseconds a whole request body may take.
     pub body_timeout_ms: u64,
+    /// Open seeks in the whole lobby (all nodes of a cluster together).
+    pub max_seeks: usize,
 }
 
 /// Where games are kept: the database and how it writes.
@@ -525,6 +542,8 @@ pub struct QuotasConfig {
     pub max_sockets: usize,
     /// Game exports a client may have streaming at once.
     pub max_exports: usize,
+    /// Open seeks a client may have in the lobby at once.
+    pub max_seeks: usize,
 }
 
 impl QuotasConfig {
@@ -537,6 +556,7 @@ impl QuotasConfig {
             max_jobs: usize::MAX,
             max_sockets: usize::MAX,
             max_exports: usize::MAX,
+            max_seeks: usize::MAX,
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod config;
 pub mod engine;
 pub mod game;
 pub mod jobs;
+pub mod lobby;
 pub(crate) mod metrics;
 pub mod openapi;
 pub(crate) mod schemas;
@@ -47,6 +48,8 @@ pub struct AppState {
     pub(crate) jobs: jobs::supervisor::JobSupervisor,
     /// What each client may spend: rates, quotas, the engine-session total.
     pub(crate) admission: admission::Admission,
+    /// The lobby: seeks, in the store.
+    pub(crate) lobby: lobby::Lobby,
     /// This node's part in a cluster (`None`: a single node).
     pub(crate) cluster: Option<cluster::Cluster>,
     /// The cluster's shared perft task queue, for the work API (`None`: a single node).
@@ -147,6 +150,7 @@ impl AppState {
         let hooks = Hooks::new(&config.webhooks, store.clone(), callback);
         let admission = admission::Admission::from_config(&config);
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config, store.clone());
+        let lobby = lobby::Lobby::new(&store, &config);
         let games = Games::new(game::service::GamesParts {
             max_games: config.limits.max_games,
             hooks: Arc::new(hooks),
@@ -161,6 +165,7 @@ impl AppState {
         AppState {
             jobs,
             admission,
+            lobby,
             config: Arc::new(config),
             games,
             cluster,

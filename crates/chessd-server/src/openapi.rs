@@ -34,7 +34,8 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         (name = "games", description = "Games: each one an actor."),
         (name = "websocket", description = "Online play."),
         (name = "jobs", description = "Perft and mate-in-N puzzle jobs, run on a pool off the HTTP threads."),
-        (name = "engines", description = "UCI engines: configured by name, attached to games (hints, play, analysis, an engine opponent).")
+        (name = "engines", description = "UCI engines: configured by name, attached to games (hints, play, analysis, an engine opponent)."),
+        (name = "lobby", description = "Seeks: players waiting for an opponent, listed live on the lobby socket, accepted once.")
     ),
     paths(
         api::routes::system::health,
@@ -49,6 +50,12 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         api::routes::export::export,
         api::routes::engines::list,
         api::routes::cluster::status,
+        api::routes::seeks::list,
+        api::routes::seeks::post,
+        api::routes::seeks::view,
+        api::routes::seeks::cancel,
+        api::routes::seeks::accept,
+        api::routes::lobby_ws::connect,
         api::routes::jobs::list,
         api::routes::jobs::create_perft,
         api::routes::jobs::perft_view,

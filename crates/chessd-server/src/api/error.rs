@@ -135,13 +135,23 @@ pub enum ErrorCode {
     /// A forwarded request may or may not have been carried out (the node serving the game
     /// stopped answering after it was sent): read the game, or retry with the same key.
     OutcomeUnknown,
+    /// No open seek with that id (or it expired).
+    SeekNotFound,
+    /// The seek is no longer open: another player accepted it (or is accepting it).
+    SeekTaken,
+    /// A player tried to accept their own seek.
+    OwnSeek,
+    /// The lobby holds `limits.max_seeks` open seeks already.
+    TooManySeeks,
+    /// The lobby needs a database (`store.url` is `memory`).
+    LobbyUnavailable,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 59] = [
+    pub const ALL: [ErrorCode; 64] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -200,6 +210,11 @@ impl ErrorCode {
         ErrorCode::VersionMismatch,
         ErrorCode::RequestTimeout,
         ErrorCode::OutcomeUnknown,
+        ErrorCode::SeekNotFound,
+        ErrorCode::SeekTaken,
+        ErrorCode::OwnSeek,
+        ErrorCode::TooManySeeks,
+        ErrorCode::LobbyUnavailable,
         ErrorCode::Internal,
     ];
 
@@ -244,6 +259,9 @@ impl ErrorCode {
             IdempotencyKeyReused | RequestInProgress | VersionMismatch => StatusCode::CONFLICT,
             OutcomeUnknown => StatusCode::BAD_GATEWAY,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            SeekNotFound => StatusCode::NOT_FOUND,
+            SeekTaken | OwnSeek => StatusCode::CONFLICT,
+            TooManySeeks | LobbyUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -310,6 +328,11 @@ impl ErrorCode {
             VersionMismatch => "version_mismatch",
             OutcomeUnknown => "outcome_unknown",
             RequestTimeout => "request_timeout",
+            SeekNotFound => "seek_not_found",
+            SeekTaken => "seek_taken",
+            OwnSeek => "own_seek",
+            TooManySeeks => "too_many_seeks",
+            LobbyUnavailable => "lobby_unavailable",
             Internal => "internal",
         }
     }
@@ -454,6 +477,24 @@ impl From<AdmissionError> for ApiError {
             retry_after_secs: e.retry_after_secs(),
             ..ApiError::new(code, e.to_string())
         }
+    }
+}
+
+impl From<crate::lobby::LobbyError> for ApiError {
+    fn from(e: crate::lobby::LobbyError) -> ApiError {
+        use crate::lobby::LobbyError as L;
+        let code = match &e {
+            L::Unavailable => ErrorCode::LobbyUnavailable,
+            L::NotFound(_) => ErrorCode::SeekNotFound,
+            L::Taken(_) => ErrorCode::SeekTaken,
+            L::OwnSeek => ErrorCode::OwnSeek,
+            L::Refused { given: true } => ErrorCode::Forbidden,
+            L::Refused { given: false } => ErrorCode::Unauthorized,
+            L::ClientFull { .. } => ErrorCode::QuotaExceeded,
+            L::Full { .. } => ErrorCode::TooManySeeks,
+            L::Store(_) => ErrorCode::StoreUnavailable,
+        };
+        ApiError::new(code, e.to_string())
     }
 }
 
@@ -687,7 +728,12 @@ mod tests {
                 VersionMismatch => 55,
                 RequestTimeout => 56,
                 OutcomeUnknown => 57,
-                Internal => 58,
+                SeekNotFound => 58,
+                SeekTaken => 59,
+                OwnSeek => 60,
+                TooManySeeks => 61,
+                LobbyUnavailable => 62,
+                Internal => 63,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

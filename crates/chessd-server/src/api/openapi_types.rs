@@ -30,6 +30,14 @@ pub(crate) struct GameId {
     pub id: Uuid,
 }
 
+/// The seek of a `/v1/seeks/{id}` route.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub(crate) struct SeekId {
+    /// The seek id.
+    pub id: Uuid,
+}
+
 /// The job of a `/v1/perft/{id}` route.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]

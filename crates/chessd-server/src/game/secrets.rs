@@ -59,12 +59,13 @@ pub struct SecretDigests {
 }
 
 /// A secret's digest as kept.
-type KeptDigest = [u8; DIGEST_LEN];
+pub(crate) type KeptDigest = [u8; DIGEST_LEN];
 
 /// Bytes kept of a secret's SHA-256 digest.
 const DIGEST_LEN: usize = 16;
 
-fn digest(secret: &str) -> KeptDigest {
+/// The digest a game keeps of a secret (the first 16 bytes of its SHA-256).
+pub(crate) fn digest(secret: &str) -> KeptDigest {
     let full: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
     let mut kept = [0; DIGEST_LEN];
     kept.copy_from_slice(&full[..DIGEST_LEN]);
@@ -88,6 +89,16 @@ impl SecretDigests {
         } else {
             Caller::Anonymous
         }
+    }
+
+    /// The same digests with `color`'s seat proven by another secret, of which only the
+    /// digest ([`digest`]) is known (a seek's owner, whose seat secret the creator never sees).
+    pub(crate) fn with_seat(mut self, color: Color, seat: KeptDigest) -> SecretDigests {
+        match color {
+            Color::White => self.white = seat,
+            Color::Black => self.black = seat,
+        }
+        self
     }
 
     /// The 48 bytes stored: white's, black's and the admin's digest.

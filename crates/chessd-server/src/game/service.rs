@@ -247,6 +247,17 @@ impl Games {
         client: &ClientKey,
         new: NewGame,
     ) -> Result<(GameHandle, Secrets), GameError> {
+        self.create_with_seat(client, new, None).await
+    }
+
+    /// [`Games::create`], with one seat proven by a secret of which only the digest is given
+    /// (a seek's owner's): that seat's entry of the answered secrets is empty.
+    pub(crate) async fn create_with_seat(
+        &self,
+        client: &ClientKey,
+        new: NewGame,
+        seat: Option<(chessd_core::Color, crate::game::secrets::KeptDigest)>,
+    ) -> Result<(GameHandle, Secrets), GameError> {
         let mut new = new;
         check_opponents(&new.opponents)?;
         if matches!(new.game, crate::game::Board::Chess2(_)) {
@@ -304,8 +315,15 @@ impl Games {
             opponents.push((started, spec.opponent));
         }
         let created = std::time::SystemTime::now();
-        let secrets = Secrets::generate();
-        let digests = secrets.digests();
+        let mut secrets = Secrets::generate();
+        let mut digests = secrets.digests();
+        if let Some((color, seat)) = seat {
+            digests = digests.with_seat(color, seat);
+            match color {
+                chessd_core::Color::White => secrets.white.clear(),
+                chessd_core::Color::Black => secrets.black.clear(),
+            }
+        }
         // The game exists once it is stored: its creation is acknowledged after the commit.
         let stored = if self.env.store.is_durable() {
             let row = NewGameRow {

@@ -13,6 +13,7 @@ mod error;
 pub(crate) mod jobs;
 mod jobs_db;
 pub mod perft_tasks;
+pub mod seeks;
 mod write;
 
 use std::sync::{
@@ -501,6 +502,13 @@ impl Store {
             },
             None => None,
         }
+    }
+
+    /// The lobby's seeks (`None` in memory: the lobby needs a database).
+    pub fn seeks(&self) -> Option<seeks::SeekDb> {
+        self.inner
+            .as_ref()
+            .map(|inner| seeks::SeekDb::new(inner.db.clone()))
     }
 
     /// The cluster's tables, on PostgreSQL (`None` for any other store), through a pool of

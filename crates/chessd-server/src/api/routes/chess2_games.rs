@@ -19,14 +19,16 @@ use crate::{
 };
 
 /// The `armies` of `POST /v1/games` for a Chess 2 game (default: Classic for both).
-#[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ArmiesBody {
     /// White's army letter (`c n e r k a`).
     #[schema(value_type = Option<crate::schemas::ArmyLetter>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub white: Option<String>,
     /// Black's army letter.
     #[schema(value_type = Option<crate::schemas::ArmyLetter>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub black: Option<String>,
 }
 

@@ -178,6 +178,22 @@ pub(crate) async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
     let body: CreateGame = optional_json(&body)?;
+    let new = new_game(&state, body)?;
+    let (handle, secrets) = state.games.create(&client, new).await?;
+    let snap = handle.snapshot().await?;
+    Ok(HttpResponse::Created().json(Created {
+        game: GameView::from(&snap),
+        secrets: SecretsView {
+            white: secrets.white,
+            black: secrets.black,
+            admin: secrets.admin,
+        },
+    }))
+}
+
+/// The game a creation request asks for, checked (what `POST /v1/games` and an accepted seek
+/// hand the game service).
+pub(crate) fn new_game(state: &AppState, body: CreateGame) -> Result<NewGame, ApiError> {
     let game = starting_game(&body)?;
     if let Some(tc) = body.time_control {
         tc.check().map_err(ApiError::invalid_request)?;
@@ -221,21 +237,11 @@ pub(crate) async fn create(
             },
         })
         .collect();
-    let new = NewGame {
+    Ok(NewGame {
         game,
         options,
         opponents,
-    };
-    let (handle, secrets) = state.games.create(&client, new).await?;
-    let snap = handle.snapshot().await?;
-    Ok(HttpResponse::Created().json(Created {
-        game: GameView::from(&snap),
-        secrets: SecretsView {
-            white: secrets.white,
-            black: secrets.black,
-            admin: secrets.admin,
-        },
-    }))
+    })
 }
 
 /// `GET /v1/games/{id}`

@@ -14,7 +14,9 @@ pub(crate) mod game_admin;
 pub(crate) mod game_view;
 pub(crate) mod games;
 pub(crate) mod jobs;
+pub(crate) mod lobby_ws;
 pub(crate) mod position;
+pub(crate) mod seeks;
 pub(crate) mod system;
 pub mod webapp;
 pub(crate) mod work;
@@ -81,6 +83,13 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(GET, "/v1/games/export", export::export),
         R::new(GET, "/v1/engines", engines::list),
         R::new(GET, "/v1/cluster", cluster::status),
+        // The lobby.
+        R::new(GET, "/v1/seeks", seeks::list),
+        R::new(POST, "/v1/seeks", seeks::post),
+        R::new(GET, "/v1/seeks/{id}", seeks::view),
+        R::new(DELETE, "/v1/seeks/{id}", seeks::cancel),
+        R::new(POST, "/v1/seeks/{id}/accept", seeks::accept),
+        R::new(GET, "/v1/lobby/ws", lobby_ws::connect),
         // Jobs.
         R::new(GET, "/v1/jobs", jobs::list),
         R::new(POST, "/v1/perft", jobs::create_perft),
