@@ -9,10 +9,10 @@
 use crate::{Move, Position};
 
 /// The proof number of a capture that does not check.
-const CAPTURE_PN: u32 = 6;
+const CAPTURE_PN: u32 = 8;
 
 /// The proof number of a quiet move.
-const QUIET_PN: u32 = 10;
+const QUIET_PN: u32 = 20;
 
 /// The numbers of the defender node reached by the attacker's `mv` from `pos`, the defender
 /// `check` telling whether it is in check and `replies` its legal moves (counted for checks).
