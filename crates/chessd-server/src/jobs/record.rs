@@ -49,6 +49,12 @@ struct PuzzleRequest {
     time_limit_ms: u64,
     find_all_keys: bool,
     threads: usize,
+    /// The find mode (absent in records made before it: the exact mode).
+    #[serde(default)]
+    find: bool,
+    /// In the find mode, tighten the mate.
+    #[serde(default)]
+    shortest: bool,
 }
 
 /// A perft result as stored (its depth is the request's).
@@ -96,8 +102,14 @@ pub fn perft_key(spec: &PerftSpec) -> String {
 /// The request key of a puzzle.
 pub fn puzzle_key(spec: &PuzzleSpec) -> String {
     let keys = if spec.find_all_keys { "all" } else { "first" };
+    // The exact mode keeps the key it had before the find mode.
+    let mode = match (spec.find, spec.shortest) {
+        (false, _) => "",
+        (true, false) => " find",
+        (true, true) => " find shortest",
+    };
     format!(
-        "puzzle {} mate {} keys {keys}",
+        "puzzle {} mate {} keys {keys}{mode}",
         position_key(&spec.pos),
         spec.mate_in
     )
@@ -210,6 +222,8 @@ pub fn puzzle_request(spec: &PuzzleSpec) -> String {
         time_limit_ms: spec.time_limit_ms,
         find_all_keys: spec.find_all_keys,
         threads: spec.threads,
+        find: spec.find,
+        shortest: spec.shortest,
     })
 }
 
@@ -224,6 +238,8 @@ pub fn read_puzzle_request(text: &str, limits: &JobLimits) -> Result<PuzzleSpec,
         find_all_keys: r.find_all_keys,
         threads: r.threads.clamp(1, limits.max_threads()),
         table_mb: limits.config.solver_table_mb,
+        find: r.find,
+        shortest: r.shortest,
     })
 }
 

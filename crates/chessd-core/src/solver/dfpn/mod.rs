@@ -59,14 +59,6 @@ pub(super) fn find(
     let pos = &solver.pos;
     let num = search.prove(pos, solver.mate_in);
     search.flush();
-    if std::env::var_os("DFPN_DEBUG").is_some() {
-        eprintln!(
-            "proof {:?} nodes {} at {:?}",
-            num,
-            search.total_nodes(),
-            start.elapsed()
-        );
-    }
     if num.dn == 0 {
         return Ok(solution(
             None,
