@@ -52,6 +52,9 @@ struct Case {
     n: u32,
 }
 
+/// One position's outcomes: chessd's, Stockfish's.
+type Row = (Option<Outcome>, Option<Outcome>);
+
 /// What one solve gave: the time and, when solved within the cap, the mate length.
 #[derive(Clone, Copy)]
 struct Outcome {
@@ -297,7 +300,7 @@ fn main() {
         None
     };
 
-    let mut rows: Vec<(Option<Outcome>, Option<Outcome>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let mut ours = None;
         let mut theirs = None;
@@ -347,12 +350,12 @@ fn main() {
         if idx.is_empty() {
             continue;
         }
-        let solved = |pick: fn(&(Option<Outcome>, Option<Outcome>)) -> Option<Outcome>| {
+        let solved = |pick: fn(&Row) -> Option<Outcome>| {
             idx.iter()
                 .filter(|&&i| pick(&rows[i]).is_some_and(|o| o.mate.is_some()))
                 .count()
         };
-        let med = |pick: fn(&(Option<Outcome>, Option<Outcome>)) -> Option<Outcome>| {
+        let med = |pick: fn(&Row) -> Option<Outcome>| {
             let times: Vec<Duration> = idx
                 .iter()
                 .filter_map(|&i| pick(&rows[i]))
