@@ -411,4 +411,21 @@ mod tests {
         let stats = chessd_core::perft::perft_stats(&spec.pos, 2);
         assert_eq!(read_task(&task(&stats)).unwrap(), stats);
     }
+
+    #[test]
+    fn find_mode_solutions_read_back_and_older_ones_count_as_shortest() {
+        // Lichess 00s8j: Black mates in 2; a find within 3 does not prove 2 the shortest.
+        let fen = "3R4/ppk5/2r5/5Q2/4p3/P7/5PPP/6K1 b - - 0 35";
+        let pos = Position::from_fen(fen, FenMode::Strict).unwrap();
+        let found = chessd_core::solver::Solver::new(pos)
+            .mate_in(3)
+            .find()
+            .unwrap();
+        assert!(!found.shortest_proven);
+        assert_eq!(read_solution(&solution(&found)).unwrap(), found);
+        // A record written before the find mode has no `shortest_proven`: exact, so shortest.
+        let mut old: serde_json::Value = serde_json::from_str(&solution(&found)).unwrap();
+        old.as_object_mut().unwrap().remove("shortest_proven");
+        assert!(read_solution(&old.to_string()).unwrap().shortest_proven);
+    }
 }
