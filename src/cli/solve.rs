@@ -1,8 +1,10 @@
 //! `chessd solve <FEN> --mate N [--first-key] [--within] [--threads N] [--table MiB]
-//! [--time-limit-ms T] [--json]`
+//! [--time-limit-ms T] [--json]`, or `chessd solve <FEN> --find --mate N [--shortest] ...`
 //!
 //! Like the puzzle API, it finds every key and decides uniqueness unless told to stop at the
-//! first key.
+//! first key. With `--find` it proves a mate in at most N (up to 32), not necessarily the
+//! shortest, by proof-number search, with one complete proof tree; `--shortest` then tightens
+//! it within the time limit.
 
 use std::{
     process::ExitCode,
@@ -19,8 +21,11 @@ use serde::Serialize;
 
 use super::usage_error;
 
-/// The longest mate the command accepts.
-const MAX_MATE: i64 = 8;
+/// The longest mate the command accepts in the exact mode.
+const MAX_MATE: u32 = 8;
+
+/// The longest mate the command accepts in the find mode.
+const MAX_FIND_MATE: i64 = chessd_core::solver::MAX_MATE as i64;
 
 /// Arguments of `chessd solve`.
 #[derive(Debug, Args)]
@@ -28,9 +33,17 @@ pub(crate) struct SolveArgs {
     /// The position (strict FEN); the side to move is the one that mates.
     #[arg(value_name = "FEN")]
     pub fen: String,
-    /// Mate in at most this many moves of the side to move (1 to 8).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_MATE))]
+    /// Mate in at most this many moves of the side to move (1 to 8; with --find 1 to 32).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_FIND_MATE))]
     pub mate: u32,
+    /// Find a proven mate in at most N, not necessarily the shortest (proof-number search,
+    /// one thread, one key), with a complete proof tree.
+    #[arg(long, conflicts_with_all = ["all_keys", "first_key", "within"])]
+    pub find: bool,
+    /// With --find: search again at the found length minus one, and so on, within the time
+    /// limit, and say whether the mate is proven the shortest.
+    #[arg(long, requires = "find")]
+    pub shortest: bool,
     /// Find every key at the shortest length and decide uniqueness (the default, as in the
     /// puzzle API; kept so that older command lines still work).
     #[arg(long, conflicts_with = "first_key")]
@@ -61,16 +74,28 @@ pub(crate) fn run(args: &SolveArgs) -> ExitCode {
         Ok(pos) => pos,
         Err(e) => return usage_error("solve", &format!("invalid FEN '{}': {e}", args.fen)),
     };
+    if !args.find && args.mate > MAX_MATE {
+        return usage_error(
+            "solve",
+            &format!("--mate {} is over {MAX_MATE} without --find", args.mate),
+        );
+    }
     let mut solver = Solver::new(pos)
         .mate_in(args.mate)
         .threads(args.threads)
         .table_mb(args.table)
         .find_all_keys(!args.first_key)
-        .keys_within(args.within);
+        .keys_within(args.within)
+        .shortest(args.shortest);
     if let Some(ms) = args.time_limit_ms {
         solver = solver.deadline(Instant::now() + Duration::from_millis(ms));
     }
-    match solver.solve() {
+    let result = if args.find {
+        solver.find()
+    } else {
+        solver.solve()
+    };
+    match result {
         Ok(solution) => {
             if args.json {
                 return print_json(&solution_json(&pos, &solution));
@@ -148,10 +173,21 @@ fn human_output(pos: &Position, solution: &Solution, args: &SolveArgs) -> String
         out.push_str(&stats_line(solution));
         return out;
     };
-    out.push_str(&format!("mate in {mate} (shortest)\n"));
+    let how = if !args.find {
+        "(shortest)"
+    } else if solution.shortest_proven {
+        "(found; proven shortest)"
+    } else if args.shortest {
+        "(found; not proven shortest within the time limit)"
+    } else {
+        "(found; not necessarily the shortest)"
+    };
+    out.push_str(&format!("mate in {mate} {how}\n"));
     let keys: Vec<String> = solution.keys.iter().map(|&mv| pos.san(mv)).collect();
     out.push_str(&format!("keys: {}\n", keys.join(" ")));
-    let unique = if !solution.all_keys {
+    let unique = if args.find {
+        "not decided (--find: one key)".to_string()
+    } else if !solution.all_keys {
         "not decided (--first-key: only the first key was searched for)".to_string()
     } else if solution.unique {
         "yes".to_string()

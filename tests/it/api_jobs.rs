@@ -1099,3 +1099,63 @@ async fn chess2_perft_requests_are_checked() {
     let view = wait_for(&app, &format!("/v1/perft/{id}")).await;
     assert_eq!(view["state"], "cancelled", "{view}");
 }
+
+#[actix_web::test]
+async fn a_find_puzzle_proves_a_deep_mate_as_chessd_solve_find_does() {
+    let mut c = config(2, 8);
+    c.jobs.max_find_mate_in = 12;
+    let app = TestApp::new(c).await;
+    // A game position where Stockfish's deep analysis reports a mate in 9 for Black
+    // (`tests/data/puzzles/mates_9_20.csv`, dev row g3003p053).
+    let fen = "2k5/2p1b2p/1n2b3/5p2/P3pNpP/4P3/2qB1PP1/1r3RK1 b - h3 0 29";
+    let view = run_job(
+        &app,
+        "/v1/puzzles",
+        json!({"fen": fen, "mate_in": 10, "mode": "find", "time_limit_ms": 60000}),
+    )
+    .await;
+    assert_eq!(view["mode"], "find");
+    assert_eq!(view["find_all_keys"], false);
+    let job = view["result"].clone();
+    assert!(job["mate"].as_u64().unwrap() <= 10);
+    assert_eq!(job["tree_complete"], true);
+    assert_eq!(job["shortest"], false);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chessd"))
+        .args(["solve", fen, "--find", "--mate", "10", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut job = job;
+    // One thread, the same search: everything but the wall time is the same.
+    cli["seconds"] = json!(0);
+    job["seconds"] = json!(0);
+    assert_eq!(job, cli);
+    // Over the find mode's own limit, and options of the other mode.
+    for (body, status, code) in [
+        (
+            json!({"fen": fen, "mate_in": 13, "mode": "find"}),
+            422,
+            "limit_exceeded",
+        ),
+        (
+            json!({"fen": fen, "mate_in": 4, "mode": "find", "find_all_keys": true}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"fen": fen, "mate_in": 4, "shortest": true}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"fen": fen, "mate_in": 4, "mode": "deep"}),
+            400,
+            "invalid_request",
+        ),
+    ] {
+        let (s, v) = app.post("/v1/puzzles", None, body.clone()).await;
+        assert_eq!(s.as_u16(), status, "{body}: {v}");
+        assert_eq!(v["error"]["code"], code, "{body}: {v}");
+    }
+}

@@ -158,3 +158,78 @@ fn every_key_and_uniqueness_by_default_as_in_the_api() {
     assert_eq!(v["all_keys"], false);
     assert_eq!(v["keys"].as_array().unwrap().len(), 1, "{v}");
 }
+
+/// A game position (`tests/data/puzzles/mates_9_20.csv`, dev row g3003p053) where Stockfish's
+/// deep analysis reports a mate in 9 for Black.
+const DEEP: &str = "2k5/2p1b2p/1n2b3/5p2/P3pNpP/4P3/2qB1PP1/1r3RK1 b - h3 0 29";
+
+/// Walks a JSON proof tree (its move played in `pos`): every defence legal and every legal
+/// defence present, leaves checkmate; returns the mate's length.
+fn walk(pos: &chessd_core::Position, tree: &Value) -> u32 {
+    use chessd_core::{Move, Position};
+    let mv: Move = pos.parse_uci(tree["uci"].as_str().unwrap()).unwrap();
+    let child: Position = pos.after(mv);
+    let defences = tree["defences"].as_array().unwrap();
+    assert_eq!(defences.len(), child.legal_moves().len(), "{}", child.fen());
+    if defences.is_empty() {
+        assert!(child.is_checkmate(), "{}", child.fen());
+        return 1;
+    }
+    1 + defences
+        .iter()
+        .map(|d| {
+            let dm = child.parse_uci(d["uci"].as_str().unwrap()).unwrap();
+            walk(&child.after(dm), &d["reply"])
+        })
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn find_proves_a_deep_mate_with_a_complete_tree() {
+    let v = json(&["solve", DEEP, "--find", "--mate", "10", "--json"]);
+    let mate = v["mate"].as_u64().unwrap() as u32;
+    assert!((1..=10).contains(&mate), "{v}");
+    assert_eq!(v["tree_complete"], true);
+    assert_eq!(v["shortest"], false);
+    assert_eq!(v["all_keys"], false);
+    assert_eq!(v["keys"].as_array().unwrap().len(), 1);
+    let pos = chessd_core::Position::from_fen(DEEP, chessd_core::FenMode::Strict).unwrap();
+    assert_eq!(walk(&pos, &v["tree"]), mate);
+    assert_eq!(v["line"].as_array().unwrap().len() as u32, 2 * mate - 1);
+}
+
+#[test]
+fn find_with_shortest_proves_the_shortest_mate() {
+    let v = json(&["solve", M3, "--find", "--shortest", "--mate", "6", "--json"]);
+    assert_eq!(v["mate"], 3);
+    assert_eq!(v["shortest"], true);
+    assert_eq!(v["keys"], serde_json::json!(["d7h3"]));
+    let text =
+        String::from_utf8(chessd(&["solve", M3, "--find", "--shortest", "--mate", "6"]).stdout)
+            .unwrap();
+    assert!(
+        text.contains("mate in 3 (found; proven shortest)"),
+        "{text}"
+    );
+    // The exact mode's answer, with the shortest proven there too.
+    assert_eq!(
+        json(&["solve", M3, "--mate", "6", "--json"])["shortest"],
+        true
+    );
+}
+
+#[test]
+fn find_reports_no_mate_and_checks_its_options() {
+    let v = json(&["solve", M3, "--find", "--mate", "2", "--json"]);
+    assert_eq!(v["mate"], Value::Null);
+    assert_eq!(v["keys"], serde_json::json!([]));
+    for args in [
+        &["solve", M2, "--find", "--mate", "33"][..],
+        &["solve", M2, "--shortest", "--mate", "2"],
+        &["solve", M2, "--find", "--all-keys", "--mate", "2"],
+    ] {
+        let out = chessd(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+    }
+}

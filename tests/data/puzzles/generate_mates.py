@@ -26,8 +26,17 @@ Provenance of every row, and how to make the set again (the numbers will differ:
 
 Columns: id, set, mate, fen, game, ply, stockfish_pv (the deep analysis's line, UCI).
 
+Deep mode (`mates_9_20.csv`, for the find mode): with a fourth argument `deep`, the lengths
+kept are 9 to 20, put in the buckets of the bench (`bucket` column: 10 for 9-10, 12 for 11-12,
+15 for 13-15, 20 for 16-20; a position is asked `go mate BUCKET`, a mate in at most that many).
+The walk back starts at the winner's 7th-last move (the last six are nearly always mates in 8
+or fewer), goes back at most 30 of the winner's moves and stops at the second position without a
+mate score; each game gives at most one row per bucket (no cap of 2 a game: deep mates are rare,
+so one game can give a row to each bucket; rows of one game are correlated, say so when
+reporting). Everything else (games, analysis, report/dev by game parity) is as above.
+
 Needs python-chess (`pip install chess`) and Stockfish (`/usr/games/stockfish` or $STOCKFISH).
-Usage: generate_mates.py FIRST_GAME END_GAME OUT.csv (games FIRST_GAME..END_GAME-1; CSVs of
+Usage: generate_mates.py FIRST_GAME END_GAME OUT.csv [deep] (games FIRST_GAME..END_GAME-1; CSVs of
 separate ranges can be concatenated, header once).
 """
 
@@ -41,6 +50,17 @@ import chess.engine
 
 STOCKFISH = os.environ.get("STOCKFISH", "/usr/games/stockfish")
 MIN_MATE, MAX_MATE = 2, 8
+DEEP = len(sys.argv) > 4 and sys.argv[4] == "deep"
+if DEEP:
+    MIN_MATE, MAX_MATE = 9, 20
+BUCKETS = [(9, 10), (11, 12), (13, 15), (16, 20)]
+
+
+def bucket(mate):
+    """The bench's N for a mate length: itself, or in deep mode the top of its bucket."""
+    if not DEEP:
+        return mate
+    return next(hi for lo, hi in BUCKETS if lo <= mate <= hi)
 
 
 def play_game(g, engine):
@@ -87,7 +107,8 @@ def main():
         if last.is_checkmate():
             misses = 0
             # The winner moved last; its positions are every other one before that.
-            for ply in range(len(positions) - 2, max(-1, len(positions) - 42), -2):
+            skip, walk = (12, 62) if DEEP else (0, 42)
+            for ply in range(len(positions) - 2 - skip, max(-1, len(positions) - walk), -2):
                 board = positions[ply]
                 deep = engine.analyse(
                     board, chess.engine.Limit(depth=30, nodes=1_000_000), game=(g, ply)
@@ -99,17 +120,18 @@ def main():
                         break
                     continue
                 key = board.epd()
-                if MIN_MATE <= dm <= MAX_MATE and dm not in per_game and key not in seen:
+                if MIN_MATE <= dm <= MAX_MATE and bucket(dm) not in per_game and key not in seen:
                     pv = " ".join(mv.uci() for mv in deep.get("pv", []))
-                    per_game[dm] = (board.fen(), ply, pv)
+                    per_game[bucket(dm)] = (board.fen(), ply, pv, dm)
                     seen.add(key)
         which = "report" if g % 2 == 0 else "dev"
         chosen = sorted(per_game.items(), key=lambda kv: (counts.get((which, kv[0]), 0), -kv[0]))
-        for dm, (fen, ply, pv) in sorted(chosen[:2]):
-            counts[(which, dm)] = counts.get((which, dm), 0) + 1
+        for b, (fen, ply, pv, dm) in sorted(chosen if DEEP else chosen[:2]):
+            counts[(which, b)] = counts.get((which, b), 0) + 1
             rows.append(
                 {
                     "set": which,
+                    "bucket": b,
                     "mate": dm,
                     "fen": fen,
                     "game": g,
@@ -119,7 +141,7 @@ def main():
             )
         print(f"game {g}: {len(positions) - 1} plies, {len(rows)} rows {sorted(counts.items())}",
               file=sys.stderr, flush=True)
-        rows.sort(key=lambda r: (r["set"] != "report", r["mate"], r["game"]))
+        rows.sort(key=lambda r: (r["set"] != "report", r["bucket"], r["game"]))
         write(out, rows)
     engine.quit()
 
@@ -128,10 +150,12 @@ def write(out, rows):
     """Writes the rows so far (after every game, so that a stopped run keeps its work)."""
     with open(out + ".tmp", "w", newline="") as f:
         w = csv.DictWriter(
-            f, fieldnames=["id", "set", "mate", "fen", "game", "ply", "stockfish_pv"]
+            f, fieldnames=["id", "set"] + (["bucket"] if DEEP else []) +
+            ["mate", "fen", "game", "ply", "stockfish_pv"]
         )
         w.writeheader()
         for r in rows:
+            r = {k: v for k, v in r.items() if DEEP or k != "bucket"}
             w.writerow({"id": f"g{r['game']:04}p{r['ply']:03}", **r})
     os.replace(out + ".tmp", out)
 

@@ -23,6 +23,7 @@
 //! ```
 
 mod checks;
+mod dfpn;
 mod legal;
 mod limits;
 mod search;
@@ -73,6 +74,7 @@ pub struct Solver<'a> {
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     tree_limit: usize,
+    shortest: bool,
 }
 
 /// What the solver found. (Its serde form, with the `serde` feature, is its fields, moves in
@@ -97,6 +99,11 @@ pub struct Solution {
     pub trees: Vec<MateTree>,
     /// Whether the trees are complete (no subtree cut by the size limit or a stop).
     pub tree_complete: bool,
+    /// Whether [`Solution::mate`] is proven the shortest (always in the exact mode
+    /// [`Solver::solve`]; in the find mode [`Solver::find`] when the next shorter length was
+    /// disproven). Records made before the find mode have no such field and read as `true`.
+    #[cfg_attr(feature = "serde", serde(default = "shortest_by_default"))]
+    pub shortest_proven: bool,
     /// The main line in SAN: the first key, the most stubborn defence, the answer, … mate.
     pub main_line: Vec<String>,
     /// The main line as moves.
@@ -105,6 +112,12 @@ pub struct Solution {
     pub nodes: u64,
     /// Wall time of the whole solve.
     pub elapsed: Duration,
+}
+
+/// The exact mode's value of [`Solution::shortest_proven`], for records without the field.
+#[cfg(feature = "serde")]
+fn shortest_by_default() -> bool {
+    true
 }
 
 impl Solution {
@@ -179,6 +192,7 @@ impl<'a> Solver<'a> {
             deadline: None,
             node_limit: None,
             tree_limit: DEFAULT_TREE_LIMIT,
+            shortest: false,
         }
     }
 
@@ -238,9 +252,25 @@ impl<'a> Solver<'a> {
         self
     }
 
-    /// Runs the search.
-    pub fn solve(&self) -> Result<Solution, SolveError> {
+    /// In the find mode ([`Solver::find`]): after a mate is found, search again at its
+    /// length minus one, and so on, until the shortest is proven or a limit stops it.
+    pub fn shortest(mut self, shortest: bool) -> Self {
+        self.shortest = shortest;
+        self
+    }
+
+    /// The find mode: a proven forced mate in at most N moves, not necessarily the shortest
+    /// (unless [`Solver::shortest`] proves it), with one complete proof tree; found by
+    /// depth-first proof-number search (see the `dfpn` module). One thread; the key, the
+    /// tree and the main line as in [`Solver::solve`], `all_keys` and `unique` false.
+    pub fn find(&self) -> Result<Solution, SolveError> {
         let start = Instant::now();
+        self.validate()?;
+        dfpn::find(self, self.shortest, start)
+    }
+
+    /// The errors both modes report before searching.
+    fn validate(&self) -> Result<(), SolveError> {
         if !(1..=MAX_MATE).contains(&self.mate_in) {
             return Err(SolveError::InvalidMateLength(self.mate_in));
         }
@@ -251,6 +281,13 @@ impl<'a> Solver<'a> {
         {
             return Err(SolveError::OpponentInCheck);
         }
+        Ok(())
+    }
+
+    /// Runs the search.
+    pub fn solve(&self) -> Result<Solution, SolveError> {
+        let start = Instant::now();
+        self.validate()?;
         let threads = match self.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             t => t,
@@ -362,6 +399,7 @@ impl<'a> Solver<'a> {
             keys_within,
             trees,
             tree_complete,
+            shortest_proven: true,
             main_line,
             main_line_moves,
             nodes,

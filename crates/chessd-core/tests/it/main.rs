@@ -24,3 +24,4 @@ mod search;
 #[cfg(feature = "serde")]
 mod serde_forms;
 mod solver;
+mod solver_find;

@@ -26,10 +26,15 @@ pub struct PuzzleParams {
     pub mate_in: u32,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
     pub time_limit_ms: Option<u64>,
-    /// Find every key, deciding uniqueness (default true).
+    /// Find every key, deciding uniqueness (default true; exact mode only).
     pub find_all_keys: Option<bool>,
-    /// Solver threads (default 1).
+    /// Solver threads (default 1; the find mode uses one).
     pub threads: Option<usize>,
+    /// The find mode: a proven mate in at most N, not necessarily the shortest (default
+    /// false: the exact mode).
+    pub find: bool,
+    /// In the find mode, tighten the mate within the time limit (default false).
+    pub shortest: Option<bool>,
 }
 
 /// A checked puzzle job.
@@ -47,21 +52,39 @@ pub struct PuzzleSpec {
     pub threads: usize,
     /// Solver table size in MiB.
     pub table_mb: usize,
+    /// The find mode ([`Solver::find`]) rather than the exact one.
+    pub find: bool,
+    /// In the find mode, tighten the mate ([`Solver::shortest`]).
+    pub shortest: bool,
 }
 
 impl PuzzleSpec {
     /// Checks parameters against the limits.
     pub fn from_params(req: &PuzzleParams, limits: &JobLimits) -> Result<PuzzleSpec, JobError> {
         let jobs = &limits.config;
-        let max_mate = jobs.max_mate_in.min(MAX_MATE);
+        let (max_mate, key) = if req.find {
+            (jobs.max_find_mate_in.min(MAX_MATE), "jobs.max_find_mate_in")
+        } else {
+            (jobs.max_mate_in.min(MAX_MATE), "jobs.max_mate_in")
+        };
         if req.mate_in == 0 {
             return Err(JobError::InvalidRequest(
                 "mate_in must be at least 1".into(),
             ));
         }
+        if req.find && req.find_all_keys == Some(true) {
+            return Err(JobError::InvalidRequest(
+                "find_all_keys goes with the exact mode; the find mode finds one key".into(),
+            ));
+        }
+        if !req.find && req.shortest.is_some() {
+            return Err(JobError::InvalidRequest(
+                "shortest goes with the find mode".into(),
+            ));
+        }
         if req.mate_in > max_mate {
             return Err(limit(format!(
-                "mate_in {} is over the limit jobs.max_mate_in = {max_mate}",
+                "mate_in {} is over the limit {key} = {max_mate}",
                 req.mate_in
             )));
         }
@@ -77,7 +100,12 @@ impl PuzzleSpec {
                 jobs.max_solver_time_ms
             )));
         }
-        let threads = req.threads.unwrap_or(1);
+        // The find mode searches on one thread.
+        let threads = if req.find {
+            1
+        } else {
+            req.threads.unwrap_or(1)
+        };
         let max_threads = limits.max_threads();
         if threads == 0 {
             return Err(JobError::InvalidRequest(
@@ -94,9 +122,11 @@ impl PuzzleSpec {
             pos: req.pos,
             mate_in: req.mate_in,
             time_limit_ms,
-            find_all_keys: req.find_all_keys.unwrap_or(true),
+            find_all_keys: !req.find && req.find_all_keys.unwrap_or(true),
             threads,
             table_mb: jobs.solver_table_mb,
+            find: req.find,
+            shortest: req.find && req.shortest.unwrap_or(false),
         })
     }
 
@@ -104,14 +134,19 @@ impl PuzzleSpec {
     /// says how far mates were ruled out. `nodes` hears the node count of a stopped search.
     pub fn run(&self, cancel: &AtomicBool, nodes: &mut u64) -> Result<Solution, JobEnd> {
         let deadline = Instant::now() + Duration::from_millis(self.time_limit_ms);
-        let result = Solver::new(self.pos)
+        let solver = Solver::new(self.pos)
             .mate_in(self.mate_in)
             .threads(self.threads)
             .table_mb(self.table_mb)
             .find_all_keys(self.find_all_keys)
+            .shortest(self.shortest)
             .cancel(cancel)
-            .deadline(deadline)
-            .solve();
+            .deadline(deadline);
+        let result = if self.find {
+            solver.find()
+        } else {
+            solver.solve()
+        };
         match result {
             Ok(solution) => {
                 *nodes = solution.nodes;
@@ -170,6 +205,8 @@ mod tests {
             time_limit_ms: None,
             find_all_keys: None,
             threads: None,
+            find: false,
+            shortest: None,
         }
     }
 
@@ -186,6 +223,18 @@ mod tests {
         req.mate_in = 2;
         req.time_limit_ms = Some(l.config.max_solver_time_ms + 1);
         assert_eq!(code(&req), "limit_exceeded");
+        req.time_limit_ms = None;
+        req.shortest = Some(true);
+        assert_eq!(code(&req), "invalid_request");
+        req.find = true;
+        req.find_all_keys = Some(true);
+        assert_eq!(code(&req), "invalid_request");
+        req.find_all_keys = None;
+        req.mate_in = l.config.max_find_mate_in + 1;
+        assert_eq!(code(&req), "limit_exceeded");
+        req.mate_in = l.config.max_mate_in + 1;
+        let spec = PuzzleSpec::from_params(&req, &l).unwrap();
+        assert!(spec.find && spec.shortest && !spec.find_all_keys);
     }
 
     #[test]

@@ -49,6 +49,12 @@ struct PuzzleRequest {
     time_limit_ms: u64,
     find_all_keys: bool,
     threads: usize,
+    /// The find mode (absent in records made before it: the exact mode).
+    #[serde(default)]
+    find: bool,
+    /// In the find mode, tighten the mate.
+    #[serde(default)]
+    shortest: bool,
 }
 
 /// A perft result as stored (its depth is the request's).
@@ -96,8 +102,14 @@ pub fn perft_key(spec: &PerftSpec) -> String {
 /// The request key of a puzzle.
 pub fn puzzle_key(spec: &PuzzleSpec) -> String {
     let keys = if spec.find_all_keys { "all" } else { "first" };
+    // The exact mode keeps the key it had before the find mode.
+    let mode = match (spec.find, spec.shortest) {
+        (false, _) => "",
+        (true, false) => " find",
+        (true, true) => " find shortest",
+    };
     format!(
-        "puzzle {} mate {} keys {keys}",
+        "puzzle {} mate {} keys {keys}{mode}",
         position_key(&spec.pos),
         spec.mate_in
     )
@@ -210,6 +222,8 @@ pub fn puzzle_request(spec: &PuzzleSpec) -> String {
         time_limit_ms: spec.time_limit_ms,
         find_all_keys: spec.find_all_keys,
         threads: spec.threads,
+        find: spec.find,
+        shortest: spec.shortest,
     })
 }
 
@@ -224,6 +238,8 @@ pub fn read_puzzle_request(text: &str, limits: &JobLimits) -> Result<PuzzleSpec,
         find_all_keys: r.find_all_keys,
         threads: r.threads.clamp(1, limits.max_threads()),
         table_mb: limits.config.solver_table_mb,
+        find: r.find,
+        shortest: r.shortest,
     })
 }
 
@@ -394,5 +410,22 @@ mod tests {
         assert_eq!(read_error("nonsense").code(), "internal");
         let stats = chessd_core::perft::perft_stats(&spec.pos, 2);
         assert_eq!(read_task(&task(&stats)).unwrap(), stats);
+    }
+
+    #[test]
+    fn find_mode_solutions_read_back_and_older_ones_count_as_shortest() {
+        // Lichess 00s8j: Black mates in 2; a find within 3 does not prove 2 the shortest.
+        let fen = "3R4/ppk5/2r5/5Q2/4p3/P7/5PPP/6K1 b - - 0 35";
+        let pos = Position::from_fen(fen, FenMode::Strict).unwrap();
+        let found = chessd_core::solver::Solver::new(pos)
+            .mate_in(3)
+            .find()
+            .unwrap();
+        assert!(!found.shortest_proven);
+        assert_eq!(read_solution(&solution(&found)).unwrap(), found);
+        // A record written before the find mode has no `shortest_proven`: exact, so shortest.
+        let mut old: serde_json::Value = serde_json::from_str(&solution(&found)).unwrap();
+        old.as_object_mut().unwrap().remove("shortest_proven");
+        assert!(read_solution(&old.to_string()).unwrap().shortest_proven);
     }
 }

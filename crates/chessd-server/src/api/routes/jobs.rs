@@ -78,7 +78,7 @@ pub(crate) async fn create_perft(
     operation_id = "startPuzzle",
     tag = "jobs",
     summary = "Start a puzzle job",
-    description = "Solves a mate-in-N problem exactly: the shortest mate (at most N), every key (uniqueness), the main line and the solution tree. The result is the object `chessd solve --json` prints. The job is kept in the store: a request whose identical request (the same position, `mate_in` and `find_all_keys`) is done already is answered at once with a new job, done, `cached: true`, carrying that result; an unfinished puzzle interrupted by a restart or a crash starts again (at most three starts).",
+    description = "Solves a mate-in-N problem exactly: the shortest mate (at most N), every key (uniqueness), the main line and the solution tree; or, with `\"mode\": \"find\"`, finds a proven mate in at most N (up to `jobs.max_find_mate_in`), not necessarily the shortest (`shortest: true` tightens it within the time limit), with one complete proof tree. The result is the object `chessd solve --json` prints. The job is kept in the store: a request whose identical request (the same position, `mate_in`, `find_all_keys`, `mode` and `shortest`) is done already is answered at once with a new job, done, `cached: true`, carrying that result; an unfinished puzzle interrupted by a restart or a crash starts again (at most three starts).",
     request_body(content = crate::api::wire::jobs::PuzzleRequest),
     responses(
         (status = 202, description = "The job, queued or already running; or, for a request done already, a new job done at once with the stored result (`cached: true`).", body = crate::api::wire::jobs::PuzzleView),

@@ -112,11 +112,29 @@ pub(crate) struct PuzzleRequest {
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
     #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub time_limit_ms: Option<u64>,
-    /// Find every key, deciding uniqueness (default true).
+    /// Find every key, deciding uniqueness (default true; the exact mode only).
     pub find_all_keys: Option<bool>,
-    /// Solver threads (default 1).
+    /// Solver threads (default 1; the find mode uses one).
     #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub threads: Option<usize>,
+    /// `exact` (default): the shortest mate and every key; `find`: a proven mate in at most
+    /// `mate_in` (up to `jobs.max_find_mate_in`), not necessarily the shortest, with one
+    /// complete proof tree.
+    pub mode: Option<PuzzleMode>,
+    /// With `find`: search again one move shorter, and so on, within the time limit; the
+    /// result's `shortest` says whether the mate was proven the shortest (default false).
+    pub shortest: Option<bool>,
+}
+
+/// How a puzzle is solved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PuzzleMode {
+    /// The shortest mate, every key, uniqueness.
+    #[default]
+    Exact,
+    /// A proven mate in at most N (proof-number search), not necessarily the shortest.
+    Find,
 }
 
 impl PuzzleRequest {
@@ -149,6 +167,8 @@ impl PuzzleRequest {
             time_limit_ms: self.time_limit_ms,
             find_all_keys: self.find_all_keys,
             threads: self.threads,
+            find: self.mode == Some(PuzzleMode::Find),
+            shortest: self.shortest,
         })
     }
 }
@@ -247,6 +267,10 @@ pub(crate) struct PuzzleView {
     pub mate_in: u32,
     /// Whether every key is searched for (deciding uniqueness).
     pub find_all_keys: bool,
+    /// `exact` or `find`.
+    pub mode: PuzzleMode,
+    /// In the find mode, whether the mate is tightened.
+    pub shortest: bool,
     /// The time limit of the search.
     pub time_limit_ms: u64,
     /// Solver threads.
@@ -366,6 +390,12 @@ impl JobView {
                 fen: spec.pos.fen(),
                 mate_in: spec.mate_in,
                 find_all_keys: spec.find_all_keys,
+                mode: if spec.find {
+                    PuzzleMode::Find
+                } else {
+                    PuzzleMode::Exact
+                },
+                shortest: spec.shortest,
                 time_limit_ms: spec.time_limit_ms,
                 threads: job.threads(),
                 elapsed_ms,
@@ -495,6 +525,8 @@ mod tests {
             time_limit_ms: None,
             find_all_keys: None,
             threads: None,
+            mode: None,
+            shortest: None,
         }
     }
 

@@ -11,8 +11,11 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 #[schema(as = Solution)]
 pub struct SolutionJson {
-    /// Shortest mate length, or null for no mate in N.
+    /// Mate length (the shortest unless `shortest` is false), or null for no mate in N.
     pub mate: Option<u32>,
+    /// Whether `mate` is proven the shortest: always in the exact mode; in the find mode only
+    /// when tightened (`shortest`) and the next shorter length was disproven.
+    pub shortest: bool,
     /// Keys in UCI.
     pub keys: Vec<String>,
     /// Exactly one key (all keys searched).
@@ -86,6 +89,7 @@ pub fn solution_json(pos: &Position, solution: &Solution) -> SolutionJson {
     let mut trees = solution.trees.iter().map(|t| tree_json(pos, t));
     SolutionJson {
         mate: solution.mate,
+        shortest: solution.shortest_proven,
         keys: root_uci(&solution.keys),
         unique: solution.unique,
         all_keys: solution.all_keys,

@@ -553,6 +553,8 @@ mod tests {
                     time_limit_ms: None,
                     find_all_keys: None,
                     threads: None,
+                    find: false,
+                    shortest: None,
                 },
                 false,
             )
