@@ -3,7 +3,8 @@
 // prover as a job; keys, uniqueness and the main line; then the solution tree stepped through
 // on the board ("Next move"), with every defence open to explore. "Try it" trains instead, as
 // lichess puzzles do: the solution stays hidden, each move is told right or wrong (a wrong one
-// is taken back), the defence is played against the solver, and "Reveal" shows it all.
+// is taken back), the defence is played against the solver, and "Reveal" shows it all. Mates
+// from 6 moves on are asked for in the solver's find mode (a proven mate in at most N).
 
 import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
@@ -11,6 +12,11 @@ import { applyUci, kingSquare, numberedLine, parseFen, sanChecks } from './chess
 import { h, icon, setChildren, toast } from './dom.js';
 import { formatDuration, formatInt } from './format.js';
 import { PUZZLE_SAMPLES } from './puzzle-samples.js';
+
+/** The mate lengths the page offers. */
+const MATE_LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30];
+/** From this length on, the page asks for the find mode. */
+const FIND_FROM = 6;
 
 /**
  * A move the explorer offers: a key (with the tree after it) or a defence (with its reply).
@@ -58,7 +64,10 @@ export function mountPuzzles(root) {
   fenInput.value = st.fen;
   const fenError = h('p.error-text#fen-error', { hidden: true });
   const mateSelect = h('select#puzzle-mate', { 'aria-label': 'Mate in' },
-    [1, 2, 3, 4, 5].map((n) => h('option', { value: String(n), selected: n === 2 }, `Mate in ${n}`)));
+    MATE_LENGTHS.map((n) => h('option', { value: String(n), selected: n === 2 }, n < FIND_FROM ? `Mate in ${n}` : `Mate in ≤ ${n}`)));
+  // Long mates go to the find mode: a proven mate in at most N, not necessarily the shortest.
+  const modeNote = h('p.muted.small#puzzle-mode-note', { hidden: true },
+    `From mate in ${FIND_FROM} the server looks for any forced mate in at most N moves (its find mode, a proof-number search): the mate is proven, but a shorter one may exist, and only one key is given.`);
   const allKeys = h('input#puzzle-all-keys', { type: 'checkbox', checked: true });
   const timeLimit = h('input#puzzle-time', { type: 'number', min: '1', step: '1', placeholder: 'default', 'aria-label': 'Time limit in seconds' });
   const solveBtn = h('button.btn.primary.big#solve', { type: 'submit' }, 'Solve');
@@ -72,15 +81,24 @@ export function mountPuzzles(root) {
     h('div.field.inline',
       h('label.label', { for: 'puzzle-mate' }, 'Find'), mateSelect,
       h('label.check', allKeys, ' every key (decides uniqueness)')),
+    modeNote,
     h('div.field.inline', h('label.label', { for: 'puzzle-time' }, 'Time limit (s)'), timeLimit),
     h('div.actions', solveBtn, tryBtn, cancelBtn));
   const jobBox = h('div.card.job-box#puzzle-job', { hidden: true });
+
+  mateSelect.addEventListener('change', () => showMode());
+  function showMode() {
+    const find = Number(mateSelect.value) >= FIND_FROM;
+    modeNote.hidden = !find;
+    allKeys.disabled = find;
+  }
 
   sampleSelect.addEventListener('change', () => {
     const p = PUZZLE_SAMPLES[Number(sampleSelect.value)];
     if (!p) return;
     fenInput.value = p.fen;
     mateSelect.value = String(p.mate);
+    showMode();
     showProblem(p.fen);
   });
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -154,8 +172,11 @@ export function mountPuzzles(root) {
     st.verdict = null;
     if (!st.start || st.fen !== fen) return;
     if (st.unfollow) st.unfollow();
+    const mateIn = Number(mateSelect.value);
     /** @type {Record<string, unknown>} */
-    const body = { fen, mate_in: Number(mateSelect.value), find_all_keys: allKeys.checked };
+    const body = mateIn >= FIND_FROM
+      ? { fen, mate_in: mateIn, mode: 'find' }
+      : { fen, mate_in: mateIn, find_all_keys: allKeys.checked };
     if (timeLimit.value) body.time_limit_ms = Math.round(Number(timeLimit.value) * 1000);
     solveBtn.disabled = true;
     try {
@@ -233,7 +254,8 @@ export function mountPuzzles(root) {
         else if (r.unique) unique = h('span.badge.good#puzzle-unique', 'unique solution');
         else unique = h('span.badge.warn#puzzle-unique', `cooked: ${r.keys.length} keys`);
         parts.push(
-          h('p.verdict#puzzle-verdict', `${side(start.turn)} mates in ${r.mate}`, ' ', unique),
+          h('p.verdict#puzzle-verdict', `${side(start.turn)} mates in ${r.mate}`, ' ', unique,
+            r.shortest === false ? h('span.badge#puzzle-not-shortest', { title: 'The find mode proves a mate, not that none is shorter' }, 'shortest not proven') : null),
           h('dl.facts',
             h('dt', r.keys.length > 1 ? 'Keys' : 'Key'),
             h('dd#puzzle-keys', { 'data-keys': r.keys.join(' ') }, keySans.join(', ')),
@@ -518,6 +540,7 @@ export function mountPuzzles(root) {
 
   showProblem(st.fen, true);
   mateSelect.value = String(PUZZLE_SAMPLES[0].mate);
+  showMode();
   sampleSelect.value = '0';
   return () => {
     if (st.unfollow) st.unfollow();

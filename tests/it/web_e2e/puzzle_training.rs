@@ -1,7 +1,7 @@
 //! Training on a puzzle ("Try it"), as lichess puzzles train: the solution stays hidden, a
 //! wrong move is told so and taken back, a right one is answered by the defence, the mate
 //! solves it and shows the solution; "Reveal" shows it at any time; on a phone the board comes
-//! back into view once the solution is in.
+//! back into view once the solution is in. A long mate is asked for in the find mode.
 
 use serde_json::{json, Value};
 
@@ -170,6 +170,71 @@ fn a_puzzle_is_tried_told_right_or_wrong_and_solved_or_revealed() {
         .await;
         shot(&s, "puzzle-phone-solved").await;
         assert_clean_console(&s, "puzzle on a phone").await;
+        s.quit().await;
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn a_long_mate_is_found_in_the_find_mode_and_stepped_through_to_mate() {
+    run("puzzle_find_mode", || async {
+        let server = Server::start(&[]);
+        // A mate in 6 from engine games (`mates_2_8.csv`, the `dev` set).
+        let rows = csv_rows(&format!("{DATA}/puzzles/mates_2_8.csv"));
+        let row = rows
+            .iter()
+            .find(|r| r["mate"] == "6" && r["set"] == "dev")
+            .unwrap();
+        let driver = Driver::start().await;
+        let s = open(&driver, &format!("{}/#/puzzles", server.base), DESKTOP).await;
+        s.wait_for("document.querySelector('#solve')", "the puzzles page")
+            .await;
+        s.type_into("#puzzle-fen", &row["fen"]).await;
+        select_option(&s, "#puzzle-mate", "6").await;
+        // The page says which mode it asks for, and that every key is not searched for.
+        assert!(s.text("#puzzle-mode-note").await.contains("find mode"));
+        assert_eq!(
+            s.exec(
+                "return document.querySelector('#puzzle-all-keys').disabled;",
+                json!([])
+            )
+            .await,
+            json!(true)
+        );
+        s.click("#solve").await;
+        let verdict = s
+            .wait_for(
+                "document.querySelector('#puzzle-keys') && document.querySelector('#puzzle-verdict').textContent",
+                "the found mate",
+            )
+            .await;
+        let verdict = verdict.as_str().unwrap().to_string();
+        let mate: usize = verdict
+            .split("mates in ")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{verdict}"));
+        assert!((1..=6).contains(&mate), "{verdict}");
+        // The proof tree plays to mate with "Next move".
+        for ply in 1..=(2 * mate - 1) {
+            s.click("#next-move").await;
+            s.wait_for(
+                &format!("document.querySelector('svg.board').dataset.ply === '{ply}'"),
+                "the next move",
+            )
+            .await;
+        }
+        s.wait_for(
+            "document.querySelector('#puzzle-status').dataset.state === 'mate'",
+            "the mate",
+        )
+        .await;
+        shot(&s, "puzzle-find-mode").await;
+        assert_clean_console(&s, "puzzle find mode").await;
         s.quit().await;
     });
 }
