@@ -193,7 +193,11 @@ fn limits_end_the_search() {
         &[],
         &Limits::movetime(std::time::Duration::from_millis(50)),
     );
-    assert!(r.time < std::time::Duration::from_millis(500), "{:?}", r.time);
+    assert!(
+        r.time < std::time::Duration::from_millis(500),
+        "{:?}",
+        r.time
+    );
     let stalemate = pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
     let r = tesla(&stalemate, &[], &Limits::depth(2));
     assert_eq!((r.best, r.score), (None, Score::Cp(0)));
@@ -202,8 +206,14 @@ fn limits_end_the_search() {
 #[test]
 fn the_table_entry_is_128_bits_four_to_a_cache_line() {
     assert_eq!(std::mem::size_of::<TeslaEntry>(), 16);
-    assert_eq!(std::mem::size_of::<chessd_core::search::tesla::table::Line>(), 64);
-    assert_eq!(std::mem::align_of::<chessd_core::search::tesla::table::Line>(), 64);
+    assert_eq!(
+        std::mem::size_of::<chessd_core::search::tesla::table::Line>(),
+        64
+    );
+    assert_eq!(
+        std::mem::align_of::<chessd_core::search::tesla::table::Line>(),
+        64
+    );
     let p = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     let mv = PackedMove::pack(&p, p.parse_uci("e1g1").unwrap());
     for (eval, depth, age, pv) in [(-31_999, -1i8, 31u8, true), (123, 127, 0, false)] {
@@ -243,7 +253,10 @@ fn packed_moves_are_18_bits_and_round_trip() {
             let packed = PackedMove::pack(&p, m);
             assert!(packed.bits() < 1 << 18);
             assert_eq!(packed.move12(), packed.bits() & 0xFFF);
-            assert!(seen.insert(packed.bits()), "{fen}: two moves share {packed:?}");
+            assert!(
+                seen.insert(packed.bits()),
+                "{fen}: two moves share {packed:?}"
+            );
             assert_eq!(packed.unpack(&p), Some(m), "{fen}: {}", p.uci(m));
         }
         assert!(PackedMove::NONE.unpack(&p).is_none());

@@ -120,14 +120,20 @@ struct Options {
 }
 
 /// The Tesla tunables as UCI spin options: name, default, min, max. Fractional parameters
-/// are given in hundredths (`Tesla EBF` 300 is an EBF of 3.0).
-pub fn tesla_options() -> [(&'static str, i64, i64, i64); 5] {
+/// are given in hundredths (`Tesla EBF` 300 is an EBF of 3.0), the CDF floor in thousandths.
+pub fn tesla_options() -> [(&'static str, i64, i64, i64); 6] {
     let p = TeslaParams::default();
     [
         ("Tesla Error", p.error_cp.round() as i64, 1, 1000),
         ("Tesla EBF", (p.ebf * 100.0).round() as i64, 110, 2000),
         ("Tesla Batch", p.batch as i64, 1, 1024),
         ("Tesla CDF", (p.cdf_k * 100.0).round() as i64, 10, 2000),
+        (
+            "Tesla CDF Floor",
+            (p.cdf_floor * 1000.0).round() as i64,
+            0,
+            500,
+        ),
         (
             "Tesla Satisfaction",
             (p.satisfaction * 100.0).round() as i64,
@@ -145,6 +151,7 @@ fn set_tesla(params: &mut TeslaParams, name: &str, value: u64) {
         "Tesla EBF" => params.ebf = v / 100.0,
         "Tesla Batch" => params.batch = (value as usize).max(1),
         "Tesla CDF" => params.cdf_k = v / 100.0,
+        "Tesla CDF Floor" => params.cdf_floor = v / 1000.0,
         _ => params.satisfaction = v / 100.0,
     }
 }
@@ -600,6 +607,27 @@ mod tests {
         for m in ["e2e4", "e7e5"] {
             pos.play_unchecked(pos.parse_uci(m).unwrap());
         }
+        assert!(pos.parse_uci(mv).is_ok(), "{best}");
+    }
+
+    #[test]
+    fn the_tesla_search_is_an_option_and_answers_with_a_legal_move() {
+        let lines = session(
+            "uci\nsetoption name Search value tesla\nsetoption name Tesla Batch value 4\n\
+             position startpos moves e2e4\ngo nodes 3000\n",
+        );
+        assert!(
+            lines.contains(&"option name Search type combo default pvs var pvs var tesla".into())
+        );
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("option name Tesla Error type spin default ")));
+        let info = lines.iter().find(|l| l.starts_with("info depth")).unwrap();
+        assert!(info.contains(" nodes ") && info.contains(" pv "), "{info}");
+        let best = lines.iter().find(|l| l.starts_with("bestmove ")).unwrap();
+        let mut pos = Position::startpos();
+        pos.play_unchecked(pos.parse_uci("e2e4").unwrap());
+        let mv = best.split_whitespace().nth(1).unwrap();
         assert!(pos.parse_uci(mv).is_ok(), "{best}");
     }
 

@@ -210,7 +210,7 @@ impl TeslaSearcher {
                 }
                 Step::Blocked if !run.batch.is_empty() => run.flush(),
                 Step::Blocked => {
-                    completed = run.root_depth();
+                    completed = run.desired as u32;
                     if let Some((line, score)) = run.best_line() {
                         let elapsed = start.elapsed();
                         on_info(&Info {
@@ -244,9 +244,10 @@ impl TeslaSearcher {
         run.store_tree();
         let (pv, score) = run.best_line().unwrap_or_default();
         let elapsed = start.elapsed();
+        let depth = completed.max(run.root_depth());
         on_info(&Info {
-            depth: run.root_depth(),
-            seldepth: run.seldepth.max(run.root_depth()),
+            depth,
+            seldepth: run.seldepth.max(depth),
             score: Score::from_internal(score),
             nodes: run.visited,
             nps: nps(run.visited, elapsed),
@@ -258,7 +259,6 @@ impl TeslaSearcher {
         stats.tree_nodes = run.nodes.len() as u64;
         stats.desired = run.desired as u32;
         let (nodes, seldepth) = (run.visited, run.seldepth);
-        let depth = completed.max(run.root_depth());
         drop(run);
         self.stats = stats;
         SearchResult {

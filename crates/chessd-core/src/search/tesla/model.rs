@@ -6,7 +6,10 @@
 //! - **Change.** The probability that promoting a node by one ply changes which child is best
 //!   is a logistic cumulative distribution of the gap to the best (or, for the best child, to
 //!   the runner-up) in units of that half-width: `F(x) = 1 / (1 + e^(-k·x))`, `k` the CDF
-//!   steepness ([`TeslaParams::cdf_k`]). A node without missing depth cannot change.
+//!   steepness ([`TeslaParams::cdf_k`]), truncated: a probability below the floor
+//!   ([`TeslaParams::cdf_floor`]) counts as 0, the child is settled (this is what lets a
+//!   refuted move go unsearched, as a cutoff does in alpha-beta). A node without missing
+//!   depth cannot change.
 //! - **Cost.** Deepening a node searched to `d` plies by one costs `(EBF - 1)·EBF^d` nodes.
 
 /// Tesla's tunables (the UCI options `Tesla …`); [`TeslaParams::default`] holds the measured
@@ -21,6 +24,8 @@ pub struct TeslaParams {
     pub batch: usize,
     /// Steepness `k` of the logistic CDF.
     pub cdf_k: f64,
+    /// Probabilities of change below this count as 0.
+    pub cdf_floor: f64,
     /// Satisfaction: the search stops when the best benefit/cost ratio times the nodes the
     /// remaining time (or node budget) buys falls below this.
     pub satisfaction: f64,
@@ -33,6 +38,7 @@ impl Default for TeslaParams {
             ebf: 3.0,
             batch: 8,
             cdf_k: 1.7,
+            cdf_floor: 0.05,
             satisfaction: 0.5,
         }
     }
@@ -56,7 +62,12 @@ impl TeslaParams {
         if missing <= 0 {
             return 0.0;
         }
-        self.cdf(f64::from(gap) / self.error(missing))
+        let p = self.cdf(f64::from(gap) / self.error(missing));
+        if p < self.cdf_floor {
+            0.0
+        } else {
+            p
+        }
     }
 
     /// Cost in nodes of deepening a node searched to `depth` by one ply:

@@ -34,7 +34,11 @@ use super::{
 };
 use crate::search::score::{DRAW, MATE};
 use crate::{
-    search::{eval::is_dead_draw, see::see, MAX_DEPTH},
+    search::{
+        eval::{is_dead_draw, pst_gain},
+        see::see,
+        MAX_DEPTH,
+    },
     Move, Position,
 };
 
@@ -57,6 +61,8 @@ pub(super) struct Run<'a> {
     pub(super) batch: Vec<u32>,
     pub(super) batch_pos: Vec<Position>,
     values: Vec<i32>,
+    /// Ranked candidates of the levels being descended.
+    scratch: Vec<(f64, u32)>,
     /// Nodes visited (expansions and the evaluator's nodes).
     pub(super) visited: u64,
     /// The most nodes the tree may hold.
@@ -103,6 +109,7 @@ impl<'a> Run<'a> {
             batch: Vec::new(),
             batch_pos: Vec::new(),
             values: Vec::new(),
+            scratch: Vec::new(),
             visited: 0,
             capacity: capacity.max(256),
             last_ratio: f64::INFINITY,
@@ -153,7 +160,9 @@ impl<'a> Run<'a> {
             .map(|c| negate(self.nodes[c].eval))
             .max();
         let child_desired = self.desired - ply - 1;
-        let mut ranked: Vec<(f64, usize)> = Vec::new();
+        // The candidates of this level sit at the end of the shared scratch stack, above
+        // those of the levels above.
+        let start = self.scratch.len();
         for c in range.clone() {
             let child = &self.nodes[c];
             if matches!(child.state, State::Terminal | State::Pending) {
@@ -173,15 +182,32 @@ impl<'a> Run<'a> {
                 self.params
                     .change_probability(negate(child.eval) - best_v, missing)
             };
-            ranked.push((p / self.params.cost(i32::from(child.depth)), c));
+            if p > 0.0 {
+                self.scratch
+                    .push((p / self.params.cost(i32::from(child.depth)), c as u32));
+            }
         }
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (ratio, c) in ranked {
+        self.scratch[start..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let mut chosen = None;
+        for k in start..self.scratch.len() {
+            let (ratio, c) = self.scratch[k];
+            let c = c as usize;
             let promoted = match self.nodes[c].state {
                 State::Fresh => {
-                    self.nodes[c].state = State::Pending;
-                    self.batch.push(c as u32);
-                    self.batch_pos.push(pos.after(self.nodes[c].mv));
+                    // This leaf and the next-ranked unevaluated siblings fill the batch.
+                    let mut k = k;
+                    loop {
+                        let c = self.scratch[k].1 as usize;
+                        if self.nodes[c].state == State::Fresh {
+                            self.nodes[c].state = State::Pending;
+                            self.batch.push(c as u32);
+                            self.batch_pos.push(pos.after(self.nodes[c].mv));
+                        }
+                        k += 1;
+                        if k >= self.scratch.len() || self.batch.len() >= self.params.batch {
+                            break;
+                        }
+                    }
                     true
                 }
                 State::Evaluated => {
@@ -208,10 +234,12 @@ impl<'a> Run<'a> {
                         self.stats.best_promotions += 1;
                     }
                 }
-                return Some(ratio);
+                chosen = Some(ratio);
+                break;
             }
         }
-        None
+        self.scratch.truncate(start);
+        chosen
     }
 
     /// Generates the children of node `i` (position `pos`, its key last in `keys`).
@@ -244,7 +272,7 @@ impl<'a> Run<'a> {
                 let gain = if pos.captured_role(mv).is_some() || mv.is_promotion() {
                     see(pos, mv)
                 } else {
-                    QUIET_POLICY
+                    QUIET_POLICY + pst_gain(pos, mv.from(), mv.king_destination())
                 } + if Some(mv) == tt_move { TT_POLICY } else { 0 };
                 Node::new(key, mv, packed, i as u32, -(base + gain), State::Fresh)
             };
