@@ -210,12 +210,12 @@ impl TeslaSearcher {
                 }
                 Step::Blocked if !run.batch.is_empty() => run.flush(),
                 Step::Blocked => {
-                    completed = run.desired as u32;
+                    completed = completed.max(run.root_depth());
                     if let Some((line, score)) = run.best_line() {
                         let elapsed = start.elapsed();
                         on_info(&Info {
-                            depth: run.desired as u32,
-                            seldepth: run.seldepth.max(run.desired as u32),
+                            depth: completed,
+                            seldepth: run.seldepth.max(completed),
                             score: Score::from_internal(score),
                             nodes: run.visited,
                             nps: nps(run.visited, elapsed),
