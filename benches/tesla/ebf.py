@@ -53,4 +53,5 @@ def main():
         print(f"{search}: EBF (geometric mean, depth 4 on) {math.exp(sum(logs) / len(logs)):.2f}")
 
 
-main()
+if __name__ == "__main__":
+    main()
