@@ -210,8 +210,9 @@ impl TeslaSearcher {
                 }
                 Step::Blocked if !run.batch.is_empty() => run.flush(),
                 Step::Blocked => {
+                    let before = completed;
                     completed = completed.max(run.root_depth());
-                    if let Some((line, score)) = run.best_line() {
+                    if let Some((line, score)) = run.best_line().filter(|_| completed > before) {
                         let elapsed = start.elapsed();
                         on_info(&Info {
                             depth: completed,
@@ -229,7 +230,7 @@ impl TeslaSearcher {
                             }
                         }
                     }
-                    if run.desired >= max_desired || single {
+                    if run.desired >= max_desired || single || run.proven_win() {
                         break;
                     }
                     run.desired += 1;

@@ -369,6 +369,12 @@ impl<'a> Run<'a> {
         known.or_else(|| range.max_by_key(|&c| (negate(self.nodes[c].eval), std::cmp::Reverse(c))))
     }
 
+    /// Whether the root's best child is a checkmate: no search can find better.
+    pub(super) fn proven_win(&self) -> bool {
+        self.best_child()
+            .is_some_and(|c| self.nodes[c].state == State::Terminal && self.nodes[c].eval < 0)
+    }
+
     /// The principal variation starting with the root's best child, and its score.
     pub(super) fn best_line(&self) -> Option<(Vec<Move>, i32)> {
         let c = self.best_child()?;
