@@ -9,7 +9,7 @@
 //! statically evaluated in batches through a [`BatchEvaluator`]; repetitions, the fifty-move
 //! rule and dead material are exact draws whose value propagates upward like any other. The
 //! search stops when satisfied (the best benefit/cost no longer worth the time left), or at a
-//! limit. See `docs/tesla.md` and [`run`] for the details.
+//! limit. See `docs/tesla.md` (and the `run` module) for the details.
 //!
 //! ```
 //! use std::sync::atomic::AtomicBool;
