@@ -1,6 +1,8 @@
 //! `chessd engine [--hash MiB]`: the built-in UCI engine on stdin/stdout.
-//! `chessd engine --bench [--depth N]`: its search speed (nodes per second) over a fixed set
-//! of positions, for benchmarks.
+//! `chessd engine --bench [--depth N | --nodes N] [--search pvs|tesla]`: its search speed
+//! (nodes per second) over a fixed set of positions, for benchmarks; with `--search tesla`
+//! also the Tesla search's counters (evaluations, batches, how often the best child was
+//! disproved).
 
 use std::{
     io::{self, BufRead},
@@ -10,7 +12,7 @@ use std::{
 };
 
 use chessd_core::{
-    search::{Limits, Searcher, DEFAULT_HASH_MIB},
+    search::{tesla::TeslaSearcher, Limits, SearchResult, Searcher, DEFAULT_HASH_MIB},
     FenMode, Position,
 };
 use chessd_server::engine::builtin;
@@ -30,6 +32,13 @@ pub(crate) struct EngineArgs {
     #[arg(long, value_name = "N", default_value_t = 11, requires = "bench",
           value_parser = clap::value_parser!(u32).range(1..=30))]
     pub depth: u32,
+    /// Bound each bench search by nodes instead of depth.
+    #[arg(long, value_name = "N", requires = "bench")]
+    pub nodes: Option<u64>,
+    /// The search to bench: `pvs` (the default) or `tesla`.
+    #[arg(long, value_name = "SEARCH", default_value = "pvs", requires = "bench",
+          value_parser = ["pvs", "tesla"])]
+    pub search: String,
 }
 
 /// Positions of the speed benchmark: openings, middlegames (perft suite positions 2, 5 and 6
@@ -70,13 +79,24 @@ pub(crate) fn run(args: &EngineArgs) -> ExitCode {
 /// the totals.
 fn bench(args: &EngineArgs) -> ExitCode {
     let mut searcher = Searcher::new(args.hash);
+    let mut tesla = TeslaSearcher::new(args.hash);
+    let is_tesla = args.search == "tesla";
+    let limits = match args.nodes {
+        Some(n) => Limits::nodes(n),
+        None => Limits::depth(args.depth),
+    };
     let stop = AtomicBool::new(false);
     let mut rates = Vec::with_capacity(BENCH_FENS.len());
     let (mut nodes, mut time) = (0u64, Duration::ZERO);
+    let bound = match args.nodes {
+        Some(n) => format!("nodes {n}"),
+        None => format!("depth {}", args.depth),
+    };
     println!(
-        "chessd engine --bench: depth {}, hash {} MiB, one thread",
-        args.depth, args.hash
+        "chessd engine --bench: search {}, {bound}, hash {} MiB, one thread",
+        args.search, args.hash
     );
+    let (mut evaluated, mut batches, mut best_updates, mut disproved) = (0, 0, 0, 0);
     for fen in BENCH_FENS {
         let pos = match Position::from_fen(fen, FenMode::Strict) {
             Ok(pos) => pos,
@@ -85,8 +105,19 @@ fn bench(args: &EngineArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        searcher.clear();
-        let result = searcher.search(&pos, &[], &Limits::depth(args.depth), &stop, |_| {});
+        let result: SearchResult = if is_tesla {
+            tesla.clear();
+            let r = tesla.search(&pos, &[], &limits, &stop, |_| {});
+            let st = tesla.stats();
+            evaluated += st.evaluated;
+            batches += st.batches;
+            best_updates += st.best_updates;
+            disproved += st.disproved;
+            r
+        } else {
+            searcher.clear();
+            searcher.search(&pos, &[], &limits, &stop, |_| {})
+        };
         let secs = result.time.as_secs_f64().max(1e-9);
         let nps = result.nodes as f64 / secs;
         rates.push(nps);
@@ -96,10 +127,11 @@ fn bench(args: &EngineArgs) -> ExitCode {
             .best
             .map_or_else(|| "0000".to_string(), |m| pos.uci(m));
         println!(
-            "{:>10} nodes {:>8.1} ms {:>9.0} nps  best {best:<5} score {}  {fen}",
+            "{:>10} nodes {:>8.1} ms {:>9.0} nps  depth {:>2} best {best:<5} score {}  {fen}",
             result.nodes,
             secs * 1e3,
             nps,
+            result.depth,
             result.score
         );
     }
@@ -116,5 +148,13 @@ fn bench(args: &EngineArgs) -> ExitCode {
         median,
         rates.len()
     );
+    if is_tesla {
+        println!(
+            "tesla: {evaluated} leaves evaluated in {batches} batches ({:.1} a batch); the best \
+             child disproved in {disproved} of {best_updates} updates through it ({:.1}%)",
+            evaluated as f64 / (batches.max(1)) as f64,
+            100.0 * disproved as f64 / (best_updates.max(1)) as f64
+        );
+    }
     ExitCode::SUCCESS
 }

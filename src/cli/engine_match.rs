@@ -1,4 +1,4 @@
-//! `chessd match [ENGINE ENGINE] [--games N] [--movetime MS | --tc BASE+INC] [--max-plies N]
+//! `chessd match [ENGINE ENGINE] [--games N] [--movetime MS | --tc BASE+INC | --nodes N] [--max-plies N]
 //! [--skill N] [--pgn FILE] [--config FILE]`: a match between two engines configured in the
 //! server's configuration (`[engines.NAME]`: the embedded defaults, `--config FILE`, then
 //! `CHESSD_ENGINES__…` variables, as `chessd serve` loads them), by default `builtin` against
@@ -55,6 +55,10 @@ pub(crate) struct MatchArgs {
     /// (`10+0.1`; `60` for no increment). An engine whose clock runs out loses on time.
     #[arg(long, value_name = "BASE+INC", value_parser = pace::parse_tc)]
     pub tc: Option<TimeControl>,
+    /// A node count per move instead of a time (`go nodes N`): equal work for both engines.
+    #[arg(long, value_name = "N", conflicts_with = "tc",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub nodes: Option<u64>,
     /// Plies (the opening's included) after which a game is adjudicated a draw.
     #[arg(long, value_name = "N", default_value_t = 300,
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -101,9 +105,10 @@ pub(crate) fn run(args: &MatchArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let pace = match args.tc {
-        Some(control) => Pace::Clock(control),
-        None => Pace::MoveTime(args.movetime),
+    let pace = match (args.tc, args.nodes) {
+        (Some(control), _) => Pace::Clock(control),
+        (None, Some(n)) => Pace::Nodes(n),
+        (None, None) => Pace::MoveTime(args.movetime),
     };
     let settings = Settings {
         names,
@@ -130,6 +135,7 @@ impl Settings {
         let pace = match self.pace {
             Pace::MoveTime(ms) => format!("movetime {ms} ms"),
             Pace::Clock(control) => format!("tc {}", control.pgn()),
+            Pace::Nodes(n) => format!("nodes {n}"),
         };
         let plural = if self.games == 1 { "" } else { "s" };
         format!("{} game{plural}, {pace}", self.games)

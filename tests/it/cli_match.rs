@@ -151,6 +151,32 @@ fn the_built_in_engine_plays_itself_and_the_pgn_reads_back_with_the_score() {
 }
 
 #[test]
+fn tesla_plays_the_built_in_engine_at_equal_nodes_and_every_move_is_legal() {
+    // `tesla` is the built-in engine with `Search = "tesla"` (config/default.toml); the
+    // referee (the core's Game) checks every move, and check_games replays the PGN.
+    let out = chessd_match(
+        &[
+            "tesla",
+            "builtin",
+            "--games",
+            "2",
+            "--nodes",
+            "2000",
+            "--max-plies",
+            "120",
+        ],
+        &[],
+    );
+    let stderr = check_progress(&out, 2);
+    assert!(stderr.contains("tesla (chessd"), "{stderr}");
+    let stdout = text(&out.stdout);
+    let (games, score) = check_games(&stdout, "tesla", "builtin", 120);
+    assert_eq!(games.len(), 2);
+    assert_eq!(printed_score(&stdout, "tesla"), score);
+    assert!(stdout.starts_with("% chessd match: tesla vs builtin, 2 games, nodes 2000\n"));
+}
+
+#[test]
 #[cfg_attr(
     not(all(has_stockfish, has_toga2)),
     ignore = "Stockfish or Toga II is not installed (apt-get install stockfish toga2)"

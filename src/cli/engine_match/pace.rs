@@ -27,6 +27,9 @@ pub(super) enum Pace {
     MoveTime(u64),
     /// A clock per side: base time plus increment per move.
     Clock(TimeControl),
+    /// `go nodes N` for every move (equal work rather than equal time); an engine gets its
+    /// configured `search_timeout_ms` for it.
+    Nodes(u64),
 }
 
 impl Pace {
@@ -35,13 +38,14 @@ impl Pace {
         match self {
             Pace::MoveTime(ms) => Timer::MoveTime(ms),
             Pace::Clock(control) => Timer::Clock(Clock::new(control)),
+            Pace::Nodes(n) => Timer::Nodes(n),
         }
     }
 
     /// The time control, when clocks run.
     pub(super) fn time_control(self) -> Option<TimeControl> {
         match self {
-            Pace::MoveTime(_) => None,
+            Pace::MoveTime(_) | Pace::Nodes(_) => None,
             Pace::Clock(control) => Some(control),
         }
     }
@@ -54,6 +58,8 @@ pub(super) enum Timer {
     MoveTime(u64),
     /// Both clocks; the side to move's runs from its first search on.
     Clock(Clock),
+    /// A fixed node count per move.
+    Nodes(u64),
 }
 
 impl Timer {
@@ -69,6 +75,14 @@ impl Timer {
             Timer::MoveTime(ms) => {
                 let limits = GoLimits {
                     movetime: Some(*ms),
+                    ..GoLimits::default()
+                };
+                let timeout = allowance(config, &limits, mover == Color::White, None);
+                (limits, timeout)
+            }
+            Timer::Nodes(n) => {
+                let limits = GoLimits {
+                    nodes: Some(*n),
                     ..GoLimits::default()
                 };
                 let timeout = allowance(config, &limits, mover == Color::White, None);
@@ -96,7 +110,7 @@ impl Timer {
     /// when its time had run out before the move came.
     pub(super) fn on_move(&mut self, mover: Color, now: Instant) -> Result<(), Color> {
         match self {
-            Timer::MoveTime(_) => Ok(()),
+            Timer::MoveTime(_) | Timer::Nodes(_) => Ok(()),
             Timer::Clock(clock) => clock.on_move(mover, false, now),
         }
     }

@@ -172,6 +172,16 @@ pub fn evaluate(pos: &Position) -> i32 {
     }
 }
 
+/// The middlegame piece-square gain of moving the piece on `from` to `to` (a cheap policy
+/// for quiet moves: the Tesla search ranks untried moves by it).
+pub(crate) fn pst_gain(pos: &Position, from: Square, to: Square) -> i32 {
+    let (Some(role), Some(color)) = (pos.role_on(from), pos.color_on(from)) else {
+        return 0;
+    };
+    let mg = TABLES[role.index()].0;
+    mg[table_index(color, to)] - mg[table_index(color, from)]
+}
+
 /// The index into a table for a piece of `color` on `sq`.
 #[inline]
 fn table_index(color: Color, sq: Square) -> usize {

@@ -40,6 +40,7 @@ mod ordering;
 mod score;
 mod see;
 mod table;
+pub mod tesla;
 
 use std::{
     sync::atomic::AtomicBool,

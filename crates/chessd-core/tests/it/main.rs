@@ -21,6 +21,7 @@ mod notation;
 mod perft_data;
 mod pgn;
 mod search;
+mod search_tesla;
 #[cfg(feature = "serde")]
 mod serde_forms;
 mod solver;

@@ -16,6 +16,10 @@
 //!   (otherwise ignored, as UCI says).
 //! - Repetitions: the positions of the `moves` list are passed to the search, so it sees
 //!   repetitions of the game.
+//! - Two searches: `setoption name Search value pvs` (the default, [`Searcher`]) or `tesla`
+//!   (the seed document's best-first search, [`TeslaSearcher`]), whose tunables are the
+//!   `Tesla …` options (see [`tesla_options`]). Each keeps its own table of `Hash` MiB; the
+//!   Tesla tree may take as much again.
 
 use std::{
     fmt::Display,
@@ -29,7 +33,11 @@ use std::{
 };
 
 use chessd_core::{
-    search::{self, Limits, Searcher, DEFAULT_HASH_MIB},
+    search::{
+        self,
+        tesla::{TeslaParams, TeslaSearcher},
+        Limits, Searcher, DEFAULT_HASH_MIB,
+    },
     FenMode, Move, Position,
 };
 
@@ -80,8 +88,20 @@ enum Job {
     Resize(usize),
 }
 
+/// Which search a `go` runs (UCI option `Search`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchMode {
+    /// The principal variation search.
+    #[default]
+    Pvs,
+    /// The Tesla best-first search.
+    Tesla,
+}
+
 /// One `go`.
 struct SearchJob {
+    mode: SearchMode,
+    tesla: TeslaParams,
     pos: Position,
     history: Vec<u64>,
     limits: Limits,
@@ -95,6 +115,45 @@ struct SearchJob {
 struct Options {
     move_overhead: Duration,
     chess960: bool,
+    mode: SearchMode,
+    tesla: TeslaParams,
+}
+
+/// The Tesla tunables as UCI spin options: name, default, min, max. Fractional parameters
+/// are given in hundredths (`Tesla EBF` 300 is an EBF of 3.0), the CDF floor in thousandths.
+pub fn tesla_options() -> [(&'static str, i64, i64, i64); 6] {
+    let p = TeslaParams::default();
+    [
+        ("Tesla Error", p.error_cp.round() as i64, 1, 1000),
+        ("Tesla EBF", (p.ebf * 100.0).round() as i64, 110, 2000),
+        ("Tesla Batch", p.batch as i64, 1, 1024),
+        ("Tesla CDF", (p.cdf_k * 100.0).round() as i64, 10, 2000),
+        (
+            "Tesla CDF Floor",
+            (p.cdf_floor * 1000.0).round() as i64,
+            0,
+            500,
+        ),
+        (
+            "Tesla Satisfaction",
+            (p.satisfaction * 100.0).round() as i64,
+            0,
+            100_000,
+        ),
+    ]
+}
+
+/// Sets the Tesla parameter named `name` (a [`tesla_options`] name) to `value`.
+fn set_tesla(params: &mut TeslaParams, name: &str, value: u64) {
+    let v = value as f64;
+    match name {
+        "Tesla Error" => params.error_cp = v,
+        "Tesla EBF" => params.ebf = v / 100.0,
+        "Tesla Batch" => params.batch = (value as usize).max(1),
+        "Tesla CDF" => params.cdf_k = v / 100.0,
+        "Tesla CDF Floor" => params.cdf_floor = v / 1000.0,
+        _ => params.satisfaction = v / 100.0,
+    }
 }
 
 /// The options declared in the handshake.
@@ -107,7 +166,7 @@ fn declared_options() -> Vec<OptionDecl> {
         max: Some(max),
         vars: Vec::new(),
     };
-    vec![
+    let mut options = vec![
         spin("Hash", DEFAULT_HASH_MIB as i64, 1, MAX_HASH_MIB as i64),
         spin(
             "Move Overhead",
@@ -131,7 +190,21 @@ fn declared_options() -> Vec<OptionDecl> {
             max: None,
             vars: Vec::new(),
         },
-    ]
+        OptionDecl {
+            name: "Search".to_string(),
+            kind: OptionType::Combo,
+            default: Some("pvs".to_string()),
+            min: None,
+            max: None,
+            vars: vec!["pvs".to_string(), "tesla".to_string()],
+        },
+    ];
+    options.extend(
+        tesla_options()
+            .into_iter()
+            .map(|(name, default, min, max)| spin(name, default, min, max)),
+    );
+    options
 }
 
 /// Runs the UCI loop on `input` and `output` until `quit` or the end of the input, with a
@@ -163,6 +236,8 @@ where
     let mut options = Options {
         move_overhead: Duration::from_millis(DEFAULT_OVERHEAD_MS),
         chess960: false,
+        mode: SearchMode::Pvs,
+        tesla: TeslaParams::default(),
     };
     let mut game = GameState::new();
     let mut current_stop: Option<Arc<AtomicBool>> = None;
@@ -208,6 +283,8 @@ where
                 let stop = Arc::new(AtomicBool::new(false));
                 current_stop = Some(Arc::clone(&stop));
                 let job = SearchJob {
+                    mode: options.mode,
+                    tesla: options.tesla,
                     pos: game.pos,
                     history: game.history.clone(),
                     limits: limits(&go, &game.pos, options.move_overhead),
@@ -324,6 +401,14 @@ fn set_option(
         "Clear Hash" => {
             let _ = jobs.send(Job::Clear);
         }
+        "Search" => {
+            options.mode = if value.is_some_and(|v| v.trim().eq_ignore_ascii_case("tesla")) {
+                SearchMode::Tesla
+            } else {
+                SearchMode::Pvs
+            };
+        }
+        name if name.starts_with("Tesla ") => set_tesla(&mut options.tesla, name, number),
         _ => {
             options.chess960 = value.is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
             game.set_chess960(options.chess960);
@@ -359,15 +444,46 @@ fn limits(go: &GoLimits, pos: &Position, move_overhead: Duration) -> Limits {
 }
 
 /// The search thread: does the jobs in order until the channel closes.
+/// The Tesla searcher is made at its first search, so that an engine that never uses it
+/// never holds its table.
 fn search_thread<W: Write>(queue: &mpsc::Receiver<Job>, out: &Output<W>, hash_mib: usize) {
     let mut searcher = Searcher::new(hash_mib);
+    let mut tesla: Option<TeslaSearcher> = None;
+    let mut mib = hash_mib;
     while let Ok(job) = queue.recv() {
         match job {
-            Job::Clear => searcher.clear(),
-            Job::Resize(mib) => searcher.resize(mib.clamp(1, MAX_HASH_MIB)),
-            Job::Search(job) => run_search(&mut searcher, &job, out),
+            Job::Clear => {
+                searcher.clear();
+                if let Some(t) = tesla.as_mut() {
+                    t.clear();
+                }
+            }
+            Job::Resize(new) => {
+                mib = new.clamp(1, MAX_HASH_MIB);
+                searcher.resize(mib);
+                if let Some(t) = tesla.as_mut() {
+                    t.resize(mib);
+                }
+            }
+            Job::Search(job) => match job.mode {
+                SearchMode::Pvs => run_search(&mut searcher, &job, out),
+                SearchMode::Tesla => {
+                    let t = tesla.get_or_insert_with(|| TeslaSearcher::new(mib));
+                    t.set_params(job.tesla);
+                    run_tesla(t, &job, out);
+                }
+            },
         }
     }
+}
+
+/// One Tesla search: `info` each time its desired depth grows, then `bestmove`.
+fn run_tesla<W: Write>(tesla: &mut TeslaSearcher, job: &SearchJob, out: &Output<W>) {
+    let pos = &job.pos;
+    let result = tesla.search(pos, &job.history, &job.limits, &job.stop, |info| {
+        out.send(info_line(pos, info));
+    });
+    finish(job, &result, out);
 }
 
 /// One search: `info` after each iteration, then `bestmove` (after `stop` when asked to wait).
@@ -376,6 +492,12 @@ fn run_search<W: Write>(searcher: &mut Searcher, job: &SearchJob, out: &Output<W
     let result = searcher.search(pos, &job.history, &job.limits, &job.stop, |info| {
         out.send(info_line(pos, info));
     });
+    finish(job, &result, out);
+}
+
+/// Prints `bestmove` for `result` (after `stop` when the job waits for it).
+fn finish<W: Write>(job: &SearchJob, result: &search::SearchResult, out: &Output<W>) {
+    let pos = &job.pos;
     if job.wait_for_stop {
         while !job.stop.load(Ordering::Relaxed) {
             thread::park_timeout(Duration::from_millis(20));
@@ -485,6 +607,27 @@ mod tests {
         for m in ["e2e4", "e7e5"] {
             pos.play_unchecked(pos.parse_uci(m).unwrap());
         }
+        assert!(pos.parse_uci(mv).is_ok(), "{best}");
+    }
+
+    #[test]
+    fn the_tesla_search_is_an_option_and_answers_with_a_legal_move() {
+        let lines = session(
+            "uci\nsetoption name Search value tesla\nsetoption name Tesla Batch value 4\n\
+             position startpos moves e2e4\ngo nodes 3000\n",
+        );
+        assert!(
+            lines.contains(&"option name Search type combo default pvs var pvs var tesla".into())
+        );
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("option name Tesla Error type spin default ")));
+        let info = lines.iter().find(|l| l.starts_with("info depth")).unwrap();
+        assert!(info.contains(" nodes ") && info.contains(" pv "), "{info}");
+        let best = lines.iter().find(|l| l.starts_with("bestmove ")).unwrap();
+        let mut pos = Position::startpos();
+        pos.play_unchecked(pos.parse_uci("e2e4").unwrap());
+        let mv = best.split_whitespace().nth(1).unwrap();
         assert!(pos.parse_uci(mv).is_ok(), "{best}");
     }
 

@@ -1,0 +1,87 @@
+//! Leaf evaluation in batches: the search hands over the positions of a batch of depth-0
+//! leaves at once, through [`BatchEvaluator`], so that an evaluator that gains from batching
+//! (a neural network on a GPU) can be plugged in. [`BuiltinEvaluator`] is the engine's
+//! classical evaluation behind a capture-only quiescence search, so that a leaf's value does
+//! not hang on a pending capture.
+
+use crate::{
+    search::{
+        eval::{evaluate, SEE_VALUE},
+        ordering::{tactical_moves, MovePicker},
+        score::{INFINITE, MATE},
+        see::see,
+    },
+    Position,
+};
+
+/// Evaluates batches of positions.
+pub trait BatchEvaluator {
+    /// Writes into `out` (cleared first) the value of each position of `batch`, in
+    /// centipawns from its side to move's point of view; returns the nodes spent (positions
+    /// visited, at least one per position).
+    fn evaluate_batch(&mut self, batch: &[Position], out: &mut Vec<i32>) -> u64;
+}
+
+/// The classical evaluation ([`evaluate`]) after a quiescence search over winning and equal
+/// captures and promotions (every evasion when in check), at most [`QS_PLIES`] deep.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuiltinEvaluator;
+
+/// The deepest quiescence.
+pub const QS_PLIES: usize = 12;
+
+impl BatchEvaluator for BuiltinEvaluator {
+    fn evaluate_batch(&mut self, batch: &[Position], out: &mut Vec<i32>) -> u64 {
+        out.clear();
+        let mut nodes = 0;
+        for pos in batch {
+            out.push(qsearch(pos, -INFINITE, INFINITE, 0, &mut nodes));
+        }
+        nodes
+    }
+}
+
+/// Fail-soft quiescence; mates are scored by distance from `pos`.
+fn qsearch(pos: &Position, mut alpha: i32, beta: i32, ply: usize, nodes: &mut u64) -> i32 {
+    *nodes += 1;
+    if ply >= QS_PLIES {
+        return evaluate(pos);
+    }
+    let in_check = pos.is_check();
+    let (mut best, moves) = if in_check {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return -MATE + ply as i32;
+        }
+        (-INFINITE, moves)
+    } else {
+        let stand = evaluate(pos);
+        if stand >= beta {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        (stand, tactical_moves(pos))
+    };
+    let mut picker = MovePicker::tactical(pos, moves);
+    while let Some(mv) = picker.next_move() {
+        if !in_check {
+            let gain = pos.captured_role(mv).map_or(0, |r| SEE_VALUE[r.index()])
+                + mv.promotion_role()
+                    .map_or(0, |r| SEE_VALUE[r.index()] - 100);
+            if best + gain + 200 <= alpha || see(pos, mv) < 0 {
+                continue;
+            }
+        }
+        let score = -qsearch(&pos.after(mv), -beta, -alpha, ply + 1, nodes);
+        if score > best {
+            best = score;
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    best
+}
