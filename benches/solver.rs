@@ -37,9 +37,6 @@
 
 use std::{
     collections::BTreeSet,
-    io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, Command, Stdio},
-    sync::mpsc::{self, Receiver, RecvTimeoutError},
     time::{Duration, Instant},
 };
 
@@ -47,6 +44,28 @@ use chessd_core::{
     solver::{SolveError, Solver},
     FenMode, Position,
 };
+
+#[path = "support/mates.rs"]
+mod mates;
+use mates::{env_or, median, ms, read_csv, Outcome, Stockfish};
+
+/// Runs Stockfish's `go mate N` on `case` and checks its answer against the known keys.
+fn stockfish_solve(sf: &mut Stockfish, case: &Case, cap: Duration) -> Outcome {
+    let (outcome, best) = sf.go_mate(&case.fen, case.mate, cap);
+    if let Some(keys) = &case.keys {
+        assert!(
+            outcome.mate.is_some(),
+            "Stockfish found no mate for {}",
+            case.id
+        );
+        assert!(
+            keys.contains(&best),
+            "Stockfish's move {best} for {} is not a key {keys:?}",
+            case.id
+        );
+    }
+    outcome
+}
 
 const PUZZLES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -68,38 +87,10 @@ struct Case {
     keys: Option<BTreeSet<String>>,
 }
 
-/// What one solve gave: the time and, when solved within the cap, the mate length.
-#[derive(Clone, Copy)]
-struct Outcome {
-    time: Duration,
-    mate: Option<u32>,
-}
-
-/// The rows of a CSV file as maps from column to value.
-fn read_csv(path: &str) -> Vec<std::collections::HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    let mut lines = text.lines();
-    let header: Vec<String> = lines
-        .next()
-        .expect("a header line")
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            header
-                .iter()
-                .cloned()
-                .zip(line.split(',').map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
-
 fn load_cases(set: &str, mates: &Option<Vec<u32>>) -> Vec<Case> {
     let wanted = |mate: u32| mates.as_ref().is_none_or(|m| m.contains(&mate));
     let mut cases: Vec<Case> = read_csv(PUZZLES)
+        .unwrap_or_else(|| panic!("cannot read {PUZZLES}"))
         .into_iter()
         .map(|r| Case {
             id: r["puzzle_id"].clone(),
@@ -117,6 +108,7 @@ fn load_cases(set: &str, mates: &Option<Vec<u32>>) -> Vec<Case> {
     assert_eq!(cases.len(), 50, "the shared sample has 50 puzzles");
     cases.extend(
         read_csv(GAMES)
+            .unwrap_or_else(|| panic!("cannot read {GAMES}"))
             .into_iter()
             .filter(|r| r["set"] == set)
             .map(|r| Case {
@@ -182,150 +174,10 @@ fn chessd_solve(case: &Case, threads: usize, cap: Duration, all_keys: bool) -> O
     }
 }
 
-/// A Stockfish process speaking UCI, one thread; its output read on a thread of its own so
-/// that a search can be stopped at the cap.
-struct Stockfish {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Stockfish {
-    fn start(program: &str) -> Option<Stockfish> {
-        let mut child = Command::new(program)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let stdin = child.stdin.take()?;
-        let stdout = BufReader::new(child.stdout.take()?);
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut sf = Stockfish {
-            child,
-            stdin,
-            lines,
-        };
-        sf.send("uci");
-        sf.wait_for("uciok");
-        sf.send("setoption name Threads value 1");
-        sf.sync();
-        Some(sf)
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("Stockfish reads its input");
-        self.stdin.flush().expect("Stockfish reads its input");
-    }
-
-    fn read_line(&mut self) -> String {
-        self.lines.recv().expect("Stockfish closed its output")
-    }
-
-    fn wait_for(&mut self, prefix: &str) -> String {
-        loop {
-            let line = self.read_line();
-            if line.starts_with(prefix) {
-                return line;
-            }
-        }
-    }
-
-    fn sync(&mut self) {
-        self.send("isready");
-        self.wait_for("readyok");
-    }
-
-    /// Runs `go mate N` on `case` (stopped at the cap) and checks the answer; returns the
-    /// time from `go` to `bestmove` and the mate it reported within N, if any.
-    fn solve(&mut self, case: &Case, cap: Duration) -> Outcome {
-        self.send("ucinewgame");
-        self.send(&format!("position fen {}", case.fen));
-        self.sync();
-        let start = Instant::now();
-        self.send(&format!("go mate {}", case.mate));
-        let mut last_mate = None;
-        let mut stopped = false;
-        let best = loop {
-            let line = if stopped {
-                self.read_line()
-            } else {
-                match self.lines.recv_timeout(cap.saturating_sub(start.elapsed())) {
-                    Ok(line) => line,
-                    Err(RecvTimeoutError::Timeout) => {
-                        self.send("stop");
-                        stopped = true;
-                        continue;
-                    }
-                    Err(RecvTimeoutError::Disconnected) => panic!("Stockfish closed its output"),
-                }
-            };
-            if let Some(rest) = line.strip_prefix("bestmove ") {
-                break rest.split_whitespace().next().unwrap_or("").to_string();
-            }
-            if line.starts_with("info") {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                if let Some(i) = words.windows(2).position(|w| w == ["score", "mate"]) {
-                    last_mate = words.get(i + 2).and_then(|m| m.parse::<i32>().ok());
-                }
-            }
-        };
-        let time = start.elapsed().min(cap);
-        let mate = last_mate
-            .filter(|&m| m >= 1 && m as u32 <= case.mate)
-            .map(|m| m as u32);
-        if let Some(keys) = &case.keys {
-            assert!(mate.is_some(), "Stockfish found no mate for {}", case.id);
-            assert!(
-                keys.contains(&best),
-                "Stockfish's move {best} for {} is not a key {keys:?}",
-                case.id
-            );
-        }
-        Outcome { time, mate }
-    }
-}
-
-impl Drop for Stockfish {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let _ = self.child.wait();
-    }
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    match v.len() {
-        0 => Duration::ZERO,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2,
-    }
-}
-
 /// The run with the median time of several runs of one position.
 fn median_outcome(mut runs: Vec<Outcome>) -> Outcome {
     runs.sort_by_key(|o| o.time);
     runs[runs.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// One position's outcomes: chessd with one thread, Stockfish, chessd with two threads.
@@ -380,7 +232,7 @@ fn main() {
         }
         if let Some(sf) = &mut stockfish {
             row.theirs = Some(median_outcome(
-                (0..n).map(|_| sf.solve(case, cap)).collect(),
+                (0..n).map(|_| stockfish_solve(sf, case, cap)).collect(),
             ));
         }
         if with_chessd && with_threads && case.mate >= 6 {

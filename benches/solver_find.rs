@@ -18,17 +18,16 @@
 //! (the most positions per N, in file order), `CHESSD_BENCH_ONLY=chessd` (or `stockfish`),
 //! `CHESSD_BENCH_VERBOSE=1` (every position), `STOCKFISH=/path`.
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, Command, Stdio},
-    sync::mpsc::{self, Receiver, RecvTimeoutError},
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use chessd_core::{
     solver::{SolveError, Solver},
     FenMode, Position,
 };
+
+#[path = "support/mates.rs"]
+mod mates;
+use mates::{env_or, median, ms, read_csv, Outcome, Stockfish};
 
 const SHALLOW: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -55,40 +54,13 @@ struct Case {
 /// One position's outcomes: chessd's, Stockfish's.
 type Row = (Option<Outcome>, Option<Outcome>);
 
-/// What one solve gave: the time and, when solved within the cap, the mate length.
-#[derive(Clone, Copy)]
-struct Outcome {
-    time: Duration,
-    mate: Option<u32>,
-}
-
-/// The rows of a CSV file as maps from column to value (none when the file is missing).
-fn read_csv(path: &str) -> Vec<std::collections::HashMap<String, String>> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut lines = text.lines();
-    let header: Vec<String> = lines
-        .next()
-        .expect("a header line")
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            header
-                .iter()
-                .cloned()
-                .zip(line.split(',').map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
-
 fn load_cases(set: &str, ns: &[u32], per_n: usize) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
-    let rows = read_csv(SHALLOW).into_iter().chain(read_csv(DEEP));
+    // A missing file gives no rows (the deep file is optional while it is generated).
+    let rows = read_csv(SHALLOW)
+        .into_iter()
+        .flatten()
+        .chain(read_csv(DEEP).into_iter().flatten());
     for r in rows.filter(|r| r["set"] == set) {
         let mate: u32 = r["mate"].parse().expect("a mate length");
         let n = r
@@ -145,139 +117,6 @@ fn chessd_find(case: &Case, cap: Duration) -> Outcome {
     }
 }
 
-/// A Stockfish process speaking UCI, one thread; its output read on a thread of its own so
-/// that a search can be stopped at the cap.
-struct Stockfish {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Stockfish {
-    fn start(program: &str) -> Option<Stockfish> {
-        let mut child = Command::new(program)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let stdin = child.stdin.take()?;
-        let stdout = BufReader::new(child.stdout.take()?);
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut sf = Stockfish {
-            child,
-            stdin,
-            lines,
-        };
-        sf.send("uci");
-        sf.wait_for("uciok");
-        sf.send("setoption name Threads value 1");
-        sf.sync();
-        Some(sf)
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("Stockfish reads its input");
-        self.stdin.flush().expect("Stockfish reads its input");
-    }
-
-    fn read_line(&mut self) -> String {
-        self.lines.recv().expect("Stockfish closed its output")
-    }
-
-    fn wait_for(&mut self, prefix: &str) -> String {
-        loop {
-            let line = self.read_line();
-            if line.starts_with(prefix) {
-                return line;
-            }
-        }
-    }
-
-    fn sync(&mut self) {
-        self.send("isready");
-        self.wait_for("readyok");
-    }
-
-    /// Runs `go mate N` on `case` (stopped at the cap) and checks the answer; returns the
-    /// time from `go` to `bestmove` and the mate it reported within N, if any.
-    fn solve(&mut self, case: &Case, cap: Duration) -> Outcome {
-        self.send("ucinewgame");
-        self.send(&format!("position fen {}", case.fen));
-        self.sync();
-        let start = Instant::now();
-        self.send(&format!("go mate {}", case.n));
-        let mut last_mate = None;
-        let mut stopped = false;
-        let best = loop {
-            let line = if stopped {
-                self.read_line()
-            } else {
-                match self.lines.recv_timeout(cap.saturating_sub(start.elapsed())) {
-                    Ok(line) => line,
-                    Err(RecvTimeoutError::Timeout) => {
-                        self.send("stop");
-                        stopped = true;
-                        continue;
-                    }
-                    Err(RecvTimeoutError::Disconnected) => panic!("Stockfish closed its output"),
-                }
-            };
-            if let Some(rest) = line.strip_prefix("bestmove ") {
-                break rest.split_whitespace().next().unwrap_or("").to_string();
-            }
-            if line.starts_with("info") {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                if let Some(i) = words.windows(2).position(|w| w == ["score", "mate"]) {
-                    last_mate = words.get(i + 2).and_then(|m| m.parse::<i32>().ok());
-                }
-            }
-        };
-        let time = start.elapsed().min(cap);
-        let mate = last_mate
-            .filter(|&m| m >= 1 && m as u32 <= case.n)
-            .map(|m| m as u32);
-        let _ = best;
-        Outcome { time, mate }
-    }
-}
-
-impl Drop for Stockfish {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let _ = self.child.wait();
-    }
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    match v.len() {
-        0 => Duration::ZERO,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2,
-    }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
     let cap = Duration::from_secs_f64(env_or("CHESSD_BENCH_CAP", 10.0));
     let set = std::env::var("CHESSD_BENCH_SET").unwrap_or_else(|_| "report".into());
@@ -310,7 +149,7 @@ fn main() {
                     ours = Some(chessd_find(case, cap));
                 }
             } else if let Some(sf) = &mut stockfish {
-                theirs = Some(sf.solve(case, cap));
+                theirs = Some(sf.go_mate(&case.fen, case.n, cap).0);
             }
         }
         if verbose {
