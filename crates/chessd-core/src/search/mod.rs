@@ -185,32 +185,7 @@ impl Searcher {
 
         let legal = pos.legal_moves();
         if legal.is_empty() {
-            let score = if pos.is_check() {
-                Score::Mate(0)
-            } else {
-                Score::Cp(0)
-            };
-            on_info(&Info {
-                depth: 0,
-                seldepth: 0,
-                score,
-                nodes: 0,
-                nps: 0,
-                time: start.elapsed(),
-                pv: Vec::new(),
-                hashfull: self.tt.hashfull(),
-            });
-            return SearchResult {
-                best: None,
-                ponder: None,
-                score,
-                depth: 0,
-                seldepth: 0,
-                nodes: 0,
-                time: start.elapsed(),
-                pv: Vec::new(),
-                stopped: false,
-            };
+            return without_moves(pos, start, self.tt.hashfull(), &mut on_info);
         }
 
         let mut root_moves = self.root_moves(pos, limits, legal);
@@ -365,6 +340,42 @@ impl Searcher {
 }
 
 /// The deepest iteration the limits allow (at least 1).
+/// The answer for a position without a legal move, said once as an `info`: mated (a mate
+/// score of 0) or stalemated (0).
+pub(crate) fn without_moves(
+    pos: &Position,
+    start: Instant,
+    hashfull: u32,
+    on_info: &mut impl FnMut(&Info),
+) -> SearchResult {
+    let score = if pos.is_check() {
+        Score::Mate(0)
+    } else {
+        Score::Cp(0)
+    };
+    on_info(&Info {
+        depth: 0,
+        seldepth: 0,
+        score,
+        nodes: 0,
+        nps: 0,
+        time: start.elapsed(),
+        pv: Vec::new(),
+        hashfull,
+    });
+    SearchResult {
+        best: None,
+        ponder: None,
+        score,
+        depth: 0,
+        seldepth: 0,
+        nodes: 0,
+        time: start.elapsed(),
+        pv: Vec::new(),
+        stopped: false,
+    }
+}
+
 fn max_depth(limits: &Limits) -> u32 {
     let mut max = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     if let Some(n) = limits.mate {

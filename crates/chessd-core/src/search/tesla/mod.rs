@@ -40,7 +40,9 @@ pub use model::TeslaParams;
 pub use packed::PackedMove;
 pub use table::{TeslaEntry, TeslaTable};
 
-use super::{limits::TimePlan, score::MATE, Info, Limits, Score, SearchResult, MAX_DEPTH};
+use super::{
+    limits::TimePlan, score::MATE, without_moves, Info, Limits, Score, SearchResult, MAX_DEPTH,
+};
 use crate::Position;
 use run::{Run, Step};
 
@@ -146,32 +148,7 @@ impl TeslaSearcher {
         self.stats = TeslaStats::default();
         let legal = pos.legal_moves();
         if legal.is_empty() {
-            let score = if pos.is_check() {
-                Score::Mate(0)
-            } else {
-                Score::Cp(0)
-            };
-            on_info(&Info {
-                depth: 0,
-                seldepth: 0,
-                score,
-                nodes: 0,
-                nps: 0,
-                time: start.elapsed(),
-                pv: Vec::new(),
-                hashfull: self.tt.hashfull(),
-            });
-            return SearchResult {
-                best: None,
-                ponder: None,
-                score,
-                depth: 0,
-                seldepth: 0,
-                nodes: 0,
-                time: start.elapsed(),
-                pv: Vec::new(),
-                stopped: false,
-            };
+            return without_moves(pos, start, self.tt.hashfull(), &mut on_info);
         }
         let deadline = deadline(limits, pos, start);
         let node_limit = limits.nodes;
