@@ -11,6 +11,7 @@ pub(crate) mod openapi_types;
 pub mod routes;
 pub mod wire;
 pub(crate) mod ws_limits;
+pub(crate) mod ws_pace;
 
 use actix_web::{
     error::{JsonPayloadError, PathError, QueryPayloadError},

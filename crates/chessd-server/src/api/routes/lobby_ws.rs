@@ -6,13 +6,10 @@
 //! "secret"}`: the seek then lives while the socket is open (and `lobby.seek_grace_secs` after),
 //! and when it is accepted the socket gets `accepted` with the game and the owner's seat.
 
-use std::{
-    collections::HashMap,
-    time::{Duration, Instant},
-};
+use std::collections::HashMap;
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
+use actix_ws::{AggregatedMessage, CloseReason, Session};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -24,6 +21,7 @@ use crate::{
         error::ApiError,
         routes::seeks::{owner_seat, SeekView},
         ws_limits,
+        ws_pace::{Heartbeat, MessageRate},
     },
     lobby::{HoldGuard, Lobby, LobbyEvent, SocketGuard},
     AppState,
@@ -126,11 +124,8 @@ impl Socket {
         mut events: broadcast::Receiver<LobbyEvent>,
     ) {
         let mut ok = self.send_list().await;
-        let heartbeat = Duration::from_secs(self.limits.heartbeat_secs.max(1));
-        let client_timeout = Duration::from_secs(self.limits.client_timeout_secs.max(1));
-        let mut ticker = tokio::time::interval(heartbeat);
-        let mut last_seen = Instant::now();
-        let mut window = (Instant::now(), 0u32);
+        let mut heartbeat = Heartbeat::new(&self.limits);
+        let mut rate = MessageRate::new(&self.limits);
         let mut close: Option<CloseReason> = None;
         while ok {
             tokio::select! {
@@ -141,18 +136,13 @@ impl Socket {
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
                 msg = stream.recv() => {
-                    last_seen = Instant::now();
+                    heartbeat.seen();
                     let Some(msg) = msg else { break };
                     let msg = match msg {
                         Ok(m) => m,
                         Err(reason) => { close = Some(reason); break; }
                     };
-                    if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }
-                    window.1 += 1;
-                    if window.1 > self.limits.max_messages_per_sec {
-                        close = Some(CloseReason { code: CloseCode::Policy, description: Some("too many messages".into()) });
-                        break;
-                    }
+                    if let Err(reason) = rate.admit() { close = Some(reason); break; }
                     ok = match msg {
                         AggregatedMessage::Text(text) => self.on_text(&text).await,
                         AggregatedMessage::Binary(_) => self.send(json!({"type": "error", "code": "invalid_request", "message": "binary frames are not accepted"})).await,
@@ -161,11 +151,8 @@ impl Socket {
                         AggregatedMessage::Close(_) => break,
                     };
                 },
-                _ = ticker.tick() => {
-                    if last_seen.elapsed() > client_timeout {
-                        close = Some(CloseReason { code: CloseCode::Away, description: Some("heartbeat timeout".into()) });
-                        break;
-                    }
+                _ = heartbeat.ticker.tick() => {
+                    if let Some(reason) = heartbeat.expired() { close = Some(reason); break; }
                     ok = self.session.ping(b"").await.is_ok();
                 }
             }

@@ -14,10 +14,7 @@
 //! current version, never replayed on reconnect (see `game::actor`'s engine module). With an
 //! engine opponent, its reply to a move is the next `move` event.
 
-use std::{
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::sync::Arc;
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
@@ -33,6 +30,7 @@ use crate::{
         error::ApiError,
         routes::{chess2_games::DuelBody, game_view::GameView},
         socket_bearer, ws_limits,
+        ws_pace::{Heartbeat, MessageRate},
     },
     game::{
         command::{Action, MoveInput},
@@ -168,11 +166,8 @@ impl Connection {
                 ok = ok && self.send_json(&state).await;
             }
         }
-        let heartbeat = Duration::from_secs(self.limits.heartbeat_secs.max(1));
-        let client_timeout = Duration::from_secs(self.limits.client_timeout_secs.max(1));
-        let mut ticker = tokio::time::interval(heartbeat);
-        let mut last_seen = Instant::now();
-        let mut window = (Instant::now(), 0u32);
+        let mut heartbeat = Heartbeat::new(&self.limits);
+        let mut rate = MessageRate::new(&self.limits);
         let mut close: Option<CloseReason> = None;
 
         while ok {
@@ -183,7 +178,7 @@ impl Connection {
                     None => { close = Some(CloseReason { code: CloseCode::Away, description: Some("game event stream ended".into()) }); break; }
                 },
                 msg = stream.recv() => {
-                    last_seen = Instant::now();
+                    heartbeat.seen();
                     let Some(msg) = msg else { break };
                     let msg = match msg {
                         Ok(m) => m,
@@ -191,12 +186,7 @@ impl Connection {
                         Err(reason) => { close = Some(reason); break; }
                     };
                     // Rate limit: at most max_messages_per_sec frames per second.
-                    if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }
-                    window.1 += 1;
-                    if window.1 > self.limits.max_messages_per_sec {
-                        close = Some(CloseReason { code: CloseCode::Policy, description: Some("too many messages".into()) });
-                        break;
-                    }
+                    if let Err(reason) = rate.admit() { close = Some(reason); break; }
                     match msg {
                         AggregatedMessage::Text(text) => ok = self.handle_text(&text).await,
                         AggregatedMessage::Binary(_) => ok = self.send_json(&serde_json::json!({"type": "error", "code": "invalid_request", "message": "binary frames are not accepted"})).await,
@@ -205,11 +195,8 @@ impl Connection {
                         AggregatedMessage::Close(_) => break,
                     }
                 },
-                _ = ticker.tick() => {
-                    if last_seen.elapsed() > client_timeout {
-                        close = Some(CloseReason { code: CloseCode::Away, description: Some("heartbeat timeout".into()) });
-                        break;
-                    }
+                _ = heartbeat.ticker.tick() => {
+                    if let Some(reason) = heartbeat.expired() { close = Some(reason); break; }
                     ok = self.session.ping(b"").await.is_ok();
                 }
             }
