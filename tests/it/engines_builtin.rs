@@ -30,7 +30,8 @@ async fn the_builtin_engine_plays_a_whole_game() {
         .clone();
     assert_eq!(
         builtin,
-        json!({"name": "builtin", "kind": "builtin", "reachable": true, "default": true})
+        json!({"name": "builtin", "kind": "builtin", "reachable": true, "default": true,
+            "variants": ["standard", "chess2"]})
     );
     let g = api.game(json!({})).await;
     let view = api.attach(&g, "builtin").await;

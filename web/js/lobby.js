@@ -314,7 +314,7 @@ export function mountLobby(root) {
   }
 
   const page = h('section.page.lobby',
-    h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against a friend with a link, or against the computer. ', h('a#watch-link', { href: '#/watch' }, 'Watch the games being played live.'))),
+    h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against a friend with a link, or against the computer. ', h('a#watch-games-link', { href: '#/watch' }, 'Watch the games being played live.'))),
     h('div.lobby-grid', h('div', form, result), side));
   setChildren(root, page);
   renderGames();

@@ -5,7 +5,6 @@
 const KEY = 'chessd-theme';
 /** @type {readonly ('system' | 'light' | 'dark')[]} */
 const THEMES = ['system', 'light', 'dark'];
-const LABELS = { system: 'Theme: system', light: 'Theme: light', dark: 'Theme: dark' };
 
 /** The theme chosen in this browser. @returns {'system' | 'light' | 'dark'} */
 export function chosenTheme() {
@@ -26,15 +25,24 @@ export function applyTheme(theme) {
 }
 
 /**
+ * Shows `theme` on the button: "Theme: dark" (the first word hidden on a phone).
+ * @param {HTMLButtonElement} button
+ * @param {'system' | 'light' | 'dark'} theme
+ */
+function label(button, theme) {
+  const word = document.createElement('span');
+  word.className = 'theme-word';
+  word.textContent = 'Theme: ';
+  button.replaceChildren(word, theme);
+  button.dataset.theme = theme;
+  button.setAttribute('aria-label', `Colour theme: ${theme}`);
+}
+
+/**
  * Wires the theme button: each click moves to the next theme and remembers it.
  * @param {HTMLButtonElement} button
  */
 export function wireThemeButton(button) {
-  const show = () => {
-    const theme = chosenTheme();
-    button.textContent = LABELS[theme];
-    button.dataset.theme = theme;
-  };
   button.addEventListener('click', () => {
     const next = THEMES[(THEMES.indexOf(chosenTheme()) + 1) % THEMES.length];
     try {
@@ -43,8 +51,7 @@ export function wireThemeButton(button) {
       // Not remembered; still applied to this page.
     }
     applyTheme(next);
-    button.textContent = LABELS[next];
-    button.dataset.theme = next;
+    label(button, next);
   });
-  show();
+  label(button, chosenTheme());
 }
