@@ -539,6 +539,23 @@ fn csv_rows(path: &str) -> Vec<std::collections::HashMap<String, String>> {
         .collect()
 }
 
+/// Plays a solved puzzle's main line with "Next move", ply by ply, to the mate in `mate`.
+async fn next_moves_to_mate(s: &Session, mate: usize) {
+    for ply in 1..=(2 * mate - 1) {
+        s.click("#next-move").await;
+        s.wait_for(
+            &format!("document.querySelector('svg.board').dataset.ply === '{ply}'"),
+            "the next move",
+        )
+        .await;
+    }
+    s.wait_for(
+        "document.querySelector('#puzzle-status').dataset.state === 'mate'",
+        "the mate",
+    )
+    .await;
+}
+
 #[test]
 #[cfg_attr(
     not(all(has_chromium, has_chromedriver)),
@@ -585,19 +602,7 @@ fn a_shared_puzzle_is_solved_and_stepped_through_to_mate() {
             .await
             .contains(&format!("mates in {mate}")));
         // Step through the main line with "Next move" to the mate: 2N-1 plies.
-        for ply in 1..=(2 * mate - 1) {
-            s.click("#next-move").await;
-            s.wait_for(
-                &format!("document.querySelector('svg.board').dataset.ply === '{ply}'"),
-                "the next move",
-            )
-            .await;
-        }
-        s.wait_for(
-            "document.querySelector('#puzzle-status').dataset.state === 'mate'",
-            "the mate",
-        )
-        .await;
+        next_moves_to_mate(&s, mate).await;
         assert!(s.text("#explore-line").await.ends_with('#'));
         shot(&s, "puzzle-mate").await;
         // Another defence: back to the key, choose a defence the main line did not, play on

@@ -6,7 +6,8 @@
 use serde_json::{json, Value};
 
 use super::{
-    assert_clean_console, click_move, common, csv_rows, open, run, select_option, shot,
+    assert_clean_console, click_move, common, csv_rows, next_moves_to_mate, open, run,
+    select_option, shot,
     webdriver::{Driver, Session},
     DATA, DESKTOP, PHONE,
 };
@@ -220,19 +221,7 @@ fn a_long_mate_is_found_in_the_find_mode_and_stepped_through_to_mate() {
             .unwrap_or_else(|| panic!("{verdict}"));
         assert!((1..=6).contains(&mate), "{verdict}");
         // The proof tree plays to mate with "Next move".
-        for ply in 1..=(2 * mate - 1) {
-            s.click("#next-move").await;
-            s.wait_for(
-                &format!("document.querySelector('svg.board').dataset.ply === '{ply}'"),
-                "the next move",
-            )
-            .await;
-        }
-        s.wait_for(
-            "document.querySelector('#puzzle-status').dataset.state === 'mate'",
-            "the mate",
-        )
-        .await;
+        next_moves_to_mate(&s, mate).await;
         shot(&s, "puzzle-find-mode").await;
         assert_clean_console(&s, "puzzle find mode").await;
         s.quit().await;
