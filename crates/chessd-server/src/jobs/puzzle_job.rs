@@ -72,16 +72,9 @@ impl PuzzleSpec {
                 "mate_in must be at least 1".into(),
             ));
         }
-        if req.find && req.find_all_keys == Some(true) {
-            return Err(JobError::InvalidRequest(
-                "find_all_keys goes with the exact mode; the find mode finds one key".into(),
-            ));
-        }
-        if !req.find && req.shortest.is_some() {
-            return Err(JobError::InvalidRequest(
-                "shortest goes with the find mode".into(),
-            ));
-        }
+        // The flags of the other mode are read as what that mode always does, not refused:
+        // the exact mode proves the shortest mate whatever `shortest` says, and the find mode
+        // gives one key (its result says `all_keys: false`) whatever `find_all_keys` says.
         if req.mate_in > max_mate {
             return Err(limit(format!(
                 "mate_in {} is over the limit {key} = {max_mate}",
@@ -224,11 +217,14 @@ mod tests {
         req.time_limit_ms = Some(l.config.max_solver_time_ms + 1);
         assert_eq!(code(&req), "limit_exceeded");
         req.time_limit_ms = None;
+        // The other mode's flag is read as what this mode does anyway, not refused.
         req.shortest = Some(true);
-        assert_eq!(code(&req), "invalid_request");
+        let exact = PuzzleSpec::from_params(&req, &l).unwrap();
+        assert!(!exact.find && !exact.shortest && exact.find_all_keys);
         req.find = true;
         req.find_all_keys = Some(true);
-        assert_eq!(code(&req), "invalid_request");
+        let find = PuzzleSpec::from_params(&req, &l).unwrap();
+        assert!(find.find && find.shortest && !find.find_all_keys);
         req.find_all_keys = None;
         req.mate_in = l.config.max_find_mate_in + 1;
         assert_eq!(code(&req), "limit_exceeded");

@@ -113,10 +113,14 @@ impl SeekBody {
                 )))
             }
         }
-        if let Some(range) = &self.rating_range {
-            if range.min > range.max || range.max > MAX_RATING {
+        if let Some(range) = &mut self.rating_range {
+            // A range given upside down is read in order (min over max is not an error).
+            if range.min > range.max {
+                std::mem::swap(&mut range.min, &mut range.max);
+            }
+            if range.max > MAX_RATING {
                 return Err(ApiError::invalid_request(format!(
-                    "rating_range: min must not be over max, and both at most {MAX_RATING}"
+                    "rating_range: both ends at most {MAX_RATING}"
                 )));
             }
         }
