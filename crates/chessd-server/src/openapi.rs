@@ -382,7 +382,7 @@ impl Modify for Constraints {
         let not_chess2 = json!({"not": chess2});
         let string =
             |name: &str| json!({"required": [name], "properties": {name: {"type": "string"}}});
-        let rules: [(&str, Vec<Value>); 5] = [
+        let rules: [(&str, Vec<Value>); 6] = [
             (
                 "MoveRequest",
                 // Exactly one of the three forms of a move.
@@ -410,6 +410,11 @@ impl Modify for Constraints {
                     json!({"anyOf": [{"not": Constraints::given("armies")}, chess2]}),
                     json!({"anyOf": [{"not": Constraints::given("pgn")}, not_chess2]}),
                 ],
+            ),
+            (
+                "SeekBody",
+                // Armies only for a Chess 2 seek.
+                vec![json!({"anyOf": [{"not": Constraints::given("armies")}, chess2]})],
             ),
             (
                 "CreatePerft",
