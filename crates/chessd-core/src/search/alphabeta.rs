@@ -12,10 +12,10 @@ use std::{
 };
 
 use super::{
-    eval::{evaluate, is_dead_draw, SEE_VALUE},
-    ordering::{is_tactical, tactical_moves, History, Killers, MovePicker},
+    eval::{evaluate, is_dead_draw},
+    ordering::{is_tactical, History, Killers, MovePicker},
+    quiescence::{self, Start},
     score::{from_table, is_mate, to_table, DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY},
-    see::see,
     table::{Bound, Table},
 };
 use crate::{Color, Move, Position, Role};
@@ -415,7 +415,7 @@ impl<'a> Worker<'a> {
 
     /// Quiescence: stand pat on the static score, then captures and queen promotions that do
     /// not lose material; when in check, every evasion (and mate is detected).
-    fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    fn qsearch(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv_len[ply] = ply;
         if self.tick() {
             return 0;
@@ -428,34 +428,15 @@ impl<'a> Worker<'a> {
             return evaluate(pos);
         }
         let in_check = pos.is_check();
-        let (mut best, moves) = if in_check {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                return -MATE + ply as i32;
-            }
-            (-INFINITE, moves)
-        } else {
-            let stand = evaluate(pos);
-            if stand >= beta {
-                return stand;
-            }
-            alpha = alpha.max(stand);
-            (stand, tactical_moves(pos))
+        let (mut best, mut alpha, moves) = match quiescence::start(pos, alpha, beta, ply) {
+            Start::Done(value) => return value,
+            Start::Moves { best, alpha, moves } => (best, alpha, moves),
         };
         let key = pos.hash();
         let mut picker = MovePicker::tactical(pos, moves);
         while let Some(mv) = picker.next_move() {
-            if !in_check {
-                let gain = pos.captured_role(mv).map_or(0, |r| SEE_VALUE[r.index()])
-                    + mv.promotion_role()
-                        .map_or(0, |r| SEE_VALUE[r.index()] - 100);
-                // Delta pruning: even winning the piece cannot reach alpha.
-                if best + gain + 200 <= alpha {
-                    continue;
-                }
-                if see(pos, mv) < 0 {
-                    continue;
-                }
+            if !in_check && quiescence::futile(pos, mv, best, alpha) {
+                continue;
             }
             let child = pos.after(mv);
             self.hashes.push(key);

@@ -37,6 +37,7 @@ mod alphabeta;
 mod eval;
 mod limits;
 mod ordering;
+mod quiescence;
 mod score;
 mod see;
 mod table;

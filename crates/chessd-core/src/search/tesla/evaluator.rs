@@ -6,10 +6,10 @@
 
 use crate::{
     search::{
-        eval::{evaluate, SEE_VALUE},
-        ordering::{tactical_moves, MovePicker},
-        score::{INFINITE, MATE},
-        see::see,
+        eval::evaluate,
+        ordering::MovePicker,
+        quiescence::{self, Start},
+        score::INFINITE,
     },
     Position,
 };
@@ -42,35 +42,20 @@ impl BatchEvaluator for BuiltinEvaluator {
 }
 
 /// Fail-soft quiescence; mates are scored by distance from `pos`.
-fn qsearch(pos: &Position, mut alpha: i32, beta: i32, ply: usize, nodes: &mut u64) -> i32 {
+fn qsearch(pos: &Position, alpha: i32, beta: i32, ply: usize, nodes: &mut u64) -> i32 {
     *nodes += 1;
     if ply >= QS_PLIES {
         return evaluate(pos);
     }
     let in_check = pos.is_check();
-    let (mut best, moves) = if in_check {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return -MATE + ply as i32;
-        }
-        (-INFINITE, moves)
-    } else {
-        let stand = evaluate(pos);
-        if stand >= beta {
-            return stand;
-        }
-        alpha = alpha.max(stand);
-        (stand, tactical_moves(pos))
+    let (mut best, mut alpha, moves) = match quiescence::start(pos, alpha, beta, ply) {
+        Start::Done(value) => return value,
+        Start::Moves { best, alpha, moves } => (best, alpha, moves),
     };
     let mut picker = MovePicker::tactical(pos, moves);
     while let Some(mv) = picker.next_move() {
-        if !in_check {
-            let gain = pos.captured_role(mv).map_or(0, |r| SEE_VALUE[r.index()])
-                + mv.promotion_role()
-                    .map_or(0, |r| SEE_VALUE[r.index()] - 100);
-            if best + gain + 200 <= alpha || see(pos, mv) < 0 {
-                continue;
-            }
+        if !in_check && quiescence::futile(pos, mv, best, alpha) {
+            continue;
         }
         let score = -qsearch(&pos.after(mv), -beta, -alpha, ply + 1, nodes);
         if score > best {
