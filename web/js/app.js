@@ -10,10 +10,12 @@ import { mountLobby } from './lobby.js';
 import { mountPerft } from './perft.js';
 import { mountPuzzles } from './puzzles.js';
 import { mountWatch } from './watch.js';
+import { wireSoundButton } from './sounds.js';
 import { applyTheme, chosenTheme, wireThemeButton } from './theme.js';
 
 applyTheme(chosenTheme());
 wireThemeButton(/** @type {HTMLButtonElement} */ (document.getElementById('theme-toggle')));
+wireSoundButton(/** @type {HTMLButtonElement} */ (document.getElementById('sound-toggle')));
 
 const main = /** @type {HTMLElement} */ (document.getElementById('app'));
 /** @type {(() => void) | null} */

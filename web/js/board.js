@@ -35,6 +35,9 @@ export class Board {
    * @param {object} opts
    * @param {'white'|'black'} [opts.orientation] the side at the bottom
    * @param {(uci: string) => void} [opts.onMove] called with each move the user makes
+   * @param {() => void} [opts.onPremoveCancel] called when the user cancels the premove shown
+   * @param {(piece: string) => string | null} [opts.badge] a letter marking a piece of a
+   *   special kind (Chess 2's army pieces), drawn in its square's corner
    * @param {string} [opts.label] accessible name
    */
   constructor(opts = {}) {
@@ -42,6 +45,12 @@ export class Board {
     /** @type {string} the side at the bottom: white or black */
     this.orientation = opts.orientation || 'white';
     this.onMove = opts.onMove || (() => {});
+    this.onPremoveCancel = opts.onPremoveCancel || (() => {});
+    this.badge = opts.badge || null;
+    /** Whether the moves given are premoves (the opponent is to move). */
+    this.premoveMode = false;
+    /** @type {string | null} the premove queued, marked on the board */
+    this.premove = null;
     /** @type {Squares} */
     this.board = new Array(64).fill(null);
     /** @type {string | null} */
@@ -96,17 +105,19 @@ export class Board {
   /**
    * Shows a position. `board`: 64 FEN letters or null; `lastMove`: UCI or null; `check`: square
    * index of a king in check or -1; `legal`: the UCI moves the user may play now (empty or null:
-   * the board is not movable); `animate`: slide the moved piece.
+   * the board is not movable); `animate`: slide the moved piece; `premove`: the moves given
+   * are premoves, queued while the opponent is to move.
    * @param {{board: (string | null)[], lastMove?: string | null, check?: number,
-   *   legal?: string[] | null, animate?: boolean, turn?: string | null}} position
+   *   legal?: string[] | null, animate?: boolean, turn?: string | null, premove?: boolean}} position
    */
-  set({ board, lastMove = null, check = -1, legal = null, animate = true, turn = null }) {
+  set({ board, lastMove = null, check = -1, legal = null, animate = true, turn = null, premove = false }) {
     const before = this.board;
     const changed = board.some((p, i) => p !== before[i]);
     this.board = board.slice();
     this.lastMove = lastMove;
     this.check = check;
     this.turn = turn;
+    this.premoveMode = premove;
     this.setLegal(legal);
     if (changed) this.cancelPromotion();
     this.render(animate && changed ? { before } : false);
@@ -137,8 +148,19 @@ export class Board {
       }
     }
     if (this.selected >= 0 && !this.legal.has(this.selected)) this.selected = -1;
-    this.svg.dataset.movable = String(this.legal.size > 0);
+    this.svg.dataset.movable = String(this.legal.size > 0 && !this.premoveMode);
+    this.svg.dataset.premove = String(this.legal.size > 0 && this.premoveMode);
     this.drawHints();
+  }
+
+  /**
+   * Marks the queued premove (null: none).
+   * @param {string | null} uci
+   */
+  showPremove(uci) {
+    this.premove = uci;
+    this.svg.dataset.premoveQueued = uci || '';
+    this.drawMarks();
   }
 
   /** Whether the user can move now. */
@@ -241,6 +263,7 @@ export class Board {
     };
     const last = extra || (this.lastMove ? [squareIndex(this.lastMove.slice(0, 2)), squareIndex(this.lastMove.slice(2, 4))] : null);
     if (last) last.forEach((sq) => sq >= 0 && mark(sq, 'mark-last'));
+    if (this.premove) [this.premove.slice(0, 2), this.premove.slice(2, 4)].forEach((name) => mark(squareIndex(name), 'mark-premove'));
     if (this.selected >= 0) mark(this.selected, 'mark-selected');
     if (this.check >= 0) {
       const [x, y] = this.xy(this.check);
@@ -262,6 +285,12 @@ export class Board {
       });
       if (this.drag && this.drag.active && this.drag.from === sq) use.classList.add('ghost');
       g.append(use);
+      const badge = this.badge && this.badge(p);
+      if (badge) {
+        const mark = svgEl('text', { x: x + 88, y: y + 22, class: 'piece-badge', 'text-anchor': 'middle', 'data-badge': badge });
+        mark.textContent = badge;
+        g.append(mark);
+      }
     });
     if (anim) this.animate(anim);
   }
@@ -310,7 +339,9 @@ export class Board {
     for (const to of targets.keys()) {
       const [x, y] = this.xy(to);
       const occupied = this.board[to] && colorOf(this.board[to]) !== colorOf(this.board[this.selected]);
-      if (occupied) {
+      if (this.premoveMode) {
+        g.append(svgEl('circle', { cx: x + 50, cy: y + 50, r: 12, class: 'hint-premove', 'data-premove-hint': squareName(to) }));
+      } else if (occupied) {
         g.append(svgEl('circle', { cx: x + 50, cy: y + 50, r: 46, class: 'hint-capture', 'data-hint': squareName(to) }));
       } else {
         g.append(svgEl('circle', { cx: x + 50, cy: y + 50, r: 15, class: 'hint-move', 'data-hint': squareName(to) }));
@@ -380,6 +411,12 @@ export class Board {
    */
   activate(sq) {
     if (this.promotion) return;
+    // A click anywhere but on a piece that can premove cancels the premove queued.
+    if (this.premove && !(this.selected >= 0 && this.isTarget(this.selected, sq)) && !this.canMoveFrom(sq)) {
+      this.select(-1);
+      this.onPremoveCancel();
+      return;
+    }
     if (this.selected >= 0 && this.isTarget(this.selected, sq)) {
       this.tryMove(this.selected, sq);
     } else if (sq === this.selected) {
@@ -492,6 +529,7 @@ export class Board {
         return;
       case 'Escape':
         this.select(-1);
+        if (this.premove) this.onPremoveCancel();
         return;
       default:
         return;

@@ -1,13 +1,17 @@
 // @ts-check
-// The Chess 2 game page: the board (each side's pieces move as its army says), both armies and
-// their stones, the duel panel (challenge or decline, then a bid the opponent sees only once
-// both are in), the move list and the clocks, over the game's live WebSocket. Every state
-// shown comes from the server: after each event the page reads the game again.
+// The Chess 2 game page: the board (each side's pieces move as its army says, its special
+// pieces marked with a letter the legend explains), both armies and their stones, the duel
+// panel (challenge or decline, then a bid the opponent sees only once both are in), the move
+// list numbered by turn (a click, the arrows or the keys step through the game), the clocks,
+// flip and PGN, over the game's live WebSocket. Every state shown comes from the server: after
+// each event the page reads the game again.
 
 import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
 import { parseFen, resultText } from './chess.js';
+import { ARMY_PIECES, armyBadge } from './chess2-armies.js';
 import { describeDuels } from './chess2-duels.js';
+import { chess2MoveText, chess2Rows } from './chess2-notation.js';
 import { h, setChildren, toast } from './dom.js';
 import { formatClock } from './format.js';
 
@@ -42,9 +46,28 @@ export function mountChess2Game(root, id, params) {
   const remembered = rememberedGame(id);
   const token = params.get('seat') || (remembered && remembered.secret) || null;
   if (params.get('seat')) rememberGame({ id, secret: params.get('seat'), variant: 'chess2' });
-  const st = { view: null, role: token ? null : 'spectator', busy: false, gain: true, stopped: false };
+  /** @type {{view: any, role: string | null, busy: boolean, gain: boolean, stopped: boolean, ply: number | null, flipped: boolean}} */
+  const st = { view: null, role: token ? null : 'spectator', busy: false, gain: true, stopped: false, ply: null, flipped: false };
 
-  const board = new Board({ label: 'Chess 2 board', onMove: (uci) => step({ type: 'move', uci }) });
+  const board = new Board({
+    label: 'Chess 2 board',
+    onMove: (uci) => step({ type: 'move', uci }),
+    badge: (piece) => armyBadge(st.view && st.view.chess2 && st.view.chess2.armies, piece),
+  });
+  const role = h('span.badge#role', token ? '' : 'Spectating');
+  const players = h('p#c2-players.small');
+  const legend = h('div#c2-legend.small');
+  const navButton = (/** @type {string} */ name, /** @type {string} */ label, /** @type {() => number | null} */ to) =>
+    h(`button.btn.small#c2-${name}`, { type: 'button', title: label, 'aria-label': label, onclick: () => goto(to()) }, label.split(' ')[0]);
+  const lastPly = () => (st.view ? st.view.moves.length : 0);
+  const shownPly = () => (st.ply === null ? lastPly() : st.ply);
+  const nav = h('div.actions.c2-nav',
+    navButton('first', 'First position', () => 0),
+    navButton('prev', 'Previous move (←)', () => shownPly() - 1),
+    navButton('next', 'Next move (→)', () => shownPly() + 1),
+    navButton('last', 'Last move (End)', () => null),
+    h('button.btn.small#c2-flip', { type: 'button', title: 'Flip the board (f)', onclick: () => { st.flipped = !st.flipped; drawBoard(); } }, 'Flip'),
+    h('a.btn.small#c2-pgn', { href: `/v1/games/${encodeURIComponent(id)}/pgn`, download: `chessd-chess2-${id.slice(0, 8)}.pgn` }, 'PGN'));
   const title = h('h1#c2-title', 'Chess 2');
   const armiesLine = h('p#c2-armies.muted');
   const stones = h('p#c2-stones');
@@ -65,9 +88,68 @@ export function mountChess2Game(root, id, params) {
       h('div.board-col', board.el),
       h('div.side-col',
         h('div.card.game-card',
-          title, armiesLine, stones, turnLine, banner, clocks, duelResult, extraMoves,
-          h('h2', 'Moves'), moveList, h('div.actions', resign), conn),
-        duelBox))));
+          h('div.c2-head', title, role), players, armiesLine, stones, turnLine, banner, clocks, duelResult, extraMoves,
+          h('h2', 'Moves'), moveList, nav, h('div.actions', resign), conn),
+        duelBox,
+        h('div.card#c2-legend-card', h('h2', 'The armies\' pieces'), legend)))));
+
+  /** Shows the position after `ply` (null: the game as it stands). @param {number | null} ply */
+  function goto(ply) {
+    st.ply = ply === null || ply >= lastPly() ? null : Math.max(0, ply);
+    drawBoard();
+    markCurrent();
+  }
+
+  /** @param {KeyboardEvent} e */
+  const onKey = (e) => {
+    const t = /** @type {Element | null} */ (e.target);
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t === board.svg)) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === 'ArrowLeft') goto(shownPly() - 1);
+    else if (e.key === 'ArrowRight') goto(shownPly() + 1);
+    else if (e.key === 'Home') goto(0);
+    else if (e.key === 'End') goto(null);
+    else if (e.key === 'f') { st.flipped = !st.flipped; drawBoard(); }
+    else return;
+    e.preventDefault();
+  };
+  document.addEventListener('keydown', onKey);
+
+  /** The moves this seat may make now (read with the state), for the live board. */
+  /** @type {string[]} */
+  let liveLegal = [];
+
+  /** Draws the board: the position shown (live or looked back at), its orientation. */
+  function drawBoard() {
+    const view = st.view;
+    if (!view) return;
+    const me = mySide();
+    const bottom = me || 'white';
+    board.setOrientation(st.flipped ? (bottom === 'white' ? 'black' : 'white') : bottom);
+    const ply = shownPly();
+    const live = st.ply === null;
+    /** @type {{epd?: string, uci: string}[]} */
+    const moves = view.moves;
+    const epd = ply === 0 ? (view.start_fen || view.fen) : (moves[ply - 1].epd || view.fen);
+    const lastText = ply > 0 ? moves[ply - 1].uci.split(':')[0] : null;
+    board.set({
+      board: parseFen(live ? view.fen : epd).board,
+      lastMove: lastText && lastText !== '0000' ? lastText.slice(0, 4) : null,
+      legal: live ? liveLegal : [],
+      turn: view.turn === 'white' ? 'w' : 'b',
+    });
+    board.svg.dataset.ply = String(ply);
+    board.svg.dataset.live = String(live);
+  }
+
+  function markCurrent() {
+    const ply = shownPly();
+    for (const b of moveList.querySelectorAll('button.move')) {
+      if (!(b instanceof HTMLElement)) continue;
+      if (Number(b.dataset.ply) === ply) b.setAttribute('aria-current', 'true');
+      else b.removeAttribute('aria-current');
+    }
+  }
 
   const mySide = () => (st.role === 'white' || st.role === 'black' ? st.role : null);
 
@@ -98,7 +180,9 @@ export function mountChess2Game(root, id, params) {
     st.view = view;
     const c2 = view.chess2;
     const me = mySide();
-    if (me && board.orientation !== me) board.setOrientation(me);
+    role.textContent = me ? `You play ${me}` : 'Spectating';
+    players.textContent = playersOf(view);
+    renderLegend(c2.armies);
     title.textContent = `Chess 2 · ${armyName(c2.armies.white)} vs ${armyName(c2.armies.black)}`;
     armiesLine.textContent = `White: ${armyName(c2.armies.white)} · Black: ${armyName(c2.armies.black)}`;
     stones.textContent = `Stones: White ${c2.stones.white} · Black ${c2.stones.black}`;
@@ -120,7 +204,7 @@ export function mountChess2Game(root, id, params) {
       describeDuels(m.uci).map((line) => `${m.uci.split(':')[0]}: ${line}`));
     duelResult.hidden = told.length === 0;
     setChildren(duelResult, told.map((line) => h('p', line)));
-    setChildren(moveList, view.moves.map((/** @type {{uci: string}} */ m, /** @type {number} */ i) => h('li', h('button.move', { type: 'button', 'data-ply': String(i + 1) }, m.uci))));
+    renderMoves(view);
     resign.hidden = !me || !!over;
 
     // The board: the pieces, and the moves this seat may make now.
@@ -133,9 +217,11 @@ export function mountChess2Game(root, id, params) {
     }
     if (st.view !== view) return; // a newer state came meanwhile
     // The board names promotions in lower case (the server reads either case).
-    const onBoard = legal.filter((m) => m !== '0000' && m.slice(0, 2) !== m.slice(2, 4)).map((m) => m.toLowerCase());
-    const last = view.moves.length ? view.moves[view.moves.length - 1].uci.split(':')[0] : null;
-    board.set({ board: parseFen(view.fen).board, lastMove: last && last !== '0000' ? last.slice(0, 4) : null, legal: onBoard, turn: view.turn === 'white' ? 'w' : 'b' });
+    liveLegal = legal.filter((m) => m !== '0000' && m.slice(0, 2) !== m.slice(2, 4)).map((m) => m.toLowerCase());
+    // A move played takes the page back to the game as it stands.
+    if (myMove) st.ply = null;
+    drawBoard();
+    markCurrent();
     // Moves that are not a piece going somewhere: a king-turn pass and the Whirlwind.
     setChildren(extraMoves, legal.filter((m) => m === '0000' || m.slice(0, 2) === m.slice(2, 4)).map((m) => {
       const label = m === '0000' ? 'Pass the king turn' : `Whirlwind on ${m.slice(0, 2)}`;
@@ -144,6 +230,56 @@ export function mountChess2Game(root, id, params) {
       return b;
     }));
     showDuel(c2, me, over);
+  }
+
+  /**
+   * The move list: numbered by turn, each move in words (chess2-notation.js), a click shows it.
+   * @param {any} view
+   */
+  function renderMoves(view) {
+    /** @type {{uci: string, by?: string, epd?: string}[]} */
+    const moves = view.moves;
+    let before = parseFen(view.start_fen || view.fen).board;
+    const worded = moves.map((m, i) => {
+      const text = chess2MoveText(before, m.uci);
+      before = parseFen(m.epd || view.fen).board;
+      return { text, by: m.by || (i % 2 === 0 ? 'white' : 'black') };
+    });
+    const first = Number(String(view.start_fen || '').split(' ')[5]) || 1;
+    const entry = (/** @type {{ply: number, text: string}} */ e) =>
+      h('button.move', { type: 'button', 'data-ply': String(e.ply), title: moves[e.ply - 1].uci, onclick: () => goto(e.ply) }, e.text);
+    setChildren(moveList, chess2Rows(worded, first).map((row) =>
+      h('li.c2-row', h('span.move-number', `${row.number}.`),
+        h('span.c2-side', row.white.length ? row.white.map(entry) : h('span.muted', '…')),
+        h('span.c2-side', row.black.map(entry)))));
+  }
+
+  /** @param {any} view @returns {string} who plays whom */
+  function playersOf(view) {
+    /** @type {Record<string, string>} */
+    const seat = { white: 'White', black: 'Black' };
+    for (const o of (view.options && view.options.opponents) || []) seat[o.plays] = `${o.engine} (computer)`;
+    const one = view.options && view.options.opponent;
+    if (one) seat[one.plays] = `${one.engine} (computer)`;
+    return `${seat.white} vs ${seat.black}`;
+  }
+
+  /** @type {string} */
+  let legendFor = '';
+  /** The legend of both armies' special pieces. @param {{white: string, black: string}} armies */
+  function renderLegend(armies) {
+    const key = `${armies.white}${armies.black}`;
+    if (key === legendFor) return;
+    legendFor = key;
+    const side = (/** @type {string} */ color, /** @type {string} */ army) => {
+      const pieces = ARMY_PIECES[army] || [];
+      return h('div.c2-legend-army',
+        h('h3', `${color}: ${armyName(army)}`),
+        pieces.length === 0
+          ? h('p.muted', 'The usual pieces.')
+          : h('ul', pieces.map((p) => h('li', h('b.c2-badge', p.letter), ` ${p.name}: ${p.rule}.`))));
+    };
+    setChildren(legend, side('White', armies.white), side('Black', armies.black));
   }
 
   /**
@@ -248,5 +384,6 @@ export function mountChess2Game(root, id, params) {
   });
   return () => {
     socket.close();
+    document.removeEventListener('keydown', onKey);
   };
 }

@@ -50,3 +50,20 @@ export function formatDuration(ms) {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
+
+/**
+ * A time control in the usual words: "3 + 2 · Blitz", "Untimed". The class is lichess's, from
+ * the estimated duration (initial + 40 × increment): bullet under 3 min, blitz under 8, rapid
+ * under 25, classical beyond.
+ * @param {{initial_ms: number, increment_ms: number} | null | undefined} tc
+ * @returns {string}
+ */
+export function describeTimeControl(tc) {
+  if (!tc) return 'Untimed';
+  const minutes = tc.initial_ms / 60_000;
+  const base = Number.isInteger(minutes) ? String(minutes) : minutes < 1 ? `${minutes * 60}s` : minutes.toFixed(1);
+  const inc = Math.round(tc.increment_ms / 1000);
+  const estimate = tc.initial_ms / 1000 + 40 * (tc.increment_ms / 1000);
+  const kind = estimate < 180 ? 'Bullet' : estimate < 480 ? 'Blitz' : estimate < 1500 ? 'Rapid' : 'Classical';
+  return `${base} + ${inc} · ${kind}`;
+}

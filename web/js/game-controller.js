@@ -7,7 +7,9 @@
 import { api, explain, GameSocket, rememberGame } from './api.js';
 import { applyUci, parseFen, sanChecks } from './chess.js';
 import { toast } from './dom.js';
-import { defaultOrientation, isPlayer, myTurn, ongoing } from './game-state.js';
+import { canPremove, defaultOrientation, isPlayer, myTurn, ongoing } from './game-state.js';
+import { premoveToPlay } from './premove.js';
+import { moveSound, play } from './sounds.js';
 
 /** @typedef {import('./game-state.js').GameState} GameState */
 /** @typedef {import('./game-state.js').GameView} GameData */
@@ -21,7 +23,9 @@ const VERSIONED = ['move', 'draw_offered', 'draw_declined', 'game_end', 'reset',
 /**
  * @typedef {Object} GameController
  * @property {() => Promise<void>} reload  Reads the whole game (and its engine).
- * @property {(uci: string) => void} userMove  A move made on the board.
+ * @property {(uci: string) => void} userMove  A move made on the board (a premove while the
+ * opponent is to move).
+ * @property {() => void} cancelPremove
  * @property {(move: {uci: string} | {san: string}, uci?: string) => Promise<void>} sendMove
  * @property {(type: string, restPath: string, body?: unknown) => Promise<void>} command
  * @property {(ply: number | null) => void} goto
@@ -52,6 +56,7 @@ export function createController({ id, token, st }, { view, analysis, exporter }
     for (const m of st.moves) st.boards.push(applyUci(st.boards[st.boards.length - 1], m.uci));
     setClocks(data.clocks);
     st.pending = null;
+    st.premove = null;
     st.view = null;
     // The game says who its engine opponent is (a page opened from a link knows it too).
     const opponent = data.options && data.options.opponent;
@@ -83,6 +88,7 @@ export function createController({ id, token, st }, { view, analysis, exporter }
       return;
     }
     st.moves.push({ uci: f.uci, san: f.san });
+    play(moveSound(f.san));
     view.board.say(`${g.turn === 'white' ? 'White' : 'Black'} played ${f.san}`);
     st.boards.push(applyUci(st.boards[st.boards.length - 1], f.uci));
     g.fen = f.fen;
@@ -169,10 +175,12 @@ export function createController({ id, token, st }, { view, analysis, exporter }
       case 'game_end':
         if (!g) return;
         g.status = f.status;
+        play('end');
         analysis.afterEnd();
         g.draw_offer = null;
         setClocks(f.clocks);
         st.legal = [];
+        st.premove = null;
         view.render();
         exporter.changed();
         break;
@@ -236,6 +244,16 @@ export function createController({ id, token, st }, { view, analysis, exporter }
       if (!st.game || st.game.fen !== fen) return; // a move came in meanwhile
       st.legal = answer.moves || [];
       st.legalFor = fen;
+      if (st.premove) {
+        // The turn came: the premove is played if it is legal now, else dropped.
+        const uci = premoveToPlay(st.premove, st.legal);
+        st.premove = null;
+        if (uci && st.view === null) {
+          sendMove({ uci }, uci);
+          return;
+        }
+        view.board.say('The premove is not legal now: cancelled');
+      }
       view.renderBoard();
     } catch (e) {
       if (/** @type {{code?: string}} */ (e).code === 'game_not_found') showMissing(e);
@@ -244,7 +262,20 @@ export function createController({ id, token, st }, { view, analysis, exporter }
 
   /** @param {string} uci */
   function userMove(uci) {
+    if (!myTurn(st) && canPremove(st)) {
+      st.premove = uci;
+      view.board.say(`Premove ${uci} queued: it is played when your turn comes`);
+      view.renderBoard();
+      return;
+    }
     sendMove({ uci }, uci);
+  }
+
+  function cancelPremove() {
+    if (!st.premove) return;
+    st.premove = null;
+    view.board.say('Premove cancelled');
+    view.renderBoard();
   }
 
   /**
@@ -315,6 +346,6 @@ export function createController({ id, token, st }, { view, analysis, exporter }
   }
 
   return {
-    reload, userMove, sendMove, command, goto, flip, close: () => socket.close(),
+    reload, userMove, cancelPremove, sendMove, command, goto, flip, close: () => socket.close(),
   };
 }

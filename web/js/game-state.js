@@ -74,6 +74,8 @@ import { parseFen, START_FEN } from './chess.js';
  * @property {Clocks | null} clocks
  * @property {number} clockAt  When `clocks` came (performance.now()).
  * @property {string | null} pending  A move sent and shown, not yet confirmed.
+ * @property {string | null} premove  A move queued while the opponent is to move (UCI), played
+ * when the turn comes if it is legal then.
  * @property {string} conn  connecting, open, reconnecting, closed.
  * @property {string | null} orientation
  * @property {boolean} resignArmed
@@ -112,6 +114,7 @@ export function createGameState(remembered, token) {
     clocks: null,
     clockAt: 0,
     pending: null,
+    premove: null,
     conn: 'connecting',
     orientation: null,
     resignArmed: false,
@@ -145,6 +148,14 @@ export function ongoing(st) {
 /** @param {GameState} st */
 export function myTurn(st) {
   return isPlayer(st) && ongoing(st) && !!st.game && st.game.turn === st.role;
+}
+
+/**
+ * Whether the player may queue a premove now: a seat's, in a game going on, the opponent to move.
+ * @param {GameState} st
+ */
+export function canPremove(st) {
+  return isPlayer(st) && ongoing(st) && !!st.game && st.game.turn !== st.role && !st.pending;
 }
 
 /**

@@ -7,7 +7,8 @@ import { Board } from './board.js';
 import { kingSquare, resultText, sanChecks } from './chess.js';
 import { h, icon, setChildren } from './dom.js';
 import { startClocks } from './game-clock.js';
-import { defaultOrientation, isPlayer, isUciText, materialEdge, moveRows, myTurn, ongoing, playerName, sideToMoveAt, viewPly } from './game-state.js';
+import { premoveTargets } from './premove.js';
+import { canPremove, defaultOrientation, isPlayer, isUciText, materialEdge, moveRows, myTurn, ongoing, playerName, sideToMoveAt, viewPly } from './game-state.js';
 import { pieceSvg } from './pieces.js';
 
 /** @typedef {import('./game-state.js').GameState} GameState */
@@ -20,6 +21,7 @@ import { pieceSvg } from './pieces.js';
  * @property {(ply: number | null) => void} goto  Show the position after `ply` (null: live).
  * @property {() => void} flip
  * @property {(type: string, restPath: string) => void} command  draw_offer, resign, …
+ * @property {() => void} cancelPremove  The queued premove is cancelled.
  */
 
 /**
@@ -50,7 +52,11 @@ const CONN_LABELS = /** @type {Record<string, string>} */ ({ connecting: 'Connec
  * @returns {GameView}
  */
 export function createGameView(root, st, actions, { analysis, exporter }) {
-  const board = new Board({ onMove: (/** @type {string} */ uci) => actions.move(uci), label: 'Game board' });
+  const board = new Board({
+    onMove: (/** @type {string} */ uci) => actions.move(uci),
+    onPremoveCancel: () => actions.cancelPremove(),
+    label: 'Game board',
+  });
   const topBar = h('div.player-bar.top');
   const bottomBar = h('div.player-bar.bottom');
   const connDot = h('span.conn-dot');
@@ -126,7 +132,10 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     const last = ply > 0 ? st.moves[ply - 1] : null;
     const checked = live ? g.check : last && sanChecks(last.san);
     const turn = sideToMoveAt(st.start.turn, ply);
-    const legal = live && !st.pending && myTurn(st) && st.legalFor === g.fen ? st.legal : [];
+    // While the opponent is to move the player may queue a premove (by the pieces' geometry).
+    const premove = live && canPremove(st);
+    let legal = live && !st.pending && myTurn(st) && st.legalFor === g.fen ? st.legal : [];
+    if (premove) legal = premoveTargets(squares, /** @type {'white' | 'black'} */ (st.role));
     if (st.pending && live) return; // keep the previewed move until the server confirms it
     board.set({
       board: squares,
@@ -134,7 +143,9 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
       check: checked ? kingSquare(squares, turn) : -1,
       legal,
       turn,
+      premove,
     });
+    board.showPremove(live ? st.premove : null);
     board.svg.dataset.ply = String(ply);
     board.svg.dataset.live = String(live);
     page.classList.toggle('looking-back', !live);

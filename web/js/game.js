@@ -34,6 +34,7 @@ export function mountGame(root, id, params) {
     goto: (ply) => ctl.goto(ply),
     flip: () => ctl.flip(),
     command: (type, restPath) => ctl.command(type, restPath),
+    cancelPremove: () => ctl.cancelPremove(),
   }, { analysis, exporter });
   const ctl = createController(ctx, { view, analysis, exporter });
 

@@ -1,11 +1,12 @@
 // @ts-check
-// The lobby: create a game (colour, time control, friend or engine), open one by link, and the
-// games this browser knows.
+// The lobby: create a game (colour, time control; against anyone through a seek, a friend or an
+// engine), the open seeks, open a game by link, and the games this browser knows.
 
 import { api, explain, forgetGame, gameLink, myGames, rememberGame } from './api.js';
 import { copyField, h, setChildren, toast } from './dom.js';
 import { pieceSvg } from './pieces.js';
 import { ARMIES, chess2Link } from './chess2.js';
+import { mountSeeks } from './seeks.js';
 
 const TIME_CONTROLS = [
   { id: 'none', label: 'Unlimited' },
@@ -78,15 +79,22 @@ export function mountLobby(root) {
     state.variant = v;
     armiesRow.hidden = v !== 'chess2';
     thinkSelect.disabled = v === 'chess2';
-    thinkNote.hidden = v !== 'chess2' || state.opponent !== 'engine';
+    thinkNote.hidden = v !== 'chess2' || !playsComputer();
     renderEngines();
   });
 
   const engineSelect = h('select#engine', { 'aria-label': 'Engine' });
+  // An engine match: the engine playing Black (the one above plays White).
+  const rivalSelect = h('select#engine-rival', { 'aria-label': 'Black\'s engine' });
+  const rivalLabel = h('label', { for: 'engine-rival', hidden: true }, 'Black\'s engine');
+  const engineLabel = h('label', { for: 'engine' }, 'Engine');
+  rivalSelect.hidden = true;
+  /** Whether the form's game has an engine in it (against the computer, or an engine match). */
+  const playsComputer = () => state.opponent === 'engine' || state.opponent === 'match';
   const thinkSelect = h('select#think', { 'aria-label': 'Engine thinking time' },
     THINK_TIMES.map((t) => h('option', { value: String(t.ms), selected: t.ms === 500 }, t.label)));
   const engineRow = h('div.field.engine-options', { hidden: true },
-    h('label', { for: 'engine' }, 'Engine'), engineSelect,
+    engineLabel, engineSelect, rivalLabel, rivalSelect,
     h('label', { for: 'think' }, 'Strength'), thinkSelect);
   const engineNote = h('p.muted.small');
   // Why "Strength" is greyed out for Chess 2.
@@ -105,12 +113,19 @@ export function mountLobby(root) {
   });
 
   const opponentSeg = segmented('opponent', [
+    { value: 'anyone', label: 'Anyone', title: 'Post a seek in the lobby: the first player who accepts it plays you' },
     { value: 'friend', label: 'A friend' },
     { value: 'engine', label: 'The computer' },
+    { value: 'match', label: 'Computer v computer', title: 'Watch two engines play each other' },
   ], 'friend', (/** @type {string} */ v) => {
     state.opponent = v;
-    engineRow.hidden = v !== 'engine';
-    thinkNote.hidden = v !== 'engine' || state.variant !== 'chess2';
+    engineRow.hidden = !playsComputer();
+    rivalSelect.hidden = v !== 'match';
+    rivalLabel.hidden = v !== 'match';
+    engineLabel.textContent = v === 'match' ? 'White\'s engine' : 'Engine';
+    colorRow.hidden = v === 'match';
+    thinkNote.hidden = !playsComputer() || state.variant !== 'chess2';
+    submit.textContent = v === 'anyone' ? 'Post a seek' : 'Create game';
   });
 
   const colorSeg = segmented('color', [
@@ -120,6 +135,7 @@ export function mountLobby(root) {
   ], 'random', (/** @type {string} */ v) => { state.color = v; });
 
   const submit = h('button.btn.primary.big#create-game', { type: 'submit' }, 'Create game');
+  const colorRow = h('div.field', h('span.label', 'Your colour'), colorSeg);
   setChildren(form,
     h('h2#create-title', 'Create a game'),
     h('div.field', h('span.label', 'Game'), variantSeg),
@@ -128,7 +144,7 @@ export function mountLobby(root) {
     engineRow,
     thinkNote,
     engineNote,
-    h('div.field', h('span.label', 'Your colour'), colorSeg),
+    colorRow,
     h('div.field', h('label.label', { for: 'tc' }, 'Time control'), tcSelect),
     customRow,
     submit);
@@ -146,19 +162,20 @@ export function mountLobby(root) {
   });
 
   async function create() {
+    if (state.opponent === 'anyone') {
+      await seeks.post(seekBody());
+      return;
+    }
+    if (state.opponent === 'match') {
+      await createMatch();
+      return;
+    }
     const color = state.color === 'random' ? (Math.random() < 0.5 ? 'white' : 'black') : state.color;
     const other = color === 'white' ? 'black' : 'white';
     /** @type {Record<string, any>} */
     const body = {};
-    const tc = TIME_CONTROLS.find((t) => t.id === state.tc);
-    if (state.tc === 'custom') {
-      const m = Number(minutes.value);
-      const i = Number(increment.value);
-      if (!(m > 0) || !(i >= 0)) throw new Error('Give the minutes per side (and an increment of 0 or more)');
-      body.time_control = { initial_ms: Math.round(m * 60_000), increment_ms: Math.round(i * 1000) };
-    } else if (tc && tc.initial) {
-      body.time_control = { initial_ms: tc.initial * 60_000, increment_ms: tc.inc * 1000 };
-    }
+    const tc = chosenTimeControl();
+    if (tc) body.time_control = tc;
     /** @type {string | {engine: string}} */
     let opponent = 'friend';
     if (state.opponent === 'engine') {
@@ -193,6 +210,50 @@ export function mountLobby(root) {
     }
     showCreated(created.id, color, secrets[color], secrets[other], other, chess2);
     renderGames();
+  }
+
+  /** An engine match: both engines chosen, watched as a spectator (the admin secret kept). */
+  async function createMatch() {
+    const white = engineSelect.value;
+    const black = rivalSelect.value;
+    if (!white || !black) throw new Error('No engine is available on this server');
+    const chess2 = state.variant === 'chess2';
+    // chessd's own Chess 2 player searches to a depth; it takes no time limit.
+    const go = chess2 ? { depth: 3 } : { movetime: Number(thinkSelect.value) };
+    /** @type {Record<string, any>} */
+    const body = { opponents: [{ engine: white, plays: 'white', go }, { engine: black, plays: 'black', go }] };
+    const tc = chosenTimeControl();
+    if (tc) body.time_control = tc;
+    if (chess2) {
+      body.variant = 'chess2';
+      body.armies = { white: whiteArmy.value, black: blackArmy.value };
+    }
+    const created = await api('POST', '/v1/games', body);
+    rememberGame({ id: created.id, admin: created.secrets.admin, opponent: { engine: `${white} v ${black}` }, tc: tc || null, variant: chess2 ? 'chess2' : undefined });
+    location.hash = `#/${chess2 ? 'chess2' : 'game'}/${created.id}`;
+  }
+
+  /** The time control the form gives: `undefined` for untimed. */
+  function chosenTimeControl() {
+    const tc = TIME_CONTROLS.find((t) => t.id === state.tc);
+    if (state.tc === 'custom') {
+      const m = Number(minutes.value);
+      const i = Number(increment.value);
+      if (!(m > 0) || !(i >= 0)) throw new Error('Give the minutes per side (and an increment of 0 or more)');
+      return { initial_ms: Math.round(m * 60_000), increment_ms: Math.round(i * 1000) };
+    }
+    if (tc && tc.initial) return { initial_ms: tc.initial * 60_000, increment_ms: tc.inc * 1000 };
+    return undefined;
+  }
+
+  /** The seek the form describes (`POST /v1/seeks`). */
+  function seekBody() {
+    /** @type {Record<string, unknown>} */
+    const body = { variant: state.variant, color: state.color, rated: false };
+    const tc = chosenTimeControl();
+    if (tc) body.time_control = tc;
+    if (state.variant === 'chess2') body.armies = { white: whiteArmy.value, black: blackArmy.value };
+    return body;
   }
 
   /**
@@ -282,16 +343,17 @@ export function mountLobby(root) {
 
   /** The engine choices for the chosen variant: one that cannot play it is shown, disabled. */
   function renderEngines() {
-    if (!engines) return;
+    const list = engines;
+    if (!list) return;
     const variant = state.variant;
     /** @param {{reachable?: boolean, variants?: string[]}} e */
     const playsVariant = (e) => !e.variants || e.variants.includes(variant);
     /** @param {{reachable?: boolean, variants?: string[]}} e */
     const usableEngine = (e) => e.reachable !== false && playsVariant(e);
     const previous = engineSelect.value;
-    const fallback = engines.find((e) => usableEngine(e) && e.default) || engines.find(usableEngine);
-    const chosen = engines.find((e) => e.name === previous && usableEngine(e)) || fallback;
-    setChildren(engineSelect, engines.map((e) => {
+    const fallback = list.find((e) => usableEngine(e) && e.default) || list.find(usableEngine);
+    const chosen = list.find((e) => e.name === previous && usableEngine(e)) || fallback;
+    const options = () => list.map((e) => {
       let why = '';
       if (e.reachable === false) why = ' – unreachable';
       else if (!playsVariant(e)) why = variant === 'chess2' ? ' – plays standard chess only' : ' – cannot play this game';
@@ -300,11 +362,17 @@ export function mountLobby(root) {
         selected: !!chosen && chosen.name === e.name,
         disabled: !usableEngine(e),
       }, `${e.name}${e.default ? ' (default)' : ''}${why}`);
-    }));
+    });
+    const previousRival = rivalSelect.value;
+    setChildren(engineSelect, options());
+    setChildren(rivalSelect, options());
+    if (previousRival) rivalSelect.value = previousRival;
     const usable = !!chosen;
     const engineRadio = /** @type {HTMLInputElement | null} */ (document.getElementById('opponent-engine'));
     if (engineRadio) engineRadio.disabled = !usable;
-    if (!usable && state.opponent === 'engine') {
+    const matchRadio = /** @type {HTMLInputElement | null} */ (document.getElementById('opponent-match'));
+    if (matchRadio) matchRadio.disabled = !usable;
+    if (!usable && playsComputer()) {
       const friend = /** @type {HTMLInputElement | null} */ (document.getElementById('opponent-friend'));
       if (friend) friend.click();
     }
@@ -313,11 +381,12 @@ export function mountLobby(root) {
       : 'No engine is available on this server, so only games against a friend can be created.';
   }
 
+  const seeks = mountSeeks();
   const page = h('section.page.lobby',
-    h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against a friend with a link, or against the computer. ', h('a#watch-games-link', { href: '#/watch' }, 'Watch the games being played live.'))),
-    h('div.lobby-grid', h('div', form, result), side));
+    h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against anyone waiting in the lobby, a friend with a link, or the computer. ', h('a#watch-games-link', { href: '#/watch' }, 'Watch the games being played live.'))),
+    h('div.lobby-grid', h('div', seeks.waiting, form, result), h('div.side-column', seeks.card, side)));
   setChildren(root, page);
   renderGames();
   loadEngines();
-  return () => {};
+  return () => seeks.unmount();
 }

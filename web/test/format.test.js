@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { formatClock, formatDuration, formatInt, formatRate } from '../js/format.js';
+import { describeTimeControl, formatClock, formatDuration, formatInt, formatRate } from '../js/format.js';
 
 test('clocks: tenths under ten seconds, hours when needed, never negative', () => {
   assert.equal(formatClock(5 * 60_000), '5:00');
@@ -39,4 +39,16 @@ test('durations from milliseconds to minutes', () => {
   assert.equal(formatDuration(3_210), '3.2 s');
   assert.equal(formatDuration(125_000), '2 min 5 s');
   assert.equal(formatDuration(null), '–');
+});
+
+test('time controls: lichess\'s classes from initial + 40 × increment', () => {
+  assert.equal(describeTimeControl(null), 'Untimed');
+  assert.equal(describeTimeControl({ initial_ms: 60_000, increment_ms: 0 }), '1 + 0 · Bullet');
+  assert.equal(describeTimeControl({ initial_ms: 120_000, increment_ms: 1000 }), '2 + 1 · Bullet');
+  assert.equal(describeTimeControl({ initial_ms: 180_000, increment_ms: 0 }), '3 + 0 · Blitz');
+  assert.equal(describeTimeControl({ initial_ms: 180_000, increment_ms: 2000 }), '3 + 2 · Blitz');
+  assert.equal(describeTimeControl({ initial_ms: 600_000, increment_ms: 0 }), '10 + 0 · Rapid');
+  assert.equal(describeTimeControl({ initial_ms: 900_000, increment_ms: 10_000 }), '15 + 10 · Rapid');
+  assert.equal(describeTimeControl({ initial_ms: 1_800_000, increment_ms: 0 }), '30 + 0 · Classical');
+  assert.equal(describeTimeControl({ initial_ms: 30_000, increment_ms: 0 }), '30s + 0 · Bullet');
 });

@@ -80,6 +80,56 @@ fn the_lobby_creates_a_chess2_game_against_the_computer_and_it_answers() {
         s.wait_for(&format!("{MOVES_JS}.length === 3"), "the computer's answer")
             .await;
         shot(&s, "chess2-game").await;
+        // The list is numbered by turn: White's move and its king turn's pass, then Black's.
+        let rows = s
+            .exec(
+                "return Array.from(document.querySelectorAll('#moves li.c2-row')).map(li => li.innerText.replace(/\\s+/g, ' ').trim());",
+                json!([]),
+            )
+            .await;
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert!(
+            rows[0].as_str().unwrap().starts_with("1. e2–e4 pass "),
+            "{rows:?}"
+        );
+        assert_eq!(s.text("#role").await, "You play white");
+        // The armies' special pieces are marked, and the legend says what they do.
+        let badges = s
+            .exec(
+                "return Array.from(document.querySelectorAll('svg.board text.piece-badge')).map(t => t.dataset.badge).sort().join('');",
+                json!([]),
+            )
+            .await;
+        assert_eq!(
+            badges,
+            json!("EEHHJTTWW"),
+            "two Warrior kings; Black's Elephants, Wild Horses, Tigers and Jungle Queen"
+        );
+        let legend = s.text("#c2-legend").await;
+        assert!(
+            legend.contains("Warrior king") && legend.contains("Jungle Queen"),
+            "{legend}"
+        );
+        // Stepping back shows the position after the first move; End comes back to the game.
+        s.click("#moves button.move[data-ply='1']").await;
+        s.wait_for(
+            "document.querySelector('svg.board').dataset.ply === '1' && document.querySelector('svg.board').dataset.live === 'false' && document.querySelector(\"svg.board use[data-square='e4']\")",
+            "the position after e2-e4",
+        )
+        .await;
+        s.click("#c2-last").await;
+        s.wait_for(
+            "document.querySelector('svg.board').dataset.live === 'true'",
+            "the game as it stands",
+        )
+        .await;
+        s.click("#c2-flip").await;
+        s.wait_for(
+            "document.querySelector(\"svg.board rect[data-square='h8']\").getAttribute('x') === '0'",
+            "the board flipped (h8 on the left)",
+        )
+        .await;
         // The game's link pasted into the lobby's "Open a game" opens it again.
         let link = s.exec("return location.href;", json!([])).await;
         s.exec("location.hash = '#/';", json!([])).await;
@@ -135,7 +185,7 @@ fn a_player_settles_a_duel_with_the_pages_buttons() {
         s.click("#c2-bid button[data-bid='1']").await;
         // Black bid 2 for its rook: the capture stands, and the pawn that took is destroyed.
         s.wait_for(
-            &format!("{MOVES_JS}[0] === 'e4d5:21'"),
+            &format!("{MOVES_JS}[0] === 'e4×d5 ⚔ 2–1'"),
             "the settled duel in the move list",
         )
         .await;

@@ -67,3 +67,61 @@ fn a_spectator_watches_two_engines_play() {
         s.quit().await;
     });
 }
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn the_lobby_starts_an_engine_match_and_shows_it() {
+    run("engine_match_lobby", || async {
+        let server = Server::start(&[("CHESSD_ENGINES__MINI__BUILTIN", "true")]);
+        let driver = Driver::start().await;
+        let s = open(&driver, &format!("{}/", server.base), DESKTOP).await;
+        s.wait_for(
+            "document.querySelector('#engine option[value=mini]') && !document.querySelector('#opponent-match').disabled",
+            "the engines in the lobby",
+        )
+        .await;
+        s.click("label[for='opponent-match']").await;
+        assert_eq!(
+            s.exec(
+                "return [document.querySelector('#engine-rival').hidden, document.querySelector('label[for=engine]').textContent];",
+                json!([])
+            )
+            .await,
+            json!([false, "White's engine"])
+        );
+        super::select_option(&s, "#engine", "builtin").await;
+        super::select_option(&s, "#engine-rival", "mini").await;
+        super::select_option(&s, "#think", "200").await;
+        s.click("#create-game").await;
+        // The match opens for watching: no seat, both engines named.
+        s.wait_for(
+            "location.hash.startsWith('#/game/') && !location.hash.includes('seat=')",
+            "the match's page",
+        )
+        .await;
+        wait_live(&s, "the watcher").await;
+        assert_eq!(s.text("#role").await, "Spectating");
+        let count = format!("{MOVES_JS}.split(' ').filter(m => m).length");
+        s.wait_for(&format!("{count} >= 2 && {count}"), "the engines' moves")
+            .await;
+        let id = s
+            .exec("return location.hash.split('/')[2];", json!([]))
+            .await;
+        let c = common::client();
+        let (status, view) = common::get_json(
+            &c,
+            &format!("{}/v1/games/{}", server.base, id.as_str().unwrap()),
+        )
+        .await;
+        assert_eq!(status, 200, "{view}");
+        assert_eq!(
+            view["options"]["opponents"],
+            json!([{"engine": "builtin", "plays": "white"}, {"engine": "mini", "plays": "black"}])
+        );
+        assert_clean_console(&s, "engine match from the lobby").await;
+        s.quit().await;
+    });
+}

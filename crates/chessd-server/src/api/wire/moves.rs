@@ -6,13 +6,20 @@ use chessd_core::{game::PlayedMove, Role};
 use crate::game::Board;
 use serde::{Deserialize, Serialize};
 
-/// One move: UCI and SAN.
+/// One move: UCI and SAN (and, in Chess 2, who played it and the position after it).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 pub(crate) struct MoveView {
     /// The move in UCI.
     pub uci: String,
     /// The move in SAN.
     pub san: String,
+    /// Chess 2 only: the side that played the move (`white` or `black`; a Two Kings side may
+    /// play twice in a row, so the ply does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// Chess 2 only: the position after the move, in EPD (clients step through the game with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epd: Option<String>,
 }
 
 impl From<&PlayedMove> for MoveView {
@@ -20,12 +27,15 @@ impl From<&PlayedMove> for MoveView {
         MoveView {
             uci: m.uci.clone(),
             san: m.san.clone(),
+            by: None,
+            epd: None,
         }
     }
 }
 
 /// The moves played so far. A Chess 2 move shows its Go engine move string, duel fields
-/// included, as both `uci` and `san` (Chess 2 has no SAN).
+/// included, as both `uci` and `san` (Chess 2 has no SAN), with the side that played it and
+/// the position after it.
 pub(crate) fn history(board: &Board) -> Vec<MoveView> {
     match board {
         Board::Chess(game) => game.notated_history().iter().map(MoveView::from).collect(),
@@ -37,6 +47,8 @@ pub(crate) fn history(board: &Board) -> Vec<MoveView> {
                 MoveView {
                     uci: text.clone(),
                     san: text,
+                    by: Some(p.by.name().to_string()),
+                    epd: Some(p.epd.clone()),
                 }
             })
             .collect(),
