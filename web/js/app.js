@@ -1,6 +1,6 @@
 // @ts-check
 // The single-page app: hash routes (#/ lobby, #/game/{id}?seat=…, #/chess2/{id}?seat=…,
-// #/watch, #/puzzles, #/perft), each page
+// #/watch, #/player[/{name}], #/puzzles, #/perft), each page
 // mounted into <main> and unmounted (sockets closed, timers stopped) when leaving it.
 
 import { h, setChildren } from './dom.js';
@@ -8,6 +8,7 @@ import { mountChess2Game } from './chess2.js';
 import { mountGame } from './game.js';
 import { mountLobby } from './lobby.js';
 import { mountPerft } from './perft.js';
+import { mountPlayer, renderHeader } from './players.js';
 import { mountPuzzles } from './puzzles.js';
 import { mountWatch } from './watch.js';
 import { wireSoundButton } from './sounds.js';
@@ -15,6 +16,7 @@ import { applyTheme, chosenTheme, wireThemeButton } from './theme.js';
 
 applyTheme(chosenTheme());
 wireThemeButton(/** @type {HTMLButtonElement} */ (document.getElementById('theme-toggle')));
+renderHeader();
 wireSoundButton(/** @type {HTMLButtonElement} */ (document.getElementById('sound-toggle')));
 
 const main = /** @type {HTMLElement} */ (document.getElementById('app'));
@@ -37,6 +39,10 @@ function route() {
   } else if (parts[0] === 'game' && parts[1]) {
     unmount = mountGame(main, decodeURIComponent(parts[1]), params);
     document.title = 'Game · chessd';
+  } else if (parts[0] === 'player') {
+    section = 'player';
+    unmount = mountPlayer(main, parts[1] ? decodeURIComponent(parts[1]) : null);
+    document.title = 'Player · chessd';
   } else if (parts[0] === 'puzzles') {
     section = 'puzzles';
     unmount = mountPuzzles(main);

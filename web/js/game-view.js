@@ -10,6 +10,7 @@ import { startClocks } from './game-clock.js';
 import { premoveTargets } from './premove.js';
 import { canPremove, defaultOrientation, isPlayer, isUciText, materialEdge, moveRows, myTurn, ongoing, playerName, sideToMoveAt, viewPly } from './game-state.js';
 import { pieceSvg } from './pieces.js';
+import { seatLine } from './players.js';
 
 /** @typedef {import('./game-state.js').GameState} GameState */
 
@@ -169,11 +170,21 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     setChildren(bar,
       h('div.player',
         h('span.side-dot', { class: color }),
-        h('span.player-name', playerName(st, color)),
+        h('span.player-name', barName(color)),
         toMove ? h('span.to-move', { title: 'To move' }, '●') : null,
         captured, lead > 0 ? h('span.lead', `+${lead}`) : null),
       clock);
     bar.dataset.color = color;
+  }
+
+  /** A bar's name: the game's player (name and rating) when it has players, else the seat's
+   * role ("You", "White", "Computer · …"). @param {'white' | 'black'} color */
+  function barName(color) {
+    const g = /** @type {any} */ (st.game);
+    const seat = seatLine(g && g.players, color);
+    const role = playerName(st, color);
+    if (!seat) return role;
+    return role === 'You' ? `You · ${seat}` : seat;
   }
 
   function renderBars() {

@@ -124,6 +124,7 @@ export function mountLobby(root) {
     rivalLabel.hidden = v !== 'match';
     engineLabel.textContent = v === 'match' ? 'White\'s engine' : 'Engine';
     colorRow.hidden = v === 'match';
+    ratedRow.hidden = v !== 'anyone';
     thinkNote.hidden = !playsComputer() || state.variant !== 'chess2';
     submit.textContent = v === 'anyone' ? 'Post a seek' : 'Create game';
   });
@@ -136,6 +137,9 @@ export function mountLobby(root) {
 
   const submit = h('button.btn.primary.big#create-game', { type: 'submit' }, 'Create game');
   const colorRow = h('div.field', h('span.label', 'Your colour'), colorSeg);
+  // A seek may be rated: the game then changes both players' ratings.
+  const ratedBox = h('input#seek-rated', { type: 'checkbox' });
+  const ratedRow = h('label.field.rated-row', { for: 'seek-rated', hidden: true }, ratedBox, ' Rated (both players\' ratings change)');
   setChildren(form,
     h('h2#create-title', 'Create a game'),
     h('div.field', h('span.label', 'Game'), variantSeg),
@@ -145,6 +149,7 @@ export function mountLobby(root) {
     thinkNote,
     engineNote,
     colorRow,
+    ratedRow,
     h('div.field', h('label.label', { for: 'tc' }, 'Time control'), tcSelect),
     customRow,
     submit);
@@ -249,7 +254,7 @@ export function mountLobby(root) {
   /** The seek the form describes (`POST /v1/seeks`). */
   function seekBody() {
     /** @type {Record<string, unknown>} */
-    const body = { variant: state.variant, color: state.color, rated: false };
+    const body = { variant: state.variant, color: state.color, rated: !!ratedBox.checked };
     const tc = chosenTimeControl();
     if (tc) body.time_control = tc;
     if (state.variant === 'chess2') body.armies = { white: whiteArmy.value, black: blackArmy.value };
@@ -384,7 +389,7 @@ export function mountLobby(root) {
   const seeks = mountSeeks();
   const page = h('section.page.lobby',
     h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against anyone waiting in the lobby, a friend with a link, or the computer. ', h('a#watch-games-link', { href: '#/watch' }, 'Watch the games being played live.'))),
-    h('div.lobby-grid', h('div', seeks.waiting, form, result), h('div.side-column', seeks.card, side)));
+    h('div.lobby-grid', h('div', seeks.waiting, seeks.poolsCard, form, result), h('div.side-column', seeks.card, side)));
   setChildren(root, page);
   renderGames();
   loadEngines();

@@ -1,12 +1,13 @@
 // @ts-check
 // Playing strangers from the lobby: the lobby socket (`GET /v1/lobby/ws`), the open seeks it
-// lists live, and the seeks this browser posted, held while the page is open and followed to
-// the game their accept creates.
+// lists live, the seeks this browser posted, and the quick-pairing pools (`/v1/pairing`) it
+// waits in, each held while the page is open and followed to the game it ends in.
 
 import { api, explain, rememberGame, wsUrl } from './api.js';
 import { armyName } from './chess2.js';
 import { h, setChildren, toast } from './dom.js';
 import { describeTimeControl } from './format.js';
+import { ensurePlayer } from './players.js';
 
 /** Where this browser keeps the seeks it posted (id → secret and what it asked for), so that a
  * reload keeps holding them. */
@@ -18,7 +19,11 @@ const MINE = 'chessd.seeks';
  * A seek as the lobby lists it.
  */
 
-/** @typedef {{id: string, secret: string, variant: string}} MySeek */
+/** @typedef {{id: string, secret: string, variant: string, pool?: string}} MySeek
+ * A seek this browser posted, or (with `pool`) a pool entry it waits on. */
+
+/** @typedef {{id: string, name: string, variant: string, class?: string, waiting: number,
+ *   time_control?: {initial_ms: number, increment_ms: number} | null}} Pool */
 
 /** The seeks this browser posted and has not seen end. @returns {MySeek[]} */
 export function mySeeks() {
@@ -41,7 +46,7 @@ function saveMySeeks(list) {
 
 /** The words for a seek: the game, its time control and the colour its owner plays.
  * @param {SeekView['seek']} seek
- * @returns {{game: string, clock: string, color: string}} */
+ * @returns {{game: string, clock: string, color: string}} `color` also says rated or casual */
 export function describeSeek(seek) {
   const chess2 = seek.variant === 'chess2';
   const armies = chess2 && seek.armies ? ` (${armyName(seek.armies.white)} v ${armyName(seek.armies.black)})` : '';
@@ -49,7 +54,7 @@ export function describeSeek(seek) {
   const clock = describeTimeControl(seek.time_control || null);
   /** @type {Record<string, string>} */
   const colours = { white: 'plays White', black: 'plays Black', random: 'random colours' };
-  return { game, clock, color: colours[seek.color || 'random'] || 'random colours' };
+  return { game, clock, color: `${seek.rated ? 'rated' : 'casual'} · ${colours[seek.color || 'random'] || 'random colours'}` };
 }
 
 /** The page a game of `variant` opens on, for the seat `secret`.
@@ -65,6 +70,7 @@ function seatHash(variant, id, secret) {
 export class LobbySocket {
   /**
    * @param {{onSeeks: (seeks: SeekView[]) => void, onAccepted: (seek: string, game: {id: string, color: string, secret: string}) => void,
+   *   onPairingFailed: (entry: string, message: string) => void,
    *   onStatus: (status: 'open' | 'reconnecting' | 'unavailable') => void}} handlers
    */
   constructor(handlers) {
@@ -79,6 +85,8 @@ export class LobbySocket {
     this.timer = undefined;
     /** @type {Map<string, string>} seek id → secret, held on every connection */
     this.held = new Map();
+    /** @type {Map<string, string>} pool entry id → secret, held on every connection */
+    this.heldEntries = new Map();
     this.ping = setInterval(() => this.sendFrame({ type: 'ping' }), 15_000);
     this.connect();
   }
@@ -92,6 +100,7 @@ export class LobbySocket {
       this.attempt = 0;
       this.handlers.onStatus('open');
       for (const [id, secret] of this.held) this.sendFrame({ type: 'hold', id, secret });
+      for (const [id, secret] of this.heldEntries) this.sendFrame({ type: 'hold_pairing', id, secret });
     };
     ws.onmessage = (ev) => {
       let frame;
@@ -129,9 +138,20 @@ export class LobbySocket {
         this.held.delete(frame.seek);
         this.handlers.onAccepted(frame.seek, frame.game);
         return;
+      case 'paired':
+        this.heldEntries.delete(frame.entry);
+        this.handlers.onAccepted(frame.entry, frame.game);
+        return;
+      case 'pairing_failed':
+        this.heldEntries.delete(frame.entry);
+        this.handlers.onPairingFailed(frame.entry, frame.message || frame.code);
+        return;
       case 'error':
         // A hold refused: the seek is gone (cancelled, expired or accepted while away).
-        if (frame.id) this.held.delete(frame.id);
+        if (frame.id) {
+          this.held.delete(frame.id);
+          this.heldEntries.delete(frame.id);
+        }
         return;
       default:
         return;
@@ -150,9 +170,16 @@ export class LobbySocket {
     this.sendFrame({ type: 'hold', id, secret });
   }
 
-  /** Stops holding a seek (it was cancelled). @param {string} id */
+  /** Holds a pool entry from this socket. @param {string} id @param {string} secret */
+  holdEntry(id, secret) {
+    this.heldEntries.set(id, secret);
+    this.sendFrame({ type: 'hold_pairing', id, secret });
+  }
+
+  /** Stops holding a seek or an entry (it was cancelled). @param {string} id */
   release(id) {
     this.held.delete(id);
+    this.heldEntries.delete(id);
   }
 
   close() {
@@ -167,13 +194,19 @@ export class LobbySocket {
 /**
  * The lobby's online part: the card of open seeks (accept one, cancel yours) and `post(body)`
  * for the create form's "Anyone" choice. Returns the card, `post`, and the unmount function.
- * @returns {{card: HTMLElement, waiting: HTMLElement, post: (body: Record<string, unknown>) => Promise<void>, available: () => boolean, unmount: () => void}}
+ * @returns {{card: HTMLElement, poolsCard: HTMLElement, waiting: HTMLElement, post: (body: Record<string, unknown>) => Promise<void>, available: () => boolean, unmount: () => void}}
  */
 export function mountSeeks() {
   const list = h('ul.seek-list#seek-list', { 'aria-live': 'polite' });
   const status = h('p.muted.small#seek-status', 'Connecting to the lobby…');
   const card = h('div.card.seeks-card#seeks', h('h2', 'Open seeks'),
     h('p.muted.small', 'Players waiting for an opponent. Accept one to start playing.'), status, list);
+  // Quick pairing: one click waits in a pool; the server pairs players of close ratings.
+  const poolGrid = h('div.pool-grid#pools');
+  const poolsCard = h('div.card.pools-card#quick-pairing', h('h2', 'Quick pairing'),
+    h('p.muted.small', 'Pick a time control: you are paired with the next player of a close rating.'), poolGrid);
+  /** @type {Pool[]} */
+  let pools = [];
   // The seeks this browser waits on, shown in place of the create form.
   const waiting = h('div.card.waiting#seek-waiting', { hidden: true });
   let usable = true;
@@ -193,6 +226,11 @@ export function mountSeeks() {
       toast('Your seek was accepted: the game starts', 'success');
       location.hash = seatHash(variant, game.id, game.secret);
     },
+    onPairingFailed: (entry, message) => {
+      saveMySeeks(mySeeks().filter((s) => s.id !== entry));
+      toast(`No game could be made: ${message}`, 'error');
+      render();
+    },
     onStatus: (s) => {
       if (s === 'reconnecting' && usable) status.textContent = 'Reconnecting to the lobby…';
       if (s === 'open') status.textContent = '';
@@ -206,17 +244,65 @@ export function mountSeeks() {
       socket.close();
       status.textContent = 'This server keeps no lobby (it runs without a database): play a friend by link or the computer.';
       setChildren(list);
+      poolsCard.hidden = true;
     }
   });
 
-  // Seeks posted before a reload: hold them again, or forget those that are gone.
+  /** Reads the pools and their waiting counts. */
+  async function loadPools() {
+    try {
+      const answer = await api('GET', '/v1/pairing');
+      pools = answer.pools || [];
+    } catch {
+      pools = [];
+    }
+    poolsCard.hidden = pools.length === 0;
+    renderPools();
+  }
+  const poolTimer = setInterval(loadPools, 5000);
+  loadPools();
+
+  function renderPools() {
+    const waitingIn = new Set(mySeeks().filter((s) => s.pool).map((s) => s.pool));
+    setChildren(poolGrid, pools.map((p) => {
+      const words = describeTimeControl(p.time_control || null).split(' · ');
+      const label = p.variant === 'chess2' ? `Chess 2 · ${words[0]}` : words[0];
+      return h('button.btn.pool', {
+        type: 'button',
+        dataset: { pool: p.id },
+        disabled: waitingIn.size > 0,
+        'aria-pressed': String(waitingIn.has(p.id)),
+        onclick: () => joinPool(p),
+      }, h('span.pool-name', label), h('span.muted.small', `${words[1] || p.class || ''}${p.waiting ? ` · ${p.waiting} waiting` : ''}`));
+    }));
+  }
+
+  /** Waits in a pool. @param {Pool} pool */
+  async function joinPool(pool) {
+    try {
+      await ensurePlayer();
+      const entry = await api('POST', `/v1/pairing/${encodeURIComponent(pool.id)}`);
+      saveMySeeks([...mySeeks(), { id: entry.id, secret: entry.secret, variant: pool.variant, pool: pool.id }]);
+      socket.holdEntry(entry.id, entry.secret);
+      render();
+    } catch (err) {
+      toast(explain(err), 'error');
+    }
+  }
+
+  // Seeks and pool entries from before a reload: hold them again, or forget those that are gone.
   for (const s of mySeeks()) {
-    api('GET', `/v1/seeks/${s.id}`, undefined, s.secret).then((answer) => {
-      if (answer.status === 'accepted' && answer.game) {
+    const path = s.pool ? `/v1/pairing/${encodeURIComponent(s.pool)}/${s.id}` : `/v1/seeks/${s.id}`;
+    api('GET', path, undefined, s.secret).then((answer) => {
+      if ((answer.status === 'accepted' || answer.status === 'paired') && answer.game) {
         saveMySeeks(mySeeks().filter((m) => m.id !== s.id));
         rememberGame({ id: answer.game.id, secret: answer.game.secret, color: answer.game.color, opponent: 'friend', variant: s.variant === 'chess2' ? 'chess2' : undefined });
       } else if (answer.status === 'open') {
         socket.hold(s.id, s.secret);
+      } else if (answer.status === 'waiting') {
+        socket.holdEntry(s.id, s.secret);
+      } else {
+        saveMySeeks(mySeeks().filter((m) => m.id !== s.id));
       }
       render();
     }, () => {
@@ -233,6 +319,7 @@ export function mountSeeks() {
         : open.map((s) => seekRow(s, mine.get(s.id) || null)));
     }
     renderWaiting(mine);
+    renderPools();
   }
 
   /** @param {SeekView} view @param {MySeek | null} own */
@@ -250,20 +337,25 @@ export function mountSeeks() {
 
   /** @param {Map<string, MySeek>} mine */
   function renderWaiting(mine) {
-    const ids = [...mine.keys()];
-    waiting.hidden = ids.length === 0;
+    const list = [...mine.values()];
+    waiting.hidden = list.length === 0;
     if (waiting.hidden) return;
+    const entry = list.find((s) => s.pool);
+    const pool = entry && pools.find((p) => p.id === entry.pool);
     setChildren(waiting,
       h('h2', 'Waiting for an opponent…'),
-      h('p.muted', 'Your seek is listed in the lobby. Keep this page open: the game starts as soon as someone accepts it.'),
+      h('p.muted', entry
+        ? `You wait in the ${pool ? pool.name : entry.pool} pool. Keep this page open: the game starts as soon as you are paired.`
+        : 'Your seek is listed in the lobby. Keep this page open: the game starts as soon as someone accepts it.'),
       h('div.spinner', { 'aria-hidden': 'true' }),
-      h('div.actions', ids.map((id) => h('button.btn#seek-cancel-mine', { type: 'button', onclick: () => cancel(/** @type {MySeek} */ (mine.get(id))) }, 'Cancel the seek'))));
+      h('div.actions', list.map((s) => h(`button.btn#${s.pool ? 'pool-leave' : 'seek-cancel-mine'}`, { type: 'button', onclick: () => cancel(s) }, s.pool ? 'Leave the pool' : 'Cancel the seek'))));
   }
 
   /** @param {SeekView} view @param {import("./dom.js").El} button */
   async function accept(view, button) {
     button.disabled = true;
     try {
+      await ensurePlayer();
       const seat = await api('POST', `/v1/seeks/${view.id}/accept`, undefined, null, { idempotent: false });
       const variant = view.seek.variant || 'standard';
       rememberGame({ id: seat.id, secret: seat.secret, color: seat.color, opponent: 'friend', variant: variant === 'chess2' ? 'chess2' : undefined });
@@ -276,10 +368,13 @@ export function mountSeeks() {
 
   /** @param {MySeek} own */
   async function cancel(own) {
+    const path = own.pool ? `/v1/pairing/${encodeURIComponent(own.pool)}/${own.id}` : `/v1/seeks/${own.id}`;
     try {
-      await api('DELETE', `/v1/seeks/${own.id}`, undefined, own.secret);
+      await api('DELETE', path, undefined, own.secret);
     } catch (err) {
-      if (!(err && /** @type {any} */ (err).code === 'seek_not_found')) toast(explain(err), 'error');
+      const code = err && /** @type {any} */ (err).code;
+      if (code === 'pairing_entry_paired') return; // the game is on its way: the socket says so
+      if (code !== 'seek_not_found' && code !== 'pairing_entry_not_found') toast(explain(err), 'error');
     }
     socket.release(own.id);
     saveMySeeks(mySeeks().filter((s) => s.id !== own.id));
@@ -288,6 +383,7 @@ export function mountSeeks() {
 
   /** Posts a seek (the create form's body) and holds it. @param {Record<string, unknown>} body */
   async function post(body) {
+    await ensurePlayer();
     const posted = await api('POST', '/v1/seeks', body);
     const variant = String(body.variant || 'standard');
     saveMySeeks([...mySeeks(), { id: posted.id, secret: posted.secret, variant }]);
@@ -296,5 +392,11 @@ export function mountSeeks() {
   }
 
   render();
-  return { card, waiting, post, available: () => usable, unmount: () => socket.close() };
+  return {
+    card, poolsCard, waiting, post, available: () => usable,
+    unmount: () => {
+      clearInterval(poolTimer);
+      socket.close();
+    },
+  };
 }

@@ -101,6 +101,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/lobby.js", JS),
     asset!("js/perft.js", JS),
     asset!("js/pieces.js", JS),
+    asset!("js/players.js", JS),
     asset!("js/premove.js", JS),
     asset!("js/puzzle-samples.js", JS),
     asset!("js/puzzles.js", JS),
