@@ -40,6 +40,7 @@ mod engines_stockfish;
 mod engines_xboard;
 mod fair_jobs;
 mod game_reload;
+mod in_game;
 mod gct_pool;
 mod gct_worker;
 mod lobby;

@@ -22,7 +22,8 @@ names_schema_type!(
         GameResult::Ongoing,
         GameResult::WhiteWins,
         GameResult::BlackWins,
-        GameResult::Draw
+        GameResult::Draw,
+        GameResult::Aborted
     ]
     .map(GameResult::name)
 );
