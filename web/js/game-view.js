@@ -7,7 +7,7 @@ import { Board } from './board.js';
 import { kingSquare, resultText, sanChecks } from './chess.js';
 import { h, icon, setChildren } from './dom.js';
 import { startClocks } from './game-clock.js';
-import { defaultOrientation, isPlayer, isUciText, materialEdge, moveRows, myTurn, ongoing, playerName, sideToMoveAt, viewPly } from './game-state.js';
+import { defaultOrientation, hasOwnMove, inGame, isPlayer, isUciText, materialEdge, moveRows, myTurn, ongoing, playerName, sideToMoveAt, viewPly } from './game-state.js';
 import { pieceSvg } from './pieces.js';
 
 /** @typedef {import('./game-state.js').GameState} GameState */
@@ -20,6 +20,7 @@ import { pieceSvg } from './pieces.js';
  * @property {(ply: number | null) => void} goto  Show the position after `ply` (null: live).
  * @property {() => void} flip
  * @property {(type: string, restPath: string) => void} command  draw_offer, resign, …
+ * @property {() => void} rematch  Offer a rematch, accept the opponent's, or open it.
  */
 
 /**
@@ -46,10 +47,10 @@ const CONN_LABELS = /** @type {Record<string, string>} */ ({ connecting: 'Connec
  * @param {HTMLElement} root
  * @param {GameState} st
  * @param {GameActions} actions
- * @param {{analysis: Panel, exporter: Panel}} panels
+ * @param {{analysis: Panel, exporter: Panel, chat: Panel}} panels
  * @returns {GameView}
  */
-export function createGameView(root, st, actions, { analysis, exporter }) {
+export function createGameView(root, st, actions, { analysis, exporter, chat }) {
   const board = new Board({ onMove: (/** @type {string} */ uci) => actions.move(uci), label: 'Game board' });
   const topBar = h('div.player-bar.top');
   const bottomBar = h('div.player-bar.bottom');
@@ -83,7 +84,7 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
       h('div.game-head', roleBadge, conn),
       statusBox, offerBox,
       moveList, navButtons, controls),
-    analysis.el, exporter.el);
+    chat.el, analysis.el, exporter.el);
   const page = h('section.page.game-page', h('div.game-grid', boardCol, sideCol));
   setChildren(root, page);
   const clocks = startClocks(st, page);
@@ -105,6 +106,7 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     renderStatus();
     renderControls();
     renderConn();
+    chat.render();
     analysis.render();
     exporter.render();
   }
@@ -207,11 +209,11 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     if (res) {
       statusBox.classList.add('ended');
       const mine = isPlayer(st) && ((g.status.result === 'white_wins' && st.role === 'white') || (g.status.result === 'black_wins' && st.role === 'black'));
-      const lost = isPlayer(st) && g.status.result !== 'draw' && !mine;
+      const decisive = g.status.result === 'white_wins' || g.status.result === 'black_wins';
+      const lost = isPlayer(st) && decisive && !mine;
       statusBox.dataset.result = g.status.result;
       // One sentence with the reason once ("White wins by checkmate"); a player reads it about
       // themselves ("You won by checkmate") with the side that won below.
-      const decisive = g.status.result !== 'draw';
       setChildren(statusBox,
         h('span.score', res.score),
         h('strong.result-title', mine ? `You won ${res.detail}` : lost ? `You lost ${res.detail}` : res.sentence),
@@ -234,16 +236,35 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     setChildren(controls);
     offerBox.hidden = true;
     moveForm.hidden = !isPlayer(st) || !ongoing(st);
+    const extra = inGame(g);
     if (!isPlayer(st)) {
       roleBadge.textContent = st.role === 'spectator' ? 'Spectating' : st.role === 'admin' ? 'Admin' : '…';
       roleBadge.className = 'badge spectator';
+      if (extra.rematch) controls.append(h('a.btn#watch-rematch', { href: `#/game/${encodeURIComponent(extra.rematch)}` }, 'Watch the rematch'));
       return;
     }
     roleBadge.textContent = `You play ${st.role}`;
     roleBadge.className = `badge ${st.role}`;
     if (!ongoing(st)) {
+      renderRematch(extra);
       controls.append(h('a.btn', { href: '#/' }, 'New game'));
       return;
+    }
+    const takeback = extra.takeback_offer;
+    if (takeback && takeback !== st.role) {
+      offerBox.hidden = false;
+      setChildren(offerBox,
+        h('span', 'Your opponent asks to take back their move.'),
+        h('button.btn.small.primary#accept-takeback', { type: 'button', onclick: () => actions.command('takeback_accept', '/takeback/accept') }, 'Accept'),
+        h('button.btn.small#decline-takeback', { type: 'button', onclick: () => actions.command('takeback_decline', '/takeback/decline') }, 'Decline'));
+    }
+    if (extra.abortable) {
+      controls.append(h('button.btn#abort', { type: 'button', onclick: () => actions.command('abort', '/abort') }, '✕ Abort'));
+    }
+    if (extra.takebacks && hasOwnMove(st.start, st.moves.length, st.role)) {
+      controls.append(takeback === st.role
+        ? h('button.btn#offer-takeback', { type: 'button', disabled: true }, 'Takeback offered')
+        : h('button.btn#offer-takeback', { type: 'button', onclick: () => actions.command('takeback_offer', '/takeback') }, '↶ Takeback'));
     }
     const offer = g.draw_offer;
     if (offer && offer !== st.role) {
@@ -274,6 +295,30 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
       },
     }, st.resignArmed ? 'Confirm resign' : '⚑ Resign');
     controls.append(drawBtn, resignBtn);
+  }
+
+  /**
+   * A finished game's rematch: offer it, accept the opponent's offer, or open it once made.
+   * @param {import('./game-state.js').InGame} extra
+   */
+  function renderRematch(extra) {
+    if (st.enginePlays || !extra.chat) return; // no rematch against an engine
+    if (extra.rematch) {
+      controls.append(h('button.btn.primary#open-rematch', { type: 'button', onclick: () => actions.rematch() }, 'Go to the rematch'));
+      return;
+    }
+    const offer = extra.rematch_offer;
+    if (offer && offer !== st.role) {
+      offerBox.hidden = false;
+      setChildren(offerBox,
+        h('span', 'Your opponent offers a rematch.'),
+        h('button.btn.small.primary#accept-rematch', { type: 'button', onclick: () => actions.rematch() }, 'Accept'),
+        h('button.btn.small#decline-rematch', { type: 'button', onclick: () => actions.command('rematch_decline', '/rematch/decline') }, 'Decline'));
+      return;
+    }
+    controls.append(offer === st.role
+      ? h('button.btn#offer-rematch', { type: 'button', disabled: true }, 'Rematch offered')
+      : h('button.btn.primary#offer-rematch', { type: 'button', onclick: () => actions.rematch() }, '⟳ Rematch'));
   }
 
   function renderConn() {
