@@ -109,7 +109,11 @@ async fn a_game_is_aborted_in_its_first_moves_only() {
     let version = v["version"].as_u64().unwrap();
     let (status, v) = api.post(&g, "/abort", Some(&g.white)).await;
     assert_eq!((status, code(&v)), (409, "abort_not_allowed"), "{v}");
-    assert_eq!(api.view(&g).await["version"], version, "a refusal changes nothing");
+    assert_eq!(
+        api.view(&g).await["version"],
+        version,
+        "a refusal changes nothing"
+    );
 
     // Once both sides moved, abort is refused and the game goes on unchanged.
     let g = create_game(&api.c, &api.server.base, &json!({})).await;
@@ -168,7 +172,8 @@ async fn a_takeback_is_offered_declined_accepted_and_survives_a_restart() {
     // A client reconnecting from before the takeback does not replay the undone move.
     let mut late = ws_connect(
         &api.c,
-        &api.server.ws_url(&g.id, &format!("since={}", before["version"])),
+        &api.server
+            .ws_url(&g.id, &format!("since={}", before["version"])),
     )
     .await;
     assert_eq!(ws_json(&mut late).await["type"], "hello");
@@ -224,7 +229,10 @@ async fn a_rematch_swaps_colours_and_gives_each_seat_its_own_secret_once() {
 
     let (status, accepted) = api.post(&g, "/rematch/accept", Some(&g.black)).await;
     assert_eq!(status, 201, "{accepted}");
-    assert_eq!(accepted["color"], "white", "Black plays White in the rematch");
+    assert_eq!(
+        accepted["color"], "white",
+        "Black plays White in the rematch"
+    );
     let id = accepted["id"].as_str().unwrap().to_string();
     assert_ne!(id, g.id);
     // A retried accept gives the same game and secret.
@@ -282,10 +290,17 @@ async fn players_and_spectators_chat_apart_within_limits() {
     let mut black = api.ws(&g, Some(&g.black)).await;
     let mut watcher = api.ws(&g, None).await;
 
-    ws_send(&mut white, &json!({"type": "chat", "text": "good luck", "ack": 1})).await;
+    ws_send(
+        &mut white,
+        &json!({"type": "chat", "text": "good luck", "ack": 1}),
+    )
+    .await;
     assert_eq!(next_of(&mut white, "ack").await["ack"], 1);
     let line = next_of(&mut black, "chat").await;
-    assert_eq!((line["room"].as_str(), line["from"].as_str()), (Some("players"), Some("white")));
+    assert_eq!(
+        (line["room"].as_str(), line["from"].as_str()),
+        (Some("players"), Some("white"))
+    );
     assert_eq!(line["text"], "good luck");
     let (status, v) = api
         .post_body(&g, "/chat", None, json!({"text": "<b>nice</b>"}))
@@ -293,7 +308,10 @@ async fn players_and_spectators_chat_apart_within_limits() {
     assert_eq!(status, 201, "{v}");
     // The spectator's next chat frame is the spectators' line: it never saw the players'.
     let seen = next_of(&mut watcher, "chat").await;
-    assert_eq!((seen["room"].as_str(), seen["text"].as_str()), (Some("spectators"), Some("<b>nice</b>")));
+    assert_eq!(
+        (seen["room"].as_str(), seen["text"].as_str()),
+        (Some("spectators"), Some("<b>nice</b>"))
+    );
     // Players do not see the spectators' chat: Black's next chat frame is White's next line.
     let (status, _) = api
         .post_body(&g, "/chat", Some(&g.white), json!({"text": "gg"}))
@@ -302,7 +320,12 @@ async fn players_and_spectators_chat_apart_within_limits() {
     assert_eq!(next_of(&mut black, "chat").await["text"], "gg");
     let (_, log) = api.get(&g, "/chat", Some(&g.black)).await;
     assert_eq!(log["room"], "players");
-    let texts: Vec<&str> = log["lines"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap()).collect();
+    let texts: Vec<&str> = log["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["text"].as_str().unwrap())
+        .collect();
     assert_eq!(texts, ["good luck", "gg"]);
     let (_, log) = api.get(&g, "/chat", None).await;
     assert_eq!(log["room"], "spectators");
@@ -316,14 +339,22 @@ async fn players_and_spectators_chat_apart_within_limits() {
     let mut refused = 0;
     for i in 0..6 {
         let (status, v) = api
-            .post_body(&g, "/chat", Some(&g.black), json!({"text": format!("flood {i}")}))
+            .post_body(
+                &g,
+                "/chat",
+                Some(&g.black),
+                json!({"text": format!("flood {i}")}),
+            )
             .await;
         if status == 429 {
             assert_eq!(code(&v), "rate_limited");
             refused += 1;
         }
     }
-    assert!(refused >= 4, "the burst of 4 was used by 3 messages before: {refused} refused");
+    assert!(
+        refused >= 4,
+        "the burst of 4 was used by 3 messages before: {refused} refused"
+    );
     let (_, log) = api.get(&g, "/chat", Some(&g.white)).await;
     assert!(log["lines"].as_array().unwrap().len() <= 4, "{log}");
     assert!(!log.to_string().contains(&"x".repeat(21)));

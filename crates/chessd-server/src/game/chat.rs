@@ -119,10 +119,17 @@ mod tests {
     fn rooms_are_bounded_and_apart() {
         let mut log = ChatLog::default();
         for i in 0..5 {
-            log.keep(ChatLine::new(Caller::Seat(Color::White), format!("p{i}")), 3);
+            log.keep(
+                ChatLine::new(Caller::Seat(Color::White), format!("p{i}")),
+                3,
+            );
         }
         log.keep(ChatLine::new(Caller::Anonymous, "s".into()), 3);
-        let players: Vec<_> = log.recent(Room::Players).into_iter().map(|l| l.text).collect();
+        let players: Vec<_> = log
+            .recent(Room::Players)
+            .into_iter()
+            .map(|l| l.text)
+            .collect();
         assert_eq!(players, ["p2", "p3", "p4"]);
         assert_eq!(log.recent(Room::Spectators).len(), 1);
         assert!(check_text("  ", 10).is_err());

@@ -462,7 +462,10 @@ pub fn replay(
                     .and_then(|d| <[u8; 16]>::try_from(d).ok())
                     .ok_or_else(|| corrupt(version, "a rematch offer without its seat"))?;
                 offers.rematch = Some((*by, digest));
-                EventKind::RematchOffered { by: *by, seat: digest }
+                EventKind::RematchOffered {
+                    by: *by,
+                    seat: digest,
+                }
             }
             Entry::RematchDeclined { by } => {
                 offers.rematch = None;

@@ -61,13 +61,17 @@ pub(crate) async fn accept_rematch(
 ) -> Result<(RematchSeat, bool), ApiError> {
     let me = seat_of(game, Some(token.to_string())).await?;
     let old = game.id();
-    let reply = game.act(Some(token.to_string()), Action::AcceptRematch).await?;
+    let reply = game
+        .act(Some(token.to_string()), Action::AcceptRematch)
+        .await?;
     let snap = &reply.snapshot;
     if let Some(existing) = snap.offers.rematch_game {
         return Ok((rematch_seat(existing, old, me, token), false));
     }
     let Some((offerer, offerer_seat)) = snap.offers.rematch else {
-        return Err(GameError::NoOffer("there is no rematch offer from the opponent".into()).into());
+        return Err(
+            GameError::NoOffer("there is no rematch offer from the opponent".into()).into(),
+        );
     };
     let abandon_after = state.config.games.abandon_after_secs;
     let new = NewGame {
@@ -93,7 +97,9 @@ pub(crate) async fn accept_rematch(
     let id = match created {
         Ok((handle, _)) => handle.id(),
         Err(e) => {
-            let _ = game.act(Some(token.to_string()), Action::RematchFailed).await;
+            let _ = game
+                .act(Some(token.to_string()), Action::RematchFailed)
+                .await;
             return Err(e.into());
         }
     };
@@ -411,11 +417,9 @@ pub(crate) async fn send_chat(
     operation_id = "sendChat",
     tag = "games",
     summary = "Write in the game's chat",
-    description = "A seat writes in the players' chat (seen by the two seats only), anyone else in the spectators' chat (seen by spectators only; players do not see it, as lichess). The message goes to the room's WebSocket subscribers as a `chat` event (transient: no version bump, never replayed) and is kept among the room's last `chat.history` messages in memory (not stored: a restart forgets the chat). Off in games against an engine. Limits: `chat.max_length` characters, `chat.messages_per_minute` per client over every game.",
+    description = "A seat writes in the players' chat (seen by the two seats only), anyone else in the spectators' chat (seen by spectators only; players do not see it, as lichess). The message goes to the room's WebSocket subscribers as a `chat` event (transient: no version bump, never replayed) and is kept among the room's last `chat.history` messages in memory (not stored: a restart forgets the chat). A seat secret (`Authorization: Bearer`) chooses the players' room; no secret (or another) the spectators'. Off in games against an engine. Limits: `chat.max_length` characters, `chat.messages_per_minute` per client over every game.",
     params(crate::api::openapi_types::GameId),
     request_body(content = crate::api::routes::in_game::ChatBody),
-    security((), ("bearerAuth" = [])),
-    extensions(("x-chessd-secret" = json!("seat-optional"))),
     responses(
         (status = 201, description = "The message as sent.", body = crate::game::chat::ChatLine),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
@@ -445,10 +449,8 @@ pub(crate) async fn post_chat(
     operation_id = "getChat",
     tag = "games",
     summary = "Read the game's recent chat",
-    description = "The recent messages of the caller's room: the players' chat with a seat secret, the spectators' chat otherwise.",
+    description = "The recent messages of the caller's room: the players' chat with a seat secret (`Authorization: Bearer`), the spectators' chat otherwise.",
     params(crate::api::openapi_types::GameId),
-    security((), ("bearerAuth" = [])),
-    extensions(("x-chessd-secret" = json!("seat-optional"))),
     responses(
         (status = 200, description = "The room and its recent messages.", body = crate::api::routes::in_game::ChatLog),
         (status = 404, response = crate::api::openapi_types::GameNotFound),

@@ -60,7 +60,11 @@ impl GameActor {
     }
 
     /// Aborts the game (a seat, while [`abort_allowed`]).
-    pub(super) fn abort(&mut self, caller: Caller, ctx: &mut Context<Self>) -> Result<(), GameError> {
+    pub(super) fn abort(
+        &mut self,
+        caller: Caller,
+        ctx: &mut Context<Self>,
+    ) -> Result<(), GameError> {
         Self::seat_of(caller)?;
         if !abort_allowed(&self.game) {
             let why = if self.game.is_over() {
@@ -89,9 +93,8 @@ impl GameActor {
                 "takebacks are for casual games only".into(),
             ));
         }
-        takeback_plies(&self.game, by).ok_or_else(|| {
-            GameError::TakebackNotAllowed("you have no move to take back".into())
-        })
+        takeback_plies(&self.game, by)
+            .ok_or_else(|| GameError::TakebackNotAllowed("you have no move to take back".into()))
     }
 
     /// `by` offers a takeback: against an engine it is done at once; an offer of the opponent
@@ -239,7 +242,10 @@ impl GameActor {
             ));
         }
         let state = self.in_game_mut();
-        if state.rematch_pending.is_some_and(|t| t.elapsed() < REMATCH_HOLD) {
+        if state
+            .rematch_pending
+            .is_some_and(|t| t.elapsed() < REMATCH_HOLD)
+        {
             return Err(GameError::InProgress(
                 "the rematch is being created; ask again in a moment".into(),
             ));
