@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 14] = [
+const SECTIONS: [&str; 15] = [
     "bind",
+    "chat",
     "workers",
     "auth",
     "quotas",

@@ -618,6 +618,51 @@ mod tests {
     }
 
     #[test]
+    fn a_takeback_and_an_abort_replay_as_played_and_round_trip() {
+        let setup = setup_of(&Game::new(Position::default()).into(), None);
+        let journal = entries(vec![
+            mv("e2e4"),
+            mv("e7e5"),
+            Entry::TakebackOffered { by: Color::Black },
+            Entry::Takeback {
+                plies: 1,
+                clocks: None,
+            },
+            mv("d7d5"),
+            Entry::RematchOffered {
+                by: Color::White,
+                seat: "00112233445566778899aabbccddeeff".into(),
+            },
+        ]);
+        for (_, e) in &journal {
+            assert_eq!(&Entry::decode(&e.encode()).unwrap(), e);
+        }
+        let r = replay(&setup, DrawPolicy::default(), &journal, 16, Instant::now()).unwrap();
+        let mut played = Game::new(Position::default());
+        for m in ["e2e4", "d7d5"] {
+            played.play_uci(m).unwrap();
+        }
+        assert_eq!(r.game.fen(), played.position().fen());
+        assert_eq!(r.log.version(), 6);
+        assert_eq!(r.offers.takeback, None);
+        assert_eq!(r.offers.rematch.map(|(by, _)| by), Some(Color::White));
+        // A client from before the takeback resynchronises; one after it catches up.
+        assert!(r.log.since(3, &r.game).is_none());
+        assert!(r.log.since(4, &r.game).unwrap()[0]
+            .json
+            .contains("\"san\":\"d5\""));
+
+        let mut aborted = Game::new(Position::default());
+        aborted.abort().unwrap();
+        let journal = entries(vec![Entry::End {
+            status: aborted.status().clone(),
+            clocks: None,
+        }]);
+        let r = replay(&setup, DrawPolicy::default(), &journal, 16, Instant::now()).unwrap();
+        assert_eq!(r.game.status().result, GameResult::Aborted);
+    }
+
+    #[test]
     fn a_replayed_game_matches_the_one_played() {
         let mut played = Game::new(Position::default());
         let setup = setup_of(&played.clone().into(), None);
