@@ -57,6 +57,7 @@ fn expected_status(s: &Status) -> Value {
         GameResult::WhiteWins => "white_wins",
         GameResult::BlackWins => "black_wins",
         GameResult::Draw => "draw",
+        GameResult::Aborted => "aborted",
     };
     let reason = s.reason.map(|r| match r {
         Reason::Checkmate => "checkmate",

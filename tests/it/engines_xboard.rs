@@ -89,6 +89,7 @@ async fn sjeng_plays_a_whole_game_as_the_engine_opponent() {
         GameResult::BlackWins => "black_wins",
         GameResult::Draw => "draw",
         GameResult::Ongoing => "ongoing",
+        GameResult::Aborted => "aborted",
     };
     assert_eq!(status["result"], result, "{state}");
 }

@@ -42,6 +42,7 @@ mod fair_jobs;
 mod game_reload;
 mod gct_pool;
 mod gct_worker;
+mod in_game;
 mod lobby;
 mod openapi;
 mod security;

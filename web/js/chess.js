@@ -145,6 +145,7 @@ const REASONS = {
  */
 export function resultText(status) {
   if (!status || status.result === 'ongoing') return null;
+  if (status.result === 'aborted') return { score: '–', title: 'Aborted', detail: '', sentence: 'Game aborted' };
   const reason = REASONS[status.reason || ''] || status.reason || '';
   const by = status.reason === 'timeout'
     ? (status.result === 'draw' ? 'on time, with no mating material left' : 'on time')

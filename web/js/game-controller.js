@@ -7,7 +7,7 @@
 import { api, explain, GameSocket, rememberGame } from './api.js';
 import { applyUci, parseFen, sanChecks } from './chess.js';
 import { toast } from './dom.js';
-import { canPremove, defaultOrientation, isPlayer, myTurn, ongoing } from './game-state.js';
+import { canPremove, defaultOrientation, inGame, isPlayer, myTurn, ongoing } from './game-state.js';
 import { premoveToPlay } from './premove.js';
 import { moveSound, play } from './sounds.js';
 
@@ -16,9 +16,11 @@ import { moveSound, play } from './sounds.js';
 /** @typedef {import('./game-view.js').GameView} GameView */
 /** @typedef {import('./game-analysis.js').AnalysisPanel} AnalysisPanel */
 /** @typedef {import('./game-export.js').ExportPanel} ExportPanel */
+/** @typedef {import('./game-chat.js').ChatPanel} ChatPanel */
 
 /** Frames that carry the game's version: one already applied is skipped. */
-const VERSIONED = ['move', 'draw_offered', 'draw_declined', 'game_end', 'reset', 'stopped'];
+const VERSIONED = ['move', 'draw_offered', 'draw_declined', 'game_end', 'reset', 'stopped',
+  'takeback_offered', 'takeback_declined', 'taken_back', 'rematch_offered', 'rematch_declined', 'rematch'];
 
 /**
  * @typedef {Object} GameController
@@ -28,6 +30,8 @@ const VERSIONED = ['move', 'draw_offered', 'draw_declined', 'game_end', 'reset',
  * @property {() => void} cancelPremove
  * @property {(move: {uci: string} | {san: string}, uci?: string) => Promise<void>} sendMove
  * @property {(type: string, restPath: string, body?: unknown) => Promise<void>} command
+ * @property {() => Promise<void>} rematch  Offers a rematch, or accepts the opponent's.
+ * @property {(text: string) => Promise<void>} chat  Sends a chat message.
  * @property {(ply: number | null) => void} goto
  * @property {() => void} flip
  * @property {() => void} close  Leaving the page.
@@ -35,10 +39,10 @@ const VERSIONED = ['move', 'draw_offered', 'draw_declined', 'game_end', 'reset',
 
 /**
  * @param {{id: string, token: string | null, st: GameState}} ctx
- * @param {{view: GameView, analysis: AnalysisPanel, exporter: ExportPanel}} ui
+ * @param {{view: GameView, analysis: AnalysisPanel, exporter: ExportPanel, chat: ChatPanel}} ui
  * @returns {GameController}
  */
-export function createController({ id, token, st }, { view, analysis, exporter }) {
+export function createController({ id, token, st }, { view, analysis, exporter, chat }) {
   /** @param {GameData} data */
   function loadState(data) {
     // A Chess 2 game has its own page.
@@ -96,6 +100,9 @@ export function createController({ id, token, st }, { view, analysis, exporter }
     g.turn = g.turn === 'white' ? 'black' : 'white';
     g.check = sanChecks(f.san);
     g.draw_offer = null;
+    const extra = inGame(g);
+    extra.takeback_offer = null;
+    extra.abortable = extra.abortable && st.moves.length < 2 && f.status.result === 'ongoing';
     g.moves = st.moves;
     setClocks(f.clocks);
     if (st.pending === f.uci) st.pending = null;
@@ -115,6 +122,7 @@ export function createController({ id, token, st }, { view, analysis, exporter }
       return;
     }
     socket.open();
+    chat.load();
     // Only games known to have an engine ask for it: for the others the answer is an error
     // (409 no_engine), which browsers log.
     if (st.engine) loadEngine();
@@ -172,8 +180,49 @@ export function createController({ id, token, st }, { view, analysis, exporter }
         if (f.by !== st.role && isPlayer(st)) toast('Your draw offer was declined');
         view.render();
         break;
+      case 'takeback_offered':
+        if (!g) return;
+        inGame(g).takeback_offer = f.by;
+        view.render();
+        break;
+      case 'takeback_declined':
+        if (!g) return;
+        inGame(g).takeback_offer = null;
+        if (f.by !== st.role && isPlayer(st)) toast('Your takeback offer was declined');
+        view.render();
+        break;
+      case 'taken_back':
+        // The moves undone leave the list: read the whole game again.
+        reload();
+        break;
+      case 'rematch_offered':
+        if (!g) return;
+        inGame(g).rematch_offer = f.by;
+        view.render();
+        break;
+      case 'rematch_declined':
+        if (!g) return;
+        inGame(g).rematch_offer = null;
+        if (f.by !== st.role && isPlayer(st)) toast('Your rematch offer was declined');
+        view.render();
+        break;
+      case 'rematch':
+        if (!g) return;
+        inGame(g).rematch = f.game;
+        inGame(g).rematch_offer = null;
+        view.render();
+        break;
+      case 'rematch_seat':
+        // Sent to this seat only: its secret in the rematch.
+        goToRematch(f);
+        break;
+      case 'chat':
+        chat.onLine(f);
+        break;
       case 'game_end':
         if (!g) return;
+        inGame(g).abortable = false;
+        inGame(g).takeback_offer = null;
         g.status = f.status;
         play('end');
         analysis.afterEnd();
@@ -326,6 +375,46 @@ export function createController({ id, token, st }, { view, analysis, exporter }
     }
   }
 
+  /**
+   * Opens the rematch with this seat's secret in it.
+   * @param {{id: string, secret: string, color?: string}} seat
+   */
+  function goToRematch(seat) {
+    if (!seat || !seat.id || !seat.secret) return;
+    rememberGame({ id: seat.id, secret: seat.secret, color: seat.color });
+    location.hash = `#/game/${encodeURIComponent(seat.id)}?seat=${encodeURIComponent(seat.secret)}`;
+  }
+
+  /** Offers a rematch, or accepts the opponent's offer (then opens the rematch). */
+  async function rematch() {
+    const g = st.game;
+    if (!g) return;
+    const extra = inGame(g);
+    try {
+      if (extra.rematch) {
+        goToRematch(await api('GET', `/v1/games/${id}/rematch`, undefined, token));
+        return;
+      }
+      const accepting = !!extra.rematch_offer && extra.rematch_offer !== st.role;
+      if (socket.isOpen()) {
+        const ack = await socket.send({ type: accepting ? 'rematch_accept' : 'rematch_offer' });
+        if (ack && ack.rematch) goToRematch(ack.rematch);
+      } else {
+        const answer = await api('POST', `/v1/games/${id}/rematch${accepting ? '/accept' : ''}`, undefined, token);
+        if (answer && answer.secret) goToRematch(answer);
+        else if (answer && answer.in_game) loadState(answer);
+      }
+    } catch (e) {
+      toast(explain(e), 'error');
+    }
+  }
+
+  /** @param {string} text */
+  async function sendChat(text) {
+    if (socket.isOpen()) await socket.send({ type: 'chat', text });
+    else await api('POST', `/v1/games/${id}/chat`, { text }, token);
+  }
+
   /** @param {number | null} ply */
   function goto(ply) {
     if (ply === null || ply >= st.moves.length) st.view = null;
@@ -346,6 +435,6 @@ export function createController({ id, token, st }, { view, analysis, exporter }
   }
 
   return {
-    reload, userMove, cancelPremove, sendMove, command, goto, flip, close: () => socket.close(),
+    reload, userMove, cancelPremove, sendMove, command, rematch, chat: sendChat, goto, flip, close: () => socket.close(),
   };
 }

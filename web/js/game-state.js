@@ -6,6 +6,17 @@
 import { parseFen, START_FEN } from './chess.js';
 
 /**
+ * What players may do around the moves (the view's `in_game`).
+ * @typedef {Object} InGame
+ * @property {boolean} abortable
+ * @property {boolean} takebacks
+ * @property {string | null} takeback_offer
+ * @property {string | null} rematch_offer
+ * @property {string | null} rematch
+ * @property {boolean} chat
+ */
+
+/**
  * @typedef {{result: string, reason?: string, note?: string}} GameStatus
  * @typedef {{white_ms: number, black_ms: number, running?: string | null}} Clocks
  * @typedef {{uci: string, san: string}} PlayedMove
@@ -21,6 +32,7 @@ import { parseFen, START_FEN } from './chess.js';
  * @property {PlayedMove[]} moves
  * @property {Clocks | null} [clocks]
  * @property {string | null} [draw_offer]
+ * @property {InGame} [in_game]
  * @property {{opponent?: EngineSeat, opponents?: EngineSeat[]} | null} [options]
  */
 
@@ -300,4 +312,26 @@ export function positionText(st, ply, on) {
   const over = !!st.game && st.game.status.result !== 'ongoing' && ply === st.moves.length;
   const tail = over ? ' (final)' : live && st.analysis.ply === null ? ' (live)' : '';
   return `${on ? 'Analysing' : 'Position:'} ${where}${tail}`;
+}
+
+/**
+ * The game's in-game state, made when the view has none (an older server).
+ * @param {GameView} g
+ * @returns {InGame}
+ */
+export function inGame(g) {
+  if (!g.in_game) g.in_game = { abortable: false, takebacks: false, takeback_offer: null, rematch_offer: null, rematch: null, chat: false };
+  return g.in_game;
+}
+
+/**
+ * Whether the seat `role` has a move of its own in the game to take back.
+ * @param {{turn: string, fullmove: number}} start  The start position's side to move.
+ * @param {number} plies  Moves played.
+ * @param {string | null} role
+ */
+export function hasOwnMove(start, plies, role) {
+  const first = start.turn === 'b' || start.turn === 'black' ? 'black' : 'white';
+  const mine = role === first ? Math.ceil(plies / 2) : Math.floor(plies / 2);
+  return mine > 0;
 }

@@ -8,7 +8,7 @@ import { kingSquare, resultText, sanChecks } from './chess.js';
 import { h, icon, setChildren } from './dom.js';
 import { startClocks } from './game-clock.js';
 import { premoveTargets } from './premove.js';
-import { canPremove, defaultOrientation, isPlayer, isUciText, materialEdge, moveRows, myTurn, ongoing, playerName, sideToMoveAt, viewPly } from './game-state.js';
+import { canPremove, defaultOrientation, hasOwnMove, inGame, isPlayer, isUciText, materialEdge, moveRows, myTurn, ongoing, playerName, sideToMoveAt, viewPly } from './game-state.js';
 import { pieceSvg } from './pieces.js';
 import { seatLine } from './players.js';
 
@@ -23,6 +23,7 @@ import { seatLine } from './players.js';
  * @property {() => void} flip
  * @property {(type: string, restPath: string) => void} command  draw_offer, resign, …
  * @property {() => void} cancelPremove  The queued premove is cancelled.
+ * @property {() => void} rematch  Offer a rematch, accept the opponent's, or open it.
  */
 
 /**
@@ -49,10 +50,10 @@ const CONN_LABELS = /** @type {Record<string, string>} */ ({ connecting: 'Connec
  * @param {HTMLElement} root
  * @param {GameState} st
  * @param {GameActions} actions
- * @param {{analysis: Panel, exporter: Panel}} panels
+ * @param {{analysis: Panel, exporter: Panel, chat: Panel}} panels
  * @returns {GameView}
  */
-export function createGameView(root, st, actions, { analysis, exporter }) {
+export function createGameView(root, st, actions, { analysis, exporter, chat }) {
   const board = new Board({
     onMove: (/** @type {string} */ uci) => actions.move(uci),
     onPremoveCancel: () => actions.cancelPremove(),
@@ -90,7 +91,7 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
       h('div.game-head', roleBadge, conn),
       statusBox, offerBox,
       moveList, navButtons, controls),
-    analysis.el, exporter.el);
+    chat.el, analysis.el, exporter.el);
   const page = h('section.page.game-page', h('div.game-grid', boardCol, sideCol));
   setChildren(root, page);
   const clocks = startClocks(st, page);
@@ -112,6 +113,7 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     renderStatus();
     renderControls();
     renderConn();
+    chat.render();
     analysis.render();
     exporter.render();
   }
@@ -229,11 +231,11 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     if (res) {
       statusBox.classList.add('ended');
       const mine = isPlayer(st) && ((g.status.result === 'white_wins' && st.role === 'white') || (g.status.result === 'black_wins' && st.role === 'black'));
-      const lost = isPlayer(st) && g.status.result !== 'draw' && !mine;
+      const decisive = g.status.result === 'white_wins' || g.status.result === 'black_wins';
+      const lost = isPlayer(st) && decisive && !mine;
       statusBox.dataset.result = g.status.result;
       // One sentence with the reason once ("White wins by checkmate"); a player reads it about
       // themselves ("You won by checkmate") with the side that won below.
-      const decisive = g.status.result !== 'draw';
       setChildren(statusBox,
         h('span.score', res.score),
         h('strong.result-title', mine ? `You won ${res.detail}` : lost ? `You lost ${res.detail}` : res.sentence),
@@ -256,16 +258,35 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
     setChildren(controls);
     offerBox.hidden = true;
     moveForm.hidden = !isPlayer(st) || !ongoing(st);
+    const extra = inGame(g);
     if (!isPlayer(st)) {
       roleBadge.textContent = st.role === 'spectator' ? 'Spectating' : st.role === 'admin' ? 'Admin' : '…';
       roleBadge.className = 'badge spectator';
+      if (extra.rematch) controls.append(h('a.btn#watch-rematch', { href: `#/game/${encodeURIComponent(extra.rematch)}` }, 'Watch the rematch'));
       return;
     }
     roleBadge.textContent = `You play ${st.role}`;
     roleBadge.className = `badge ${st.role}`;
     if (!ongoing(st)) {
+      renderRematch(extra);
       controls.append(h('a.btn', { href: '#/' }, 'New game'));
       return;
+    }
+    const takeback = extra.takeback_offer;
+    if (takeback && takeback !== st.role) {
+      offerBox.hidden = false;
+      setChildren(offerBox,
+        h('span', 'Your opponent asks to take back their move.'),
+        h('button.btn.small.primary#accept-takeback', { type: 'button', onclick: () => actions.command('takeback_accept', '/takeback/accept') }, 'Accept'),
+        h('button.btn.small#decline-takeback', { type: 'button', onclick: () => actions.command('takeback_decline', '/takeback/decline') }, 'Decline'));
+    }
+    if (extra.abortable) {
+      controls.append(h('button.btn#abort', { type: 'button', onclick: () => actions.command('abort', '/abort') }, '✕ Abort'));
+    }
+    if (extra.takebacks && hasOwnMove(st.start, st.moves.length, st.role)) {
+      controls.append(takeback === st.role
+        ? h('button.btn#offer-takeback', { type: 'button', disabled: true }, 'Takeback offered')
+        : h('button.btn#offer-takeback', { type: 'button', onclick: () => actions.command('takeback_offer', '/takeback') }, '↶ Takeback'));
     }
     const offer = g.draw_offer;
     if (offer && offer !== st.role) {
@@ -296,6 +317,30 @@ export function createGameView(root, st, actions, { analysis, exporter }) {
       },
     }, st.resignArmed ? 'Confirm resign' : '⚑ Resign');
     controls.append(drawBtn, resignBtn);
+  }
+
+  /**
+   * A finished game's rematch: offer it, accept the opponent's offer, or open it once made.
+   * @param {import('./game-state.js').InGame} extra
+   */
+  function renderRematch(extra) {
+    if (st.enginePlays || !extra.chat) return; // no rematch against an engine
+    if (extra.rematch) {
+      controls.append(h('button.btn.primary#open-rematch', { type: 'button', onclick: () => actions.rematch() }, 'Go to the rematch'));
+      return;
+    }
+    const offer = extra.rematch_offer;
+    if (offer && offer !== st.role) {
+      offerBox.hidden = false;
+      setChildren(offerBox,
+        h('span', 'Your opponent offers a rematch.'),
+        h('button.btn.small.primary#accept-rematch', { type: 'button', onclick: () => actions.rematch() }, 'Accept'),
+        h('button.btn.small#decline-rematch', { type: 'button', onclick: () => actions.command('rematch_decline', '/rematch/decline') }, 'Decline'));
+      return;
+    }
+    controls.append(offer === st.role
+      ? h('button.btn#offer-rematch', { type: 'button', disabled: true }, 'Rematch offered')
+      : h('button.btn.primary#offer-rematch', { type: 'button', onclick: () => actions.rematch() }, '⟳ Rematch'));
   }
 
   function renderConn() {

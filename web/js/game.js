@@ -5,6 +5,7 @@
 
 import { rememberedGame, rememberGame } from './api.js';
 import { createAnalysis } from './game-analysis.js';
+import { createChat } from './game-chat.js';
 import { createController } from './game-controller.js';
 import { createExport } from './game-export.js';
 import { createGameState, viewPly } from './game-state.js';
@@ -27,6 +28,7 @@ export function mountGame(root, id, params) {
   const ctx = { id, token, st };
   const analysis = createAnalysis(ctx);
   const exporter = createExport(ctx);
+  const chat = createChat(ctx, (text) => ctl.chat(text));
   // The view calls the controller back (created below, once the view it draws into exists).
   const view = createGameView(root, st, {
     move: (uci) => ctl.userMove(uci),
@@ -35,8 +37,9 @@ export function mountGame(root, id, params) {
     flip: () => ctl.flip(),
     command: (type, restPath) => ctl.command(type, restPath),
     cancelPremove: () => ctl.cancelPremove(),
-  }, { analysis, exporter });
-  const ctl = createController(ctx, { view, analysis, exporter });
+    rematch: () => ctl.rematch(),
+  }, { analysis, exporter, chat });
+  const ctl = createController(ctx, { view, analysis, exporter, chat });
 
   /** @param {KeyboardEvent} e */
   const onKey = (e) => {

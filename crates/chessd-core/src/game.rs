@@ -543,6 +543,31 @@ impl Game {
         Ok(())
     }
 
+    /// Aborts the game: it is over with no result ([`GameResult::Aborted`], no reason).
+    pub fn abort(&mut self) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        self.status = Status {
+            result: GameResult::Aborted,
+            reason: None,
+            note: None,
+        };
+        Ok(())
+    }
+
+    /// Takes back the last `plies` moves of a game under way: the game is what it was before
+    /// them (replayed from its start, so its repetitions and status are re-derived). Taking
+    /// back more moves than were played goes back to the start.
+    pub fn take_back(&mut self, plies: usize) -> Result<(), GameError> {
+        self.ensure_no_status()?;
+        let keep = self.history.len().saturating_sub(plies);
+        let mut game = Game::with_policy(*self.start_position(), self.policy);
+        for &mv in &self.history[..keep] {
+            game.replay(mv)?;
+        }
+        *self = game;
+        Ok(())
+    }
+
     /// `loser` resigns: the opponent wins.
     pub fn resign(&mut self, loser: Color) -> Result<(), GameError> {
         self.ensure_no_status()?;

@@ -61,6 +61,48 @@ pub enum ClientFrame {
         /// The client's id for the answer.
         ack: Option<serde_json::Value>,
     },
+    /// `abort`: abort the game in its first moves.
+    Abort {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `takeback_offer`: offer to take back the last move (accepts the opponent's offer).
+    TakebackOffer {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `takeback_accept`.
+    TakebackAccept {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `takeback_decline`.
+    TakebackDecline {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `rematch_offer`: offer a rematch of the finished game (accepts the opponent's offer).
+    RematchOffer {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `rematch_accept`: the answer's `ack` frame carries the rematch's `id`, `color` and `secret`.
+    RematchAccept {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `rematch_decline`.
+    RematchDecline {
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
+    /// `chat`: a message to the caller's room (players' for a seat, else spectators').
+    Chat {
+        /// The message.
+        text: String,
+        /// The client's id for the answer.
+        ack: Option<serde_json::Value>,
+    },
     /// `ping`: answered by `pong`.
     Ping {
         /// The client's id for the answer.

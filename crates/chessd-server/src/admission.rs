@@ -187,6 +187,7 @@ struct Inner {
     sockets_total: AtomicUsize,
     exports_total: AtomicUsize,
     game_rate: Option<DefaultKeyedRateLimiter<ClientKey>>,
+    chat_rate: Option<(u32, DefaultKeyedRateLimiter<ClientKey>)>,
     rate_checks: std::sync::atomic::AtomicU64,
 }
 
@@ -216,6 +217,13 @@ impl Admission {
             sockets_total: AtomicUsize::new(0),
             exports_total: AtomicUsize::new(0),
             game_rate,
+            chat_rate: NonZeroU32::new(config.chat.messages_per_minute).map(|n| {
+                let burst = NonZeroU32::new(config.chat.burst).unwrap_or(NonZeroU32::MIN);
+                (
+                    n.get(),
+                    DefaultKeyedRateLimiter::dashmap(Quota::per_minute(n).allow_burst(burst)),
+                )
+            }),
             rate_checks: std::sync::atomic::AtomicU64::new(0),
         }))
     }
@@ -250,6 +258,25 @@ impl Admission {
             AdmissionError::RateLimited {
                 what: "game creation",
                 limit: self.0.quotas.games_per_minute,
+                retry_after: not_until.wait_time_from(now),
+            }
+        })
+    }
+
+    /// Counts one chat message against the client's rate (`chat.messages_per_minute`).
+    pub fn check_chat_rate(&self, client: &ClientKey) -> Result<(), AdmissionError> {
+        let Some((limit, limiter)) = &self.0.chat_rate else {
+            return Ok(());
+        };
+        let checks = self.0.rate_checks.fetch_add(1, Ordering::Relaxed);
+        if checks.is_multiple_of(1024) && limiter.len() > 10_000 {
+            limiter.retain_recent();
+        }
+        limiter.check_key(client).map_err(|not_until| {
+            let now = limiter.clock().now();
+            AdmissionError::RateLimited {
+                what: "chat messages",
+                limit: *limit,
                 retry_after: not_until.wait_time_from(now),
             }
         })

@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 14] = [
+const SECTIONS: [&str; 15] = [
     "bind",
+    "chat",
     "workers",
     "auth",
     "quotas",
@@ -68,6 +69,34 @@ pub struct Config {
     pub cluster: ClusterConfig,
     /// The lobby: seeks and the lobby socket.
     pub lobby: LobbyConfig,
+    /// Games' chats: message length, rate and history.
+    #[serde(default)]
+    pub chat: ChatConfig,
+}
+
+/// The `[chat]` section: the players' and spectators' chats of games.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChatConfig {
+    /// Characters a message may have at most.
+    pub max_length: usize,
+    /// Messages a client may send per minute, over every game (0 = no rate limit).
+    pub messages_per_minute: u32,
+    /// Messages a client may send at once before the rate applies.
+    pub burst: u32,
+    /// Recent messages each room of a game keeps in memory (for `GET …/chat` and late joiners).
+    pub history: usize,
+}
+
+impl Default for ChatConfig {
+    fn default() -> ChatConfig {
+        ChatConfig {
+            max_length: 140,
+            messages_per_minute: 20,
+            burst: 5,
+            history: 50,
+        }
+    }
 }
 
 /// The `[lobby]` section: how long seeks live and how the lobby socket follows them.

@@ -22,7 +22,8 @@ names_schema_type!(
         GameResult::Ongoing,
         GameResult::WhiteWins,
         GameResult::BlackWins,
-        GameResult::Draw
+        GameResult::Draw,
+        GameResult::Aborted
     ]
     .map(GameResult::name)
 );
@@ -92,12 +93,12 @@ names_schema_type!(
 
 names_schema_type!(
     /// A result set without a move.
-    SetResultName as "SetResultName": ["white_wins", "black_wins", "draw"]
+    SetResultName as "SetResultName": ["white_wins", "black_wins", "draw", "aborted"]
 );
 
 names_schema_type!(
     /// Why a result was set without a move.
-    SetReasonName as "SetReason": ["resignation", "agreement", "manual", "timeout"]
+    SetReasonName as "SetReason": ["resignation", "agreement", "manual", "timeout", "aborted"]
 );
 
 names_schema_type!(

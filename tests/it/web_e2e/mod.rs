@@ -9,6 +9,7 @@ mod analysis;
 mod chess2;
 mod engine_match;
 mod first_hour;
+mod in_game;
 mod lobby;
 mod puzzle_training;
 mod watch;

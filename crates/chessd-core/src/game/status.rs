@@ -21,6 +21,8 @@ pub enum GameResult {
     BlackWins,
     /// Drawn.
     Draw,
+    /// Aborted in its first moves: over, with no result (no winner, not a draw).
+    Aborted,
 }
 
 impl GameResult {
@@ -31,6 +33,7 @@ impl GameResult {
             GameResult::WhiteWins => "white_wins",
             GameResult::BlackWins => "black_wins",
             GameResult::Draw => "draw",
+            GameResult::Aborted => "aborted",
         }
     }
 
@@ -47,14 +50,14 @@ impl GameResult {
         match self {
             GameResult::WhiteWins => Some(Color::White),
             GameResult::BlackWins => Some(Color::Black),
-            GameResult::Ongoing | GameResult::Draw => None,
+            GameResult::Ongoing | GameResult::Draw | GameResult::Aborted => None,
         }
     }
 
     /// The PGN result token: `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub const fn pgn(self) -> &'static str {
         match self {
-            GameResult::Ongoing => "*",
+            GameResult::Ongoing | GameResult::Aborted => "*",
             GameResult::WhiteWins => "1-0",
             GameResult::BlackWins => "0-1",
             GameResult::Draw => "1/2-1/2",
@@ -69,6 +72,7 @@ impl fmt::Display for GameResult {
             GameResult::WhiteWins => "white wins",
             GameResult::BlackWins => "black wins",
             GameResult::Draw => "draw",
+            GameResult::Aborted => "aborted",
         })
     }
 }

@@ -145,13 +145,27 @@ pub enum ErrorCode {
     TooManySeeks,
     /// The lobby needs a database (`store.url` is `memory`).
     LobbyUnavailable,
+    /// An abort after the first moves: a game may be aborted only before both sides moved.
+    AbortNotAllowed,
+    /// An accept or decline with no takeback or rematch offer from the opponent.
+    NoOffer,
+    /// A takeback this game does not allow (rated, nothing to take back, finished).
+    TakebackNotAllowed,
+    /// A rematch of a game that is not over.
+    GameNotOver,
+    /// A rematch this game does not allow (against an engine).
+    RematchNotAllowed,
+    /// Chat is off in this game (against an engine), or not for this caller's room.
+    ChatDisabled,
+    /// A chat message empty or over `chat.max_length` characters.
+    ChatTooLong,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 64] = [
+    pub const ALL: [ErrorCode; 71] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -215,6 +229,13 @@ impl ErrorCode {
         ErrorCode::OwnSeek,
         ErrorCode::TooManySeeks,
         ErrorCode::LobbyUnavailable,
+        ErrorCode::AbortNotAllowed,
+        ErrorCode::NoOffer,
+        ErrorCode::TakebackNotAllowed,
+        ErrorCode::GameNotOver,
+        ErrorCode::RematchNotAllowed,
+        ErrorCode::ChatDisabled,
+        ErrorCode::ChatTooLong,
         ErrorCode::Internal,
     ];
 
@@ -262,6 +283,9 @@ impl ErrorCode {
             SeekNotFound => StatusCode::NOT_FOUND,
             SeekTaken | OwnSeek => StatusCode::CONFLICT,
             TooManySeeks | LobbyUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            AbortNotAllowed | NoOffer | TakebackNotAllowed | GameNotOver | RematchNotAllowed
+            | ChatDisabled => StatusCode::CONFLICT,
+            ChatTooLong => StatusCode::UNPROCESSABLE_ENTITY,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -333,6 +357,13 @@ impl ErrorCode {
             OwnSeek => "own_seek",
             TooManySeeks => "too_many_seeks",
             LobbyUnavailable => "lobby_unavailable",
+            AbortNotAllowed => "abort_not_allowed",
+            NoOffer => "no_offer",
+            TakebackNotAllowed => "takeback_not_allowed",
+            GameNotOver => "game_not_over",
+            RematchNotAllowed => "rematch_not_allowed",
+            ChatDisabled => "chat_disabled",
+            ChatTooLong => "chat_too_long",
             Internal => "internal",
         }
     }
@@ -576,6 +607,13 @@ impl From<GameError> for ApiError {
             GameError::InvalidState(_) => ErrorCode::InvalidState,
             GameError::InvalidRequest(_) => ErrorCode::InvalidRequest,
             GameError::NoDrawOffer => ErrorCode::NoDrawToClaim,
+            GameError::AbortNotAllowed(_) => ErrorCode::AbortNotAllowed,
+            GameError::NoOffer(_) => ErrorCode::NoOffer,
+            GameError::TakebackNotAllowed(_) => ErrorCode::TakebackNotAllowed,
+            GameError::GameNotOver(_) => ErrorCode::GameNotOver,
+            GameError::RematchNotAllowed(_) => ErrorCode::RematchNotAllowed,
+            GameError::ChatDisabled(_) => ErrorCode::ChatDisabled,
+            GameError::ChatTooLong(_) => ErrorCode::ChatTooLong,
             GameError::TooManyGames(_) => ErrorCode::TooManyGames,
             GameError::ShuttingDown => ErrorCode::ShuttingDown,
             GameError::Store(_) => ErrorCode::StoreUnavailable,
@@ -733,7 +771,14 @@ mod tests {
                 OwnSeek => 60,
                 TooManySeeks => 61,
                 LobbyUnavailable => 62,
-                Internal => 63,
+                AbortNotAllowed => 63,
+                NoOffer => 64,
+                TakebackNotAllowed => 65,
+                GameNotOver => 66,
+                RematchNotAllowed => 67,
+                ChatDisabled => 68,
+                ChatTooLong => 69,
+                Internal => 70,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

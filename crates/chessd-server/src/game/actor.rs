@@ -21,6 +21,7 @@ mod actions;
 mod chess2;
 mod commits;
 mod engine;
+mod in_game;
 mod ponder;
 mod timers;
 
@@ -83,7 +84,7 @@ pub(crate) struct GameActor {
     secrets: SecretDigests,
     clock: Option<Clock>,
     draw_offer: Option<Color>,
-    subscribers: Vec<(u64, mpsc::Sender<Arc<EventFrame>>)>,
+    subscribers: Vec<(u64, crate::game::chat::Room, mpsc::Sender<Arc<EventFrame>>)>,
     next_subscriber: u64,
     log: EventLog,
     /// When the actor started (a game nobody moves in is abandoned from then).
@@ -128,6 +129,8 @@ pub(crate) struct GameActor {
     collecting: Option<Vec<WriteOp>>,
     /// The game's engine seats as set up: boxed, and only for games that have some.
     seats: Option<Box<Seats>>,
+    /// Takeback and rematch offers and the chat: boxed, and only once a game has some.
+    in_game: Option<Box<in_game::InGame>>,
 }
 
 /// A game's engine seats as set up (most games have none).
@@ -217,6 +220,7 @@ impl GameActor {
                     ..Seats::default()
                 })
             }),
+            in_game: None,
         }
     }
 
@@ -322,6 +326,7 @@ impl GameActor {
             has_webhook: self.options.webhook.is_some(),
             created: self.created,
             engine_seats: self.engine.seats.clone(),
+            offers: self.offers(),
         }
     }
 
@@ -452,7 +457,8 @@ impl Handler<Envelope> for GameActor {
             } => {
                 self.next_subscriber += 1;
                 let id = self.next_subscriber;
-                self.subscribers.push((id, events));
+                self.subscribers
+                    .push((id, crate::game::chat::Room::of(caller), events));
                 let missed = since.and_then(|v| self.log.since(v, &self.game));
                 self.answer(
                     reply,
@@ -466,7 +472,7 @@ impl Handler<Envelope> for GameActor {
             }
             Request::Unsubscribe(id) => {
                 self.touch(ctx);
-                self.subscribers.retain(|(sid, _)| *sid != id);
+                self.subscribers.retain(|(sid, ..)| *sid != id);
                 if self.subscribers.is_empty() {
                     let grace = self.env.engines.config().unwatched_analysis_secs;
                     self.end_analysis_unwatched(Duration::from_secs(grace.max(1)), ctx);
@@ -479,6 +485,15 @@ impl Handler<Envelope> for GameActor {
             Request::Authorize(_, reply) => {
                 self.answer(reply, Ok(()));
             }
+            Request::Chat { text, keep, reply } => {
+                let line = self.chat(caller, text, keep);
+                self.answer(reply, line);
+            }
+            Request::ChatLog(reply) => {
+                let lines = self.chat_log(caller);
+                self.answer(reply, lines);
+            }
+            Request::Identify(reply) => self.answer(reply, Ok(caller)),
         }
     }
 }
@@ -492,6 +507,9 @@ fn refuse(request: Request, error: GameError) {
         Request::Subscribe { reply, .. } => drop(reply.send(Err(error))),
         Request::Engine(_, r) => drop(r.send(Err(error))),
         Request::Authorize(_, r) => drop(r.send(Err(error))),
+        Request::Chat { reply, .. } => drop(reply.send(Err(error))),
+        Request::ChatLog(r) => drop(r.send(Err(error))),
+        Request::Identify(r) => drop(r.send(Err(error))),
         Request::Unsubscribe(_) | Request::Leave(_) => {}
     }
 }
@@ -584,6 +602,7 @@ pub(crate) fn resume_game(
     actor.set_seats(stored_opponents, bot_permits);
     actor.clock = replayed.clock;
     actor.draw_offer = replayed.draw_offer;
+    actor.set_offers(replayed.offers);
     actor.log = replayed.log;
     actor.moved = actor.moved || !journal.entries.is_empty();
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);

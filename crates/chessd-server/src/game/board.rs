@@ -187,6 +187,36 @@ impl Board {
         }
     }
 
+    /// The game is aborted (over, no result).
+    pub fn abort(&mut self) -> Result<(), GameError> {
+        match self {
+            Board::Chess(game) => Ok(game.abort()?),
+            Board::Chess2(game) => Ok(game.abort()?),
+        }
+    }
+
+    /// Takes back the last `plies` moves of a standard game under way.
+    pub fn take_back(&mut self, plies: usize) -> Result<(), GameError> {
+        match self {
+            Board::Chess(game) => Ok(game.take_back(plies)?),
+            Board::Chess2(_) => Err(GameError::WrongVariant(
+                "takebacks are for standard games".into(),
+            )),
+        }
+    }
+
+    /// A new game from this game's start position, under the same draw policy (a rematch).
+    pub fn fresh(&self) -> Board {
+        match self {
+            Board::Chess(game) => {
+                chessd_core::game::Game::with_policy(*game.start_position(), game.policy()).into()
+            }
+            Board::Chess2(game) => {
+                chessd_core::chess2::Chess2Game::new(*game.start_position(), game.policy()).into()
+            }
+        }
+    }
+
     /// `loser` ran out of time.
     pub fn flag(&mut self, loser: Color) -> Result<(), GameError> {
         match self {

@@ -150,6 +150,26 @@ pub enum Action {
     DeclineDraw,
     /// Claim a draw by threefold repetition or the fifty-move rule (claims policy).
     ClaimDraw,
+    /// Abort the game in its first moves (a seat).
+    Abort,
+    /// Offer to take back the last move (a seat); accepts the opponent's offer if there is one.
+    OfferTakeback,
+    /// Accept the opponent's takeback offer (a seat).
+    AcceptTakeback,
+    /// Decline the opponent's takeback offer (a seat).
+    DeclineTakeback,
+    /// Offer a rematch of a finished game (a seat), with the digest of the secret that will
+    /// prove the offerer's seat in the rematch.
+    OfferRematch(crate::game::secrets::KeptDigest),
+    /// Start accepting the opponent's rematch offer (a seat): the game is held for this accept
+    /// until the rematch is made ([`Action::RematchMade`]) or fails ([`Action::RematchFailed`]).
+    AcceptRematch,
+    /// Decline the opponent's rematch offer (a seat).
+    DeclineRematch,
+    /// The rematch an accept created (a seat).
+    RematchMade(uuid::Uuid),
+    /// The rematch an accept was creating could not be created (a seat).
+    RematchFailed,
     /// Set a draw with a note (admin).
     SetDraw(Option<String>),
     /// Set a winner with a note (admin).
@@ -173,7 +193,18 @@ impl Action {
             Action::Move(_) | Action::Duel(_) | Action::Resign(_) | Action::ClaimDraw => {
                 Need::Player
             }
-            Action::OfferDraw | Action::AcceptDraw | Action::DeclineDraw => Need::Seat,
+            Action::OfferDraw
+            | Action::AcceptDraw
+            | Action::DeclineDraw
+            | Action::Abort
+            | Action::OfferTakeback
+            | Action::AcceptTakeback
+            | Action::DeclineTakeback
+            | Action::OfferRematch(_)
+            | Action::AcceptRematch
+            | Action::DeclineRematch
+            | Action::RematchMade(_)
+            | Action::RematchFailed => Need::Seat,
             Action::SetDraw(_)
             | Action::SetWinner(..)
             | Action::LoadFen(_)
@@ -191,6 +222,8 @@ impl Action {
             self,
             Action::Move(_)
                 | Action::Duel(_)
+                | Action::OfferTakeback
+                | Action::AcceptTakeback
                 | Action::LoadFen(_)
                 | Action::LoadPgn(_)
                 | Action::Restore(_)
@@ -341,6 +374,19 @@ pub enum Request {
     /// Only check that the secret meets a need (before a route reports a malformed body, so
     /// that a stranger always learns `forbidden` first).
     Authorize(Need, Reply<()>),
+    /// Write a chat message (anyone: a seat in the players' room, others in the spectators').
+    Chat {
+        /// The text, checked for length by the caller.
+        text: String,
+        /// Lines each room keeps (`chat.history`).
+        keep: usize,
+        /// The line as sent.
+        reply: Reply<crate::game::chat::ChatLine>,
+    },
+    /// The recent lines of the caller's room.
+    ChatLog(Reply<Vec<crate::game::chat::ChatLine>>),
+    /// Who the secret makes the caller.
+    Identify(Reply<Caller>),
 }
 
 impl Request {

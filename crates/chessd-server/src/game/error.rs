@@ -59,6 +59,27 @@ pub enum GameError {
     /// An accept or decline with no draw offer from the opponent.
     #[error("there is no draw offer from the opponent")]
     NoDrawOffer,
+    /// An abort after the first moves (or of a finished game).
+    #[error("{0}")]
+    AbortNotAllowed(String),
+    /// An accept or decline with no such offer from the opponent (takeback, rematch).
+    #[error("{0}")]
+    NoOffer(String),
+    /// A takeback this game does not allow (rated, nothing to take back, a finished game).
+    #[error("{0}")]
+    TakebackNotAllowed(String),
+    /// A request only a finished game takes (a rematch).
+    #[error("{0}")]
+    GameNotOver(String),
+    /// A rematch this game does not allow (against an engine).
+    #[error("{0}")]
+    RematchNotAllowed(String),
+    /// Chat is off in this game (against an engine), or the caller may not write in that room.
+    #[error("{0}")]
+    ChatDisabled(String),
+    /// A chat message over `chat.max_length` characters, or empty.
+    #[error("{0}")]
+    ChatTooLong(String),
     /// The server holds its limit of games.
     #[error("the server holds its limit of {0} games")]
     TooManyGames(usize),

@@ -90,6 +90,62 @@ pub enum EventKind {
         #[schema(value_type = crate::schemas::StatusView)]
         status: Status,
     },
+    /// A side offered to take back the last move (its own, or both sides' last when it is to
+    /// move again).
+    TakebackOffered {
+        /// Who offered.
+        #[schema(value_type = crate::schemas::Side)]
+        by: Color,
+    },
+    /// A takeback offer was declined (or withdrawn by a move).
+    TakebackDeclined {
+        /// Who declined.
+        #[schema(value_type = crate::schemas::Side)]
+        by: Color,
+    },
+    /// An accepted takeback: the last `plies` moves are undone. Events before this one no
+    /// longer describe the game (a client reconnecting from before it gets a `resync`).
+    TakenBack {
+        /// Moves undone (1 or 2).
+        plies: usize,
+        /// Half-moves played now.
+        ply: usize,
+        /// The position now.
+        fen: String,
+        /// The moves played now, in UCI.
+        moves: Vec<String>,
+        /// The status now.
+        #[schema(value_type = crate::schemas::StatusView)]
+        status: Status,
+        /// Both clocks now, when the game is timed.
+        clocks: Option<ClockView>,
+    },
+    /// A side offered a rematch (after the end).
+    RematchOffered {
+        /// Who offered.
+        #[schema(value_type = crate::schemas::Side)]
+        by: Color,
+        /// The digest of the offerer's seat secret in the rematch: never sent to clients.
+        #[serde(skip)]
+        #[schema(ignore)]
+        seat: crate::game::secrets::KeptDigest,
+    },
+    /// A rematch offer was declined.
+    RematchDeclined {
+        /// Who declined.
+        #[schema(value_type = crate::schemas::Side)]
+        by: Color,
+    },
+    /// The rematch was created (colours swapped). Each seat's socket is then sent its own
+    /// `rematch_seat` frame with its secret in the new game.
+    Rematch {
+        /// The new game's id.
+        #[schema(value_type = String, format = Uuid)]
+        game: uuid::Uuid,
+    },
+    /// Transient: a chat message (players' chat to the seats, spectators' chat to the
+    /// spectators); carries the current version without bumping it, never replayed.
+    Chat(crate::game::chat::ChatLine),
     /// The game's actor stopped (idle timeout, stop, shutdown); no more events follow.
     Stopped {
         /// Why.
@@ -151,6 +207,22 @@ impl EventKind {
             status: game.status().clone(),
             clocks,
             record: action.to_string(),
+        }
+    }
+
+    /// The event of a takeback of `plies` moves that left `game` as it is.
+    pub fn taken_back(game: &Board, plies: usize, clocks: Option<ClockView>) -> EventKind {
+        let moves = match game {
+            Board::Chess(g) => g.uci_history(),
+            Board::Chess2(_) => Vec::new(),
+        };
+        EventKind::TakenBack {
+            plies,
+            ply: game.plies(),
+            fen: game.fen(),
+            moves,
+            status: game.status().clone(),
+            clocks,
         }
     }
 

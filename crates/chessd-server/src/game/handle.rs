@@ -186,6 +186,37 @@ impl GameHandle {
         .await
     }
 
+    /// Writes `text` in the chat room of the holder of `token` (each room keeping `keep` lines).
+    pub async fn chat(
+        &self,
+        token: Option<String>,
+        text: String,
+        keep: usize,
+    ) -> Result<crate::game::chat::ChatLine, GameError> {
+        self.ask(token, |reply| Request::Chat {
+            text: text.clone(),
+            keep,
+            reply,
+        })
+        .await
+    }
+
+    /// Who `token` makes its holder in this game.
+    pub async fn identify(
+        &self,
+        token: Option<String>,
+    ) -> Result<crate::game::secrets::Caller, GameError> {
+        self.ask(token, Request::Identify).await
+    }
+
+    /// The recent lines of the chat room of the holder of `token`.
+    pub async fn chat_log(
+        &self,
+        token: Option<String>,
+    ) -> Result<Vec<crate::game::chat::ChatLine>, GameError> {
+        self.ask(token, Request::ChatLog).await
+    }
+
     /// Subscribes to the game's events (after version `since` first, when given), as the
     /// holder of `token` (which tells players from spectators).
     pub async fn subscribe(

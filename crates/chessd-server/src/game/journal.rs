@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use chessd_core::{
     chess2::{ActionParseError, Chess2Action},
-    game::{DrawPolicy, Reason, Status},
+    game::{DrawPolicy, GameResult, Reason, Status},
     Color,
 };
 use chessd_protocol::uci::GoLimits;
@@ -61,6 +61,47 @@ pub enum Entry {
         /// Both clocks at the end, when the game is timed.
         #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
         clocks: Option<[u64; 2]>,
+    },
+    /// A takeback offer.
+    #[serde(rename = "to")]
+    TakebackOffered {
+        /// Who offered.
+        by: Color,
+    },
+    /// A takeback offer declined (or withdrawn by a move).
+    #[serde(rename = "td")]
+    TakebackDeclined {
+        /// Who declined.
+        by: Color,
+    },
+    /// The last `plies` moves were taken back (an accepted offer), with both clocks then.
+    #[serde(rename = "tb")]
+    Takeback {
+        /// Moves taken back.
+        plies: usize,
+        /// White's and Black's remaining time at the takeback.
+        #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<[u64; 2]>,
+    },
+    /// A rematch offer, with the digest of the offerer's seat secret in the rematch (hex).
+    #[serde(rename = "ro")]
+    RematchOffered {
+        /// Who offered.
+        by: Color,
+        /// The digest of the secret the offerer's seat in the rematch is proven by.
+        seat: String,
+    },
+    /// A rematch offer declined.
+    #[serde(rename = "rd")]
+    RematchDeclined {
+        /// Who declined.
+        by: Color,
+    },
+    /// The rematch was created: the game's id.
+    #[serde(rename = "rm")]
+    Rematch {
+        /// The rematch's id.
+        game: uuid::Uuid,
     },
     /// The game was re-initialised (FEN, PGN or a restored state).
     #[serde(rename = "r")]
@@ -125,6 +166,18 @@ impl Entry {
                 clocks: both(*clocks),
             },
             EventKind::Reset { .. } => Entry::Reset { state: state() },
+            EventKind::TakebackOffered { by } => Entry::TakebackOffered { by: *by },
+            EventKind::TakebackDeclined { by } => Entry::TakebackDeclined { by: *by },
+            EventKind::TakenBack { plies, clocks, .. } => Entry::Takeback {
+                plies: *plies,
+                clocks: both(*clocks),
+            },
+            EventKind::RematchOffered { by, seat } => Entry::RematchOffered {
+                by: *by,
+                seat: hex::encode(seat),
+            },
+            EventKind::RematchDeclined { by } => Entry::RematchDeclined { by: *by },
+            EventKind::Rematch { game } => Entry::Rematch { game: *game },
             _ => return None,
         })
     }
@@ -241,6 +294,8 @@ pub struct Replayed {
     pub clock: Option<Clock>,
     /// A pending draw offer.
     pub draw_offer: Option<Color>,
+    /// Takeback and rematch offers, and the rematch made.
+    pub offers: crate::game::offers::Offers,
     /// The events, as clients saw them, for those that catch up.
     pub log: EventLog,
 }
@@ -339,6 +394,7 @@ pub fn replay(
         .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
     resume(&game, clock.as_mut(), now);
     let mut draw_offer = None;
+    let mut offers = crate::game::offers::Offers::default();
     let mut log = EventLog::new(history);
     for (version, entry) in entries {
         let version = *version;
@@ -350,6 +406,7 @@ pub fn replay(
                 if game.is_over() {
                     draw_offer = None;
                 }
+                offers.takeback = None;
                 let clocks = clock.as_ref().map(|c| c.view(now));
                 match event {
                     Some(event) => event.with_clocks(clocks),
@@ -372,10 +429,52 @@ pub fn replay(
                 end(&mut game, status).map_err(|e| corrupt(version, e))?;
                 set_clocks(&mut clock, *clocks);
                 draw_offer = None;
+                offers.takeback = None;
                 EventKind::GameEnd {
                     status: game.status().clone(),
                     clocks: clock.as_ref().map(|c| c.view(now)),
                 }
+            }
+            Entry::TakebackOffered { by } => {
+                offers.takeback = Some(*by);
+                EventKind::TakebackOffered { by: *by }
+            }
+            Entry::TakebackDeclined { by } => {
+                offers.takeback = None;
+                EventKind::TakebackDeclined { by: *by }
+            }
+            Entry::Takeback { plies, clocks } => {
+                game.take_back(*plies).map_err(|e| corrupt(version, e))?;
+                set_clocks(&mut clock, *clocks);
+                if let Some(c) = clock.as_mut() {
+                    c.stop(now);
+                }
+                resume(&game, clock.as_mut(), now);
+                offers.takeback = None;
+                draw_offer = None;
+                // Clients that reconnect from before the takeback resynchronise.
+                log.clear_history();
+                EventKind::taken_back(&game, *plies, clock.as_ref().map(|c| c.view(now)))
+            }
+            Entry::RematchOffered { by, seat } => {
+                let digest = hex::decode(seat)
+                    .ok()
+                    .and_then(|d| <[u8; 16]>::try_from(d).ok())
+                    .ok_or_else(|| corrupt(version, "a rematch offer without its seat"))?;
+                offers.rematch = Some((*by, digest));
+                EventKind::RematchOffered {
+                    by: *by,
+                    seat: digest,
+                }
+            }
+            Entry::RematchDeclined { by } => {
+                offers.rematch = None;
+                EventKind::RematchDeclined { by: *by }
+            }
+            Entry::Rematch { game: id } => {
+                offers.rematch = None;
+                offers.rematch_game = Some(*id);
+                EventKind::Rematch { game: *id }
             }
             Entry::Reset { state } => {
                 game = state.restore().map_err(|e| corrupt(version, e))?;
@@ -384,6 +483,7 @@ pub fn replay(
                     .map(|c| Clock::with_remaining(c.control, c.white_ms, c.black_ms));
                 resume(&game, clock.as_mut(), now);
                 draw_offer = state.draw_offer;
+                offers.takeback = None;
                 log.clear_history();
                 EventKind::Reset {
                     fen: game.fen(),
@@ -398,6 +498,7 @@ pub fn replay(
         game,
         clock,
         draw_offer,
+        offers,
         log,
     })
 }
@@ -480,6 +581,7 @@ fn end(game: &mut Board, status: &Status) -> Result<(), String> {
         (Some(Reason::Timeout), Some(w)) => game.flag(!w),
         (Some(Reason::Timeout), None) => game.flag(game.to_act()),
         (Some(_), None) => game.claim_draw(),
+        (None, None) if status.result == GameResult::Aborted => game.abort(),
         _ => return Err(format!("{status:?} cannot be set without a move")),
     };
     outcome.map_err(|e| e.to_string())?;
@@ -513,6 +615,51 @@ mod tests {
             uci: uci.into(),
             clocks: None,
         }
+    }
+
+    #[test]
+    fn a_takeback_and_an_abort_replay_as_played_and_round_trip() {
+        let setup = setup_of(&Game::new(Position::default()).into(), None);
+        let journal = entries(vec![
+            mv("e2e4"),
+            mv("e7e5"),
+            Entry::TakebackOffered { by: Color::Black },
+            Entry::Takeback {
+                plies: 1,
+                clocks: None,
+            },
+            mv("d7d5"),
+            Entry::RematchOffered {
+                by: Color::White,
+                seat: "00112233445566778899aabbccddeeff".into(),
+            },
+        ]);
+        for (_, e) in &journal {
+            assert_eq!(&Entry::decode(&e.encode()).unwrap(), e);
+        }
+        let r = replay(&setup, DrawPolicy::default(), &journal, 16, Instant::now()).unwrap();
+        let mut played = Game::new(Position::default());
+        for m in ["e2e4", "d7d5"] {
+            played.play_uci(m).unwrap();
+        }
+        assert_eq!(r.game.fen(), played.position().fen());
+        assert_eq!(r.log.version(), 6);
+        assert_eq!(r.offers.takeback, None);
+        assert_eq!(r.offers.rematch.map(|(by, _)| by), Some(Color::White));
+        // A client from before the takeback resynchronises; one after it catches up.
+        assert!(r.log.since(3, &r.game).is_none());
+        assert!(r.log.since(4, &r.game).unwrap()[0]
+            .json
+            .contains("\"san\":\"d5\""));
+
+        let mut aborted = Game::new(Position::default());
+        aborted.abort().unwrap();
+        let journal = entries(vec![Entry::End {
+            status: aborted.status().clone(),
+            clocks: None,
+        }]);
+        let r = replay(&setup, DrawPolicy::default(), &journal, 16, Instant::now()).unwrap();
+        assert_eq!(r.game.status().result, GameResult::Aborted);
     }
 
     #[test]

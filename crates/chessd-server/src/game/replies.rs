@@ -32,6 +32,8 @@ pub struct GameSnapshot {
     pub created: std::time::SystemTime,
     /// The sides engines play and their configured names (White's first).
     pub engine_seats: Vec<(Color, String)>,
+    /// Takeback and rematch offers, and the rematch once made.
+    pub offers: crate::game::offers::Offers,
 }
 
 /// The answer to a successful action.

@@ -123,6 +123,18 @@ impl SecretDigests {
     }
 }
 
+/// The secret of a seat's player in the rematch of game `game`, made from the seat's secret
+/// in that game: only who holds that secret can work it out, the server keeps only its digest,
+/// and asking again gives the same one.
+pub(crate) fn rematch_secret(seat_secret: &str, game: Uuid) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"chessd rematch seat\0");
+    hasher.update(game.as_bytes());
+    hasher.update(seat_secret.as_bytes());
+    let full: [u8; 32] = hasher.finalize().into();
+    hex::encode(&full[..16])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -258,6 +258,18 @@ impl Games {
         new: NewGame,
         seat: Option<(chessd_core::Color, crate::game::secrets::KeptDigest)>,
     ) -> Result<(GameHandle, Secrets), GameError> {
+        self.create_with_seats(client, new, seat.as_slice()).await
+    }
+
+    /// [`Games::create`], with the seats of `seats` proven by secrets of which only the digests
+    /// are given (a seek's owner's, a rematch's players'): those seats' entries of the answered
+    /// secrets are empty.
+    pub(crate) async fn create_with_seats(
+        &self,
+        client: &ClientKey,
+        new: NewGame,
+        seats: &[(chessd_core::Color, crate::game::secrets::KeptDigest)],
+    ) -> Result<(GameHandle, Secrets), GameError> {
         let mut new = new;
         check_opponents(&new.opponents)?;
         if matches!(new.game, crate::game::Board::Chess2(_)) {
@@ -317,7 +329,7 @@ impl Games {
         let created = std::time::SystemTime::now();
         let mut secrets = Secrets::generate();
         let mut digests = secrets.digests();
-        if let Some((color, seat)) = seat {
+        for &(color, seat) in seats {
             digests = digests.with_seat(color, seat);
             match color {
                 chessd_core::Color::White => secrets.white.clear(),

@@ -94,6 +94,12 @@ impl SavedState {
     ) -> SavedState {
         let status = board.status();
         let set_result = match status.reason {
+            // An abort has no reason: it is set as result and reason `aborted`.
+            None if status.result == GameResult::Aborted => Some(SetResult {
+                result: GameResult::Aborted.name().to_string(),
+                reason: GameResult::Aborted.name().to_string(),
+                note: None,
+            }),
             Some(
                 r @ (Reason::Resignation | Reason::Agreement | Reason::Manual | Reason::Timeout),
             ) => Some(SetResult {
@@ -221,6 +227,11 @@ pub(crate) const CHESS2: &str = "chess2";
 
 fn apply_set_result(game: &mut Board, set: &SetResult) -> Result<(), GameError> {
     use chessd_core::Color;
+    if set.result == "aborted" && set.reason == "aborted" {
+        return game
+            .abort()
+            .map_err(|e| invalid(format!("set_result: {e}")));
+    }
     let winner = match set.result.as_str() {
         "white_wins" => Some(Color::White),
         "black_wins" => Some(Color::Black),

@@ -139,6 +139,17 @@ impl Chess2Game {
         Ok(())
     }
 
+    /// Aborts the game: over with no result ([`GameResult::Aborted`], no reason).
+    pub fn abort(&mut self) -> Result<(), Chess2GameError> {
+        self.ensure_no_status()?;
+        self.end(Status {
+            result: GameResult::Aborted,
+            reason: None,
+            note: None,
+        });
+        Ok(())
+    }
+
     /// `loser` resigns.
     pub fn resign(&mut self, loser: Color) -> Result<(), Chess2GameError> {
         self.ensure_no_status()?;

@@ -69,6 +69,43 @@ pub(crate) struct GameView {
     /// A Chess 2 game's armies, stones and waiting duel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chess2: Option<Chess2View>,
+    /// Players' actions around the moves: abort, takeback, rematch, chat.
+    #[serde(default)]
+    pub in_game: InGameView,
+}
+
+/// What the players may do around the moves, and the offers waiting.
+#[derive(Debug, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub(crate) struct InGameView {
+    /// Whether a seat may abort the game now (it goes on, and not both sides have moved).
+    pub abortable: bool,
+    /// Whether the game allows takebacks (casual standard games).
+    pub takebacks: bool,
+    /// The side whose takeback offer waits.
+    #[schema(value_type = Option<crate::schemas::Side>)]
+    pub takeback_offer: Option<Color>,
+    /// The side whose rematch offer waits.
+    #[schema(value_type = Option<crate::schemas::Side>)]
+    pub rematch_offer: Option<Color>,
+    /// The rematch, once created.
+    pub rematch: Option<Uuid>,
+    /// Whether the game has chat (not against an engine).
+    pub chat: bool,
+}
+
+impl InGameView {
+    /// The view of a snapshot.
+    pub(crate) fn of(s: &GameSnapshot) -> InGameView {
+        use crate::game::offers::{abort_allowed, takebacks_allowed};
+        InGameView {
+            abortable: abort_allowed(&s.game),
+            takebacks: matches!(s.game, Board::Chess(_)) && takebacks_allowed(&s.game),
+            takeback_offer: s.offers.takeback,
+            rematch_offer: s.offers.rematch.map(|(by, _)| by),
+            rematch: s.offers.rematch_game,
+            chat: s.engine_seats.is_empty(),
+        }
+    }
 }
 
 /// A game's options.
@@ -129,6 +166,7 @@ impl From<&GameSnapshot> for GameView {
             claimable_draw: s.game.claimable_draw(),
             options: options_view(s),
             chess2,
+            in_game: InGameView::of(s),
         }
     }
 }

@@ -13,6 +13,7 @@ pub(crate) mod game_actions;
 pub(crate) mod game_admin;
 pub(crate) mod game_view;
 pub(crate) mod games;
+pub(crate) mod in_game;
 pub(crate) mod jobs;
 pub(crate) mod lobby_ws;
 pub(crate) mod position;
@@ -136,6 +137,32 @@ pub fn route_table() -> Vec<ApiRoute> {
             game_actions::decline_draw,
         ),
         R::new(POST, "/v1/games/{id}/draw-claim", game_actions::claim_draw),
+        R::new(POST, "/v1/games/{id}/abort", in_game::abort),
+        R::new(POST, "/v1/games/{id}/takeback", in_game::offer_takeback),
+        R::new(
+            POST,
+            "/v1/games/{id}/takeback/accept",
+            in_game::accept_takeback,
+        ),
+        R::new(
+            POST,
+            "/v1/games/{id}/takeback/decline",
+            in_game::decline_takeback,
+        ),
+        R::new(POST, "/v1/games/{id}/rematch", in_game::offer_rematch),
+        R::new(GET, "/v1/games/{id}/rematch", in_game::get_rematch),
+        R::new(
+            POST,
+            "/v1/games/{id}/rematch/accept",
+            in_game::accept_rematch_route,
+        ),
+        R::new(
+            POST,
+            "/v1/games/{id}/rematch/decline",
+            in_game::decline_rematch,
+        ),
+        R::new(POST, "/v1/games/{id}/chat", in_game::post_chat),
+        R::new(GET, "/v1/games/{id}/chat", in_game::get_chat),
         R::new(GET, "/v1/games/{id}/options", games::options),
         R::new(PATCH, "/v1/games/{id}/options", game_admin::set_options),
         // A game's engine.

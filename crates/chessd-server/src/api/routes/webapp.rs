@@ -93,6 +93,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/format.js", JS),
     asset!("js/game.js", JS),
     asset!("js/game-analysis.js", JS),
+    asset!("js/game-chat.js", JS),
     asset!("js/game-clock.js", JS),
     asset!("js/game-controller.js", JS),
     asset!("js/game-export.js", JS),

@@ -109,6 +109,9 @@ pub(crate) async fn connect(
         token,
         session,
         limits: ws,
+        state: state.clone(),
+        client,
+        role: subscription.caller,
         _permit: permit,
     };
     actix_web::rt::spawn(connection.run(stream, rx, subscription, query.since.is_some()));
@@ -120,6 +123,12 @@ struct Connection {
     token: Option<String>,
     session: Session,
     limits: crate::config::WebSocketConfig,
+    /// The server (for chat limits and rematches).
+    state: web::Data<AppState>,
+    /// Who the client is (its chat rate, its games).
+    client: crate::admission::ClientKey,
+    /// The connection's role in the game.
+    role: Caller,
     /// The connection's place in the client's and the server's socket counts.
     _permit: Permit,
 }
@@ -173,7 +182,12 @@ impl Connection {
         while ok {
             tokio::select! {
                 event = rx.recv() => match event {
-                    Some(frame) => ok = self.session.text(frame.json.clone()).await.is_ok(),
+                    Some(frame) => {
+                        ok = self.session.text(frame.json.clone()).await.is_ok();
+                        if ok {
+                            ok = self.after_event(&frame).await;
+                        }
+                    }
                     // The game dropped us (queue full) or stopped: close; the client reconnects.
                     None => { close = Some(CloseReason { code: CloseCode::Away, description: Some("game event stream ended".into()) }); break; }
                 },
@@ -240,6 +254,14 @@ impl Connection {
                 }
             },
             ClientFrame::Resign { ack } => (Action::Resign(None), ack),
+            ClientFrame::Abort { ack } => (Action::Abort, ack),
+            ClientFrame::TakebackOffer { ack } => (Action::OfferTakeback, ack),
+            ClientFrame::TakebackAccept { ack } => (Action::AcceptTakeback, ack),
+            ClientFrame::TakebackDecline { ack } => (Action::DeclineTakeback, ack),
+            ClientFrame::RematchDecline { ack } => (Action::DeclineRematch, ack),
+            ClientFrame::RematchOffer { ack } => return self.rematch(true, ack).await,
+            ClientFrame::RematchAccept { ack } => return self.rematch(false, ack).await,
+            ClientFrame::Chat { text, ack } => return self.chat(&text, ack).await,
             ClientFrame::DrawOffer { ack } => (Action::OfferDraw, ack),
             ClientFrame::DrawAccept { ack } => (Action::AcceptDraw, ack),
             ClientFrame::DrawDecline { ack } => (Action::DeclineDraw, ack),
@@ -287,6 +309,96 @@ impl Connection {
             Err(e) => return self.send_error(&ack, ApiError::from(e)).await,
         };
         self.send_json(&answer).await
+    }
+
+    /// After an event went out: a `rematch` event is followed, on a seat's connection, by
+    /// that seat's own `rematch_seat` (its secret in the rematch, made from its secret here).
+    async fn after_event(&mut self, frame: &EventFrame) -> bool {
+        let (Caller::Seat(me), Some(token)) = (self.role, self.token.as_deref()) else {
+            return true;
+        };
+        if !frame.json.contains("\"type\":\"rematch\"") {
+            return true;
+        }
+        let event: serde_json::Value = serde_json::from_str(&frame.json).unwrap_or_default();
+        let Some(id) = event["game"].as_str() else {
+            return true;
+        };
+        let seat = crate::api::routes::in_game::RematchSeat {
+            id: id.to_string(),
+            color: (!me).name().to_string(),
+            secret: crate::game::secrets::rematch_secret(token, self.game.id()),
+        };
+        let mut value = serde_json::to_value(seat).unwrap_or_default();
+        value["type"] = "rematch_seat".into();
+        self.send_json(&value).await
+    }
+
+    /// `rematch_offer` (which accepts a waiting offer of the opponent) or `rematch_accept`:
+    /// an accept is answered with the caller's seat in the rematch.
+    async fn rematch(&mut self, offer: bool, ack: Option<serde_json::Value>) -> bool {
+        let Some(token) = self.token.clone() else {
+            return self
+                .send_error(&ack, crate::game::command::Need::Seat.refusal(false).into())
+                .await;
+        };
+        let me = match self.role {
+            Caller::Seat(me) => me,
+            _ => {
+                return self
+                    .send_error(&ack, crate::game::command::Need::Seat.refusal(true).into())
+                    .await
+            }
+        };
+        if offer {
+            let seat = crate::game::secrets::digest(&crate::game::secrets::rematch_secret(
+                &token,
+                self.game.id(),
+            ));
+            let reply = match self
+                .game
+                .act(Some(token.clone()), Action::OfferRematch(seat))
+                .await
+            {
+                Ok(reply) => reply,
+                Err(e) => return self.send_error(&ack, e.into()).await,
+            };
+            let offers = &reply.snapshot.offers;
+            let theirs = matches!(offers.rematch, Some((by, _)) if by != me);
+            if !theirs && offers.rematch_game.is_none() {
+                return self.send_json(&ack_frame(&ack, &reply)).await;
+            }
+        }
+        let state = self.state.clone();
+        match crate::api::routes::in_game::accept_rematch(&state, &self.client, &self.game, &token)
+            .await
+        {
+            Ok((seat, _)) => {
+                let frame = serde_json::json!({"type": "ack", "ack": ack, "rematch": seat});
+                self.send_json(&frame).await
+            }
+            Err(e) => self.send_error(&ack, e).await,
+        }
+    }
+
+    /// `chat`: a message to the caller's room, answered with `ack` (or `error`).
+    async fn chat(&mut self, text: &str, ack: Option<serde_json::Value>) -> bool {
+        let state = self.state.clone();
+        match crate::api::routes::in_game::send_chat(
+            &state,
+            &self.client,
+            &self.game,
+            self.token.clone(),
+            text,
+        )
+        .await
+        {
+            Ok(_) => {
+                self.send_json(&serde_json::json!({"type": "ack", "ack": ack}))
+                    .await
+            }
+            Err(e) => self.send_error(&ack, e).await,
+        }
     }
 
     /// Answers a command with an `error` frame.

@@ -79,6 +79,7 @@ impl GameActor {
             self.draw_offer = None;
             self.publish(EventKind::DrawDeclined { by: turn }, ctx);
         }
+        self.withdraw_takeback(turn, ctx);
         if self.game.is_over() {
             self.draw_offer = None;
         }
@@ -196,6 +197,15 @@ impl GameActor {
                 self.game.claim_draw()?;
                 self.end_without_move(now, ctx);
             }
+            Action::Abort => self.abort(caller, ctx)?,
+            Action::OfferTakeback => self.offer_takeback(caller, ctx)?,
+            Action::AcceptTakeback => self.accept_takeback(caller, ctx)?,
+            Action::DeclineTakeback => self.decline_takeback(caller, ctx)?,
+            Action::OfferRematch(seat) => self.offer_rematch(caller, seat, ctx)?,
+            Action::AcceptRematch => self.accept_rematch(caller)?,
+            Action::DeclineRematch => self.decline_rematch(caller, ctx)?,
+            Action::RematchMade(game) => self.rematch_made(caller, game, ctx)?,
+            Action::RematchFailed => self.rematch_failed(caller)?,
             Action::SetDraw(note) => {
                 self.game.set_draw(note)?;
                 self.end_without_move(now, ctx);

@@ -144,7 +144,7 @@ impl GameActor {
     pub(super) fn broadcast(&mut self, frame: Arc<EventFrame>) {
         // A subscriber whose queue is full or closed is dropped; it reconnects and catches up.
         self.subscribers
-            .retain(|(_, tx)| tx.try_send(frame.clone()).is_ok());
+            .retain(|(_, _, tx)| tx.try_send(frame.clone()).is_ok());
     }
 
     /// Writes the game's options to the store (after a change).

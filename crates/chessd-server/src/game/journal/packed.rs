@@ -87,6 +87,13 @@ pub fn pack(
             at + 1
         )));
     }
+    if entries
+        .iter()
+        .any(|(_, e)| matches!(e, Entry::Takeback { .. }))
+    {
+        // The packed moves walk the game forwards only: a game with a takeback keeps its rows.
+        return Err(PackError::Unpackable("the game has a takeback".into()));
+    }
     let bytes = write(setup, options, entries)?;
     let back = unpack(&bytes)?;
     let same = back.setup.status.is_none()
@@ -398,7 +405,9 @@ fn write_other(w: &mut BitWriter, entry: &Entry, unit: u64) {
             w.write(DECLINE, 3);
             w.write_bit(*by == Color::Black);
         }
-        Entry::End { status, clocks } if status.note.is_none() => {
+        Entry::End { status, clocks }
+            if status.note.is_none() && status.result != GameResult::Aborted =>
+        {
             w.write(END, 3);
             w.write(result_code(status.result), 2);
             w.write(status.reason.map_or(0, |r| reason_code(r) + 1), 4);
@@ -476,7 +485,8 @@ fn result_code(result: GameResult) -> u64 {
         GameResult::Ongoing => 0,
         GameResult::WhiteWins => 1,
         GameResult::BlackWins => 2,
-        GameResult::Draw => 3,
+        // An aborted game's end is written as JSON (see `write_other`).
+        GameResult::Draw | GameResult::Aborted => 3,
     }
 }
 
