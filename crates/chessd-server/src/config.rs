@@ -13,11 +13,14 @@ use figment::{
 };
 use serde::{Deserialize, Serialize};
 
+mod pairing;
+pub use pairing::{PairingConfig, PoolConfig};
+
 /// The defaults compiled into the binary, so `chessd` runs with no files around it.
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 14] = [
+const SECTIONS: [&str; 15] = [
     "bind",
     "workers",
     "auth",
@@ -32,6 +35,7 @@ const SECTIONS: [&str; 14] = [
     "gct_workers",
     "cluster",
     "lobby",
+    "pairing",
 ];
 
 /// The whole configuration.
@@ -68,6 +72,8 @@ pub struct Config {
     pub cluster: ClusterConfig,
     /// The lobby: seeks and the lobby socket.
     pub lobby: LobbyConfig,
+    /// Quick pairing: its pools and how they are paired.
+    pub pairing: PairingConfig,
 }
 
 /// The `[lobby]` section: how long seeks live and how the lobby socket follows them.
@@ -409,6 +415,8 @@ pub struct Limits {
     pub body_timeout_ms: u64,
     /// Open seeks in the whole lobby (all nodes of a cluster together).
     pub max_seeks: usize,
+    /// Entries waiting in the quick-pairing pools (all nodes of a cluster together).
+    pub max_pairing_entries: usize,
 }
 
 /// Where games are kept: the database and how it writes.
@@ -546,6 +554,8 @@ pub struct QuotasConfig {
     pub max_exports: usize,
     /// Open seeks a client may have in the lobby at once.
     pub max_seeks: usize,
+    /// Entries a client may have waiting in the quick-pairing pools at once.
+    pub max_pairing_entries: usize,
 }
 
 impl QuotasConfig {
@@ -559,6 +569,7 @@ impl QuotasConfig {
             max_sockets: usize::MAX,
             max_exports: usize::MAX,
             max_seeks: usize::MAX,
+            max_pairing_entries: usize::MAX,
         }
     }
 }
@@ -624,6 +635,7 @@ impl Config {
                 self.cluster.verify_percent
             ));
         }
+        self.pairing.check()?;
         for host in &self.webhooks.allowed_hosts {
             let port = host.rsplit_once(':').map(|(_, p)| p.parse::<u16>());
             if !matches!(port, Some(Ok(_))) {

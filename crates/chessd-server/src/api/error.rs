@@ -145,13 +145,21 @@ pub enum ErrorCode {
     TooManySeeks,
     /// The lobby needs a database (`store.url` is `memory`).
     LobbyUnavailable,
+    /// No quick-pairing pool with that id.
+    PoolNotFound,
+    /// No pairing entry with that id in that pool (or it expired).
+    PairingEntryNotFound,
+    /// The pairing entry is paired (or being paired) already: it cannot leave.
+    PairingEntryPaired,
+    /// The pools hold `limits.max_pairing_entries` waiting entries already.
+    TooManyPairingEntries,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 64] = [
+    pub const ALL: [ErrorCode; 68] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -215,6 +223,10 @@ impl ErrorCode {
         ErrorCode::OwnSeek,
         ErrorCode::TooManySeeks,
         ErrorCode::LobbyUnavailable,
+        ErrorCode::PoolNotFound,
+        ErrorCode::PairingEntryNotFound,
+        ErrorCode::PairingEntryPaired,
+        ErrorCode::TooManyPairingEntries,
         ErrorCode::Internal,
     ];
 
@@ -262,6 +274,9 @@ impl ErrorCode {
             SeekNotFound => StatusCode::NOT_FOUND,
             SeekTaken | OwnSeek => StatusCode::CONFLICT,
             TooManySeeks | LobbyUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            PoolNotFound | PairingEntryNotFound => StatusCode::NOT_FOUND,
+            PairingEntryPaired => StatusCode::CONFLICT,
+            TooManyPairingEntries => StatusCode::SERVICE_UNAVAILABLE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -333,6 +348,10 @@ impl ErrorCode {
             OwnSeek => "own_seek",
             TooManySeeks => "too_many_seeks",
             LobbyUnavailable => "lobby_unavailable",
+            PoolNotFound => "pool_not_found",
+            PairingEntryNotFound => "pairing_entry_not_found",
+            PairingEntryPaired => "pairing_entry_paired",
+            TooManyPairingEntries => "too_many_pairing_entries",
             Internal => "internal",
         }
     }
@@ -477,6 +496,24 @@ impl From<AdmissionError> for ApiError {
             retry_after_secs: e.retry_after_secs(),
             ..ApiError::new(code, e.to_string())
         }
+    }
+}
+
+impl From<crate::lobby::pairing::PairingError> for ApiError {
+    fn from(e: crate::lobby::pairing::PairingError) -> ApiError {
+        use crate::lobby::pairing::PairingError as P;
+        let code = match &e {
+            P::Unavailable => ErrorCode::LobbyUnavailable,
+            P::PoolNotFound(_) => ErrorCode::PoolNotFound,
+            P::NotFound(_) => ErrorCode::PairingEntryNotFound,
+            P::Paired(_) => ErrorCode::PairingEntryPaired,
+            P::Refused { given: true } => ErrorCode::Forbidden,
+            P::Refused { given: false } => ErrorCode::Unauthorized,
+            P::ClientFull { .. } => ErrorCode::QuotaExceeded,
+            P::Full { .. } => ErrorCode::TooManyPairingEntries,
+            P::Store(_) => ErrorCode::StoreUnavailable,
+        };
+        ApiError::new(code, e.to_string())
     }
 }
 
@@ -733,7 +770,11 @@ mod tests {
                 OwnSeek => 60,
                 TooManySeeks => 61,
                 LobbyUnavailable => 62,
-                Internal => 63,
+                PoolNotFound => 63,
+                PairingEntryNotFound => 64,
+                PairingEntryPaired => 65,
+                TooManyPairingEntries => 66,
+                Internal => 67,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

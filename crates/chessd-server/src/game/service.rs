@@ -258,6 +258,17 @@ impl Games {
         new: NewGame,
         seat: Option<(chessd_core::Color, crate::game::secrets::KeptDigest)>,
     ) -> Result<(GameHandle, Secrets), GameError> {
+        self.create_with_seats(client, new, seat.as_slice()).await
+    }
+
+    /// Creates a game whose `seats` are given as the digests of their secrets (their secrets
+    /// in the answer are empty), as [`Self::create_with_seat`] does for one.
+    pub(crate) async fn create_with_seats(
+        &self,
+        client: &ClientKey,
+        new: NewGame,
+        seats: &[(chessd_core::Color, crate::game::secrets::KeptDigest)],
+    ) -> Result<(GameHandle, Secrets), GameError> {
         let mut new = new;
         check_opponents(&new.opponents)?;
         if matches!(new.game, crate::game::Board::Chess2(_)) {
@@ -317,7 +328,7 @@ impl Games {
         let created = std::time::SystemTime::now();
         let mut secrets = Secrets::generate();
         let mut digests = secrets.digests();
-        if let Some((color, seat)) = seat {
+        for &(color, seat) in seats {
             digests = digests.with_seat(color, seat);
             match color {
                 chessd_core::Color::White => secrets.white.clear(),
