@@ -45,6 +45,7 @@ mod gct_worker;
 mod in_game;
 mod lobby;
 mod openapi;
+mod pairing;
 mod security;
 mod store_writes;
 mod web_e2e;

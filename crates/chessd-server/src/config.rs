@@ -13,11 +13,14 @@ use figment::{
 };
 use serde::{Deserialize, Serialize};
 
+mod pairing;
+pub use pairing::{PairingConfig, PoolConfig};
+
 /// The defaults compiled into the binary, so `chessd` runs with no files around it.
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 15] = [
+const SECTIONS: [&str; 16] = [
     "bind",
     "chat",
     "workers",
@@ -33,6 +36,7 @@ const SECTIONS: [&str; 15] = [
     "gct_workers",
     "cluster",
     "lobby",
+    "pairing",
 ];
 
 /// The whole configuration.
@@ -72,6 +76,8 @@ pub struct Config {
     /// Games' chats: message length, rate and history.
     #[serde(default)]
     pub chat: ChatConfig,
+    /// Quick pairing: its pools and how they are paired.
+    pub pairing: PairingConfig,
 }
 
 /// The `[chat]` section: the players' and spectators' chats of games.
@@ -438,6 +444,8 @@ pub struct Limits {
     pub body_timeout_ms: u64,
     /// Open seeks in the whole lobby (all nodes of a cluster together).
     pub max_seeks: usize,
+    /// Entries waiting in the quick-pairing pools (all nodes of a cluster together).
+    pub max_pairing_entries: usize,
 }
 
 /// Where games are kept: the database and how it writes.
@@ -575,6 +583,8 @@ pub struct QuotasConfig {
     pub max_exports: usize,
     /// Open seeks a client may have in the lobby at once.
     pub max_seeks: usize,
+    /// Entries a client may have waiting in the quick-pairing pools at once.
+    pub max_pairing_entries: usize,
 }
 
 impl QuotasConfig {
@@ -588,6 +598,7 @@ impl QuotasConfig {
             max_sockets: usize::MAX,
             max_exports: usize::MAX,
             max_seeks: usize::MAX,
+            max_pairing_entries: usize::MAX,
         }
     }
 }
@@ -653,6 +664,7 @@ impl Config {
                 self.cluster.verify_percent
             ));
         }
+        self.pairing.check()?;
         for host in &self.webhooks.allowed_hosts {
             let port = host.rsplit_once(':').map(|(_, p)| p.parse::<u16>());
             if !matches!(port, Some(Ok(_))) {

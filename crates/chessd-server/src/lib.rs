@@ -50,6 +50,8 @@ pub struct AppState {
     pub(crate) admission: admission::Admission,
     /// The lobby: seeks, in the store.
     pub(crate) lobby: lobby::Lobby,
+    /// Quick pairing: pools of waiting players, in the store.
+    pub(crate) pairing: lobby::pairing::Pairing,
     /// This node's part in a cluster (`None`: a single node).
     pub(crate) cluster: Option<cluster::Cluster>,
     /// The cluster's shared perft task queue, for the work API (`None`: a single node).
@@ -151,6 +153,7 @@ impl AppState {
         let admission = admission::Admission::from_config(&config);
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config, store.clone());
         let lobby = lobby::Lobby::new(&store, &config);
+        let pairing = lobby::pairing::Pairing::new(&store, &config);
         let games = Games::new(game::service::GamesParts {
             max_games: config.limits.max_games,
             hooks: Arc::new(hooks),
@@ -166,6 +169,7 @@ impl AppState {
             jobs,
             admission,
             lobby,
+            pairing,
             config: Arc::new(config),
             games,
             cluster,

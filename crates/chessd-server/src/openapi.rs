@@ -35,7 +35,7 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         (name = "websocket", description = "Online play."),
         (name = "jobs", description = "Perft and mate-in-N puzzle jobs, run on a pool off the HTTP threads."),
         (name = "engines", description = "UCI engines: configured by name, attached to games (hints, play, analysis, an engine opponent)."),
-        (name = "lobby", description = "Seeks: players waiting for an opponent, listed live on the lobby socket, accepted once.")
+        (name = "lobby", description = "Seeks: players waiting for an opponent, listed live on the lobby socket, accepted once. Quick pairing: pools of players paired by rating.")
     ),
     paths(
         api::routes::system::health,
@@ -56,6 +56,10 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         api::routes::seeks::cancel,
         api::routes::seeks::accept,
         api::routes::lobby_ws::connect,
+        api::routes::pairing::list,
+        api::routes::pairing::join,
+        api::routes::pairing::view,
+        api::routes::pairing::leave,
         api::routes::jobs::list,
         api::routes::jobs::create_perft,
         api::routes::jobs::perft_view,

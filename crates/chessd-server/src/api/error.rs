@@ -159,13 +159,21 @@ pub enum ErrorCode {
     ChatDisabled,
     /// A chat message empty or over `chat.max_length` characters.
     ChatTooLong,
+    /// No quick-pairing pool with that id.
+    PoolNotFound,
+    /// No pairing entry with that id in that pool (or it expired).
+    PairingEntryNotFound,
+    /// The pairing entry is paired (or being paired) already: it cannot leave.
+    PairingEntryPaired,
+    /// The pools hold `limits.max_pairing_entries` waiting entries already.
+    TooManyPairingEntries,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 71] = [
+    pub const ALL: [ErrorCode; 75] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -236,6 +244,10 @@ impl ErrorCode {
         ErrorCode::RematchNotAllowed,
         ErrorCode::ChatDisabled,
         ErrorCode::ChatTooLong,
+        ErrorCode::PoolNotFound,
+        ErrorCode::PairingEntryNotFound,
+        ErrorCode::PairingEntryPaired,
+        ErrorCode::TooManyPairingEntries,
         ErrorCode::Internal,
     ];
 
@@ -286,6 +298,9 @@ impl ErrorCode {
             AbortNotAllowed | NoOffer | TakebackNotAllowed | GameNotOver | RematchNotAllowed
             | ChatDisabled => StatusCode::CONFLICT,
             ChatTooLong => StatusCode::UNPROCESSABLE_ENTITY,
+            PoolNotFound | PairingEntryNotFound => StatusCode::NOT_FOUND,
+            PairingEntryPaired => StatusCode::CONFLICT,
+            TooManyPairingEntries => StatusCode::SERVICE_UNAVAILABLE,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -364,6 +379,10 @@ impl ErrorCode {
             RematchNotAllowed => "rematch_not_allowed",
             ChatDisabled => "chat_disabled",
             ChatTooLong => "chat_too_long",
+            PoolNotFound => "pool_not_found",
+            PairingEntryNotFound => "pairing_entry_not_found",
+            PairingEntryPaired => "pairing_entry_paired",
+            TooManyPairingEntries => "too_many_pairing_entries",
             Internal => "internal",
         }
     }
@@ -508,6 +527,24 @@ impl From<AdmissionError> for ApiError {
             retry_after_secs: e.retry_after_secs(),
             ..ApiError::new(code, e.to_string())
         }
+    }
+}
+
+impl From<crate::lobby::pairing::PairingError> for ApiError {
+    fn from(e: crate::lobby::pairing::PairingError) -> ApiError {
+        use crate::lobby::pairing::PairingError as P;
+        let code = match &e {
+            P::Unavailable => ErrorCode::LobbyUnavailable,
+            P::PoolNotFound(_) => ErrorCode::PoolNotFound,
+            P::NotFound(_) => ErrorCode::PairingEntryNotFound,
+            P::Paired(_) => ErrorCode::PairingEntryPaired,
+            P::Refused { given: true } => ErrorCode::Forbidden,
+            P::Refused { given: false } => ErrorCode::Unauthorized,
+            P::ClientFull { .. } => ErrorCode::QuotaExceeded,
+            P::Full { .. } => ErrorCode::TooManyPairingEntries,
+            P::Store(_) => ErrorCode::StoreUnavailable,
+        };
+        ApiError::new(code, e.to_string())
     }
 }
 
@@ -778,7 +815,11 @@ mod tests {
                 RematchNotAllowed => 67,
                 ChatDisabled => 68,
                 ChatTooLong => 69,
-                Internal => 70,
+                PoolNotFound => 70,
+                PairingEntryNotFound => 71,
+                PairingEntryPaired => 72,
+                TooManyPairingEntries => 73,
+                Internal => 74,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

@@ -9,6 +9,7 @@
 //! reads the seeks every `lobby.poll_ms` while sockets are open and tells them what changed.
 
 pub mod glicko;
+pub mod pairing;
 mod watch;
 
 use std::{

@@ -12,6 +12,7 @@ mod db;
 mod error;
 pub(crate) mod jobs;
 mod jobs_db;
+pub mod pairing;
 pub mod perft_tasks;
 pub mod seeks;
 mod write;
@@ -509,6 +510,13 @@ impl Store {
         self.inner
             .as_ref()
             .map(|inner| seeks::SeekDb::new(inner.db.clone()))
+    }
+
+    /// Quick pairing's entries (`None` in memory: pairing needs a database).
+    pub fn pairing(&self) -> Option<pairing::PairingDb> {
+        self.inner
+            .as_ref()
+            .map(|inner| pairing::PairingDb::new(inner.db.clone()))
     }
 
     /// The cluster's tables, on PostgreSQL (`None` for any other store), through a pool of

@@ -5,8 +5,10 @@
 //! `lobby.poll_ms` while lobby sockets are open). A seek's owner sends `{"type": "hold", "id",
 //! "secret"}`: the seek then lives while the socket is open (and `lobby.seek_grace_secs` after),
 //! and when it is accepted the socket gets `accepted` with the game and the owner's seat.
+//! Quick pairing's entries are held the same way (`hold_pairing`), and their pairing is told
+//! (`paired`, or `pairing_failed`).
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseReason, Session};
@@ -19,11 +21,15 @@ use crate::{
     api::{
         client::client_key,
         error::ApiError,
-        routes::seeks::{owner_seat, SeekView},
+        routes::{
+            pairing::{self, EntryView},
+            seeks::{owner_seat, SeekView},
+        },
         ws_limits,
         ws_pace::{Heartbeat, MessageRate},
     },
-    lobby::{HoldGuard, Lobby, LobbyEvent, SocketGuard},
+    lobby::{pairing::HoldGuard as PairingHold, HoldGuard, Lobby, LobbyEvent, SocketGuard},
+    store::pairing::EntryRow,
     AppState,
 };
 
@@ -38,11 +44,18 @@ enum LobbyFrame {
         /// The seek's secret.
         secret: String,
     },
+    /// Holds the client's own quick-pairing entry (with its secret).
+    HoldPairing {
+        /// The entry's id.
+        id: String,
+        /// The entry's secret.
+        secret: String,
+    },
     /// Answered with `pong`.
     Ping,
 }
 
-/// Seeks one socket may hold at once.
+/// Seeks (and, apart, pairing entries) one socket may hold at once.
 const MAX_HELD: usize = 16;
 
 /// `GET /v1/lobby/ws`
@@ -52,7 +65,7 @@ const MAX_HELD: usize = 16;
     operation_id = "connectLobby",
     tag = "lobby",
     summary = "WebSocket: the lobby, live",
-    description = "The lobby over WebSocket (JSON text frames with a `type` field). On connect the server sends `{\"type\": \"seeks\", \"seeks\": [SeekView…]}` (every open seek), then `{\"type\": \"seek_added\", \"seek\": SeekView}` and `{\"type\": \"seek_removed\", \"id\": …}` as seeks open and close on any node of a cluster (each node reads the seeks from the store every `lobby.poll_ms` while lobby sockets are open, so changes arrive within about that).\n\nA seek's owner sends `{\"type\": \"hold\", \"id\": …, \"secret\": …}` (answered `{\"type\": \"holding\", \"id\": …}` or `error`): the seek then lives while this socket is open and `lobby.seek_grace_secs` after it closes (instead of `lobby.seek_ttl_secs`), and when another player accepts it the socket gets `{\"type\": \"accepted\", \"seek\": …, \"game\": {\"id\", \"color\", \"secret\"}}`: the game and the owner's seat. `{\"type\": \"ping\"}` is answered `pong`. Limits as for game sockets (`[websocket]`, `quotas.max_sockets`); a socket holds at most 16 seeks.",
+    description = "The lobby over WebSocket (JSON text frames with a `type` field). On connect the server sends `{\"type\": \"seeks\", \"seeks\": [SeekView…]}` (every open seek), then `{\"type\": \"seek_added\", \"seek\": SeekView}` and `{\"type\": \"seek_removed\", \"id\": …}` as seeks open and close on any node of a cluster (each node reads the seeks from the store every `lobby.poll_ms` while lobby sockets are open, so changes arrive within about that).\n\nA seek's owner sends `{\"type\": \"hold\", \"id\": …, \"secret\": …}` (answered `{\"type\": \"holding\", \"id\": …}` or `error`): the seek then lives while this socket is open and `lobby.seek_grace_secs` after it closes (instead of `lobby.seek_ttl_secs`), and when another player accepts it the socket gets `{\"type\": \"accepted\", \"seek\": …, \"game\": {\"id\", \"color\", \"secret\"}}`: the game and the owner's seat. `{\"type\": \"ping\"}` is answered `pong`. Limits as for game sockets (`[websocket]`, `quotas.max_sockets`); a socket holds at most 16 seeks.\n\nA quick-pairing entry's holder sends `{\"type\": \"hold_pairing\", \"id\": …, \"secret\": …}` (answered `{\"type\": \"holding_pairing\", \"id\": …, \"pool\": …}` or `error`): the entry then lives while this socket is open and `pairing.grace_secs` after it closes, and once paired the socket gets `{\"type\": \"paired\", \"entry\": …, \"pool\": …, \"game\": {\"id\", \"color\", \"secret\"}}` (or `{\"type\": \"pairing_failed\", \"entry\", \"pool\", \"code\", \"message\"}` when its game could not be made). A socket holds at most 16 entries.",
     responses(
         (status = 101, description = "Switching protocols; frames as described above."),
         (status = 400, description = "Not a WebSocket handshake (`invalid_request`).", body = crate::api::error::ErrorBody<'static>),
@@ -69,6 +82,7 @@ pub(crate) async fn connect(
 ) -> Result<HttpResponse, actix_web::Error> {
     let client = client_key(&req, &state.config.auth, false)?;
     let (events, guard) = state.lobby.subscribe().map_err(ApiError::from)?;
+    let settled = state.pairing.subscribe();
     let permit = state
         .admission
         .acquire_socket(&client)
@@ -77,13 +91,15 @@ pub(crate) async fn connect(
     let (response, session, stream) = ws_limits::handle(&req, body, &limits).await?;
     let socket = Socket {
         lobby: state.lobby.clone(),
+        state: state.clone(),
+        entries: HashMap::new(),
         session,
         limits,
         held: HashMap::new(),
         _guard: guard,
         _permit: permit,
     };
-    actix_web::rt::spawn(socket.run(stream, events));
+    actix_web::rt::spawn(socket.run(stream, events, settled));
     Ok(response)
 }
 
@@ -94,6 +110,10 @@ struct Socket {
     limits: crate::config::WebSocketConfig,
     /// The seeks it holds: their secrets and holds.
     held: HashMap<String, (String, HoldGuard)>,
+    /// The app (quick pairing's pairer makes games through it).
+    state: web::Data<AppState>,
+    /// The pairing entries it holds: their secrets and holds.
+    entries: HashMap<String, (String, PairingHold)>,
     _guard: SocketGuard,
     _permit: Permit,
 }
@@ -122,6 +142,7 @@ impl Socket {
         mut self,
         mut stream: ws_limits::LimitedStream,
         mut events: broadcast::Receiver<LobbyEvent>,
+        mut settled: broadcast::Receiver<Arc<EntryRow>>,
     ) {
         let mut ok = self.send_list().await;
         let mut heartbeat = Heartbeat::new(&self.limits);
@@ -133,6 +154,12 @@ impl Socket {
                     Ok(event) => ok = self.on_event(event).await,
                     // Too slow: events were missed, so the whole list again.
                     Err(broadcast::error::RecvError::Lagged(_)) => ok = self.send_list().await,
+                    Err(broadcast::error::RecvError::Closed) => break,
+                },
+                entry = settled.recv() => match entry {
+                    Ok(entry) => ok = self.on_settled(&entry).await,
+                    // Too slow: read the held entries themselves.
+                    Err(broadcast::error::RecvError::Lagged(_)) => ok = self.reread_entries().await,
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
                 msg = stream.recv() => {
@@ -178,6 +205,68 @@ impl Socket {
         }
     }
 
+    /// Tells the holder of a settled entry (if this socket holds it).
+    async fn on_settled(&mut self, entry: &EntryRow) -> bool {
+        let Some((secret, _hold)) = self.entries.remove(&entry.id) else {
+            return true;
+        };
+        let view = EntryView::of(entry, &secret);
+        match (view.game, view.error) {
+            (Some(game), _) => {
+                self.send(json!({"type": "paired", "entry": entry.id, "pool": entry.pool, "game": game}))
+                    .await
+            }
+            (None, Some(e)) => {
+                self.send(json!({"type": "pairing_failed", "entry": entry.id, "pool": entry.pool, "code": e.code, "message": e.message}))
+                    .await
+            }
+            (None, None) => true,
+        }
+    }
+
+    /// Reads each held entry again and tells those that settled.
+    async fn reread_entries(&mut self) -> bool {
+        let held: Vec<(String, String)> = self
+            .entries
+            .iter()
+            .map(|(id, (secret, _))| (id.clone(), secret.clone()))
+            .collect();
+        for (id, secret) in held {
+            match self.state.pairing.owned(None, &id, Some(&secret)).await {
+                Ok(entry) if entry.status == "paired" || entry.status == "failed" => {
+                    if !self.on_settled(&entry).await {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Holds a pairing entry.
+    async fn hold_pairing(&mut self, id: String, secret: String) -> bool {
+        if self.entries.len() >= MAX_HELD && !self.entries.contains_key(&id) {
+            return self
+                .send(json!({"type": "error", "id": id, "code": "invalid_request", "message": format!("a lobby socket holds at most {MAX_HELD} pairing entries")}))
+                .await;
+        }
+        let pairing = pairing::started(&self.state).clone();
+        match pairing.hold(&id, &secret).await {
+            Ok(hold) => {
+                let pool = hold.pool().to_string();
+                self.entries.insert(id.clone(), (secret, hold));
+                self.send(json!({"type": "holding_pairing", "id": id, "pool": pool}))
+                    .await
+            }
+            Err(e) => {
+                let e = ApiError::from(e);
+                self.send(json!({"type": "error", "id": id, "code": e.code.as_str(), "message": e.message}))
+                    .await
+            }
+        }
+    }
+
     async fn on_text(&mut self, text: &str) -> bool {
         let frame = match serde_json::from_str::<LobbyFrame>(text) {
             Ok(f) => f,
@@ -189,6 +278,7 @@ impl Socket {
         };
         match frame {
             LobbyFrame::Ping => self.send(json!({"type": "pong"})).await,
+            LobbyFrame::HoldPairing { id, secret } => self.hold_pairing(id, secret).await,
             LobbyFrame::Hold { id, secret } => {
                 if self.held.len() >= MAX_HELD && !self.held.contains_key(&id) {
                     return self

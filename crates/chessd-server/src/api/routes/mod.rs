@@ -16,6 +16,7 @@ pub(crate) mod games;
 pub(crate) mod in_game;
 pub(crate) mod jobs;
 pub(crate) mod lobby_ws;
+pub(crate) mod pairing;
 pub(crate) mod position;
 pub(crate) mod seeks;
 pub(crate) mod system;
@@ -91,6 +92,10 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(DELETE, "/v1/seeks/{id}", seeks::cancel),
         R::new(POST, "/v1/seeks/{id}/accept", seeks::accept),
         R::new(GET, "/v1/lobby/ws", lobby_ws::connect),
+        R::new(GET, "/v1/pairing", pairing::list),
+        R::new(POST, "/v1/pairing/{pool}", pairing::join),
+        R::new(GET, "/v1/pairing/{pool}/{entry}", pairing::view),
+        R::new(DELETE, "/v1/pairing/{pool}/{entry}", pairing::leave),
         // Jobs.
         R::new(GET, "/v1/jobs", jobs::list),
         R::new(POST, "/v1/perft", jobs::create_perft),
