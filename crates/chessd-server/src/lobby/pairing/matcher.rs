@@ -3,7 +3,9 @@
 //! Each entry accepts opponents rated within its range, which starts at `range_initial` and
 //! widens by `range_per_sec` for each second it has waited, up to `range_max`. Two entries are
 //! paired when their ratings differ by at most the range of each (both accept), and never when
-//! they are the same client or the same player. The longest waiting entry is served first, with
+//! they are the same player: when both entries have a player, their players tell (two players
+//! behind one address, a family or a club, may play each other); when either has none, their
+//! clients do. The longest waiting entry is served first, with
 //! the closest-rated opponent that accepts it (the longer waiting one on a tie).
 
 use std::{collections::BTreeSet, ops::Bound};
@@ -55,9 +57,13 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    /// Whether `self` and `other` are the same player (never paired together).
+    /// Whether `self` and `other` are the same player (never paired together): the same
+    /// player when both have one, else the same client.
     fn same_as(&self, other: &Candidate) -> bool {
-        self.client == other.client || (self.player.is_some() && self.player == other.player)
+        match (&self.player, &other.player) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.client == other.client,
+        }
     }
 }
 
@@ -172,7 +178,13 @@ mod tests {
         y.player = Some("p".into());
         assert!(pairs(&[x.clone(), y.clone()], 60_000, RANGE).is_empty());
         y.player = Some("q".into());
-        assert_eq!(pairs(&[x, y], 0, RANGE), [(0, 1)]);
+        assert_eq!(pairs(&[x.clone(), y.clone()], 0, RANGE), [(0, 1)]);
+        // Two players behind one address play each other; a player and a stranger without a
+        // player behind the same address do not (the client is all that tells them apart).
+        y.client = "a".into();
+        assert_eq!(pairs(&[x.clone(), y.clone()], 0, RANGE), [(0, 1)]);
+        y.player = None;
+        assert!(pairs(&[x, y], 60_000, RANGE).is_empty());
         // Two players with no player id but different clients are paired.
         let entries = [
             entry("a", 1500, 0),
