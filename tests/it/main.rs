@@ -44,6 +44,7 @@ mod gct_pool;
 mod gct_worker;
 mod lobby;
 mod openapi;
+mod players;
 mod security;
 mod store_writes;
 mod web_e2e;

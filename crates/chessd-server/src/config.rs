@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 14] = [
+const SECTIONS: [&str; 15] = [
     "bind",
     "workers",
     "auth",
@@ -32,6 +32,7 @@ const SECTIONS: [&str; 14] = [
     "gct_workers",
     "cluster",
     "lobby",
+    "players",
 ];
 
 /// The whole configuration.
@@ -68,6 +69,30 @@ pub struct Config {
     pub cluster: ClusterConfig,
     /// The lobby: seeks and the lobby socket.
     pub lobby: LobbyConfig,
+    /// Players: their creation and login limits, tokens and cookie.
+    pub players: PlayersConfig,
+}
+
+/// The `[players]` section: what creating players and logging in may cost, and the session.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayersConfig {
+    /// Players one client may create per minute (0: no limit).
+    pub creates_per_minute: u32,
+    /// Players the whole server creates per minute (0: no limit).
+    pub creates_per_minute_total: u32,
+    /// Login attempts one client may make per minute (0: no limit).
+    pub logins_per_minute: u32,
+    /// Login attempts per minute on one name, whoever makes them (0: no limit).
+    pub logins_per_minute_per_name: u32,
+    /// Tokens a player keeps (each login makes one; the oldest are forgotten).
+    pub max_tokens: usize,
+    /// Whether the player cookie is `Secure` (sent over HTTPS only).
+    pub cookie_secure: bool,
+    /// Recent games a player page lists.
+    pub recent_games: usize,
+    /// Games one PGN export of a player's games holds at most (a page; `before` pages on).
+    pub max_pgn_games: usize,
 }
 
 /// The `[lobby]` section: how long seeks live and how the lobby socket follows them.

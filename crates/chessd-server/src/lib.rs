@@ -22,6 +22,7 @@ pub mod jobs;
 pub mod lobby;
 pub(crate) mod metrics;
 pub mod openapi;
+pub mod players;
 pub(crate) mod schemas;
 pub mod server;
 pub mod store;
@@ -50,6 +51,8 @@ pub struct AppState {
     pub(crate) admission: admission::Admission,
     /// The lobby: seeks, in the store.
     pub(crate) lobby: lobby::Lobby,
+    /// Players: names, tokens, ratings, in the store.
+    pub(crate) players: players::Players,
     /// This node's part in a cluster (`None`: a single node).
     pub(crate) cluster: Option<cluster::Cluster>,
     /// The cluster's shared perft task queue, for the work API (`None`: a single node).
@@ -151,6 +154,7 @@ impl AppState {
         let admission = admission::Admission::from_config(&config);
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config, store.clone());
         let lobby = lobby::Lobby::new(&store, &config);
+        let players = players::Players::new(&store, &config.players);
         let games = Games::new(game::service::GamesParts {
             max_games: config.limits.max_games,
             hooks: Arc::new(hooks),
@@ -166,6 +170,7 @@ impl AppState {
             jobs,
             admission,
             lobby,
+            players,
             config: Arc::new(config),
             games,
             cluster,

@@ -145,13 +145,25 @@ pub enum ErrorCode {
     TooManySeeks,
     /// The lobby needs a database (`store.url` is `memory`).
     LobbyUnavailable,
+    /// Players need a database (`store.url` is `memory`).
+    PlayersUnavailable,
+    /// No player with that name or id.
+    PlayerNotFound,
+    /// Another player has this name (names are unique case-insensitively).
+    NameTaken,
+    /// The player has a name already.
+    AlreadyNamed,
+    /// A wrong name or password, or a player token that names no player.
+    BadCredentials,
+    /// A rated seek (posting or accepting it) needs a player (`X-Player-Token`).
+    PlayerRequired,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 64] = [
+    pub const ALL: [ErrorCode; 70] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -215,6 +227,12 @@ impl ErrorCode {
         ErrorCode::OwnSeek,
         ErrorCode::TooManySeeks,
         ErrorCode::LobbyUnavailable,
+        ErrorCode::PlayersUnavailable,
+        ErrorCode::PlayerNotFound,
+        ErrorCode::NameTaken,
+        ErrorCode::AlreadyNamed,
+        ErrorCode::BadCredentials,
+        ErrorCode::PlayerRequired,
         ErrorCode::Internal,
     ];
 
@@ -262,6 +280,10 @@ impl ErrorCode {
             SeekNotFound => StatusCode::NOT_FOUND,
             SeekTaken | OwnSeek => StatusCode::CONFLICT,
             TooManySeeks | LobbyUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            PlayersUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            PlayerNotFound => StatusCode::NOT_FOUND,
+            NameTaken | AlreadyNamed => StatusCode::CONFLICT,
+            BadCredentials | PlayerRequired => StatusCode::UNAUTHORIZED,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -333,6 +355,12 @@ impl ErrorCode {
             OwnSeek => "own_seek",
             TooManySeeks => "too_many_seeks",
             LobbyUnavailable => "lobby_unavailable",
+            PlayersUnavailable => "players_unavailable",
+            PlayerNotFound => "player_not_found",
+            NameTaken => "name_taken",
+            AlreadyNamed => "already_named",
+            BadCredentials => "bad_credentials",
+            PlayerRequired => "player_required",
             Internal => "internal",
         }
     }
@@ -475,6 +503,28 @@ impl From<AdmissionError> for ApiError {
         };
         ApiError {
             retry_after_secs: e.retry_after_secs(),
+            ..ApiError::new(code, e.to_string())
+        }
+    }
+}
+
+impl From<crate::players::PlayersError> for ApiError {
+    fn from(e: crate::players::PlayersError) -> ApiError {
+        use crate::players::PlayersError as P;
+        let (code, retry) = match &e {
+            P::Unavailable => (ErrorCode::PlayersUnavailable, None),
+            P::Invalid(_) => (ErrorCode::InvalidRequest, None),
+            P::NameTaken(_) => (ErrorCode::NameTaken, None),
+            P::AlreadyNamed => (ErrorCode::AlreadyNamed, None),
+            P::BadCredentials(_) => (ErrorCode::BadCredentials, None),
+            P::NotFound(_) => (ErrorCode::PlayerNotFound, None),
+            P::RateLimited {
+                retry_after_secs, ..
+            } => (ErrorCode::RateLimited, Some(*retry_after_secs)),
+            P::Store(_) => (ErrorCode::StoreUnavailable, None),
+        };
+        ApiError {
+            retry_after_secs: retry,
             ..ApiError::new(code, e.to_string())
         }
     }
@@ -733,7 +783,13 @@ mod tests {
                 OwnSeek => 60,
                 TooManySeeks => 61,
                 LobbyUnavailable => 62,
-                Internal => 63,
+                PlayersUnavailable => 63,
+                PlayerNotFound => 64,
+                NameTaken => 65,
+                AlreadyNamed => 66,
+                BadCredentials => 67,
+                PlayerRequired => 68,
+                Internal => 69,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

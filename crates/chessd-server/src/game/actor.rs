@@ -128,6 +128,8 @@ pub(crate) struct GameActor {
     collecting: Option<Vec<WriteOp>>,
     /// The game's engine seats as set up: boxed, and only for games that have some.
     seats: Option<Box<Seats>>,
+    /// Who plays the game, for a game created with players (a seek accepted by players).
+    players: Option<Arc<crate::game::players::GamePlayers>>,
 }
 
 /// A game's engine seats as set up (most games have none).
@@ -217,6 +219,7 @@ impl GameActor {
                     ..Seats::default()
                 })
             }),
+            players: None,
         }
     }
 
@@ -322,6 +325,7 @@ impl GameActor {
             has_webhook: self.options.webhook.is_some(),
             created: self.created,
             engine_seats: self.engine.seats.clone(),
+            players: self.players.clone(),
         }
     }
 
@@ -524,6 +528,8 @@ pub(crate) struct ActorStart {
     /// When the game was created (as stored, so that its PGN date is the same from memory and
     /// from the store).
     pub created: std::time::SystemTime,
+    /// Who plays it, for a game created with players.
+    pub players: Option<Arc<crate::game::players::GamePlayers>>,
 }
 
 /// Starts a game actor.
@@ -541,6 +547,7 @@ pub(crate) fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<Ga
     actor.fence = start.fence;
     actor.set_seats(start.stored_opponents, start.bot_permits);
     actor.created = start.created;
+    actor.players = start.players;
     // The games row holds the result the game was created with (a PGN may end it already).
     actor.stored_result = actor.game.status().result;
     actor.start()
@@ -548,6 +555,10 @@ pub(crate) fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<Ga
 
 /// Brings a stored game back into memory: its journal replayed through the rules, its clocks
 /// resumed as they stood, its events kept for clients that catch up.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the parts of a stored game, each its own"
+)]
 pub(crate) fn resume_game(
     env: Arc<GameEnv>,
     stored: crate::store::StoredGame,
@@ -555,6 +566,7 @@ pub(crate) fn resume_game(
     opponents: Vec<(StartedEngine, Opponent)>,
     bot_permits: Vec<Permit>,
     fence: Option<Fence>,
+    players: Option<Arc<crate::game::players::GamePlayers>>,
 ) -> Result<actix::Addr<GameActor>, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
         GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
@@ -589,6 +601,7 @@ pub(crate) fn resume_game(
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
     actor.stored = Some(stored.seq);
     actor.fence = fence;
+    actor.players = players;
     actor.stored_result = actor.game.status().result;
     for row in &stored.keys {
         let (Some(scope), Ok(fingerprint)) = (

@@ -32,6 +32,8 @@ pub struct GameSnapshot {
     pub created: std::time::SystemTime,
     /// The sides engines play and their configured names (White's first).
     pub engine_seats: Vec<(Color, String)>,
+    /// Who plays the game, for a game created with players.
+    pub players: Option<std::sync::Arc<crate::game::players::GamePlayers>>,
 }
 
 /// The answer to a successful action.

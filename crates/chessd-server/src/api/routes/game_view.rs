@@ -69,6 +69,11 @@ pub(crate) struct GameView {
     /// A Chess 2 game's armies, stones and waiting duel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chess2: Option<Chess2View>,
+    /// Who plays the game, for a game created with players (an accepted seek): each side's
+    /// player (name, or `null` for an anonymous one; rating when the game started) and whether
+    /// the game is rated. Absent for other games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<crate::api::routes::players::GamePlayersView>,
 }
 
 /// A game's options.
@@ -129,6 +134,10 @@ impl From<&GameSnapshot> for GameView {
             claimable_draw: s.game.claimable_draw(),
             options: options_view(s),
             chess2,
+            players: s
+                .players
+                .as_deref()
+                .map(crate::api::routes::players::GamePlayersView::of),
         }
     }
 }

@@ -15,6 +15,7 @@ pub(crate) mod game_view;
 pub(crate) mod games;
 pub(crate) mod jobs;
 pub(crate) mod lobby_ws;
+pub(crate) mod players;
 pub(crate) mod position;
 pub(crate) mod seeks;
 pub(crate) mod system;
@@ -90,6 +91,12 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(DELETE, "/v1/seeks/{id}", seeks::cancel),
         R::new(POST, "/v1/seeks/{id}/accept", seeks::accept),
         R::new(GET, "/v1/lobby/ws", lobby_ws::connect),
+        // Players.
+        R::new(POST, "/v1/players", players::create),
+        R::new(POST, "/v1/players/login", players::login),
+        R::new(GET, "/v1/player", players::me),
+        R::new(GET, "/v1/players/{name}", players::page),
+        R::new(GET, "/v1/players/{name}/games.pgn", players::games_pgn),
         // Jobs.
         R::new(GET, "/v1/jobs", jobs::list),
         R::new(POST, "/v1/perft", jobs::create_perft),
