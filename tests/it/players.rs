@@ -361,26 +361,49 @@ fn blitz(page: &Value) -> Option<&Value> {
 #[actix_web::test]
 async fn a_rated_game_to_mate_changes_both_ratings_by_glicko2_and_an_aborted_one_does_not() {
     let (app, _db) = app(|_| {}).await;
-    let (_, white) = player(&app, Some(("Wanda", "wanda's password"))).await;
-    let (black_id, black) = player(&app, None).await;
+    rated_games(&app).await;
+}
+
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+#[actix_web::test]
+async fn ratings_are_kept_the_same_way_in_postgresql() {
+    let pg = crate::common::postgres::PgServer::start();
+    let url = pg.url.clone();
+    let app = TestApp::tweaked(move |c| {
+        c.store.url = url;
+        c.quotas = chessd_server::config::QuotasConfig::unlimited();
+        c.players.creates_per_minute = 0;
+    })
+    .await;
+    rated_games(&app).await;
+}
+
+/// Two players (one named, one anonymous) play a rated blitz game to mate, an aborted rated
+/// game and a casual one; only the first changes their ratings, exactly as the reference says.
+async fn rated_games(app: &TestApp) {
+    let (_, white) = player(app, Some(("Wanda", "wanda's password"))).await;
+    let (black_id, black) = player(app, None).await;
 
     // Rated needs a player on both sides.
     let body = json!({"rated": true});
-    let (status, v) = call(&app, "POST", "/v1/seeks", None, None, Some(body.clone())).await;
+    let (status, v) = call(app, "POST", "/v1/seeks", None, None, Some(body.clone())).await;
     assert_eq!(
         (status, code(&v)),
         (StatusCode::UNAUTHORIZED, "player_required"),
         "{v}"
     );
-    let (_, posted) = call(&app, "POST", "/v1/seeks", Some(&white), None, Some(body)).await;
+    let (_, posted) = call(app, "POST", "/v1/seeks", Some(&white), None, Some(body)).await;
     let uri = format!("/v1/seeks/{}/accept", posted["id"].as_str().unwrap());
-    let (status, v) = call(&app, "POST", &uri, None, None, None).await;
+    let (status, v) = call(app, "POST", &uri, None, None, None).await;
     assert_eq!(
         (status, code(&v)),
         (StatusCode::UNAUTHORIZED, "player_required"),
         "{v}"
     );
-    let (status, v) = call(&app, "POST", &uri, Some(&white), None, None).await;
+    let (status, v) = call(app, "POST", &uri, Some(&white), None, None).await;
     assert_eq!(
         (status, code(&v)),
         (StatusCode::CONFLICT, "own_seek"),
@@ -391,7 +414,7 @@ async fn a_rated_game_to_mate_changes_both_ratings_by_glicko2_and_an_aborted_one
     app.delete(&seek, Some(secret)).await;
 
     // A rated 3+2 game (blitz) played to mate: Black mates.
-    let g = seek_game(&app, &white, &black, true).await;
+    let g = seek_game(app, &white, &black, true).await;
     let view = app.view(&g).await;
     assert_eq!(view["players"]["rated"], true, "{view}");
     assert_eq!(view["players"]["white"]["name"], "Wanda");
@@ -428,7 +451,7 @@ async fn a_rated_game_to_mate_changes_both_ratings_by_glicko2_and_an_aborted_one
 
     // The next game's players carry their ratings at its start; aborted (Black never moved,
     // then resigned), it changes nothing.
-    let g2 = seek_game(&app, &white, &black, true).await;
+    let g2 = seek_game(app, &white, &black, true).await;
     let view = app.view(&g2).await;
     assert_eq!(
         view["players"]["white"]["rating"].as_i64(),
@@ -449,7 +472,7 @@ async fn a_rated_game_to_mate_changes_both_ratings_by_glicko2_and_an_aborted_one
     assert_eq!(again["recent_games"][0]["id"], g2.id.as_str());
 
     // A casual game between players records them but rates nothing.
-    let g3 = seek_game(&app, &white, &black, false).await;
+    let g3 = seek_game(app, &white, &black, false).await;
     assert_eq!(app.view(&g3).await["players"]["rated"], false);
     app.play(&g3, &["f2f3", "e7e5", "g2g4", "d8h4"]).await;
     assert_eq!(blitz(&app.get_ok("/v1/players/wanda").await), blitz(&wanda));

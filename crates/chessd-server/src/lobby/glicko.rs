@@ -204,6 +204,7 @@ mod tests {
         assert_eq!(Class::of(60_000, 0), Class::Bullet);
         assert_eq!(Class::of(180_000, 2_000), Class::Blitz);
         assert_eq!(Class::of(600_000, 0), Class::Rapid);
-        assert_eq!(Class::of(900_000, 10_000), Class::Classical);
+        assert_eq!(Class::of(900_000, 10_000), Class::Rapid);
+        assert_eq!(Class::of(1_800_000, 0), Class::Classical);
     }
 }
