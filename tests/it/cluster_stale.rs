@@ -106,6 +106,7 @@ async fn a_node_holding_its_shard_again_serves_the_stored_game_not_its_stale_cop
         game: Game::new(Position::startpos()).into(),
         options: GameOptions::default(),
         opponents: Vec::new(),
+        players: None,
     };
     let (handle, secrets) = a.create(&client, new).await.unwrap();
     let id = handle.id().to_string();

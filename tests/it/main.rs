@@ -46,6 +46,7 @@ mod in_game;
 mod lobby;
 mod openapi;
 mod pairing;
+mod players;
 mod security;
 mod store_writes;
 mod web_e2e;

@@ -20,7 +20,7 @@ pub use pairing::{PairingConfig, PoolConfig};
 pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
 
 /// The top-level keys and sections, for filtering environment variables.
-const SECTIONS: [&str; 16] = [
+const SECTIONS: [&str; 17] = [
     "bind",
     "chat",
     "workers",
@@ -37,6 +37,7 @@ const SECTIONS: [&str; 16] = [
     "cluster",
     "lobby",
     "pairing",
+    "players",
 ];
 
 /// The whole configuration.
@@ -78,6 +79,8 @@ pub struct Config {
     pub chat: ChatConfig,
     /// Quick pairing: its pools and how they are paired.
     pub pairing: PairingConfig,
+    /// Players: their creation and login limits, tokens and cookie.
+    pub players: PlayersConfig,
 }
 
 /// The `[chat]` section: the players' and spectators' chats of games.
@@ -103,6 +106,28 @@ impl Default for ChatConfig {
             history: 50,
         }
     }
+}
+
+/// The `[players]` section: what creating players and logging in may cost, and the session.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayersConfig {
+    /// Players one client may create per minute (0: no limit).
+    pub creates_per_minute: u32,
+    /// Players the whole server creates per minute (0: no limit).
+    pub creates_per_minute_total: u32,
+    /// Login attempts one client may make per minute (0: no limit).
+    pub logins_per_minute: u32,
+    /// Login attempts per minute on one name, whoever makes them (0: no limit).
+    pub logins_per_minute_per_name: u32,
+    /// Tokens a player keeps (each login makes one; the oldest are forgotten).
+    pub max_tokens: usize,
+    /// Whether the player cookie is `Secure` (sent over HTTPS only).
+    pub cookie_secure: bool,
+    /// Recent games a player page lists.
+    pub recent_games: usize,
+    /// Games one PGN export of a player's games holds at most (a page; `before` pages on).
+    pub max_pgn_games: usize,
 }
 
 /// The `[lobby]` section: how long seeks live and how the lobby socket follows them.

@@ -22,6 +22,7 @@ pub mod jobs;
 pub mod lobby;
 pub(crate) mod metrics;
 pub mod openapi;
+pub mod players;
 pub(crate) mod schemas;
 pub mod server;
 pub mod store;
@@ -52,6 +53,8 @@ pub struct AppState {
     pub(crate) lobby: lobby::Lobby,
     /// Quick pairing: pools of waiting players, in the store.
     pub(crate) pairing: lobby::pairing::Pairing,
+    /// Players: names, tokens, ratings, in the store.
+    pub(crate) players: players::Players,
     /// This node's part in a cluster (`None`: a single node).
     pub(crate) cluster: Option<cluster::Cluster>,
     /// The cluster's shared perft task queue, for the work API (`None`: a single node).
@@ -154,6 +157,7 @@ impl AppState {
         let jobs = jobs::supervisor::JobSupervisor::from_config(&config, store.clone());
         let lobby = lobby::Lobby::new(&store, &config);
         let pairing = lobby::pairing::Pairing::new(&store, &config);
+        let players = players::Players::new(&store, &config.players);
         let games = Games::new(game::service::GamesParts {
             max_games: config.limits.max_games,
             hooks: Arc::new(hooks),
@@ -170,6 +174,7 @@ impl AppState {
             admission,
             lobby,
             pairing,
+            players,
             config: Arc::new(config),
             games,
             cluster,

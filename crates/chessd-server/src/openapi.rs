@@ -35,7 +35,8 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         (name = "websocket", description = "Online play."),
         (name = "jobs", description = "Perft and mate-in-N puzzle jobs, run on a pool off the HTTP threads."),
         (name = "engines", description = "UCI engines: configured by name, attached to games (hints, play, analysis, an engine opponent)."),
-        (name = "lobby", description = "Seeks: players waiting for an opponent, listed live on the lobby socket, accepted once. Quick pairing: pools of players paired by rating.")
+        (name = "lobby", description = "Seeks: players waiting for an opponent, listed live on the lobby socket, accepted once. Quick pairing: pools of players paired by rating."),
+        (name = "players", description = "Players: anonymous or named, their tokens (`X-Player-Token`), Glicko-2 ratings per variant and time-control class, recent games and PGN.")
     ),
     paths(
         api::routes::system::health,
@@ -55,6 +56,11 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         api::routes::seeks::view,
         api::routes::seeks::cancel,
         api::routes::seeks::accept,
+        api::routes::players::create,
+        api::routes::players::login,
+        api::routes::players::me,
+        api::routes::players::page,
+        api::routes::players::games_pgn,
         api::routes::lobby_ws::connect,
         api::routes::pairing::list,
         api::routes::pairing::join,
@@ -183,6 +189,15 @@ impl Modify for SecuritySchemes {
                     ))
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            "playerToken",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Player-Token",
+                "A player's token (from `POST /v1/players` or its login). Browsers may send \
+                 the `chessd_player` cookie instead, which those routes set (HttpOnly, \
+                 SameSite=Lax).",
+            ))),
         );
         components.add_security_scheme(
             "tokenQuery",

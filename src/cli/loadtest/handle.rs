@@ -156,6 +156,7 @@ async fn play(games: Arc<Games>, moves: Vec<String>, deadline: Instant, counts: 
             game: Game::new(Position::startpos()).into(),
             options: GameOptions::default(),
             opponents: Vec::new(),
+            players: None,
         };
         let Ok((handle, secrets)) = games.create(&client, new).await else {
             fail();

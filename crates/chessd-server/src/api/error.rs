@@ -167,13 +167,25 @@ pub enum ErrorCode {
     PairingEntryPaired,
     /// The pools hold `limits.max_pairing_entries` waiting entries already.
     TooManyPairingEntries,
+    /// Players need a database (`store.url` is `memory`).
+    PlayersUnavailable,
+    /// No player with that name or id.
+    PlayerNotFound,
+    /// Another player has this name (names are unique case-insensitively).
+    NameTaken,
+    /// The player has a name already.
+    AlreadyNamed,
+    /// A wrong name or password, or a player token that names no player.
+    BadCredentials,
+    /// A rated seek (posting or accepting it) needs a player (`X-Player-Token`).
+    PlayerRequired,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 75] = [
+    pub const ALL: [ErrorCode; 81] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -248,6 +260,12 @@ impl ErrorCode {
         ErrorCode::PairingEntryNotFound,
         ErrorCode::PairingEntryPaired,
         ErrorCode::TooManyPairingEntries,
+        ErrorCode::PlayersUnavailable,
+        ErrorCode::PlayerNotFound,
+        ErrorCode::NameTaken,
+        ErrorCode::AlreadyNamed,
+        ErrorCode::BadCredentials,
+        ErrorCode::PlayerRequired,
         ErrorCode::Internal,
     ];
 
@@ -301,6 +319,10 @@ impl ErrorCode {
             PoolNotFound | PairingEntryNotFound => StatusCode::NOT_FOUND,
             PairingEntryPaired => StatusCode::CONFLICT,
             TooManyPairingEntries => StatusCode::SERVICE_UNAVAILABLE,
+            PlayersUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            PlayerNotFound => StatusCode::NOT_FOUND,
+            NameTaken | AlreadyNamed => StatusCode::CONFLICT,
+            BadCredentials | PlayerRequired => StatusCode::UNAUTHORIZED,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -383,6 +405,12 @@ impl ErrorCode {
             PairingEntryNotFound => "pairing_entry_not_found",
             PairingEntryPaired => "pairing_entry_paired",
             TooManyPairingEntries => "too_many_pairing_entries",
+            PlayersUnavailable => "players_unavailable",
+            PlayerNotFound => "player_not_found",
+            NameTaken => "name_taken",
+            AlreadyNamed => "already_named",
+            BadCredentials => "bad_credentials",
+            PlayerRequired => "player_required",
             Internal => "internal",
         }
     }
@@ -545,6 +573,28 @@ impl From<crate::lobby::pairing::PairingError> for ApiError {
             P::Store(_) => ErrorCode::StoreUnavailable,
         };
         ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<crate::players::PlayersError> for ApiError {
+    fn from(e: crate::players::PlayersError) -> ApiError {
+        use crate::players::PlayersError as P;
+        let (code, retry) = match &e {
+            P::Unavailable => (ErrorCode::PlayersUnavailable, None),
+            P::Invalid(_) => (ErrorCode::InvalidRequest, None),
+            P::NameTaken(_) => (ErrorCode::NameTaken, None),
+            P::AlreadyNamed => (ErrorCode::AlreadyNamed, None),
+            P::BadCredentials(_) => (ErrorCode::BadCredentials, None),
+            P::NotFound(_) => (ErrorCode::PlayerNotFound, None),
+            P::RateLimited {
+                retry_after_secs, ..
+            } => (ErrorCode::RateLimited, Some(*retry_after_secs)),
+            P::Store(_) => (ErrorCode::StoreUnavailable, None),
+        };
+        ApiError {
+            retry_after_secs: retry,
+            ..ApiError::new(code, e.to_string())
+        }
     }
 }
 
@@ -819,7 +869,13 @@ mod tests {
                 PairingEntryNotFound => 71,
                 PairingEntryPaired => 72,
                 TooManyPairingEntries => 73,
-                Internal => 74,
+                PlayersUnavailable => 74,
+                PlayerNotFound => 75,
+                NameTaken => 76,
+                AlreadyNamed => 77,
+                BadCredentials => 78,
+                PlayerRequired => 79,
+                Internal => 80,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

@@ -131,6 +131,8 @@ pub(crate) struct GameActor {
     seats: Option<Box<Seats>>,
     /// Takeback and rematch offers and the chat: boxed, and only once a game has some.
     in_game: Option<Box<in_game::InGame>>,
+    /// Who plays the game, for a game created with players (a seek accepted by players).
+    players: Option<Arc<crate::game::players::GamePlayers>>,
 }
 
 /// A game's engine seats as set up (most games have none).
@@ -221,6 +223,7 @@ impl GameActor {
                 })
             }),
             in_game: None,
+            players: None,
         }
     }
 
@@ -327,6 +330,7 @@ impl GameActor {
             created: self.created,
             engine_seats: self.engine.seats.clone(),
             offers: self.offers(),
+            players: self.players.clone(),
         }
     }
 
@@ -542,6 +546,8 @@ pub(crate) struct ActorStart {
     /// When the game was created (as stored, so that its PGN date is the same from memory and
     /// from the store).
     pub created: std::time::SystemTime,
+    /// Who plays it, for a game created with players.
+    pub players: Option<Arc<crate::game::players::GamePlayers>>,
 }
 
 /// Starts a game actor.
@@ -559,6 +565,7 @@ pub(crate) fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<Ga
     actor.fence = start.fence;
     actor.set_seats(start.stored_opponents, start.bot_permits);
     actor.created = start.created;
+    actor.players = start.players;
     // The games row holds the result the game was created with (a PGN may end it already).
     actor.stored_result = actor.game.status().result;
     actor.start()
@@ -566,6 +573,10 @@ pub(crate) fn start_game(env: Arc<GameEnv>, start: ActorStart) -> actix::Addr<Ga
 
 /// Brings a stored game back into memory: its journal replayed through the rules, its clocks
 /// resumed as they stood, its events kept for clients that catch up.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the parts of a stored game, each its own"
+)]
 pub(crate) fn resume_game(
     env: Arc<GameEnv>,
     stored: crate::store::StoredGame,
@@ -573,6 +584,7 @@ pub(crate) fn resume_game(
     opponents: Vec<(StartedEngine, Opponent)>,
     bot_permits: Vec<Permit>,
     fence: Option<Fence>,
+    players: Option<Arc<crate::game::players::GamePlayers>>,
 ) -> Result<actix::Addr<GameActor>, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
         GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
@@ -608,6 +620,7 @@ pub(crate) fn resume_game(
     actor.created = std::time::UNIX_EPOCH + Duration::from_millis(stored.created_ms.max(0) as u64);
     actor.stored = Some(stored.seq);
     actor.fence = fence;
+    actor.players = players;
     actor.stored_result = actor.game.status().result;
     for row in &stored.keys {
         let (Some(scope), Ok(fingerprint)) = (

@@ -26,6 +26,7 @@ pub mod options;
 pub(crate) mod outbox;
 pub mod ownership;
 pub mod packing;
+pub mod players;
 pub(crate) mod registry;
 pub(crate) mod replies;
 pub(crate) mod secrets;

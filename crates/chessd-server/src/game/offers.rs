@@ -17,10 +17,10 @@ pub struct Offers {
     pub rematch_game: Option<Uuid>,
 }
 
-/// Whether takebacks are allowed in this game. Today every game allows them; takebacks are for
-/// casual games, so this is where a rated game will refuse them.
-pub fn takebacks_allowed(_game: &Board) -> bool {
-    true
+/// Whether takebacks are allowed in this game: in casual games only (`rated`: the game is
+/// rated, from its players), as lichess.
+pub fn takebacks_allowed(_game: &Board, rated: bool) -> bool {
+    !rated
 }
 
 /// Whether the game may still be aborted: it goes on and not both sides have moved yet (as

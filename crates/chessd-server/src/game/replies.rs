@@ -34,6 +34,8 @@ pub struct GameSnapshot {
     pub engine_seats: Vec<(Color, String)>,
     /// Takeback and rematch offers, and the rematch once made.
     pub offers: crate::game::offers::Offers,
+    /// Who plays the game, for a game created with players.
+    pub players: Option<std::sync::Arc<crate::game::players::GamePlayers>>,
 }
 
 /// The answer to a successful action.

@@ -48,6 +48,8 @@ pub struct NewGame {
     /// Engines that play a side by themselves: none, one, or one for each side (an engine
     /// match, played as a normal game).
     pub opponents: Vec<OpponentSpec>,
+    /// Who plays it, for a game created with players (stored with the game).
+    pub players: Option<crate::game::players::GamePlayers>,
 }
 
 /// What [`Games`] is built from.
@@ -217,6 +219,13 @@ impl Games {
         } else {
             Vec::new()
         };
+        let players = match self.env.store.players() {
+            Some(db) => db
+                .game_players(&id)
+                .await?
+                .map(|row| Arc::new(crate::game::players::GamePlayers::from_row(&row))),
+            None => None,
+        };
         let addr = resume_game(
             Arc::clone(&self.env),
             stored,
@@ -224,6 +233,7 @@ impl Games {
             opponents,
             bot_permits,
             fence,
+            players,
         )?;
         let handle = self.register(reservation, id, addr, fence);
         tracing::info!(game = %id, "game brought back from the store");
@@ -348,11 +358,16 @@ impl Games {
                 options: json(&StoredOptions::of(&new.options, &stored_opponents))?,
                 status: new.game.status().result.name().to_string(),
             };
-            let seq = self
-                .env
-                .store
-                .write_fenced(WriteOp::Create(row), fence)
-                .await?;
+            let created_ms = row.created_ms;
+            let op = match &new.players {
+                None => WriteOp::Create(row),
+                // Who plays is committed with the game, or neither is.
+                Some(players) => WriteOp::Batch(vec![
+                    WriteOp::Create(row),
+                    WriteOp::Players(players.row(id, created_ms)),
+                ]),
+            };
+            let seq = self.env.store.write_fenced(op, fence).await?;
             Some(seq)
         } else {
             None
@@ -371,6 +386,7 @@ impl Games {
                 opponents,
                 stored_opponents,
                 created,
+                players: new.players.map(Arc::new),
             },
         );
         let handle = self.register(reservation, id, addr, fence);

@@ -164,3 +164,47 @@ impl Class {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Glickman's worked example: 1500/200/0.06 against 1400/30 (won), 1550/100 and 1700/300
+    /// (lost) in one period, τ = 0.5, gives 1464.06 / 151.52 / 0.05999.
+    #[test]
+    fn the_worked_example_of_glickmans_paper() {
+        let opponent = |rating, deviation| Rating {
+            rating,
+            deviation,
+            volatility: 0.06,
+        };
+        let outcomes = [
+            Outcome {
+                opponent: opponent(1400.0, 30.0),
+                score: 1.0,
+            },
+            Outcome {
+                opponent: opponent(1550.0, 100.0),
+                score: 0.0,
+            },
+            Outcome {
+                opponent: opponent(1700.0, 300.0),
+                score: 0.0,
+            },
+        ];
+        let after = update(opponent(1500.0, 200.0), &outcomes, 0.5);
+        assert!((after.rating - 1464.06).abs() < 0.01, "{after:?}");
+        assert!((after.deviation - 151.52).abs() < 0.01, "{after:?}");
+        assert!((after.volatility - 0.05999).abs() < 0.00001, "{after:?}");
+        assert!(after.provisional());
+    }
+
+    #[test]
+    fn classes_follow_lichess() {
+        assert_eq!(Class::of(60_000, 0), Class::Bullet);
+        assert_eq!(Class::of(180_000, 2_000), Class::Blitz);
+        assert_eq!(Class::of(600_000, 0), Class::Rapid);
+        assert_eq!(Class::of(900_000, 10_000), Class::Rapid);
+        assert_eq!(Class::of(1_800_000, 0), Class::Classical);
+    }
+}

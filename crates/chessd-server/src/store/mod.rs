@@ -14,6 +14,7 @@ pub(crate) mod jobs;
 mod jobs_db;
 pub mod pairing;
 pub mod perft_tasks;
+pub mod players;
 pub mod seeks;
 mod write;
 
@@ -133,6 +134,10 @@ pub enum WriteOp {
         /// The key.
         key: String,
     },
+    /// Records who plays a game created with players (with the game's `Create`).
+    Players(players::GamePlayersRow),
+    /// Applies a rated game's ratings (with the append that records its end).
+    Rate(players::RateOp),
     /// Writes that are committed together or not at all (a request's changes and its key).
     Batch(Vec<WriteOp>),
     /// Writes nothing of use: tells whether the store takes writes now (`/health`).
@@ -517,6 +522,13 @@ impl Store {
         self.inner
             .as_ref()
             .map(|inner| pairing::PairingDb::new(inner.db.clone()))
+    }
+
+    /// The players' tables (`None` in memory: players need a database).
+    pub fn players(&self) -> Option<players::PlayerDb> {
+        self.inner
+            .as_ref()
+            .map(|inner| players::PlayerDb::new(inner.db.clone()))
     }
 
     /// The cluster's tables, on PostgreSQL (`None` for any other store), through a pool of

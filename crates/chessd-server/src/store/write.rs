@@ -12,6 +12,7 @@ use sqlx::{pool::PoolConnection, Postgres, Sqlite};
 use super::{
     db::Db,
     jobs::{execute_job_write, JobWrite},
+    players::{execute_players_write, execute_rate},
     Fence, StoreError, WriteOp,
 };
 
@@ -269,6 +270,8 @@ macro_rules! execute_write {
                 }
             }
             WriteOp::Job(op) => execute_job_write!($tx, op),
+            WriteOp::Players(row) => execute_players_write!($tx, row),
+            WriteOp::Rate(op) => execute_rate!($tx, op),
             WriteOp::Key(row) => sqlx::query(
                 "INSERT INTO game_keys (game, scope, key, fingerprint, status, body, at_ms) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (game, scope, key) \

@@ -72,6 +72,11 @@ pub(crate) struct GameView {
     /// Players' actions around the moves: abort, takeback, rematch, chat.
     #[serde(default)]
     pub in_game: InGameView,
+    /// Who plays the game, for a game created with players (an accepted seek): each side's
+    /// player (name, or `null` for an anonymous one; rating when the game started) and whether
+    /// the game is rated. Absent for other games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<crate::api::routes::players::GamePlayersView>,
 }
 
 /// What the players may do around the moves, and the offers waiting.
@@ -99,7 +104,8 @@ impl InGameView {
         use crate::game::offers::{abort_allowed, takebacks_allowed};
         InGameView {
             abortable: abort_allowed(&s.game),
-            takebacks: matches!(s.game, Board::Chess(_)) && takebacks_allowed(&s.game),
+            takebacks: matches!(s.game, Board::Chess(_))
+                && takebacks_allowed(&s.game, s.players.as_ref().is_some_and(|p| p.rated)),
             takeback_offer: s.offers.takeback,
             rematch_offer: s.offers.rematch.map(|(by, _)| by),
             rematch: s.offers.rematch_game,
@@ -167,6 +173,10 @@ impl From<&GameSnapshot> for GameView {
             options: options_view(s),
             chess2,
             in_game: InGameView::of(s),
+            players: s
+                .players
+                .as_deref()
+                .map(crate::api::routes::players::GamePlayersView::of),
         }
     }
 }

@@ -241,6 +241,7 @@ pub(crate) fn new_game(state: &AppState, body: CreateGame) -> Result<NewGame, Ap
         game,
         options,
         opponents,
+        players: None,
     })
 }
 

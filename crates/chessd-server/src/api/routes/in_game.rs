@@ -87,6 +87,10 @@ pub(crate) async fn accept_rematch(
             chess2_bots: Vec::new(),
         },
         opponents: Vec::new(),
+        players: match snap.players.as_deref() {
+            Some(players) => Some(crate::api::routes::players::refreshed(state, players.swapped()).await),
+            None => None,
+        },
     };
     // Colours swap: the offerer plays the accepter's colour, and the other way round.
     let seats = [

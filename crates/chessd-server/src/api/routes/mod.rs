@@ -17,6 +17,7 @@ pub(crate) mod in_game;
 pub(crate) mod jobs;
 pub(crate) mod lobby_ws;
 pub(crate) mod pairing;
+pub(crate) mod players;
 pub(crate) mod position;
 pub(crate) mod seeks;
 pub(crate) mod system;
@@ -96,6 +97,12 @@ pub fn route_table() -> Vec<ApiRoute> {
         R::new(POST, "/v1/pairing/{pool}", pairing::join),
         R::new(GET, "/v1/pairing/{pool}/{entry}", pairing::view),
         R::new(DELETE, "/v1/pairing/{pool}/{entry}", pairing::leave),
+        // Players.
+        R::new(POST, "/v1/players", players::create),
+        R::new(POST, "/v1/players/login", players::login),
+        R::new(GET, "/v1/player", players::me),
+        R::new(GET, "/v1/players/{name}", players::page),
+        R::new(GET, "/v1/players/{name}/games.pgn", players::games_pgn),
         // Jobs.
         R::new(GET, "/v1/jobs", jobs::list),
         R::new(POST, "/v1/perft", jobs::create_perft),

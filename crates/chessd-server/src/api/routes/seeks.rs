@@ -17,6 +17,7 @@ use crate::{
         routes::{
             chess2_games::{self, ArmiesBody},
             games::{self, CreateGame},
+            players,
         },
     },
     game::clock::TimeControl,
@@ -232,8 +233,15 @@ pub(crate) async fn post(
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
     let body: SeekBody = optional_json::<SeekBody>(&body)?.normalized()?;
+    let player = players::request_player(&state, &req).await?;
+    if body.rated == Some(true) && player.is_none() {
+        return Err(rated_needs_player());
+    }
     let text = serde_json::to_string(&body).map_err(ApiError::internal)?;
-    let posted = state.lobby.post(&client, None, text).await?;
+    let posted = state
+        .lobby
+        .post(&client, player.map(|p| p.id), text)
+        .await?;
     let row = state.lobby.get(&posted.id).await?;
     Ok(HttpResponse::Created().json(PostedSeek {
         id: posted.id,
@@ -352,9 +360,20 @@ pub(crate) async fn accept(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
+    let accepter = players::request_player(&state, &req).await?;
+    let seek = state.lobby.get(&id).await?;
+    let spec: SeekBody = serde_json::from_str(&seek.body).unwrap_or_default();
+    let rated = spec.rated == Some(true);
+    if rated && accepter.is_none() {
+        return Err(rated_needs_player());
+    }
     let claim = state
         .lobby
-        .claim(&id, bearer(&req).as_deref(), None)
+        .claim(
+            &id,
+            bearer(&req).as_deref(),
+            accepter.as_ref().map(|p| p.id.as_str()),
+        )
         .await?;
     let spec: SeekBody = serde_json::from_str(&claim.seek.body).unwrap_or_default();
     let owner = match spec.color.as_deref() {
@@ -371,12 +390,20 @@ pub(crate) async fn accept(
             .and_then(|b| b.try_into().ok())
             .ok_or_else(|| ApiError::internal("a stored seek without its owner's seat"))?;
         let create = CreateGame {
-            variant: spec.variant,
-            armies: spec.armies,
+            variant: spec.variant.clone(),
+            armies: spec.armies.clone(),
             time_control: spec.time_control,
             ..CreateGame::default()
         };
-        let new = games::new_game(&state, create)?;
+        let mut new = games::new_game(&state, create)?;
+        new.players = game_players(
+            &state,
+            &spec,
+            owner,
+            claim.seek.player.as_deref(),
+            accepter.as_ref(),
+        )
+        .await?;
         let (handle, secrets) = state
             .games
             .create_with_seat(&client, new, Some((owner, seat)))
@@ -407,4 +434,72 @@ pub(crate) async fn accept(
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// `player_required`: a rated seek is posted and accepted by players only.
+fn rated_needs_player() -> ApiError {
+    ApiError::new(
+        crate::api::error::ErrorCode::PlayerRequired,
+        "a rated seek needs a player on both sides: send X-Player-Token (POST /v1/players makes one)",
+    )
+}
+
+/// Who plays the game an accepted seek creates: the seek's owner's player (if it posted with
+/// one) and the accepter's, with their ratings in the game's variant and class now. `None` when
+/// neither side has a player (the game is then as any other).
+async fn game_players(
+    state: &AppState,
+    spec: &SeekBody,
+    owner: Color,
+    owner_player: Option<&str>,
+    accepter: Option<&crate::store::players::PlayerRow>,
+) -> Result<Option<crate::game::players::GamePlayers>, ApiError> {
+    use crate::{game::players::SeatPlayer, lobby::glicko::Class};
+    if owner_player.is_none() && accepter.is_none() {
+        return Ok(None);
+    }
+    let db = state.players.db()?;
+    let variant = spec.variant.clone().unwrap_or_else(|| "standard".into());
+    let class = spec
+        .time_control
+        .map_or(Class::Classical, |tc| {
+            Class::of(tc.initial_ms, tc.increment_ms)
+        })
+        .name()
+        .to_string();
+    let seat = |row: Option<crate::store::players::PlayerRow>| async {
+        let Some(row) = row else {
+            return Ok::<_, ApiError>(None);
+        };
+        let rating = db
+            .rating(&row.id, &variant, &class)
+            .await
+            .map_err(crate::players::PlayersError::from)?
+            .map(|r| r.rating.round() as i32);
+        Ok(Some(SeatPlayer {
+            id: row.id,
+            name: row.name,
+            rating,
+        }))
+    };
+    let owner_row = match owner_player {
+        Some(id) => db
+            .by_id(id)
+            .await
+            .map_err(crate::players::PlayersError::from)?,
+        None => None,
+    };
+    let owner_seat = seat(owner_row).await?;
+    let accepter_seat = seat(accepter.cloned()).await?;
+    let (white, black) = match owner {
+        Color::White => (owner_seat, accepter_seat),
+        Color::Black => (accepter_seat, owner_seat),
+    };
+    Ok(Some(crate::game::players::GamePlayers {
+        rated: spec.rated == Some(true) && white.is_some() && black.is_some(),
+        white,
+        black,
+        variant,
+        class,
+    }))
 }

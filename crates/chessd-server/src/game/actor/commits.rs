@@ -129,6 +129,11 @@ impl GameActor {
             self.stored_result = result;
             result.name().to_string()
         });
+        // A rated game's end carries its ratings, committed with it.
+        let rate = match (&status, &self.players) {
+            (Some(_), Some(players)) => players.rate_op(self.id, result, self.game.plies()),
+            _ => None,
+        };
         let op = WriteOp::Append {
             game,
             version: frame.version as i64,
@@ -137,7 +142,14 @@ impl GameActor {
             now_ms: crate::store::now_ms(),
         };
         self.waiting().held.push_back(frame);
-        self.write(op, ctx);
+        match rate {
+            None => self.write(op, ctx),
+            Some(rate) => match &mut self.collecting {
+                // A keyed request's writes are committed together already.
+                Some(collected) => collected.extend([op, WriteOp::Rate(rate)]),
+                None => self.write(WriteOp::Batch(vec![op, WriteOp::Rate(rate)]), ctx),
+            },
+        }
     }
 
     /// Sends an event to every subscriber.

@@ -88,7 +88,7 @@ impl GameActor {
             ));
         }
         self.game.chess()?;
-        if !takebacks_allowed(&self.game) {
+        if !takebacks_allowed(&self.game, self.players.as_ref().is_some_and(|p| p.rated)) {
             return Err(GameError::TakebackNotAllowed(
                 "takebacks are for casual games only".into(),
             ));
