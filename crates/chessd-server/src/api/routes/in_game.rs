@@ -88,7 +88,9 @@ pub(crate) async fn accept_rematch(
         },
         opponents: Vec::new(),
         players: match snap.players.as_deref() {
-            Some(players) => Some(crate::api::routes::players::refreshed(state, players.swapped()).await),
+            Some(players) => {
+                Some(crate::api::routes::players::refreshed(state, players.swapped()).await)
+            }
             None => None,
         },
     };

@@ -19,11 +19,15 @@ use crate::{
         error::ApiError,
         routes::{
             games::{self, CreateGame},
+            players,
             seeks::GameSeat,
         },
     },
     config::PoolConfig,
-    game::clock::TimeControl,
+    game::{
+        clock::TimeControl,
+        players::{GamePlayers, SeatPlayer},
+    },
     lobby::{
         glicko::Class,
         pairing::{self, GameMaker, MakeError, PairedGame, Pairing, DEFAULT_RATING},
@@ -215,7 +219,8 @@ impl GameMaker for Maker {
                 time_control: Some(time_control(&game.pool)),
                 ..CreateGame::default()
             };
-            let new = games::new_game(&state, create).map_err(fail)?;
+            let mut new = games::new_game(&state, create).map_err(fail)?;
+            new.players = pool_players(&state, &game).await.map_err(fail)?;
             let (handle, _) = state
                 .games
                 .create_with_seats(
@@ -228,6 +233,48 @@ impl GameMaker for Maker {
             Ok(handle.id().to_string())
         })
     }
+}
+
+/// Who plays a game made from two pool entries: each entry's player, with its rating now; the
+/// game is rated when both entries have a player (as lichess's pools are). `None` when neither
+/// has one.
+async fn pool_players(
+    state: &AppState,
+    game: &PairedGame,
+) -> Result<Option<GamePlayers>, ApiError> {
+    if game.white_player.is_none() && game.black_player.is_none() {
+        return Ok(None);
+    }
+    let db = state.players.db()?;
+    let mut seats = Vec::new();
+    for id in [&game.white_player, &game.black_player] {
+        let row = match id {
+            Some(id) => db
+                .by_id(id)
+                .await
+                .map_err(crate::players::PlayersError::from)?,
+            None => None,
+        };
+        seats.push(row.map(|row| SeatPlayer {
+            id: row.id,
+            name: row.name,
+            rating: None,
+        }));
+    }
+    let black = seats.pop().flatten();
+    let white = seats.pop().flatten();
+    let class = Class::of(
+        game.pool.initial_secs.saturating_mul(1000),
+        game.pool.increment_secs.saturating_mul(1000),
+    );
+    let players = GamePlayers {
+        rated: white.is_some() && black.is_some(),
+        white,
+        black,
+        variant: game.pool.variant.clone(),
+        class: class.name().to_string(),
+    };
+    Ok(Some(players::refreshed(state, players).await))
 }
 
 /// The node's quick pairing, its pairer started (it makes games through this state).
@@ -283,7 +330,27 @@ pub(crate) async fn join(
 ) -> Result<HttpResponse, ApiError> {
     let client = client_key(&req, &state.config.auth, true)?;
     let pairing = started(&state);
-    let entered = pairing.join(&pool, &client, None, DEFAULT_RATING).await?;
+    // A player joins with its rating in the pool's variant and class (unrated: 1500).
+    let player = players::request_player(&state, &req).await?;
+    let rating = match (&player, pairing.pool(&pool).ok()) {
+        (Some(p), Some(config)) => {
+            let class = Class::of(
+                config.initial_secs.saturating_mul(1000),
+                config.increment_secs.saturating_mul(1000),
+            );
+            state
+                .players
+                .db()?
+                .rating(&p.id, &config.variant, class.name())
+                .await
+                .map_err(crate::players::PlayersError::from)?
+                .map_or(DEFAULT_RATING, |r| r.rating.round() as i64)
+        }
+        _ => DEFAULT_RATING,
+    };
+    let entered = pairing
+        .join(&pool, &client, player.map(|p| p.id), rating)
+        .await?;
     Ok(HttpResponse::Created().json(JoinedPool {
         id: entered.id,
         secret: entered.secret,

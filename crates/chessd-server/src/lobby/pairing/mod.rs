@@ -37,7 +37,8 @@ use crate::{
     },
 };
 
-/// The rating an entry has until players' ratings are wired in.
+/// The rating of an entry without a player, or of a player not yet rated in the pool's
+/// variant and class (Glicko-2's start).
 pub const DEFAULT_RATING: i64 = 1500;
 /// A claim older than this is taken back (the pairer that made it never completed), in ms.
 const STALE_CLAIM_MS: i64 = 30_000;
@@ -106,6 +107,10 @@ pub struct PairedGame {
     pub white: KeptDigest,
     /// Black's seat digest.
     pub black: KeptDigest,
+    /// White's player, if its entry had one.
+    pub white_player: Option<String>,
+    /// Black's player, if its entry had one.
+    pub black_player: Option<String>,
 }
 
 /// Why a game could not be made: a stable code and a message.

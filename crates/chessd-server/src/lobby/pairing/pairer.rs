@@ -115,6 +115,8 @@ async fn pair(
                     client: older.client.clone(),
                     white: w,
                     black: b,
+                    white_player: white.player.clone(),
+                    black_player: black.player.clone(),
                 })
                 .await
         }
