@@ -303,7 +303,7 @@ fn reference_glicko2(
 }
 
 /// One rated game as chessd rates it (lichess's τ = 0.75).
-fn reference_game(me: (f64, f64, f64), opp: (f64, f64), s: f64) -> (f64, f64, f64) {
+pub(crate) fn reference_game(me: (f64, f64, f64), opp: (f64, f64), s: f64) -> (f64, f64, f64) {
     reference_glicko2(me, &[(opp, s)], 0.75)
 }
 

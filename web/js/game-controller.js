@@ -122,7 +122,9 @@ export function createController({ id, token, st }, { view, analysis, exporter, 
       return;
     }
     socket.open();
-    chat.load();
+    // Only games with chat read it: for the others the answer is 409 chat_disabled, which
+    // browsers log.
+    if (st.game && inGame(st.game).chat) chat.load();
     // Only games known to have an engine ask for it: for the others the answer is an error
     // (409 no_engine), which browsers log.
     if (st.engine) loadEngine();

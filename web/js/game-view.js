@@ -91,7 +91,7 @@ export function createGameView(root, st, actions, { analysis, exporter, chat }) 
       h('div.game-head', roleBadge, conn),
       statusBox, offerBox,
       moveList, navButtons, controls),
-    chat.el, analysis.el, exporter.el);
+    analysis.el, chat.el, exporter.el);
   const page = h('section.page.game-page', h('div.game-grid', boardCol, sideCol));
   setChildren(root, page);
   const clocks = startClocks(st, page);

@@ -12,6 +12,7 @@ mod first_hour;
 mod in_game;
 mod lobby;
 mod puzzle_training;
+mod rated_pool;
 mod watch;
 mod webdriver;
 
