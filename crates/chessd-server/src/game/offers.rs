@@ -34,7 +34,7 @@ pub fn abort_allowed(game: &Board) -> bool {
 /// `None` when `by` has no move to take back.
 pub fn takeback_plies(game: &Board, by: Color) -> Option<usize> {
     let plies = game.plies();
-    let start_turn = if plies % 2 == 0 {
+    let start_turn = if plies.is_multiple_of(2) {
         game.to_act()
     } else {
         !game.to_act()

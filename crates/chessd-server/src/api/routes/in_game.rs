@@ -360,7 +360,8 @@ pub(crate) async fn accept_rematch_route(
         (status = 200, description = "The caller's seat in the rematch.", body = crate::api::routes::in_game::RematchSeat),
         (status = 401, response = crate::api::openapi_types::Unauthorized),
         (status = 403, response = crate::api::openapi_types::Forbidden),
-        (status = 404, description = "`game_not_found`, or `not_found`: no rematch has been made.", body = crate::api::error::ErrorBody<'static>)
+        (status = 404, response = crate::api::openapi_types::GameNotFound),
+        (status = 409, description = "`no_offer`: no rematch has been made yet.", body = crate::api::error::ErrorBody<'static>)
     )
 )]
 pub(crate) async fn get_rematch(
@@ -373,10 +374,7 @@ pub(crate) async fn get_rematch(
     let me = seat_of(&game, Some(token.clone())).await?;
     let snap = game.snapshot().await?;
     let Some(rematch) = snap.offers.rematch_game else {
-        return Err(ApiError::new(
-            crate::api::error::ErrorCode::NotFound,
-            "no rematch of this game has been made",
-        ));
+        return Err(GameError::NoOffer("no rematch of this game has been made yet".into()).into());
     };
     Ok(HttpResponse::Ok().json(rematch_seat(rematch, game.id(), me, &token)))
 }
