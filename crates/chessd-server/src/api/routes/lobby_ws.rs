@@ -232,13 +232,12 @@ impl Socket {
             .map(|(id, (secret, _))| (id.clone(), secret.clone()))
             .collect();
         for (id, secret) in held {
-            match self.state.pairing.owned(None, &id, Some(&secret)).await {
-                Ok(entry) if entry.status == "paired" || entry.status == "failed" => {
-                    if !self.on_settled(&entry).await {
-                        return false;
-                    }
-                }
-                _ => {}
+            let Ok(entry) = self.state.pairing.owned(None, &id, Some(&secret)).await else {
+                continue;
+            };
+            let settled = entry.status == "paired" || entry.status == "failed";
+            if settled && !self.on_settled(&entry).await {
+                return false;
             }
         }
         true
