@@ -69,7 +69,13 @@ async fn a_chess2_game_starts_from_its_armies_and_shows_them() {
     let view = app.view(&g).await;
     assert_eq!(
         view["moves"],
-        json!([{"uci": "e2e4", "san": "e2e4"}, {"uci": "0000", "san": "0000"}])
+        json!([
+            {"uci": "e2e4", "san": "e2e4", "by": "white",
+             "epd": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBKKBNR K KQkq e3 0 1 ka 33"},
+            {"uci": "0000", "san": "0000", "by": "white",
+             "epd": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBKKBNR b KQkq e3 0 1 ka 33"},
+        ]),
+        "each move says who played it (White twice: its move and its king turn) and the EPD after it"
     );
 }
 
@@ -233,7 +239,11 @@ async fn a_duel_goes_step_by_step_and_never_shows_a_bid_before_both_are_in() {
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     // The attacker bid more: the capture stands. Black paid 1, White 2, and took a pawn.
-    assert_eq!(v["moves"], json!([{"uci": "e4d5:12", "san": "e4d5:12"}]));
+    assert_eq!(
+        v["moves"],
+        json!([{"uci": "e4d5:12", "san": "e4d5:12", "by": "white",
+                "epd": "4k3/8/8/3P4/8/8/8/4K3 b - - 0 1 cc 22"}])
+    );
     assert_eq!(v["fen"], "4k3/8/8/3P4/8/8/8/4K3 b - - 0 1 cc 22");
     assert_eq!(v["chess2"]["duel"], Value::Null);
     assert_eq!(v["turn"], "black");

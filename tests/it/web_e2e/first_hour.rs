@@ -56,11 +56,14 @@ fn the_result_banner_names_its_reason_once() {
         );
         shot(&spectator, "banner-spectator").await;
         let white = open(&driver, &url(Some(&game.white)), DESKTOP).await;
+        // A seat's page knows whose it is once its socket says so.
+        super::wait_live(&white, "white").await;
         assert_eq!(
             banner_lines(&white).await,
             ["1–0", "You won by checkmate", "White wins"]
         );
         let black = open(&driver, &url(Some(&game.black)), DESKTOP).await;
+        super::wait_live(&black, "black").await;
         assert_eq!(
             banner_lines(&black).await,
             ["1–0", "You lost by checkmate", "White wins"]

@@ -92,7 +92,7 @@ fn strangers_paired_in_a_pool_play_a_rated_game_watched_live_and_their_ratings_c
         assert_eq!(view["players"]["class"], json!("blitz"));
         assert_eq!(view["in_game"]["takebacks"], json!(false));
         assert_eq!(
-            view["time_control"],
+            view["options"]["time_control"],
             json!({"initial_ms": 180_000, "increment_ms": 2000}),
             "{view}"
         );

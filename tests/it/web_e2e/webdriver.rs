@@ -272,6 +272,18 @@ impl Session {
                             || is(&e, ErrorStatus::StaleElementReference)
                             || is(&e, ErrorStatus::ElementClickIntercepted)) =>
                 {
+                    if is(&e, ErrorStatus::ElementClickIntercepted) {
+                        // WebDriver scrolls an element only until it is in the viewport, where
+                        // the page's sticky header may still cover it: bring it to the middle,
+                        // as a user scrolls to what they want to click.
+                        let _ = self
+                            .client
+                            .execute(
+                                "const e = document.querySelector(arguments[0]); if (e) e.scrollIntoView({block: 'center', inline: 'nearest'});",
+                                vec![serde_json::json!(css)],
+                            )
+                            .await;
+                    }
                     tokio::time::sleep(Duration::from_millis(80)).await;
                 }
                 Err(e) => panic!("click on {css}: {e}"),
