@@ -356,13 +356,23 @@ pub fn check_ws_client_frame(text: &str) {
         ClientFrame::DrawDecline { .. } => "draw_decline",
         ClientFrame::DrawClaim { .. } => "draw_claim",
         ClientFrame::Duel { .. } => "duel",
+        ClientFrame::Abort { .. } => "abort",
+        ClientFrame::TakebackOffer { .. } => "takeback_offer",
+        ClientFrame::TakebackAccept { .. } => "takeback_accept",
+        ClientFrame::TakebackDecline { .. } => "takeback_decline",
+        ClientFrame::RematchOffer { .. } => "rematch_offer",
+        ClientFrame::RematchAccept { .. } => "rematch_accept",
+        ClientFrame::RematchDecline { .. } => "rematch_decline",
+        ClientFrame::Chat { .. } => "chat",
         ClientFrame::Ping { .. } => "ping",
     };
     assert_eq!(kind, expected, "{text}");
-    // `type` and `ack`, plus `uci`, `san` and `version` for a move, or the four duel fields.
+    // `type` and `ack`, plus `uci`, `san` and `version` for a move, the four duel fields, or a
+    // chat's `text`.
     let most = match expected {
         "duel" => 6,
         "move" => 5,
+        "chat" => 3,
         _ => 2,
     };
     let fields = value.as_object().expect("an object").len();
