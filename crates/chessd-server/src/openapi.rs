@@ -411,7 +411,18 @@ impl Modify for Constraints {
         let not_chess2 = json!({"not": chess2});
         let string =
             |name: &str| json!({"required": [name], "properties": {name: {"type": "string"}}});
-        let rules: [(&str, Vec<Value>); 6] = [
+        let rules: [(&str, Vec<Value>); 7] = [
+            (
+                "NewPlayerBody",
+                // A name and a password together, or neither (an anonymous player).
+                vec![json!({"anyOf": [
+                    {"allOf": [Constraints::given("name"), Constraints::given("password")]},
+                    {"allOf": [
+                        {"not": Constraints::given("name")},
+                        {"not": Constraints::given("password")}
+                    ]}
+                ]})],
+            ),
             (
                 "MoveRequest",
                 // Exactly one of the three forms of a move.

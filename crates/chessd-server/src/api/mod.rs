@@ -139,7 +139,13 @@ pub fn optional_json<T: serde::de::DeserializeOwned + Default>(
     if body.is_empty() {
         return Ok(T::default());
     }
-    serde_json::from_slice(body)
+    // An object only: serde would also read a struct from an array of its fields.
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::invalid_request("the body must be a JSON object"));
+    }
+    serde_json::from_value(value)
         .map_err(|e| ApiError::invalid_request(format!("invalid JSON body: {e}")))
 }
 

@@ -112,7 +112,7 @@ pub(crate) struct GameActor {
     stored_result: chessd_core::game::GameResult,
     /// Writes sent to the store and not yet committed. While there are any, new requests wait
     /// in the backlog, and events and answers are held.
-    in_flight: usize,
+    in_flight: u32,
     /// What waits for the writes in flight (events, answers, requests): boxed, and only
     /// while something waits, since an idle game has nothing waiting.
     waiting: Option<Box<Waiting>>,

@@ -93,20 +93,17 @@ impl ChatLog {
     }
 }
 
-/// Checks a message's text against the length limit: the text trimmed, not empty, at most
-/// `max_chars` characters, without control characters.
+/// Checks a message's text against the length limit: control characters taken out (a line
+/// break or a terminal escape has no place in a one-line chat, as on lichess), the rest trimmed,
+/// then not empty and at most `max_chars` characters.
 pub fn check_text(text: &str, max_chars: usize) -> Result<String, crate::game::GameError> {
-    let text = text.trim();
+    let cleaned: String = text.chars().filter(|c| !c.is_control()).collect();
+    let text = cleaned.trim();
     let chars = text.chars().count();
     if chars == 0 || chars > max_chars {
         return Err(crate::game::GameError::ChatTooLong(format!(
-            "a chat message has 1 to {max_chars} characters (this one has {chars})"
+            "a chat message has 1 to {max_chars} characters other than control characters (this one has {chars})"
         )));
-    }
-    if text.chars().any(char::is_control) {
-        return Err(crate::game::GameError::invalid(
-            "a chat message holds no control characters",
-        ));
     }
     Ok(text.to_string())
 }
@@ -114,6 +111,19 @@ pub fn check_text(text: &str, max_chars: usize) -> Result<String, crate::game::G
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_taken_out_and_nothing_else_is_refused() {
+        assert_eq!(
+            check_text(" a\u{1b}[31mb\nc ", 140).ok().as_deref(),
+            Some("a[31mbc")
+        );
+        assert!(matches!(
+            check_text("\u{9f}\u{7}", 140),
+            Err(crate::game::GameError::ChatTooLong(_))
+        ));
+        assert_eq!(check_text("ça va ?", 140).ok().as_deref(), Some("ça va ?"));
+    }
 
     #[test]
     fn rooms_are_bounded_and_apart() {

@@ -646,8 +646,12 @@ mod tests {
         assert_eq!(r.log.version(), 6);
         assert_eq!(r.offers.takeback, None);
         assert_eq!(r.offers.rematch.map(|(by, _)| by), Some(Color::White));
-        // A client from before the takeback resynchronises; one after it catches up.
-        assert!(r.log.since(3, &r.game).is_none());
+        // A client from before the takeback resynchronises; one that saw everything up to it
+        // gets the takeback itself (which carries the position), one after it catches up.
+        assert!(r.log.since(2, &r.game).is_none());
+        assert!(r.log.since(3, &r.game).unwrap()[0]
+            .json
+            .contains("\"taken_back\""));
         assert!(r.log.since(4, &r.game).unwrap()[0]
             .json
             .contains("\"san\":\"d5\""));
