@@ -4,7 +4,7 @@
 //! played each game created with players (`game_players`).
 //!
 //! Ratings change only in the store's writer, in the transaction that records a rated game's
-//! end ([`RateOp`], executed by [`execute_rate`]), so a game's end and its ratings are committed
+//! end ([`RateOp`], executed by `execute_rate!`), so a game's end and its ratings are committed
 //! together or not at all, and a game is rated once (`game_players.rated_ms`).
 
 use uuid::Uuid;

@@ -426,8 +426,8 @@ pub(crate) struct PgnQuery {
     /// Games created before this time (Unix ms): the previous page's oldest game's
     /// `created_ms`.
     pub before: Option<i64>,
-    /// Games at most (default and cap: `players.max_pgn_games`).
-    #[param(minimum = 1)]
+    /// Games at most, 1 to 1000 (default, and at most: `players.max_pgn_games`).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
 }
 
@@ -455,6 +455,9 @@ pub(crate) async fn games_pgn(
     name: web::Path<String>,
     query: web::Query<PgnQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    if query.limit.is_some_and(|l| !(1..=1000).contains(&l)) {
+        return Err(ApiError::invalid_request("limit must be 1 to 1000"));
+    }
     let player = state.players.find(&name).await?;
     let db = state.players.db()?;
     let cap = state.players.config().max_pgn_games.max(1);
