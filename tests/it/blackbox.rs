@@ -515,3 +515,24 @@ async fn a_websocket_command_sent_again_with_its_ack_is_carried_out_once() {
     );
     let _ = (g.white, g.black);
 }
+
+/// A client may ask for any idle timeout: one past the clock's range (schemathesis sent
+/// `u64::MAX` seconds) used to panic the game's arbiter thread; it means "never".
+#[actix_web::test]
+async fn an_idle_timeout_past_the_clocks_range_never_comes_and_breaks_nothing() {
+    let server = Server::start(&[]);
+    let c = client();
+    let game = create(&c, &server, json!({"idle_timeout_secs": u64::MAX})).await;
+    let (status, v) = post_json(
+        &c,
+        &format!("{}/v1/games/{}/moves", server.base, game.id),
+        Some(&game.white),
+        &json!({"uci": "e2e4"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    // The server still serves other games.
+    let other = create(&c, &server, json!({})).await;
+    let (status, v) = get_json(&c, &format!("{}/v1/games/{}", server.base, other.id)).await;
+    assert_eq!(status, 200, "{v}");
+}

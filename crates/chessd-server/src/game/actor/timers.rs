@@ -26,20 +26,21 @@ impl GameActor {
             .options
             .abandon_after
             .filter(|_| !self.moved)
-            .map(|after| self.started + after);
+            .and_then(|after| self.started.checked_add(after));
         let idle = self
             .options
             .idle_timeout
-            .map(|idle| self.last_request + idle);
+            // A timeout past the clock's range (a client may ask any number of seconds) never comes.
+            .and_then(|idle| self.last_request.checked_add(idle));
         let evict = self
             .env
             .evict_after
             .filter(|_| self.stored.is_some())
-            .map(|after| {
-                let quiet_until = self.last_request + after;
+            .and_then(|after| {
+                let quiet_until = self.last_request.checked_add(after)?;
                 // Quiet long enough but held (watched, an engine, a running clock): look again
                 // a quarter of the wait later.
-                quiet_until.max(now + (after / 4).max(Duration::from_millis(250)))
+                Some(quiet_until.max(now + (after / 4).max(Duration::from_millis(250))))
             });
         [abandon, idle, evict].into_iter().flatten().min()
     }
