@@ -9,15 +9,13 @@
 //! reads the seeks every `lobby.poll_ms` while sockets are open and tells them what changed.
 
 pub mod glicko;
+mod held;
 pub mod pairing;
 mod watch;
 
-use std::{
-    collections::HashMap,
-    sync::{
-        atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering},
-        Arc, Mutex,
-    },
+use std::sync::{
+    atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering},
+    Arc,
 };
 
 use sha2::{Digest, Sha256};
@@ -119,7 +117,7 @@ struct Inner {
     total: usize,
     events: broadcast::Sender<LobbyEvent>,
     /// Seeks held by this node's sockets, with how many sockets hold each.
-    held: Mutex<HashMap<String, usize>>,
+    held: held::Held,
     /// Lobby sockets open on this node.
     sockets: AtomicUsize,
     /// Wakes the watcher (a socket opened, or a seek changed here).
@@ -153,7 +151,7 @@ impl Lobby {
             per_client: config.quotas.max_seeks,
             total: config.limits.max_seeks,
             events,
-            held: Mutex::new(HashMap::new()),
+            held: held::Held::default(),
             sockets: AtomicUsize::new(0),
             wake: Notify::new(),
             watching: AtomicBool::new(false),
@@ -360,9 +358,7 @@ impl Lobby {
         self.db()?
             .hold(std::slice::from_ref(&seek.id), self.held_until())
             .await?;
-        if let Ok(mut held) = self.0.held.lock() {
-            *held.entry(seek.id.clone()).or_default() += 1;
-        }
+        self.0.held.add(&seek.id);
         self.0.wake.notify_one();
         Ok(HoldGuard {
             lobby: self.clone(),
@@ -379,18 +375,12 @@ impl Lobby {
 
     /// The seeks this node's sockets hold.
     fn held_ids(&self) -> Vec<String> {
-        self.0
-            .held
-            .lock()
-            .map(|h| h.keys().cloned().collect())
-            .unwrap_or_default()
+        self.0.held.ids()
     }
 
     /// Forgets a held seek (its accept was told).
     fn forget_held(&self, id: &str) {
-        if let Ok(mut held) = self.0.held.lock() {
-            held.remove(id);
-        }
+        self.0.held.forget(id);
     }
 }
 
@@ -421,13 +411,6 @@ impl HoldGuard {
 
 impl Drop for HoldGuard {
     fn drop(&mut self) {
-        if let Ok(mut held) = self.lobby.0.held.lock() {
-            if let Some(n) = held.get_mut(&self.id) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    held.remove(&self.id);
-                }
-            }
-        }
+        self.lobby.0.held.release(&self.id);
     }
 }

@@ -17,7 +17,7 @@ use std::{
     collections::HashMap,
     sync::{
         atomic::{AtomicBool, AtomicI64, Ordering},
-        Arc, Mutex, OnceLock,
+        Arc, OnceLock,
     },
 };
 
@@ -140,7 +140,7 @@ struct Inner {
     /// Entries that settled (paired or failed) among those this node's sockets hold.
     events: broadcast::Sender<Arc<EntryRow>>,
     /// Entries held by this node's sockets, with how many sockets hold each.
-    held: Mutex<HashMap<String, usize>>,
+    held: super::held::Held,
     /// Wakes the pairer (an entry joined, was polled or held here).
     wake: Notify,
     maker: OnceLock<Arc<dyn GameMaker>>,
@@ -177,7 +177,7 @@ impl Pairing {
             per_client: config.quotas.max_pairing_entries,
             total: config.limits.max_pairing_entries,
             events,
-            held: Mutex::new(HashMap::new()),
+            held: super::held::Held::default(),
             wake: Notify::new(),
             maker: OnceLock::new(),
             running: AtomicBool::new(false),
@@ -382,9 +382,7 @@ impl Pairing {
         self.db()?
             .renew(std::slice::from_ref(&entry.id), self.alive_until())
             .await?;
-        if let Ok(mut held) = self.0.held.lock() {
-            *held.entry(entry.id.clone()).or_default() += 1;
-        }
+        self.0.held.add(&entry.id);
         self.0.wake.notify_one();
         Ok(HoldGuard {
             pairing: self.clone(),
@@ -395,18 +393,12 @@ impl Pairing {
 
     /// The entries this node's sockets hold.
     fn held_ids(&self) -> Vec<String> {
-        self.0
-            .held
-            .lock()
-            .map(|h| h.keys().cloned().collect())
-            .unwrap_or_default()
+        self.0.held.ids()
     }
 
     /// Forgets a held entry (its pairing was told).
     fn forget_held(&self, id: &str) {
-        if let Ok(mut held) = self.0.held.lock() {
-            held.remove(id);
-        }
+        self.0.held.forget(id);
     }
 }
 
@@ -432,13 +424,6 @@ impl HoldGuard {
 
 impl Drop for HoldGuard {
     fn drop(&mut self) {
-        if let Ok(mut held) = self.pairing.0.held.lock() {
-            if let Some(n) = held.get_mut(&self.id) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    held.remove(&self.id);
-                }
-            }
-        }
+        self.pairing.0.held.release(&self.id);
     }
 }
