@@ -247,6 +247,113 @@ async fn a_finished_game_releases_its_engine_process() {
     assert_eq!(status, 200, "{v}");
 }
 
+/// A client at its engine limit can see which games hold its sessions (`GET
+/// /v1/engines/sessions`), free an attached one, and then start another; another client's list
+/// is its own.
+#[actix_web::test]
+async fn a_client_lists_the_games_holding_its_engine_sessions_and_frees_one() {
+    let server = start(&[("CHESSD_QUOTAS__MAX_ENGINES".into(), "2".into())]);
+    let api = Api::new(&server);
+    let (status, v) = api.get("/v1/engines/sessions").await;
+    assert_eq!(
+        (status, v.clone()),
+        (200, json!({"limit": 2, "sessions": []}))
+    );
+    let body = json!({"opponent": {"engine": "builtin", "plays": "black", "go": {"depth": 1}}});
+    let played = api.game(body).await;
+    let analysed = api.game(json!({})).await;
+    api.attach(&analysed, "tesla").await;
+    let (_, v) = api.get("/v1/engines/sessions").await;
+    assert_eq!(
+        v,
+        json!({"limit": 2, "sessions": [
+            {"game": played.id, "engine": "builtin", "role": "opponent"},
+            {"game": analysed.id, "engine": "tesla", "role": "attached"},
+        ]})
+    );
+    // At the limit: the refusal names the list.
+    let third = api.game(json!({})).await;
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/engine", third.id),
+            Some(&third.admin),
+            json!({"name": "builtin"}),
+        )
+        .await;
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (429, Some("quota_exceeded")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/v1/engines/sessions"),
+        "{v}"
+    );
+    // Another client (another loopback address) holds none.
+    let addr: std::net::SocketAddr = api.base.trim_start_matches("http://").parse().unwrap();
+    let (status, other) = common::raw_request_from(
+        "127.0.0.2".parse().unwrap(),
+        addr,
+        &format!("GET /v1/engines/sessions HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    )
+    .await;
+    assert_eq!(
+        (status, other.as_str()),
+        (200, r#"{"limit":2,"sessions":[]}"#)
+    );
+    let (status, v) = api
+        .delete(
+            &format!("/v1/games/{}/engine", analysed.id),
+            Some(&analysed.admin),
+        )
+        .await;
+    assert!(status == 200 || status == 204, "{status} {v}");
+    let (_, v) = api.get("/v1/engines/sessions").await;
+    assert_eq!(
+        v["sessions"],
+        json!([{"game": played.id, "engine": "builtin", "role": "opponent"}])
+    );
+    api.attach(&third, "builtin").await;
+}
+
+/// A game that ends while its engine chooses a move (here the admin declares a draw) stops that
+/// search: the engine's session is given back at once, not when its long think would end.
+#[actix_web::test]
+async fn a_game_ended_while_its_engine_thinks_frees_the_engine_at_once() {
+    let server = start(&[]);
+    let api = Api::new(&server);
+    let go = json!({"movetime": 8000});
+    let g = api
+        .game(json!({"opponents": [
+            {"engine": "builtin", "plays": "white", "go": go},
+            {"engine": "tesla", "plays": "black", "go": go},
+        ]}))
+        .await;
+    let (_, v) = api.get("/v1/engines/sessions").await;
+    assert_eq!(v["sessions"].as_array().map(Vec::len), Some(2), "{v}");
+    let (status, v) = api
+        .post(
+            &format!("/v1/games/{}/draw", g.id),
+            Some(&g.admin),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    // White's search has 8 s to go; its session must be back well before.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let (_, v) = api.get("/v1/engines/sessions").await;
+        if v["sessions"] == json!([]) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still held: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// An engine play sent again with its idempotency key gets the first answer: neither the
 /// player's move nor the engine's is played twice; while the first still waits for the engine,
 /// a repeat is told so.

@@ -114,6 +114,9 @@ export function explain(err) {
     version_mismatch: 'The game moved on meanwhile; look again and play your move.',
     outcome_unknown: 'The server did not say whether that was done; look at the game before trying again.',
   };
+  if (err.code === 'quota_exceeded' && /engine sessions/.test(err.message || '')) {
+    return 'You hold all the engine sessions this server allows you: free one under "Your engine sessions" in the lobby.';
+  }
   return known[err.code] || err.message || err.code;
 }
 

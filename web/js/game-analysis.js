@@ -4,7 +4,7 @@
 // or after the game, the one chosen in the move list), and the best lines as they come.
 
 import { aboutPosition, analysisStateName, fewerLines, pickEngine, pvText, scoreText, whiteScore } from './analysis-logic.js';
-import { api, explain } from './api.js';
+import { api, explain, rememberGame } from './api.js';
 import { h, setChildren, toast } from './dom.js';
 import { formatInt, formatRate } from './format.js';
 import { isPlayer, ongoing, positionText, sideToMoveAt } from './game-state.js';
@@ -138,6 +138,30 @@ export function createAnalysis({ id, token, st }) {
     return !!s && s.result !== 'ongoing' && ply === st.moves.length && ['checkmate', 'stalemate'].includes(s.reason || '');
   }
 
+  /** A spectator's own copy of the finished game, made from its PGN (the copy's admin secret
+   * lets this browser analyse it), opened in its place. */
+  async function analyseCopy() {
+    const button = /** @type {HTMLButtonElement | null} */ (document.getElementById('analyse-copy'));
+    if (button) button.disabled = true;
+    try {
+      const pgn = await api('GET', `/v1/games/${id}/pgn`);
+      const copy = await api('POST', '/v1/games', { pgn }, undefined, { idempotent: true });
+      // The moves alone do not end a game lost on time or by resignation: the copy is given
+      // the game's result, so that it is finished too (never listed as a live game).
+      const result = st.game && st.game.status.result;
+      if (copy.status && copy.status.result === 'ongoing' && result && result !== 'ongoing') {
+        const note = 'analysis copy';
+        if (result === 'draw') await api('POST', `/v1/games/${copy.id}/draw`, { note }, copy.secrets.admin, { idempotent: true });
+        else await api('POST', `/v1/games/${copy.id}/winner`, { winner: result === 'white_wins' ? 'white' : 'black', note }, copy.secrets.admin, { idempotent: true });
+      }
+      rememberGame({ id: copy.id, admin: copy.secrets.admin, opponent: 'analysis' });
+      location.hash = `#/game/${copy.id}?seat=${encodeURIComponent(copy.secrets.admin)}`;
+    } catch (err) {
+      toast(explain(err), 'error');
+      if (button) button.disabled = false;
+    }
+  }
+
   function render() {
     const g = st.game;
     if (!g) return;
@@ -164,7 +188,10 @@ export function createAnalysis({ id, token, st }) {
     analysisBox.dataset.state = analysisStateName(a);
     analysisBox.dataset.engine = a.on || a.done ? a.engine || a.choice || '' : '';
     const body = [];
-    if (!seat) body.push(h('p.muted.small', 'Engine analysis is available to the players.'));
+    if (!seat && finished && !st.stopped) {
+      body.push(h('p.muted.small', 'Engines analyse for the players. Analyse a copy of this game on a board of your own:'),
+        h('button.btn.small#analyse-copy', { type: 'button', onclick: analyseCopy }, 'Analyse a copy'));
+    } else if (!seat) body.push(h('p.muted.small', 'Engine analysis is available to the players.'));
     else if (st.stopped) body.push(h('p.muted.small', 'The game is stopped: no analysis.'));
     else if (vsComputer) body.push(h('p.muted.small', 'The engine is your opponent in this game: no analysis while you play it.'));
     else if (finished && !finishedOk) body.push(h('p.muted.small', 'The game is over.'));

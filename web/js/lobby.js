@@ -4,6 +4,7 @@
 
 import { api, explain, forgetGame, gameLink, myGames, rememberGame } from './api.js';
 import { copyField, h, setChildren, toast } from './dom.js';
+import { mountEngineSessions } from './engine-sessions.js';
 import { pieceSvg } from './pieces.js';
 import { ARMIES, chess2Link } from './chess2.js';
 import { mountSeeks } from './seeks.js';
@@ -62,6 +63,7 @@ export function mountLobby(root) {
   let engines = null;
   const form = h('form.card.create-game', { 'aria-labelledby': 'create-title' });
   const result = h('div.card.created', { hidden: true });
+  const engineSessions = mountEngineSessions();
   const state = { opponent: 'friend', color: 'random', tc: 'none', variant: 'standard' };
 
   // Chess 2: each side's army.
@@ -161,6 +163,7 @@ export function mountLobby(root) {
       await create();
     } catch (err) {
       toast(explain(err), 'error');
+      engineSessions.refresh();
     } finally {
       submit.disabled = false;
     }
@@ -317,7 +320,7 @@ export function mountLobby(root) {
     setChildren(list, games.slice(0, 10).map((g) => {
       const status = h('span.game-status.muted', '…');
       const engine = g.opponent && typeof g.opponent === 'object' ? g.opponent.engine : null;
-      const vs = engine ? `vs ${engine}` : 'vs a friend';
+      const vs = engine ? `vs ${engine}` : g.opponent === 'analysis' ? 'analysis copy' : 'vs a friend';
       const when = new Date(g.created || Date.now()).toLocaleString();
       const item = h('li',
         h('a', { href: `#/${g.variant === 'chess2' ? 'chess2' : 'game'}/${g.id}${g.secret ? `?seat=${encodeURIComponent(g.secret)}` : ''}` },
@@ -389,9 +392,10 @@ export function mountLobby(root) {
   const seeks = mountSeeks();
   const page = h('section.page.lobby',
     h('div.hero', h('h1', 'Play chess'), h('p.muted', 'Against anyone waiting in the lobby, a friend with a link, or the computer. ', h('a#watch-games-link', { href: '#/watch' }, 'Watch the games being played live.'))),
-    h('div.lobby-grid', h('div', seeks.waiting, seeks.poolsCard, form, result), h('div.side-column', seeks.card, side)));
+    h('div.lobby-grid', h('div', seeks.waiting, seeks.poolsCard, form, result), h('div.side-column', seeks.card, side, engineSessions.card)));
   setChildren(root, page);
   renderGames();
+  engineSessions.refresh();
   loadEngines();
   return () => seeks.unmount();
 }

@@ -13,7 +13,7 @@ use std::{
     net::IpAddr,
     num::NonZeroU32,
     sync::{
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
         Arc,
     },
     time::Duration,
@@ -153,6 +153,40 @@ pub struct Usage {
     pub exports: usize,
 }
 
+/// What an engine session is held for, so that a client can see which of its games hold its
+/// places (`GET /v1/engines/sessions`) and free one when it is at its limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineUse {
+    /// The game the session belongs to.
+    pub game: uuid::Uuid,
+    /// The configured engine's name.
+    pub engine: String,
+    /// What the session does in that game.
+    pub role: EngineRole,
+}
+
+/// What an engine session does in its game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineRole {
+    /// An engine attached to the game (hints, analysis, commands).
+    Attached,
+    /// An engine playing one side of the game.
+    Opponent,
+    /// chessd's own player of one side of a Chess 2 game.
+    Chess2Player,
+}
+
+impl EngineRole {
+    /// The role's stable name, as the API shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineRole::Attached => "attached",
+            EngineRole::Opponent => "opponent",
+            EngineRole::Chess2Player => "chess2_player",
+        }
+    }
+}
+
 /// What a permit counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -183,6 +217,9 @@ struct Inner {
     max_sockets_total: usize,
     max_exports_total: usize,
     usage: DashMap<ClientKey, Usage>,
+    /// What each client's engine sessions are held for, by permit number.
+    engine_uses: DashMap<ClientKey, Vec<(u64, EngineUse)>>,
+    next_use: AtomicU64,
     engines_total: AtomicUsize,
     sockets_total: AtomicUsize,
     exports_total: AtomicUsize,
@@ -213,6 +250,8 @@ impl Admission {
             max_sockets_total: config.websocket.max_connections,
             max_exports_total: config.limits.max_exports,
             usage: DashMap::new(),
+            engine_uses: DashMap::new(),
+            next_use: AtomicU64::new(1),
             engines_total: AtomicUsize::new(0),
             sockets_total: AtomicUsize::new(0),
             exports_total: AtomicUsize::new(0),
@@ -287,9 +326,35 @@ impl Admission {
         self.take(client, Kind::Game)
     }
 
-    /// Takes one engine session, for the client and in total.
-    pub fn acquire_engine(&self, client: &ClientKey) -> Result<Permit, AdmissionError> {
-        self.take_counted_in_total(client, Kind::Engine)
+    /// Takes one engine session, for the client and in total, held for `purpose`.
+    pub fn acquire_engine(
+        &self,
+        client: &ClientKey,
+        purpose: EngineUse,
+    ) -> Result<Permit, AdmissionError> {
+        let mut permit = self.take_counted_in_total(client, Kind::Engine)?;
+        let number = self.0.next_use.fetch_add(1, Ordering::Relaxed);
+        self.0
+            .engine_uses
+            .entry(client.clone())
+            .or_default()
+            .push((number, purpose));
+        permit.engine_use = number;
+        Ok(permit)
+    }
+
+    /// What the client's engine sessions are held for, oldest first.
+    pub fn engine_uses(&self, client: &ClientKey) -> Vec<EngineUse> {
+        self.0
+            .engine_uses
+            .get(client)
+            .map(|uses| uses.iter().map(|(_, u)| u.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// How many engine sessions one client may hold (`quotas.max_engines`).
+    pub fn max_engines_per_client(&self) -> usize {
+        self.0.quotas.max_engines
     }
 
     /// Takes one WebSocket connection, for the client and in total.
@@ -357,7 +422,11 @@ impl Admission {
         let q = &self.0.quotas;
         let (what, key, limit) = match kind {
             Kind::Game => ("unfinished games", "max_ongoing_games", q.max_ongoing_games),
-            Kind::Engine => ("engine sessions", "max_engines", q.max_engines),
+            Kind::Engine => (
+                "engine sessions (GET /v1/engines/sessions lists them)",
+                "max_engines",
+                q.max_engines,
+            ),
             Kind::Job => ("jobs", "max_jobs", q.max_jobs),
             Kind::Socket => ("WebSocket connections", "max_sockets", q.max_sockets),
             Kind::Export => ("game exports", "max_exports", q.max_exports),
@@ -372,10 +441,17 @@ impl Admission {
             admission: self.clone(),
             client: client.clone(),
             kind,
+            engine_use: 0,
         })
     }
 
-    fn give_back(&self, client: &ClientKey, kind: Kind) {
+    fn give_back(&self, client: &ClientKey, kind: Kind, engine_use: u64) {
+        if engine_use != 0 {
+            self.0.engine_uses.remove_if_mut(client, |_, uses| {
+                uses.retain(|(number, _)| *number != engine_use);
+                uses.is_empty()
+            });
+        }
         if let Some((total, _)) = self.total(kind) {
             total.fetch_sub(1, Ordering::AcqRel);
         }
@@ -394,6 +470,8 @@ pub struct Permit {
     admission: Admission,
     client: ClientKey,
     kind: Kind,
+    /// The number of the engine use it holds (0: none).
+    engine_use: u64,
 }
 
 impl Permit {
@@ -416,7 +494,8 @@ impl fmt::Debug for Permit {
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        self.admission.give_back(&self.client, self.kind);
+        self.admission
+            .give_back(&self.client, self.kind, self.engine_use);
     }
 }
 
@@ -432,6 +511,42 @@ mod tests {
 
     fn client(n: u8) -> ClientKey {
         ClientKey::Address(IpAddr::from([127, 0, 0, n]))
+    }
+
+    fn analysis(game: u128) -> EngineUse {
+        EngineUse {
+            game: uuid::Uuid::from_u128(game),
+            engine: "builtin".into(),
+            role: EngineRole::Attached,
+        }
+    }
+
+    #[test]
+    fn a_client_sees_what_its_engine_sessions_are_held_for_until_they_end() {
+        let a = admission(|c| c.quotas.max_engines = 3);
+        let first = a.acquire_engine(&client(1), analysis(10)).unwrap();
+        let opponent = EngineUse {
+            game: uuid::Uuid::from_u128(11),
+            engine: "stockfish".into(),
+            role: EngineRole::Opponent,
+        };
+        let second = a.acquire_engine(&client(1), opponent.clone()).unwrap();
+        let _other = a.acquire_engine(&client(2), analysis(12)).unwrap();
+        assert_eq!(
+            a.engine_uses(&client(1)),
+            vec![analysis(10), opponent.clone()]
+        );
+        assert_eq!(a.engine_uses(&client(2)), vec![analysis(12)]);
+        drop(first);
+        assert_eq!(a.engine_uses(&client(1)), vec![opponent]);
+        drop(second);
+        assert!(a.engine_uses(&client(1)).is_empty());
+        assert!(!a.0.engine_uses.contains_key(&client(1)));
+        // A refused attempt leaves no use behind.
+        let a = admission(|c| c.quotas.max_engines = 1);
+        let _held = a.acquire_engine(&client(1), analysis(1)).unwrap();
+        assert!(a.acquire_engine(&client(1), analysis(2)).is_err());
+        assert_eq!(a.engine_uses(&client(1)), vec![analysis(1)]);
     }
 
     #[test]
@@ -459,21 +574,21 @@ mod tests {
             c.engines.max_processes = 3;
             c.quotas.max_engines = 2;
         });
-        let p1 = a.acquire_engine(&client(1)).unwrap();
-        let _p2 = a.acquire_engine(&client(1)).unwrap();
+        let p1 = a.acquire_engine(&client(1), analysis(1)).unwrap();
+        let _p2 = a.acquire_engine(&client(1), analysis(1)).unwrap();
         assert!(matches!(
-            a.acquire_engine(&client(1)),
+            a.acquire_engine(&client(1), analysis(1)),
             Err(AdmissionError::QuotaExceeded { .. })
         ));
         // The refused per-client attempt did not keep a place in the total.
         assert_eq!(a.engines_total(), 2);
-        let _p3 = a.acquire_engine(&client(2)).unwrap();
+        let _p3 = a.acquire_engine(&client(2), analysis(2)).unwrap();
         assert_eq!(
-            a.acquire_engine(&client(3)).unwrap_err(),
+            a.acquire_engine(&client(3), analysis(3)).unwrap_err(),
             AdmissionError::TooManyEngines { limit: 3 }
         );
         drop(p1);
-        assert!(a.acquire_engine(&client(3)).is_ok());
+        assert!(a.acquire_engine(&client(3), analysis(3)).is_ok());
     }
 
     #[test]
@@ -536,7 +651,7 @@ mod tests {
                 let (a, held) = (&a, &held);
                 s.spawn(move || {
                     for _ in 0..100 {
-                        if let Ok(p) = a.acquire_engine(&client(t)) {
+                        if let Ok(p) = a.acquire_engine(&client(t), analysis(t.into())) {
                             held.lock().unwrap().push(p);
                         }
                     }

@@ -50,6 +50,7 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         api::routes::games::create,
         api::routes::export::export,
         api::routes::engines::list,
+        api::routes::engines::sessions,
         api::routes::cluster::status,
         api::routes::seeks::list,
         api::routes::seeks::post,

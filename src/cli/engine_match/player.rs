@@ -8,7 +8,7 @@ use std::{net::Ipv4Addr, time::Duration};
 use chessd_core::{game::Game, START_FEN};
 use chessd_protocol::uci::{EngineLine, GoLimits, GuiCommand, StartPosition};
 use chessd_server::{
-    admission::{Admission, ClientKey, Permit},
+    admission::{Admission, ClientKey, EngineRole, Permit},
     config::{EngineConfig, QuotasConfig},
     engine::{
         handle::{Engine, EngineEvent, PositionSpec, SearchRequest, SearchResult},
@@ -61,7 +61,8 @@ impl Lineup {
     pub(super) async fn start(&self, name: &str) -> Result<Player, StartError> {
         let started = self
             .factory
-            .start(&self.client, name)
+            // Not a server game: no game id to show (the match's sessions are listed nowhere).
+            .start(&self.client, name, uuid::Uuid::nil(), EngineRole::Opponent)
             .await
             .map_err(|e| match e {
                 GameError::Engine(EngineError::NotConfigured(m)) => StartError::Unknown(m),

@@ -352,3 +352,95 @@ fn against_the_computer_analysis_waits_for_the_end_of_the_game() {
         s.quit().await;
     });
 }
+
+/// A spectator of a finished game, who holds no secret of it, analyses a copy of it made from
+/// its PGN: the copy opens with its own admin secret, has the same moves and result, and the
+/// panel shows the engine's lines there.
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn a_spectator_analyses_a_copy_of_a_finished_game() {
+    run("analysis_spectator_copy", || async {
+        let server = Server::start(&[]);
+        let c = common::client();
+        let g = common::create_game(&c, &server.base, &json!({})).await;
+        for (uci, secret) in [
+            ("e2e4", &g.white),
+            ("e7e5", &g.black),
+            ("g1f3", &g.white),
+            ("b8c6", &g.black),
+        ] {
+            let (status, v) = common::post_json(
+                &c,
+                &format!("{}/v1/games/{}/moves", server.base, g.id),
+                Some(secret),
+                &json!({ "uci": uci }),
+            )
+            .await;
+            assert_eq!(status, 200, "{v}");
+        }
+        let (status, v) = common::post_json(
+            &c,
+            &format!("{}/v1/games/{}/resign", server.base, g.id),
+            Some(&g.white),
+            &json!({}),
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        let driver = Driver::start().await;
+        let s = open(
+            &driver,
+            &format!("{}/#/game/{}", server.base, g.id),
+            DESKTOP,
+        )
+        .await;
+        s.wait_for(
+            "document.querySelector('#analyse-copy') && !document.querySelector('#analyse-copy').disabled",
+            "the spectator's copy button",
+        )
+        .await;
+        assert_eq!(s.text("#role").await, "Spectating");
+        s.click("#analyse-copy").await;
+        let hash = s
+            .wait_for(
+                &format!(
+                    "location.hash.startsWith('#/game/') && !location.hash.includes({}) && location.hash.includes('seat=') && location.hash",
+                    json!(g.id)
+                ),
+                "the copy's page",
+            )
+            .await;
+        let copy = hash.as_str().unwrap()["#/game/".len()..]
+            .split('?')
+            .next()
+            .unwrap()
+            .to_string();
+        let (status, view) =
+            common::get_json(&c, &format!("{}/v1/games/{copy}", server.base)).await;
+        assert_eq!(status, 200, "{view}");
+        assert_eq!(view["moves"].as_array().map(Vec::len), Some(4), "{view}");
+        assert_eq!(view["status"]["result"], "black_wins", "{view}");
+        s.wait_for(
+            "!document.querySelector('#analysis-toggle').hidden && !document.querySelector('#analysis-toggle').disabled",
+            "analysis offered on the copy",
+        )
+        .await;
+        s.click("#analysis-toggle").await;
+        s.wait_for(
+            &format!("document.querySelector('#analysis').dataset.state === 'on' && {LINES_JS}.length >= 1"),
+            "the engine's lines on the copy",
+        )
+        .await;
+        shot(&s, "analysis-spectator-copy").await;
+        s.click("#analysis-toggle").await;
+        s.wait_for(
+            "document.querySelector('#analysis').dataset.state === 'off'",
+            "the analysis to stop",
+        )
+        .await;
+        assert_clean_console(&s, "a spectator's analysis copy").await;
+        s.quit().await;
+    });
+}

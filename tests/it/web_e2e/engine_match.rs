@@ -121,6 +121,41 @@ fn the_lobby_starts_an_engine_match_and_shows_it() {
             view["options"]["opponents"],
             json!([{"engine": "builtin", "plays": "white"}, {"engine": "mini", "plays": "black"}])
         );
+        // The match holds both of this client's engine sessions (quotas.max_engines = 2): the
+        // lobby says which game holds them, and frees them by ending the match.
+        s.exec("location.hash = '#/';", json!([])).await;
+        s.wait_for(
+            "!document.querySelector('#engine-sessions-card').hidden && document.querySelectorAll('#engine-sessions li').length === 2",
+            "the engine sessions card",
+        )
+        .await;
+        assert_eq!(s.text("#engine-sessions-count").await, "2 of 2");
+        let rows = s
+            .exec(
+                "return [...document.querySelectorAll('#engine-sessions li')].map(li => [li.dataset.game, li.querySelector('a').textContent, li.querySelector('button').textContent]);",
+                json!([]),
+            )
+            .await;
+        assert_eq!(
+            rows,
+            json!([
+                [id, "builtin · playing", "End (draw)"],
+                [id, "mini · playing", "End (draw)"]
+            ])
+        );
+        shot(&s, "engine-sessions").await;
+        s.click("#engine-sessions li button").await;
+        s.wait_for(
+            "document.querySelector('#engine-sessions-card').hidden",
+            "the sessions freed",
+        )
+        .await;
+        let (_, status) = common::get_json(
+            &c,
+            &format!("{}/v1/games/{}/status", server.base, id.as_str().unwrap()),
+        )
+        .await;
+        assert_eq!(status["status"]["result"], "draw", "{status}");
         assert_clean_console(&s, "engine match from the lobby").await;
         s.quit().await;
     });

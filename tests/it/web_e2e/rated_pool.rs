@@ -138,6 +138,8 @@ fn strangers_paired_in_a_pool_play_a_rated_game_watched_live_and_their_ratings_c
             .await;
         }
         shot(&spectator, "rated-game-spectator").await;
+        shot(&first, "rated-game-desktop").await;
+        shot(&second, "rated-game-phone").await;
 
         // Both started at Glicko-2's 1500 / 350 / 0.06: Black won.
         let expected_white =
@@ -170,7 +172,31 @@ fn strangers_paired_in_a_pool_play_a_rated_game_watched_live_and_their_ratings_c
             )
             .await;
         assert_eq!(shown, json!(format!("{}?", expected_black.0.round())));
-        shot(black, "player-page-phone").await;
+        let black_is_phone = std::ptr::eq(black, &second);
+        shot(
+            black,
+            if black_is_phone {
+                "player-page-phone"
+            } else {
+                "player-page-own-desktop"
+            },
+        )
+        .await;
+        // Anyone's page of the winner, at desktop size.
+        spectator
+            .exec(
+                &format!("location.hash = '#/player/{black_id}';"),
+                json!([]),
+            )
+            .await;
+        let shown = spectator
+            .wait_for(
+                "document.querySelector(\"#ratings tr[data-class='blitz'] td.rating\") && document.querySelector(\"#ratings tr[data-class='blitz'] td.rating\").textContent",
+                "the winner's page seen by another",
+            )
+            .await;
+        assert_eq!(shown, json!(format!("{}?", expected_black.0.round())));
+        shot(&spectator, "player-page-desktop").await;
         for (s, who) in [
             (white, "white"),
             (black, "black"),

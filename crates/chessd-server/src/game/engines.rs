@@ -14,7 +14,7 @@ use std::{
 use tokio::sync::mpsc;
 
 use crate::{
-    admission::{Admission, ClientKey, Permit},
+    admission::{Admission, ClientKey, EngineRole, EngineUse, Permit},
     config::{Endpoint, EngineConfig, EnginesConfig},
     engine::{
         handle::{Engine, EngineEvent},
@@ -125,9 +125,15 @@ impl EngineFactory {
         }
     }
 
-    /// Starts the configured engine `name` for `client`. The client's and the server's
-    /// engine-session places are taken before anything is started.
-    pub async fn start(&self, client: &ClientKey, name: &str) -> Result<StartedEngine, GameError> {
+    /// Starts the configured engine `name` for `client`, to serve `game` as `role`. The
+    /// client's and the server's engine-session places are taken before anything is started.
+    pub async fn start(
+        &self,
+        client: &ClientKey,
+        name: &str,
+        game: uuid::Uuid,
+        role: EngineRole,
+    ) -> Result<StartedEngine, GameError> {
         let config = self.engines.get(name).cloned().ok_or_else(|| {
             let known: Vec<&str> = self.engines.keys().map(String::as_str).collect();
             EngineError::NotConfigured(format!(
@@ -135,7 +141,12 @@ impl EngineFactory {
                 known.join(", ")
             ))
         })?;
-        let permit = self.admission.acquire_engine(client)?;
+        let purpose = EngineUse {
+            game,
+            engine: name.to_string(),
+            role,
+        };
+        let permit = self.admission.acquire_engine(client, purpose)?;
         let (tx, rx) = mpsc::unbounded_channel();
         let sink = Arc::new(move |event| {
             let _ = tx.send(event);

@@ -8,7 +8,7 @@ use dashmap::DashMap;
 use uuid::Uuid;
 
 use crate::{
-    admission::{Admission, ClientKey},
+    admission::{Admission, ClientKey, EngineRole, EngineUse},
     game::{
         actor::{resume_game, start_game, ActorStart, GameEnv, GameOptions, Secrets},
         command::OpponentSpec,
@@ -314,7 +314,7 @@ impl Games {
             .options
             .chess2_bots
             .iter()
-            .map(|_| self.admission.acquire_engine(client))
+            .map(|_| self.admission.acquire_engine(client, chess2_player(id)))
             .collect::<Result<Vec<_>, _>>()?;
         let stored_opponents: Vec<StoredOpponent> = new
             .opponents
@@ -328,7 +328,11 @@ impl Games {
             .collect();
         let mut opponents = Vec::with_capacity(new.opponents.len());
         for spec in new.opponents {
-            let started = self.env.engines.start(client, &spec.engine).await?;
+            let started = self
+                .env
+                .engines
+                .start(client, &spec.engine, id, EngineRole::Opponent)
+                .await?;
             check_can_play(
                 &spec.engine,
                 started.engine.identity(),
@@ -430,7 +434,12 @@ impl Games {
             tracing::warn!(game = %id, "the client of the engine opponent is no longer configured");
             return None;
         };
-        match self.env.engines.start(&client, &record.engine).await {
+        match self
+            .env
+            .engines
+            .start(&client, &record.engine, id, EngineRole::Opponent)
+            .await
+        {
             Ok(started) => Some((
                 started,
                 Opponent {
@@ -452,7 +461,7 @@ impl Games {
         bots.iter()
             .filter_map(|bot| {
                 let client = self.admission.client_from_stored(&bot.client)?;
-                match self.admission.acquire_engine(&client) {
+                match self.admission.acquire_engine(&client, chess2_player(id)) {
                     Ok(permit) => Some(permit),
                     Err(e) => {
                         tracing::warn!(game = %id, error = %e, "a Chess 2 player came back without its engine place");
@@ -578,5 +587,14 @@ fn check_opponents(opponents: &[OpponentSpec]) -> Result<(), GameError> {
             a.opponent.plays
         ))),
         _ => Ok(()),
+    }
+}
+
+/// The engine use of one of chessd's Chess 2 players in `game`.
+fn chess2_player(game: Uuid) -> EngineUse {
+    EngineUse {
+        game,
+        engine: "builtin".into(),
+        role: EngineRole::Chess2Player,
     }
 }

@@ -95,6 +95,78 @@ pub(crate) async fn list(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "engines": engines }))
 }
 
+/// One engine session a client holds, in `GET /v1/engines/sessions`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub(crate) struct EngineSession {
+    /// The game it serves.
+    #[schema(value_type = String, format = Uuid)]
+    pub game: uuid::Uuid,
+    /// The configured engine's name.
+    pub engine: String,
+    /// `attached` (hints, analysis, commands: `DELETE /v1/games/{id}/engine` frees it),
+    /// `opponent` (it plays a side: it is freed when the game ends) or `chess2_player`
+    /// (chessd's own Chess 2 player: the same).
+    #[schema(value_type = EngineSessionRole)]
+    pub role: String,
+}
+
+/// What an engine session does in its game.
+#[allow(dead_code, reason = "schema-only: the role is written as its name")]
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub(crate) enum EngineSessionRole {
+    /// Attached to the game.
+    Attached,
+    /// Plays one side.
+    Opponent,
+    /// chessd's own Chess 2 player of one side.
+    Chess2Player,
+}
+
+/// `GET /v1/engines/sessions`
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub(crate) struct EngineSessions {
+    /// How many engine sessions this client may hold at once (`quotas.max_engines`).
+    pub limit: usize,
+    /// The sessions it holds, oldest first.
+    pub sessions: Vec<EngineSession>,
+}
+
+/// `GET /v1/engines/sessions`: the engine sessions the calling client holds, and for which
+/// games, so that a client at its limit can see what to free.
+#[utoipa::path(
+    get,
+    path = "/v1/engines/sessions",
+    operation_id = "listEngineSessions",
+    tag = "engines",
+    summary = "List this client's engine sessions",
+    description = "The engine sessions counted against the calling client (its API key, else its address), each with its game, engine and role, and the client's limit (`quotas.max_engines`). Starting one more engine past the limit is `429 quota_exceeded`: free an `attached` one with `DELETE /v1/games/{id}/engine`; an `opponent` or `chess2_player` is freed when its game ends (resign or abort it). Counted by the node that runs the game: in a cluster each node lists the sessions it runs.",
+    responses(
+        (status = 200, description = "The client's engine sessions.", body = crate::api::routes::engines::EngineSessions),
+        (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key (`auth.api_keys`).", body = crate::api::error::ErrorBody<'static>)
+    )
+)]
+pub(crate) async fn sessions(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let client = client_key(&req, &state.config.auth, false)?;
+    let sessions = state
+        .admission
+        .engine_uses(&client)
+        .into_iter()
+        .map(|u| EngineSession {
+            game: u.game,
+            engine: u.engine,
+            role: u.role.as_str().to_string(),
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(EngineSessions {
+        limit: state.admission.max_engines_per_client(),
+        sessions,
+    }))
+}
+
 /// `POST /v1/games/{id}/engine` body.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -85,6 +85,7 @@ pub fn route_table() -> Vec<ApiRoute> {
         // Before `/v1/games/{id}`, which would take `export` for an id.
         R::new(GET, "/v1/games/export", export::export),
         R::new(GET, "/v1/engines", engines::list),
+        R::new(GET, "/v1/engines/sessions", engines::sessions),
         R::new(GET, "/v1/cluster", cluster::status),
         // The lobby.
         R::new(GET, "/v1/seeks", seeks::list),

@@ -107,6 +107,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/puzzle-samples.js", JS),
     asset!("js/puzzles.js", JS),
     asset!("js/seeks.js", JS),
+    asset!("js/engine-sessions.js", JS),
     asset!("js/sounds.js", JS),
     asset!("js/theme.js", JS),
     asset!("js/watch.js", JS),

@@ -8,6 +8,7 @@ use chessd_core::{Color, Position};
 use chessd_protocol::uci::{GoLimits, Info};
 
 use crate::{
+    admission::EngineRole,
     engine::{
         handle::{Identity, SearchRequest, SearchResult},
         EngineError,
@@ -216,7 +217,12 @@ impl GameActor {
             Ok(Some(name)) => {
                 let factory = self.env.engines.clone();
                 let client = request.client.clone();
-                let starting = async move { factory.start(&client, &name).await };
+                let game = self.id;
+                let starting = async move {
+                    factory
+                        .start(&client, &name, game, EngineRole::Attached)
+                        .await
+                };
                 ctx.spawn(starting.into_actor(self).map(move |started, act, ctx| {
                     let answer = started.and_then(|started| {
                         if act

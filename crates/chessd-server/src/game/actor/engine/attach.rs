@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use actix::{fut::ActorFutureExt, AsyncContext, Context, WrapFuture};
 use chessd_core::{game::Game, FenMode, Position};
 
+use crate::admission::EngineRole;
 use crate::game::actor::GameActor;
 use crate::game::{
     command::{EngineReply, Reply},
@@ -142,7 +143,12 @@ impl GameActor {
             None => None,
         };
         let factory = self.env.engines.clone();
-        let starting = async move { factory.start(&client, &name).await };
+        let game = self.id;
+        let starting = async move {
+            factory
+                .start(&client, &name, game, EngineRole::Attached)
+                .await
+        };
         ctx.spawn(starting.into_actor(self).map(move |started, act, ctx| {
             let answer = started.and_then(|started| {
                 if act.engine.locks_game() {
@@ -182,6 +188,21 @@ impl GameActor {
             if a.pondering.as_ref().is_some_and(|p| !p.hit) {
                 a.pondering = None;
                 a.busy = None;
+            }
+        }
+        // A move no longer wanted (the game ended while its engine chose one: a resignation, a
+        // draw, a flag): the search is told to stop, so that its session is given back at once
+        // rather than when its time runs out. Its answer then comes back here.
+        let searching = [
+            self.engine.attached.as_deref(),
+            self.engine.rival.as_ref().map(|r| &r.attached),
+        ];
+        for a in searching.into_iter().flatten() {
+            if matches!(a.busy, Some(crate::game::engine_state::Busy::Move)) {
+                let engine = a.engine.clone();
+                actix::spawn(async move {
+                    let _ = engine.stop().await;
+                });
             }
         }
         if self.engine.is_idle() {
