@@ -588,9 +588,15 @@ export class Board {
       btn.type = 'button';
       btn.className = 'promo-choice';
       btn.dataset.promotion = role;
-      btn.title = names[role];
-      btn.setAttribute('aria-label', `Promote to ${names[role].toLowerCase()}`);
-      btn.append(pieceSvg(white ? role.toUpperCase() : role, 56));
+      // A Chess 2 army's piece is offered as its army draws and names it.
+      const piece = white ? role.toUpperCase() : role;
+      const look = this.look && this.look(piece);
+      const name = look ? look.name.replace(/^(white|black) /, '') : names[role];
+      btn.title = name;
+      btn.setAttribute('aria-label', `Promote to ${look ? name : name.toLowerCase()}`);
+      const icon = pieceSvg(piece, 56);
+      if (look) icon.querySelector('use')?.setAttribute('href', `#${look.id}`);
+      btn.append(icon);
       btn.addEventListener('click', () => {
         this.cancelPromotion();
         this.onMove(uci);

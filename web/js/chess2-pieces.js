@@ -81,7 +81,7 @@ export const ARMY_SHAPES = {
   'empowered-queen': {
     body: QUEEN,
     detail: '<path d="M30 64 H70 M28 73 H72" fill="none"/>',
-    accent: `<g transform="translate(17 20) scale(0.66)">${BOLT}</g>`,
+    accent: `<g transform="translate(9.6 11.2) scale(0.8)">${BOLT}</g>`,
   },
   // A hooded figure with a scythe.
   reaper: {
@@ -113,7 +113,7 @@ export const ARMY_SHAPES = {
   },
   // A knight's head turned the other way, a wild mane streaming behind, nostrils flared.
   'wild-horse': {
-    body: `<path d="M70 80 H24 C23 64 24 50 30 38 L18 42 L28 30 L16 28 L30 20 L22 12 L38 14 L40 4 L48 12 C58 14 66 20 72 28 L86 44 C88 48 86 53 82 54 L74 56 C69 55 64 52 59 49 C57 59 65 69 70 80 Z"/>
+    body: `<path d="M70 80 H24 C23 64 24 50 30 40 L10 46 L26 32 L8 28 L28 20 L16 8 L36 12 L40 2 L48 12 C58 14 66 20 72 28 L86 44 C88 48 86 53 82 54 L74 56 C69 55 64 52 59 49 C57 59 65 69 70 80 Z"/>
       <rect x="21" y="77" width="57" height="11" rx="4"/>`,
     detail: `<path d="M56 25 L66 28 L60 31 Z"/><circle cx="81" cy="47" r="2.2"/>
       <path d="M43 18 C35 30 31 44 31 62" fill="none"/>`,

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::first_hour::visible_share;
 use super::{
     assert_clean_console, click_move, common, input_value, open, run, select_option, shot, Driver,
     Server, DESKTOP, PHONE, RECORD_POSTS_JS,
@@ -425,6 +426,37 @@ fn animals_against_reaper_shows_the_armies_own_pieces_and_running_clocks() {
         );
         shot(&s, "chess2-animals-reaper-desktop").await;
         assert_clean_console(&s, "Animals against Reaper").await;
+        // The legend in the dark theme: every drawing stands out from the panel (a black piece
+        // gets its light outline there, as the plain pieces' icons do).
+        s.exec(
+            "localStorage.setItem('chessd-theme', 'dark'); location.reload();",
+            json!([]),
+        )
+        .await;
+        s.wait_for(
+            "document.documentElement.dataset.theme === 'dark' && document.querySelectorAll('#c2-legend svg[data-drawing]').length === 6",
+            "the page in the dark theme",
+        )
+        .await;
+        s.exec(
+            "document.querySelector('#c2-legend-card').scrollIntoView();",
+            json!([]),
+        )
+        .await;
+        let mut faint = Vec::new();
+        for drawing in s.exec(LEGEND_JS, json!([])).await.as_array().unwrap() {
+            let (color, kind) = drawing.as_str().unwrap().split_once(':').unwrap();
+            let css = format!("#c2-legend svg[data-color='{color}'][data-drawing='{kind}']");
+            let share = visible_share(&s, &css).await;
+            if share < 0.04 {
+                faint.push(format!("{drawing}: {:.1} %", share * 100.0));
+            }
+        }
+        assert!(
+            faint.is_empty(),
+            "legend drawings lost in the dark theme: {faint:?}"
+        );
+        shot(&s, "chess2-animals-reaper-legend-dark").await;
         s.quit().await;
 
         // On a phone: the same pieces, the clocks above and below the board.
