@@ -4,8 +4,8 @@
 // players' bars with their clocks (game-clock.js, as on the standard game page), both armies
 // and their stones, the duel panel (challenge or decline, then a bid the opponent sees only
 // once both are in), the move list numbered by turn (a click, the arrows or the keys step
-// through the game), flip and PGN, over the game's live WebSocket. Every state shown comes from the server: after
-// each event the page reads the game again.
+// through the game), flip and PGN, over the game's live WebSocket. Every state shown comes
+// from the server: after each event the page reads the game again.
 
 import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
