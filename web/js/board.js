@@ -16,6 +16,12 @@ import { installPieceDefs, pieceId, pieceName, pieceSvg } from './pieces.js';
  *   again: boolean, use?: SVGElement}} Drag
  */
 
+/**
+ * How one piece of a special kind is shown: the <symbol> `id` of its drawing (installed by the
+ * page), the drawing's `kind` (data-drawing on the piece) and its `name` with its colour.
+ * @typedef {{id: string, kind: string, name: string}} PieceLook
+ */
+
 const NS = 'http://www.w3.org/2000/svg';
 const SIZE = 100; // one square in SVG units; the board is 800×800
 
@@ -36,8 +42,8 @@ export class Board {
    * @param {'white'|'black'} [opts.orientation] the side at the bottom
    * @param {(uci: string) => void} [opts.onMove] called with each move the user makes
    * @param {() => void} [opts.onPremoveCancel] called when the user cancels the premove shown
-   * @param {(piece: string) => string | null} [opts.badge] a letter marking a piece of a
-   *   special kind (Chess 2's army pieces), drawn in its square's corner
+   * @param {(piece: string) => PieceLook | null} [opts.look] how a piece of a special kind
+   *   (Chess 2's army pieces) is drawn and named; null: as a plain piece
    * @param {string} [opts.label] accessible name
    */
   constructor(opts = {}) {
@@ -46,7 +52,7 @@ export class Board {
     this.orientation = opts.orientation || 'white';
     this.onMove = opts.onMove || (() => {});
     this.onPremoveCancel = opts.onPremoveCancel || (() => {});
-    this.badge = opts.badge || null;
+    this.look = opts.look || null;
     /** Whether the moves given are premoves (the opponent is to move). */
     this.premoveMode = false;
     /** @type {string | null} the premove queued, marked on the board */
@@ -194,6 +200,18 @@ export class Board {
     this.set({ board: applyUci(this.board, uci), lastMove: uci, check: -1, legal: [], animate, turn: this.turn });
   }
 
+  /** The symbol id a piece is drawn with. @param {string} p */
+  pieceHref(p) {
+    const look = this.look && this.look(p);
+    return look ? look.id : pieceId(p);
+  }
+
+  /** A piece's name for screen readers ("white Reaper", "black knight"). @param {string} p */
+  nameOf(p) {
+    const look = this.look && this.look(p);
+    return look ? look.name : pieceName(p);
+  }
+
   // ----- geometry -----
 
   /** @param {number} sq @returns {[number, number]} */
@@ -279,18 +297,14 @@ export class Board {
     this.board.forEach((p, sq) => {
       if (!p) return;
       const [x, y] = this.xy(sq);
+      const look = this.look && this.look(p);
       const use = svgEl('use', {
-        href: `#${pieceId(p)}`, x, y, width: SIZE, height: SIZE,
+        href: `#${look ? look.id : pieceId(p)}`, x, y, width: SIZE, height: SIZE,
         class: 'piece', 'data-piece': p, 'data-square': squareName(sq),
       });
+      if (look) use.dataset.drawing = look.kind;
       if (this.drag && this.drag.active && this.drag.from === sq) use.classList.add('ghost');
       g.append(use);
-      const badge = this.badge && this.badge(p);
-      if (badge) {
-        const mark = svgEl('text', { x: x + 88, y: y + 22, class: 'piece-badge', 'text-anchor': 'middle', 'data-badge': badge });
-        mark.textContent = badge;
-        g.append(mark);
-      }
     });
     if (anim) this.animate(anim);
   }
@@ -373,7 +387,7 @@ export class Board {
     this.selected = sq;
     this.drawMarks();
     this.drawHints();
-    if (sq >= 0 && this.board[sq]) this.say(`${pieceName(this.board[sq])} on ${squareName(sq)} selected`);
+    if (sq >= 0 && this.board[sq]) this.say(`${this.nameOf(this.board[sq])} on ${squareName(sq)} selected`);
   }
 
   /** @param {number} sq */
@@ -465,7 +479,7 @@ export class Board {
       this.svg.classList.add('dragging');
       const layer = this.layers.drag;
       layer.replaceChildren();
-      d.use = svgEl('use', { href: `#${pieceId(this.board[d.from] || '')}`, width: SIZE * 1.1, height: SIZE * 1.1, class: 'piece dragged' });
+      d.use = svgEl('use', { href: `#${this.pieceHref(this.board[d.from] || '')}`, width: SIZE * 1.1, height: SIZE * 1.1, class: 'piece dragged' });
       layer.append(d.use);
       this.drawPieces(false);
     }
@@ -540,7 +554,7 @@ export class Board {
       this.cursor = next;
       this.drawCursor();
       const p = this.board[next];
-      this.say(`${squareName(next)}${p ? `, ${pieceName(p)}` : ''}${this.isTarget(this.selected, next) ? ', legal move' : ''}`);
+      this.say(`${squareName(next)}${p ? `, ${this.nameOf(p)}` : ''}${this.isTarget(this.selected, next) ? ', legal move' : ''}`);
     }
   }
 
@@ -574,9 +588,15 @@ export class Board {
       btn.type = 'button';
       btn.className = 'promo-choice';
       btn.dataset.promotion = role;
-      btn.title = names[role];
-      btn.setAttribute('aria-label', `Promote to ${names[role].toLowerCase()}`);
-      btn.append(pieceSvg(white ? role.toUpperCase() : role, 56));
+      // A Chess 2 army's piece is offered as its army draws and names it.
+      const piece = white ? role.toUpperCase() : role;
+      const look = this.look && this.look(piece);
+      const name = look ? look.name.replace(/^(white|black) /, '') : names[role];
+      btn.title = name;
+      btn.setAttribute('aria-label', `Promote to ${look ? name : name.toLowerCase()}`);
+      const icon = pieceSvg(piece, 56);
+      if (look) icon.querySelector('use')?.setAttribute('href', `#${look.id}`);
+      btn.append(icon);
       btn.addEventListener('click', () => {
         this.cancelPromotion();
         this.onMove(uci);

@@ -1,19 +1,22 @@
 // @ts-check
 // The Chess 2 game page: the board (each side's pieces move as its army says, its special
-// pieces marked with a letter the legend explains), both armies and their stones, the duel
-// panel (challenge or decline, then a bid the opponent sees only once both are in), the move
-// list numbered by turn (a click, the arrows or the keys step through the game), the clocks,
-// flip and PGN, over the game's live WebSocket. Every state shown comes from the server: after
-// each event the page reads the game again.
+// pieces drawn as their own pieces, chess2-pieces.js, which the legend shows and explains), the
+// players' bars with their clocks (game-clock.js, as on the standard game page), both armies
+// and their stones, the duel panel (challenge or decline, then a bid the opponent sees only
+// once both are in), the move list numbered by turn (a click, the arrows or the keys step
+// through the game), flip and PGN, over the game's live WebSocket. Every state shown comes
+// from the server: after each event the page reads the game again.
 
 import { api, explain, GameSocket, rememberedGame, rememberGame } from './api.js';
 import { Board } from './board.js';
 import { parseFen, resultText } from './chess.js';
-import { ARMY_PIECES, armyBadge } from './chess2-armies.js';
+import { ARMY_PIECES, armyLook } from './chess2-armies.js';
 import { describeDuels } from './chess2-duels.js';
 import { chess2MoveText, chess2Rows } from './chess2-notation.js';
+import { armyPieceSvg, installArmyPieceDefs } from './chess2-pieces.js';
 import { h, setChildren, toast } from './dom.js';
-import { formatClock } from './format.js';
+import { startClocks } from './game-clock.js';
+import { seatLine } from './players.js';
 
 /** The armies by their letters. */
 export const ARMIES = [
@@ -49,11 +52,17 @@ export function mountChess2Game(root, id, params) {
   /** @type {{view: any, role: string | null, busy: boolean, gain: boolean, stopped: boolean, ply: number | null, flipped: boolean}} */
   const st = { view: null, role: token ? null : 'spectator', busy: false, gain: true, stopped: false, ply: null, flipped: false };
 
+  installArmyPieceDefs();
   const board = new Board({
     label: 'Chess 2 board',
     onMove: (uci) => step({ type: 'move', uci }),
-    badge: (piece) => armyBadge(st.view && st.view.chess2 && st.view.chess2.armies, piece),
+    look: (piece) => armyLook(st.view && st.view.chess2 && st.view.chess2.armies, piece),
   });
+  // The clocks as game-clock.js reads them: the view's clocks, and when they came.
+  /** @type {import('./game-clock.js').ClockSource} */
+  const clockSource = { game: null, clocks: null, clockAt: 0, stopped: false };
+  const topBar = h('div.player-bar.top');
+  const bottomBar = h('div.player-bar.bottom');
   const role = h('span.badge#role', token ? '' : 'Spectating');
   const players = h('p#c2-players.small');
   const legend = h('div#c2-legend.small');
@@ -73,7 +82,6 @@ export function mountChess2Game(root, id, params) {
   const stones = h('p#c2-stones');
   const turnLine = h('p#c2-turn', { 'aria-live': 'polite' });
   const banner = h('p#c2-result.result', { hidden: true });
-  const clocks = h('p#c2-clocks.muted', { hidden: true });
   // What the last move's duels came to (both bids, once revealed, and the outcome).
   const duelResult = h('div#c2-duel-result.small', { hidden: true, 'aria-live': 'polite' });
   const duelBox = h('div#c2-duel.card', { hidden: true, role: 'group', 'aria-labelledby': 'c2-duel-title' });
@@ -83,15 +91,17 @@ export function mountChess2Game(root, id, params) {
   const resign = h('button#c2-resign.btn', { type: 'button', hidden: true }, 'Resign');
   resign.addEventListener('click', () => step({ type: 'resign' }));
 
-  setChildren(root, h('section.page.game-page.chess2-page',
+  const page = h('section.page.game-page.chess2-page',
     h('div.game-grid',
-      h('div.board-col', board.el),
+      h('div.board-col', topBar, board.el, bottomBar),
       h('div.side-col',
         h('div.card.game-card',
-          h('div.c2-head', title, role), players, armiesLine, stones, turnLine, banner, clocks, duelResult, extraMoves,
+          h('div.c2-head', title, role), players, armiesLine, stones, turnLine, banner, duelResult, extraMoves,
           h('h2', 'Moves'), moveList, nav, h('div.actions', resign), conn),
         duelBox,
-        h('div.card#c2-legend-card', h('h2', 'The armies\' pieces'), legend)))));
+        h('div.card#c2-legend-card', h('h2', 'The armies\' pieces'), legend))));
+  setChildren(root, page);
+  const clocks = startClocks(clockSource, page);
 
   /** Shows the position after `ply` (null: the game as it stands). @param {number | null} ply */
   function goto(ply) {
@@ -140,6 +150,39 @@ export function mountChess2Game(root, id, params) {
     });
     board.svg.dataset.ply = String(ply);
     board.svg.dataset.live = String(live);
+    renderBars();
+  }
+
+  /** The players' bars, the side at the top of the board first. */
+  function renderBars() {
+    const bottom = board.orientation === 'black' ? 'black' : 'white';
+    playerBar(topBar, bottom === 'white' ? 'black' : 'white');
+    playerBar(bottomBar, bottom);
+    clocks.tick();
+  }
+
+  /**
+   * One player's bar: the side, who plays it with which army, whether it is to act, its clock.
+   * @param {HTMLElement} bar
+   * @param {'white' | 'black'} color
+   */
+  function playerBar(bar, color) {
+    const view = st.view;
+    if (!view) return;
+    const c2 = view.chess2;
+    const ongoing = view.status.result === 'ongoing' && !st.stopped;
+    const clock = h(`div.clock.clock-${color}`, { 'data-color': color });
+    clock.classList.toggle('running', !!(view.clocks && ongoing && view.clocks.running === color));
+    clock.hidden = !view.clocks;
+    const toAct = ongoing && c2.to_act === color;
+    setChildren(bar,
+      h('div.player',
+        h('span.side-dot', { class: color }),
+        h('span.player-name', `${seatName(view, color)} · ${armyName(c2.armies[color])}`),
+        toAct ? h('span.to-move', { title: 'To act' }, '●') : null,
+        h('span.c2-bar-stones.muted.small', { title: 'Stones' }, `${c2.stones[color]} ◆`)),
+      clock);
+    bar.dataset.color = color;
   }
 
   function markCurrent() {
@@ -193,10 +236,10 @@ export function mountChess2Game(root, id, params) {
     banner.hidden = !over;
     banner.textContent = over || '';
     turnLine.textContent = over ? '' : `${c2.to_act === 'white' ? 'White' : 'Black'} to act${c2.king_turn ? ' (king turn)' : ''}`;
-    if (view.clocks) {
-      clocks.hidden = false;
-      clocks.textContent = `White ${formatClock(view.clocks.white_ms)} · Black ${formatClock(view.clocks.black_ms)}`;
-    }
+    clockSource.game = view;
+    clockSource.clocks = view.clocks || null;
+    clockSource.clockAt = performance.now();
+    clockSource.stopped = st.stopped;
     // The duels of the last two moves: an opponent who answers at once (the computer) would
     // otherwise hide the outcome of the duel just fought.
     /** @type {string[]} */
@@ -254,6 +297,20 @@ export function mountChess2Game(root, id, params) {
         h('span.c2-side', row.black.map(entry)))));
   }
 
+  /**
+   * Who plays `color`: "You", the computer, the player's name, or the side.
+   * @param {any} view
+   * @param {'white' | 'black'} color
+   */
+  function seatName(view, color) {
+    const engines = [...((view.options && view.options.opponents) || []), ...(view.options && view.options.opponent ? [view.options.opponent] : [])];
+    const engine = engines.find((o) => o.plays === color);
+    if (engine) return `${engine.engine} (computer)`;
+    const seat = seatLine(view.players, color);
+    if (mySide() === color) return seat ? `You · ${seat}` : 'You';
+    return seat || (color === 'white' ? 'White' : 'Black');
+  }
+
   /** @param {any} view @returns {string} who plays whom */
   function playersOf(view) {
     /** @type {Record<string, string>} */
@@ -273,11 +330,14 @@ export function mountChess2Game(root, id, params) {
     legendFor = key;
     const side = (/** @type {string} */ color, /** @type {string} */ army) => {
       const pieces = ARMY_PIECES[army] || [];
+      const c = color === 'White' ? 'w' : 'b';
       return h('div.c2-legend-army',
         h('h3', `${color}: ${armyName(army)}`),
         pieces.length === 0
           ? h('p.muted', 'The usual pieces.')
-          : h('ul', pieces.map((p) => h('li', h('b.c2-badge', p.letter), ` ${p.name}: ${p.rule}.`))));
+          : h('ul', pieces.map((p) => h('li.c2-legend-piece',
+            h('span.c2-legend-drawings', Object.values(p.kinds).map((kind) => armyPieceSvg(kind, c, 40))),
+            h('span', h('b', p.name), `: ${p.rule}.`)))));
     };
     setChildren(legend, side('White', armies.white), side('Black', armies.black));
   }
@@ -361,6 +421,7 @@ export function mountChess2Game(root, id, params) {
         refresh();
       } else if (f.type === 'stopped') {
         st.stopped = true;
+        clockSource.stopped = true;
         socket.stop();
       }
     },
@@ -383,6 +444,7 @@ export function mountChess2Game(root, id, params) {
     socket.open();
   });
   return () => {
+    clocks.stop();
     socket.close();
     document.removeEventListener('keydown', onKey);
   };

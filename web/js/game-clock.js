@@ -4,8 +4,14 @@
 
 import { formatClock } from './format.js';
 
-/** @typedef {import('./game-state.js').GameState} GameState */
 /** @typedef {import('./game-state.js').Clocks} Clocks */
+/**
+ * What the clocks are drawn from (a game page's state: game-state.js's, or the Chess 2 page's):
+ * the game (its status says whether clocks run), its clocks as the server last said and when
+ * they came (performance.now()), and whether the server stopped the game.
+ * @typedef {{game: {status: {result: string}} | null, clocks: Clocks | null, clockAt: number,
+ *   stopped: string | boolean}} ClockSource
+ */
 
 /** Below this a clock is shown as low (ms). */
 export const LOW_MS = 20_000;
@@ -25,8 +31,8 @@ export function clockMs(clocks, color, elapsed, counting) {
 
 /**
  * Draws the clocks of `st` into the `.clock-white` / `.clock-black` elements of `page`, now and
- * every 100 ms until `stop()`.
- * @param {GameState} st
+ * every 100 ms until `stop()`: `low` under LOW_MS, `flagged` once a side's time is out.
+ * @param {ClockSource} st
  * @param {ParentNode} page
  * @returns {{tick: () => void, stop: () => void}}
  */
@@ -42,6 +48,7 @@ export function startClocks(st, page) {
       for (const el of page.querySelectorAll(`.clock-${color}`)) {
         el.textContent = formatClock(ms);
         el.classList.toggle('low', ms < LOW_MS);
+        el.classList.toggle('flagged', ms <= 0);
       }
     }
   };

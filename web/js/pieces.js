@@ -55,22 +55,38 @@ const COLORS = {
 };
 
 /**
- * The SVG <symbol> elements of all twelve pieces, as markup. The outline of each colour can be
- * changed from CSS on the <svg> that shows a piece (custom properties reach into <use>):
+ * @typedef {{body: string, detail: string, accent?: string}} Shape
+ * A piece's drawing in a 100×100 box: `body` in the piece's colour with its outline, `detail`
+ * (lines and dots) in the colour that stands out on it, `accent` (optional) in its own colours,
+ * the same for both sides.
+ */
+
+/**
+ * The <symbol> of `shape` in `color`, as markup, with the id `id`. The outline of each colour
+ * can be changed from CSS on the <svg> that shows a piece (custom properties reach into <use>):
  * `--piece-b-outline` and `--piece-b-outline-width` (`w` for White), so that a black piece drawn
  * on a dark page (a dark theme's lobby, captured pieces) keeps a visible edge.
+ * @param {string} id
+ * @param {'w' | 'b'} color
+ * @param {Shape} shape
  */
+export function symbolMarkup(id, color, shape) {
+  const c = COLORS[color];
+  const outline = `stroke: var(--piece-${color}-outline, ${c.stroke}); stroke-width: var(--piece-${color}-outline-width, 3.2)`;
+  const accent = shape.accent
+    ? `<g stroke="#1f1f1f" stroke-width="2.2" stroke-linejoin="round" stroke-linecap="round">${shape.accent}</g>`
+    : '';
+  return `<symbol id="${id}" viewBox="0 0 100 100">
+        <g fill="${c.fill}" style="${outline}" stroke-linejoin="round" stroke-linecap="round">${shape.body}</g>
+        <g fill="${c.detail}" stroke="${c.detail}" stroke-width="2.4" stroke-linecap="round" stroke-linejoin="round">${shape.detail}</g>${accent}
+      </symbol>`;
+}
+
+/** The SVG <symbol> elements of all twelve pieces, as markup (see `symbolMarkup`). */
 export function pieceDefs() {
   let out = '';
   for (const color of /** @type {const} */ (['w', 'b'])) {
-    const c = COLORS[color];
-    const outline = `stroke: var(--piece-${color}-outline, ${c.stroke}); stroke-width: var(--piece-${color}-outline-width, 3.2)`;
-    for (const [role, shape] of Object.entries(SHAPES)) {
-      out += `<symbol id="piece-${color}${role.toUpperCase()}" viewBox="0 0 100 100">
-        <g fill="${c.fill}" style="${outline}" stroke-linejoin="round" stroke-linecap="round">${shape.body}</g>
-        <g fill="${c.detail}" stroke="${c.detail}" stroke-width="2.4" stroke-linecap="round" stroke-linejoin="round">${shape.detail}</g>
-      </symbol>`;
-    }
+    for (const [role, shape] of Object.entries(SHAPES)) out += symbolMarkup(`piece-${color}${role.toUpperCase()}`, color, shape);
   }
   return out;
 }
@@ -97,16 +113,26 @@ export function pieceName(letter) {
  */
 export function pieceSvg(letter, size = 40) {
   installPieceDefs();
+  const svg = symbolSvg(pieceId(letter), size);
+  svg.dataset.piece = letter;
+  return svg;
+}
+
+/**
+ * A standalone <svg> of class `piece-icon` showing the <symbol> `id` (installed by its owner).
+ * @param {string} id
+ * @param {number} size
+ */
+export function symbolSvg(id, size) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('class', 'piece-icon');
-  svg.dataset.piece = letter;
   svg.setAttribute('viewBox', '0 0 100 100');
   svg.setAttribute('width', String(size));
   svg.setAttribute('height', String(size));
   svg.setAttribute('aria-hidden', 'true');
   const use = document.createElementNS(ns, 'use');
-  use.setAttribute('href', `#${pieceId(letter)}`);
+  use.setAttribute('href', `#${id}`);
   svg.append(use);
   return svg;
 }

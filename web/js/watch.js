@@ -8,6 +8,8 @@ import { api, explain } from './api.js';
 import { Board } from './board.js';
 import { parseFen } from './chess.js';
 import { armyName } from './chess2.js';
+import { armyLook } from './chess2-armies.js';
+import { installArmyPieceDefs } from './chess2-pieces.js';
 import { h, setChildren } from './dom.js';
 import { formatClock } from './format.js';
 
@@ -43,8 +45,8 @@ export function mountWatch(root) {
     h('div.hero', h('h1', 'Live games'), h('p.muted', 'The newest games being played on this server. Click one to watch it.')),
     note, grid));
 
-  /** The cards shown, by game id: its board and its text lines. */
-  /** @type {Map<string, {item: HTMLElement, board: Board, players: HTMLElement, state: HTMLElement}>} */
+  /** The cards shown, by game id: its board, its text lines and the game it shows. */
+  /** @type {Map<string, {item: HTMLElement, board: Board, players: HTMLElement, state: HTMLElement, shown: {game: any}}>} */
   const cards = new Map();
   let stopped = false;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -57,7 +59,15 @@ export function mountWatch(root) {
   function card(game) {
     let c = cards.get(game.id);
     if (!c) {
-      const board = new Board({ label: `Game ${game.id}` });
+      // A Chess 2 game's army pieces are drawn as on its own page (the game read last says
+      // the armies).
+      if (game.variant === 'chess2') installArmyPieceDefs();
+      /** @type {{game: any}} */
+      const shown = { game };
+      const board = new Board({
+        label: `Game ${game.id}`,
+        look: (piece) => armyLook(shown.game.chess2 && shown.game.chess2.armies, piece),
+      });
       // A picture inside the link: not a control of its own (no focus stop, no pointer).
       board.svg.setAttribute('tabindex', '-1');
       board.svg.setAttribute('role', 'img');
@@ -68,9 +78,10 @@ export function mountWatch(root) {
       const item = h('li.live-game', { 'data-game': game.id },
         h('a.live-link', { href: `#/${page}/${encodeURIComponent(game.id)}`, 'aria-label': `Watch game ${game.id}` },
           board.el, players, state));
-      c = { item, board, players, state };
+      c = { item, board, players, state, shown };
       cards.set(game.id, c);
     }
+    c.shown.game = game;
     const chess2 = game.variant === 'chess2' && game.chess2;
     c.players.textContent = chess2
       ? `${playersLine(game)} · ${armyName(game.chess2.armies.white)} vs ${armyName(game.chess2.armies.black)}`

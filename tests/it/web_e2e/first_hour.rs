@@ -177,7 +177,7 @@ img.src = 'data:image/png;base64,' + png;
 "#;
 
 /// The share of an element's pixels that stand out from its background (see [`CONTRAST_JS`]).
-async fn visible_share(s: &Session, css: &str) -> f64 {
+pub(super) async fn visible_share(s: &Session, css: &str) -> f64 {
     let png = base64::engine::general_purpose::STANDARD.encode(s.element_screenshot(css).await);
     let share = s.exec_async(CONTRAST_JS, json!([png])).await;
     share

@@ -89,6 +89,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("js/chess2-armies.js", JS),
     asset!("js/chess2-duels.js", JS),
     asset!("js/chess2-notation.js", JS),
+    asset!("js/chess2-pieces.js", JS),
     asset!("js/dom.js", JS),
     asset!("js/format.js", JS),
     asset!("js/game.js", JS),
