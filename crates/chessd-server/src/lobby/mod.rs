@@ -98,6 +98,18 @@ pub struct Posted {
     pub secret: String,
 }
 
+/// Who posts a seek: its player, with its name and its rating (and deviation) in the seek's
+/// variant and class now, kept with the seek for the lists.
+#[derive(Clone, Debug, Default)]
+pub struct SeekOwner {
+    /// The player's id.
+    pub player: String,
+    /// Its name (`None`: anonymous).
+    pub name: Option<String>,
+    /// Its rating and deviation (`None`: never rated there).
+    pub rating: Option<(f64, f64)>,
+}
+
 /// A won claim on a seek: the accept completes it or gives it back.
 #[derive(Debug)]
 pub struct Claim {
@@ -178,11 +190,11 @@ impl Lobby {
         Ok(())
     }
 
-    /// Posts a seek (`body`: what it asks, as JSON) for `client`, by `player` if known.
+    /// Posts a seek (`body`: what it asks, as JSON) for `client`, by `owner` if a player.
     pub async fn post(
         &self,
         client: &ClientKey,
-        player: Option<String>,
+        owner: Option<SeekOwner>,
         body: String,
     ) -> Result<Posted, LobbyError> {
         let db = self.db()?;
@@ -196,7 +208,9 @@ impl Lobby {
             id: id.clone(),
             secret: secret_digest(&secret),
             client: client.stored(),
-            player,
+            player: owner.as_ref().map(|o| o.player.clone()),
+            owner_name: owner.as_ref().and_then(|o| o.name.clone()),
+            owner_rating: owner.as_ref().and_then(|o| o.rating),
             body,
             now_ms: now,
             expires_ms: now.saturating_add(ttl),

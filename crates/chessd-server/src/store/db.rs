@@ -13,7 +13,9 @@ use uuid::Uuid;
 
 pub use crate::config::SqliteSync;
 
-use super::{GameSummary, KeyRow, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame};
+use super::{
+    GameOrder, GameSummary, KeyRow, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame,
+};
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -127,6 +129,7 @@ struct SummaryRow {
     live: i64,
     created_ms: i64,
     updated_ms: i64,
+    rating: i64,
 }
 
 impl TryFrom<SummaryRow> for GameSummary {
@@ -140,6 +143,7 @@ impl TryFrom<SummaryRow> for GameSummary {
             live: row.live != 0,
             created_ms: row.created_ms,
             updated_ms: row.updated_ms,
+            rating: row.rating,
         })
     }
 }
@@ -156,10 +160,12 @@ fn uuid_from(bytes: &[u8]) -> Result<Uuid, StoreError> {
     Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-/// The query for a page of game summaries: games under `filter` before key `before`, newest
-/// first. Every filter is served by an index, so a page never scans (see the test).
+/// The query for a page of game summaries: games under `filter` in `order` after the key
+/// `before` ([`GameSummary::key`]). Every filter in either order is served by an index walked in
+/// order, so a page never sorts (see the test).
 fn summary_page<'a, DB>(
     filter: ResultFilter,
+    order: GameOrder,
     before: Option<i64>,
     limit: i64,
 ) -> sqlx::QueryBuilder<'a, DB>
@@ -169,11 +175,29 @@ where
     i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
 {
     let mut query = sqlx::QueryBuilder::new(
-        "SELECT seq, id, status, live, created_ms, updated_ms FROM games WHERE seq < ",
+        "SELECT seq, id, status, live, created_ms, updated_ms, rating FROM games WHERE ",
     );
-    query.push_bind(before.unwrap_or(i64::MAX));
+    let before = before.unwrap_or(i64::MAX);
+    match order {
+        GameOrder::Newest => {
+            query.push("seq < ").push_bind(before);
+        }
+        GameOrder::Rating => {
+            let (rating, seq) = super::split_rating_key(before);
+            query
+                .push("(rating, seq) < (")
+                .push_bind(rating)
+                .push(", ")
+                .push_bind(seq)
+                .push(")");
+        }
+    }
     push_filter(&mut query, filter);
-    query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
+    query.push(match order {
+        GameOrder::Newest => " ORDER BY seq DESC LIMIT ",
+        GameOrder::Rating => " ORDER BY rating DESC, seq DESC LIMIT ",
+    });
+    query.push_bind(limit);
     query
 }
 
@@ -442,12 +466,13 @@ impl Db {
     pub(crate) async fn list_games(
         &self,
         filter: ResultFilter,
+        order: GameOrder,
         before: Option<i64>,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
         with_pool!(self, pool => {
-            summary_page(filter, before, limit)
+            summary_page(filter, order, before, limit)
                 .build_query_as::<SummaryRow>()
                 .fetch_all(pool)
                 .await
@@ -525,27 +550,59 @@ mod tests {
             unreachable!("opened a SQLite file")
         };
         let filters = [
-            (ResultFilter::Ongoing, "games_by_status"),
-            (ResultFilter::Finished, "games_finished"),
-            (ResultFilter::Result("draw"), "games_by_status"),
-            (ResultFilter::Result("white_wins"), "games_by_status"),
+            (ResultFilter::Ongoing, GameOrder::Newest, "games_by_status"),
+            (ResultFilter::Finished, GameOrder::Newest, "games_finished"),
+            (
+                ResultFilter::Result("draw"),
+                GameOrder::Newest,
+                "games_by_status",
+            ),
+            (
+                ResultFilter::Result("white_wins"),
+                GameOrder::Newest,
+                "games_by_status",
+            ),
+            (ResultFilter::All, GameOrder::Rating, "games_by_rating"),
+            (
+                ResultFilter::Ongoing,
+                GameOrder::Rating,
+                "games_by_status_rating",
+            ),
+            (
+                ResultFilter::Finished,
+                GameOrder::Rating,
+                "games_finished_by_rating",
+            ),
+            (
+                ResultFilter::Result("draw"),
+                GameOrder::Rating,
+                "games_by_status_rating",
+            ),
         ];
-        for (filter, index) in filters {
-            let query = summary_page::<sqlx::Sqlite>(filter, Some(1_000), 50);
+        for (filter, order, index) in filters {
+            let before = super::super::rating_key(1_600, 1_000);
+            let query = summary_page::<sqlx::Sqlite>(filter, order, Some(before), 50);
             let sql = format!("EXPLAIN QUERY PLAN {}", query.sql());
-            let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql).bind(1_000_i64);
+            let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql);
+            explain = match order {
+                GameOrder::Newest => explain.bind(before),
+                GameOrder::Rating => explain.bind(1_600_i64).bind(1_000_i64),
+            };
             if let ResultFilter::Result(result) = filter {
                 explain = explain.bind(result);
             }
             let plan = explain.bind(50_i64).fetch_all(pool).await.unwrap();
             let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
             assert!(
-                details.iter().any(|d| d.contains(index)),
-                "{filter:?}: {details:?}"
+                details.iter().any(|d| {
+                    let named = format!("INDEX {index}");
+                    d.ends_with(&named) || d.contains(&format!("{named} "))
+                }),
+                "{filter:?} {order:?}: {details:?}"
             );
             assert!(
                 !details.iter().any(|d| d.contains("USE TEMP B-TREE")),
-                "{filter:?} sorts: {details:?}"
+                "{filter:?} {order:?} sorts: {details:?}"
             );
         }
         drop(db);
