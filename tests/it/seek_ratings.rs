@@ -1,6 +1,6 @@
 //! Seeks and ratings (issue 32): a seek names its owner (name, rating in the seek's variant and
 //! class, provisional flag) in `GET /v1/seeks` and on the lobby socket, and its `rating_range`
-//! is enforced when it is accepted (`403 rating_out_of_range`, the seek left open and unchanged),
+//! is enforced when it is accepted (`409 rating_out_of_range`, the seek left open and unchanged),
 //! on SQLite and on PostgreSQL. Ratings are set in the database directly, so that they are
 //! known exactly.
 
@@ -177,7 +177,7 @@ async fn rating_ranges(app: &TestApp, url: &str) {
         let (status, v) = call(app, "POST", &accept, token, None, None).await;
         assert_eq!(
             (status, code(&v)),
-            (StatusCode::FORBIDDEN, "rating_out_of_range"),
+            (StatusCode::CONFLICT, "rating_out_of_range"),
             "{who}: {v}"
         );
         assert!(
@@ -269,13 +269,18 @@ async fn rating_ranges(app: &TestApp, url: &str) {
     let (status, v) = call(app, "POST", &uri, Some(&low), None, None).await;
     assert_eq!(
         (status, code(&v)),
-        (StatusCode::FORBIDDEN, "rating_out_of_range"),
+        (StatusCode::CONFLICT, "rating_out_of_range"),
         "{v}"
     );
 }
 
-/// An awc request with a player token.
-async fn post_as(c: &awc::Client, url: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+/// POSTs JSON over awc with an optional player token; the status and JSON body.
+pub(crate) async fn post_as(
+    c: &awc::Client,
+    url: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> (u16, Value) {
     let mut req = c.post(url);
     if let Some(t) = token {
         req = req.insert_header((TOKEN, t));
@@ -353,7 +358,7 @@ async fn the_lobby_socket_names_a_seeks_owner_with_their_rating() {
     // Accepted by a client without a player (1500): refused, still listed.
     let accept = format!("{base}/v1/seeks/{}/accept", posted["id"].as_str().unwrap());
     let (status, v) = post_as(&c, &accept, None, &json!({})).await;
-    assert_eq!((status, code(&v)), (403, "rating_out_of_range"), "{v}");
+    assert_eq!((status, code(&v)), (409, "rating_out_of_range"), "{v}");
     let (_, list) = common::get_json(&c, &format!("{base}/v1/seeks")).await;
     assert_eq!(list["seeks"], json!([posted["view"].clone()]));
 }

@@ -326,7 +326,8 @@ impl ErrorCode {
             PlayerNotFound => StatusCode::NOT_FOUND,
             NameTaken | AlreadyNamed => StatusCode::CONFLICT,
             BadCredentials | PlayerRequired => StatusCode::UNAUTHORIZED,
-            RatingOutOfRange => StatusCode::FORBIDDEN,
+            // As `own_seek`: who accepts does not fit the seek (403 is kept for secrets).
+            RatingOutOfRange => StatusCode::CONFLICT,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

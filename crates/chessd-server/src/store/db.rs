@@ -160,13 +160,49 @@ fn uuid_from(bytes: &[u8]) -> Result<Uuid, StoreError> {
     Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-/// The query for a page of game summaries: games under `filter` in `order` after the key
-/// `before` ([`GameSummary::key`]). Every filter in either order is served by an index walked in
-/// order, so a page never sorts (see the test).
+/// Where a page of game summaries starts, as one index range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PageBound {
+    /// Newest first, below this row key.
+    Seq(i64),
+    /// Highest rated first, among the games of this rating, below this row key.
+    SameRating {
+        /// The rating.
+        rating: i64,
+        /// The row key.
+        seq: i64,
+    },
+    /// Highest rated first, below this rating.
+    BelowRating(i64),
+}
+
+impl PageBound {
+    /// The ranges a page in `order` after the key `before` ([`GameSummary::key`]) reads, in
+    /// turn until the page is full. A rating order's page is two ranges (the rest of its
+    /// rating, then the ratings below): SQLite seeks a row value `(rating, seq) < (?, ?)` by its
+    /// first column only, which walks every game of the cursor's rating (every game without
+    /// players shares rating 0).
+    fn of(order: GameOrder, before: Option<i64>) -> Vec<PageBound> {
+        match (order, before) {
+            (GameOrder::Newest, before) => vec![PageBound::Seq(before.unwrap_or(i64::MAX))],
+            (GameOrder::Rating, None) => vec![PageBound::BelowRating(i64::MAX)],
+            (GameOrder::Rating, Some(key)) => {
+                let (rating, seq) = super::split_rating_key(key);
+                vec![
+                    PageBound::SameRating { rating, seq },
+                    PageBound::BelowRating(rating),
+                ]
+            }
+        }
+    }
+}
+
+/// The query for a page of game summaries: games under `filter` in `bound`'s range and order.
+/// Every filter in either order is one index range walked in order, so a page never scans nor
+/// sorts (see the test).
 fn summary_page<'a, DB>(
     filter: ResultFilter,
-    order: GameOrder,
-    before: Option<i64>,
+    bound: PageBound,
     limit: i64,
 ) -> sqlx::QueryBuilder<'a, DB>
 where
@@ -177,25 +213,25 @@ where
     let mut query = sqlx::QueryBuilder::new(
         "SELECT seq, id, status, live, created_ms, updated_ms, rating FROM games WHERE ",
     );
-    let before = before.unwrap_or(i64::MAX);
-    match order {
-        GameOrder::Newest => {
-            query.push("seq < ").push_bind(before);
+    match bound {
+        PageBound::Seq(seq) => {
+            query.push("seq < ").push_bind(seq);
         }
-        GameOrder::Rating => {
-            let (rating, seq) = super::split_rating_key(before);
+        PageBound::SameRating { rating, seq } => {
             query
-                .push("(rating, seq) < (")
+                .push("rating = ")
                 .push_bind(rating)
-                .push(", ")
-                .push_bind(seq)
-                .push(")");
+                .push(" AND seq < ")
+                .push_bind(seq);
+        }
+        PageBound::BelowRating(rating) => {
+            query.push("rating < ").push_bind(rating);
         }
     }
     push_filter(&mut query, filter);
-    query.push(match order {
-        GameOrder::Newest => " ORDER BY seq DESC LIMIT ",
-        GameOrder::Rating => " ORDER BY rating DESC, seq DESC LIMIT ",
+    query.push(match bound {
+        PageBound::Seq(_) => " ORDER BY seq DESC LIMIT ",
+        _ => " ORDER BY rating DESC, seq DESC LIMIT ",
     });
     query.push_bind(limit);
     query
@@ -471,16 +507,22 @@ impl Db {
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
-        with_pool!(self, pool => {
-            summary_page(filter, order, before, limit)
-                .build_query_as::<SummaryRow>()
-                .fetch_all(pool)
-                .await
-                .map_err(db_err)?
-                .into_iter()
-                .map(GameSummary::try_from)
-                .collect()
-        })
+        let mut rows = Vec::new();
+        for bound in PageBound::of(order, before) {
+            let left = limit - i64::try_from(rows.len()).unwrap_or(i64::MAX);
+            if left <= 0 {
+                break;
+            }
+            let part: Vec<SummaryRow> = with_pool!(self, pool => {
+                summary_page(filter, bound, left)
+                    .build_query_as::<SummaryRow>()
+                    .fetch_all(pool)
+                    .await
+                    .map_err(db_err)?
+            });
+            rows.extend(part);
+        }
+        rows.into_iter().map(GameSummary::try_from).collect()
     }
 
     /// Every webhook in the outbox, soonest first.
@@ -579,31 +621,46 @@ mod tests {
                 "games_by_status_rating",
             ),
         ];
+        let before = Some(super::super::rating_key(1_600, 1_000));
         for (filter, order, index) in filters {
-            let before = super::super::rating_key(1_600, 1_000);
-            let query = summary_page::<sqlx::Sqlite>(filter, order, Some(before), 50);
-            let sql = format!("EXPLAIN QUERY PLAN {}", query.sql());
-            let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql);
-            explain = match order {
-                GameOrder::Newest => explain.bind(before),
-                GameOrder::Rating => explain.bind(1_600_i64).bind(1_000_i64),
-            };
-            if let ResultFilter::Result(result) = filter {
-                explain = explain.bind(result);
+            for bound in PageBound::of(order, None)
+                .into_iter()
+                .chain(PageBound::of(order, before))
+            {
+                let query = summary_page::<sqlx::Sqlite>(filter, bound, 50);
+                let sql = format!("EXPLAIN QUERY PLAN {}", query.sql());
+                let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql);
+                // The index range each bound must seek (not walk from the top).
+                let range = match bound {
+                    PageBound::Seq(seq) => {
+                        explain = explain.bind(seq);
+                        "seq<?"
+                    }
+                    PageBound::SameRating { rating, seq } => {
+                        explain = explain.bind(rating).bind(seq);
+                        "rating=? AND seq<?"
+                    }
+                    PageBound::BelowRating(rating) => {
+                        explain = explain.bind(rating);
+                        "rating<?"
+                    }
+                };
+                if let ResultFilter::Result(result) = filter {
+                    explain = explain.bind(result);
+                }
+                let plan = explain.bind(50_i64).fetch_all(pool).await.unwrap();
+                let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
+                assert!(
+                    details
+                        .iter()
+                        .any(|d| d.contains(&format!("INDEX {index} (")) && d.contains(range)),
+                    "{filter:?} {bound:?}: {details:?}"
+                );
+                assert!(
+                    !details.iter().any(|d| d.contains("USE TEMP B-TREE")),
+                    "{filter:?} {bound:?} sorts: {details:?}"
+                );
             }
-            let plan = explain.bind(50_i64).fetch_all(pool).await.unwrap();
-            let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
-            assert!(
-                details.iter().any(|d| {
-                    let named = format!("INDEX {index}");
-                    d.ends_with(&named) || d.contains(&format!("{named} "))
-                }),
-                "{filter:?} {order:?}: {details:?}"
-            );
-            assert!(
-                !details.iter().any(|d| d.contains("USE TEMP B-TREE")),
-                "{filter:?} {order:?} sorts: {details:?}"
-            );
         }
         drop(db);
         let _ = std::fs::remove_dir_all(dir);

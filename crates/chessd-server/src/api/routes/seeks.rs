@@ -65,7 +65,8 @@ pub(crate) struct SeekBody {
     /// Whether the game is rated (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rated: Option<bool>,
-    /// Only players rated within this range may accept.
+    /// Only players rated within this range (their rating in the seek's variant and class;
+    /// 1500 without a player or a rating there) may accept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating_range: Option<RatingRange>,
 }
@@ -398,14 +399,13 @@ pub(crate) async fn cancel(
     operation_id = "acceptSeek",
     tag = "lobby",
     summary = "Accept a seek",
-    description = "Creates the seek's game (as `POST /v1/games` would, counted against the accepter's quotas) and answers the accepter's seat. The owner plays the colour the seek asked for (at random for `random`) and learns of the accept on its lobby socket or with `GET /v1/seeks/{id}`. Exactly one of concurrent accepts wins; the others get `409 seek_taken`. A seek cannot be accepted with its own secret (`409 own_seek`). A seek with a `rating_range` is accepted only by a player rated within it in the seek's variant and class (an accepter without a player, or never rated there, counts as 1500): others get `403 rating_out_of_range` and the seek stays open.",
+    description = "Creates the seek's game (as `POST /v1/games` would, counted against the accepter's quotas) and answers the accepter's seat. The owner plays the colour the seek asked for (at random for `random`) and learns of the accept on its lobby socket or with `GET /v1/seeks/{id}`. Exactly one of concurrent accepts wins; the others get `409 seek_taken`. A seek cannot be accepted with its own secret (`409 own_seek`). A seek with a `rating_range` is accepted only by a player rated within it in the seek's variant and class (an accepter without a player, or never rated there, counts as 1500): others get `409 rating_out_of_range` and the seek stays open.",
     params(crate::api::openapi_types::SeekId),
     responses(
         (status = 201, description = "The game and the accepter's seat in it.", body = crate::api::routes::seeks::GameSeat),
         (status = 401, description = "`api_key_required` (an `X-API-Key` header naming no configured key), `bad_credentials` (a player token naming no player) or `player_required` (a rated seek accepted without a player).", body = crate::api::error::ErrorBody<'static>),
         (status = 404, description = "`seek_not_found`.", body = crate::api::error::ErrorBody<'static>),
-        (status = 403, description = "`rating_out_of_range`: the seek has a `rating_range` and the accepter's rating in its variant and class (1500 without a player, or never rated there) is outside it. The seek stays open, unchanged.", body = crate::api::error::ErrorBody<'static>),
-        (status = 409, description = "`seek_taken` (another player accepted it first) or `own_seek`.", body = crate::api::error::ErrorBody<'static>),
+        (status = 409, description = "`seek_taken` (another player accepted it first), `own_seek`, or `rating_out_of_range`: the seek has a `rating_range` and the accepter's rating in its variant and class (1500 without a player, or never rated there) is outside it (the seek stays open, unchanged).", body = crate::api::error::ErrorBody<'static>),
         (status = 429, description = "`rate_limited` or `quota_exceeded`: the accepter's game quotas, as for `POST /v1/games`.", body = crate::api::error::ErrorBody<'static>, headers(("Retry-After" = i64, description = "Seconds to wait before trying again."))),
         (status = 503, description = "`too_many_games`, `lobby_unavailable` (no database) or `store_unavailable`.", body = crate::api::error::ErrorBody<'static>)
     )
