@@ -272,6 +272,20 @@ async fn rating_ranges(app: &TestApp, url: &str) {
         (StatusCode::CONFLICT, "rating_out_of_range"),
         "{v}"
     );
+    // Its owner, outside its own range, is told it is its own, by player or by secret.
+    let (status, v) = call(app, "POST", &uri, Some(&olga), None, None).await;
+    assert_eq!(
+        (status, code(&v)),
+        (StatusCode::CONFLICT, "own_seek"),
+        "{v}"
+    );
+    let own_secret = posted["secret"].as_str();
+    let (status, v) = call(app, "POST", &uri, Some(&low), own_secret, None).await;
+    assert_eq!(
+        (status, code(&v)),
+        (StatusCode::CONFLICT, "own_seek"),
+        "{v}"
+    );
 }
 
 /// POSTs JSON over awc with an optional player token; the status and JSON body.

@@ -265,6 +265,18 @@ impl Lobby {
         secret.is_some_and(|s| constant_time_eq::constant_time_eq(&secret_digest(s), &seek.secret))
     }
 
+    /// `OwnSeek` when the accepter (its bearer `secret` and its `player`) is the seek's owner.
+    pub fn refuse_owner(
+        seek: &SeekRow,
+        secret: Option<&str>,
+        player: Option<&str>,
+    ) -> Result<(), LobbyError> {
+        if Lobby::is_owner(seek, secret) || (player.is_some() && seek.player.as_deref() == player) {
+            return Err(LobbyError::OwnSeek);
+        }
+        Ok(())
+    }
+
     /// `seek` as its owner may read it: refused without its secret.
     pub async fn owned(&self, id: &str, secret: Option<&str>) -> Result<SeekRow, LobbyError> {
         let seek = self.get(id).await?;
@@ -295,10 +307,7 @@ impl Lobby {
         player: Option<&str>,
     ) -> Result<Claim, LobbyError> {
         let seek = self.get(id).await?;
-        if Lobby::is_owner(&seek, secret) || (player.is_some() && seek.player.as_deref() == player)
-        {
-            return Err(LobbyError::OwnSeek);
-        }
+        Lobby::refuse_owner(&seek, secret, player)?;
         let token = Uuid::new_v4().to_string();
         if !self
             .db()?

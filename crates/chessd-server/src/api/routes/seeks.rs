@@ -23,7 +23,7 @@ use crate::{
     game::clock::TimeControl,
     lobby::{
         glicko::{Class, Rating},
-        owner_seat_secret, LobbyError, SeekOwner,
+        owner_seat_secret, Lobby, LobbyError, SeekOwner,
     },
     store::seeks::SeekRow,
     AppState,
@@ -423,6 +423,12 @@ pub(crate) async fn accept(
     if rated && accepter.is_none() {
         return Err(rated_needs_player());
     }
+    // Its own seek is `own_seek` whatever its range says (the claim checks again).
+    Lobby::refuse_owner(
+        &seek,
+        bearer(&req).as_deref(),
+        accepter.as_ref().map(|p| p.id.as_str()),
+    )?;
     if let Some(range) = spec.rating_range {
         // Checked before the claim: a refused accept leaves the seek as it was.
         let rating = match &accepter {
