@@ -7,7 +7,7 @@ import { copyField, h, setChildren, toast } from './dom.js';
 import { mountEngineSessions } from './engine-sessions.js';
 import { pieceSvg } from './pieces.js';
 import { ARMIES, chess2Link } from './chess2.js';
-import { mountSeeks } from './seeks.js';
+import { RANGE_SPREADS, mountSeeks } from './seeks.js';
 
 const TIME_CONTROLS = [
   { id: 'none', label: 'Unlimited' },
@@ -127,6 +127,7 @@ export function mountLobby(root) {
     engineLabel.textContent = v === 'match' ? 'White\'s engine' : 'Engine';
     colorRow.hidden = v === 'match';
     ratedRow.hidden = v !== 'anyone';
+    rangeRow.hidden = v !== 'anyone';
     thinkNote.hidden = !playsComputer() || state.variant !== 'chess2';
     submit.textContent = v === 'anyone' ? 'Post a seek' : 'Create game';
   });
@@ -142,6 +143,11 @@ export function mountLobby(root) {
   // A seek may be rated: the game then changes both players' ratings.
   const ratedBox = h('input#seek-rated', { type: 'checkbox' });
   const ratedRow = h('label.field.rated-row', { for: 'seek-rated', hidden: true }, ratedBox, ' Rated (both players\' ratings change)');
+  // An optional rating range: only opponents rated within that of this player may accept.
+  const rangeSelect = h('select#seek-range', { 'aria-label': 'Opponent\'s rating' },
+    h('option', { value: '0' }, 'Any rating'),
+    RANGE_SPREADS.map((d) => h('option', { value: String(d) }, `±${d} of my rating`)));
+  const rangeRow = h('div.field.range-row', { hidden: true }, h('label.label', { for: 'seek-range' }, 'Opponent\'s rating'), rangeSelect);
   setChildren(form,
     h('h2#create-title', 'Create a game'),
     h('div.field', h('span.label', 'Game'), variantSeg),
@@ -152,6 +158,7 @@ export function mountLobby(root) {
     engineNote,
     colorRow,
     ratedRow,
+    rangeRow,
     h('div.field', h('label.label', { for: 'tc' }, 'Time control'), tcSelect),
     customRow,
     submit);
@@ -171,7 +178,7 @@ export function mountLobby(root) {
 
   async function create() {
     if (state.opponent === 'anyone') {
-      await seeks.post(seekBody());
+      await seeks.post(seekBody(), Number(rangeSelect.value) || 0);
       return;
     }
     if (state.opponent === 'match') {

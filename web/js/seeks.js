@@ -7,17 +7,85 @@ import { api, explain, rememberGame, wsUrl } from './api.js';
 import { armyName } from './chess2.js';
 import { h, setChildren, toast } from './dom.js';
 import { describeTimeControl } from './format.js';
-import { ensurePlayer } from './players.js';
+import { displayName, ensurePlayer, me } from './players.js';
 
 /** Where this browser keeps the seeks it posted (id → secret and what it asked for), so that a
  * reload keeps holding them. */
 const MINE = 'chessd.seeks';
 
 /**
- * @typedef {{id: string, created_ms: number, seek: {variant?: string, armies?: {white: string, black: string},
- *   time_control?: {initial_ms: number, increment_ms: number} | null, color?: string, rated?: boolean}}} SeekView
+ * @typedef {{min: number, max: number}} RatingRange
+ * @typedef {{name: string | null, rating: number | null, provisional: boolean}} SeekOwner
+ * @typedef {{id: string, created_ms: number, class?: string, owner?: SeekOwner | null,
+ *   seek: {variant?: string, armies?: {white: string, black: string},
+ *   time_control?: {initial_ms: number, increment_ms: number} | null, color?: string, rated?: boolean,
+ *   rating_range?: RatingRange}}} SeekView
  * A seek as the lobby lists it.
  */
+
+/** @typedef {{variant: string, class: string, rating: number, provisional?: boolean}} MyRating */
+
+/** The rating of a player never rated in a variant and class (Glicko-2's start), as the
+ * server counts it for rating ranges. */
+export const DEFAULT_RATING = 1500;
+
+/** The spreads the seek form offers around the poster's rating. */
+export const RANGE_SPREADS = [100, 200, 300, 500];
+
+/**
+ * A time control's class, by lichess's rule (initial + 40 × increment seconds), as the server
+ * keeps ratings: untimed is classical.
+ * @param {{initial_ms: number, increment_ms: number} | null | undefined} tc
+ * @returns {string}
+ */
+export function timeClass(tc) {
+  if (!tc) return 'classical';
+  const secs = Math.floor((tc.initial_ms + 40 * tc.increment_ms) / 1000);
+  if (secs <= 178) return 'bullet';
+  if (secs <= 478) return 'blitz';
+  if (secs <= 1498) return 'rapid';
+  return 'classical';
+}
+
+/**
+ * A player's rating in a variant and class (rounded), 1500 when never rated there.
+ * @param {MyRating[]} ratings @param {string} variant @param {string} klass
+ */
+export function ratingFor(ratings, variant, klass) {
+  const r = ratings.find((x) => x.variant === variant && x.class === klass);
+  return r ? Math.round(r.rating) : DEFAULT_RATING;
+}
+
+/**
+ * The range of `spread` around `rating`, within what the server takes (0 to 4000).
+ * @param {number} rating @param {number} spread @returns {RatingRange}
+ */
+export function rangeAround(rating, spread) {
+  return { min: Math.max(0, rating - spread), max: Math.min(4000, rating + spread) };
+}
+
+/**
+ * Why the viewer (with `ratings`) cannot accept `view`: its rating range excludes the viewer's
+ * rating in its variant and class. Null when it may.
+ * @param {SeekView} view @param {MyRating[]} ratings @returns {string | null}
+ */
+export function rangeRefusal(view, ratings) {
+  const range = view.seek.rating_range;
+  if (!range) return null;
+  const mine = ratingFor(ratings, view.seek.variant || 'standard', view.class || timeClass(view.seek.time_control));
+  if (mine >= range.min && mine <= range.max) return null;
+  return `For ratings ${range.min}–${range.max} (yours: ${mine})`;
+}
+
+/**
+ * Who posted a seek, in words: its name (or Anonymous) and its rating, `?` when provisional.
+ * @param {SeekOwner | null | undefined} owner
+ */
+export function ownerLine(owner) {
+  if (!owner) return 'Anonymous';
+  const rating = typeof owner.rating === 'number' ? owner.rating : DEFAULT_RATING;
+  return `${displayName(owner)} (${rating}${owner.provisional ? '?' : ''})`;
+}
 
 /** @typedef {{id: string, secret: string, variant: string, pool?: string}} MySeek
  * A seek this browser posted, or (with `pool`) a pool entry it waits on. */
@@ -194,7 +262,7 @@ export class LobbySocket {
 /**
  * The lobby's online part: the card of open seeks (accept one, cancel yours) and `post(body)`
  * for the create form's "Anyone" choice. Returns the card, `post`, and the unmount function.
- * @returns {{card: HTMLElement, poolsCard: HTMLElement, waiting: HTMLElement, post: (body: Record<string, unknown>) => Promise<void>, available: () => boolean, unmount: () => void}}
+ * @returns {{card: HTMLElement, poolsCard: HTMLElement, waiting: HTMLElement, post: (body: Record<string, unknown>, spread?: number) => Promise<void>, available: () => boolean, unmount: () => void}}
  */
 export function mountSeeks() {
   const list = h('ul.seek-list#seek-list', { 'aria-live': 'polite' });
@@ -212,6 +280,22 @@ export function mountSeeks() {
   let usable = true;
   /** @type {SeekView[]} */
   let open = [];
+  /** This browser's player's ratings (none known: every rating counts 1500). @type {MyRating[]} */
+  let myRatings = [];
+
+  /** Reads this browser's player's ratings (for the seeks it cannot accept, and ranges). */
+  async function loadMyRatings() {
+    const player = me();
+    if (!player) return;
+    try {
+      const page = await api('GET', `/v1/players/${encodeURIComponent(player.id)}`);
+      myRatings = page.ratings || [];
+      render();
+    } catch {
+      // Unknown ratings count as 1500, as the server counts them.
+    }
+  }
+  loadMyRatings();
 
   const socket = new LobbySocket({
     onSeeks: (seeks) => {
@@ -325,13 +409,23 @@ export function mountSeeks() {
   /** @param {SeekView} view @param {MySeek | null} own */
   function seekRow(view, own) {
     const words = describeSeek(view.seek);
+    const refusal = own ? null : rangeRefusal(view, myRatings);
+    const range = view.seek.rating_range ? ` · ${view.seek.rating_range.min}–${view.seek.rating_range.max}` : '';
     const button = own
       ? h('button.btn.small.ghost.seek-cancel', { type: 'button', onclick: () => cancel(own) }, 'Cancel')
-      : h('button.btn.small.primary.seek-accept', { type: 'button', onclick: () => accept(view, button) }, 'Accept');
-    return h('li.seek', { dataset: { seek: view.id } },
+      : h('button.btn.small.primary.seek-accept', {
+        type: 'button',
+        disabled: !!refusal,
+        title: refusal,
+        'aria-describedby': refusal ? `seek-why-${view.id}` : null,
+        onclick: () => accept(view, button),
+      }, 'Accept');
+    return h('li.seek', { dataset: { seek: view.id }, class: refusal ? 'out-of-range' : null },
+      h('span.seek-owner', ownerLine(view.owner)),
       h('span.seek-game', words.game),
       h('span.seek-clock', words.clock),
-      h('span.muted.small.seek-color', own ? `yours · ${words.color}` : words.color),
+      h('span.muted.small.seek-color', `${own ? 'yours · ' : ''}${words.color}${range}`),
+      refusal ? h('span.small.seek-why', { id: `seek-why-${view.id}` }, refusal) : null,
       button);
   }
 
@@ -362,7 +456,10 @@ export function mountSeeks() {
       location.hash = seatHash(variant, seat.id, seat.secret);
     } catch (err) {
       button.disabled = false;
-      toast(err && /** @type {any} */ (err).code === 'seek_taken' ? 'Someone else accepted that seek first.' : explain(err), 'error');
+      const code = err && /** @type {any} */ (err).code;
+      toast(code === 'seek_taken' ? 'Someone else accepted that seek first.'
+        : code === 'rating_out_of_range' ? `Your rating is outside that seek's range. ${explain(err)}` : explain(err), 'error');
+      if (code === 'rating_out_of_range') loadMyRatings();
     }
   }
 
@@ -381,9 +478,19 @@ export function mountSeeks() {
     render();
   }
 
-  /** Posts a seek (the create form's body) and holds it. @param {Record<string, unknown>} body */
-  async function post(body) {
+  /**
+   * Posts a seek (the create form's body) and holds it; with `spread`, for opponents rated
+   * within that of this player's rating in the seek's variant and class.
+   * @param {Record<string, unknown>} body @param {number} [spread]
+   */
+  async function post(body, spread = 0) {
     await ensurePlayer();
+    if (spread > 0) {
+      await loadMyRatings();
+      const tc = /** @type {{initial_ms: number, increment_ms: number} | undefined} */ (body.time_control);
+      const mine = ratingFor(myRatings, String(body.variant || 'standard'), timeClass(tc));
+      body = { ...body, rating_range: rangeAround(mine, spread) };
+    }
     const posted = await api('POST', '/v1/seeks', body);
     const variant = String(body.variant || 'standard');
     saveMySeeks([...mySeeks(), { id: posted.id, secret: posted.secret, variant }]);

@@ -1,8 +1,9 @@
 // @ts-check
-// The live-games page (#/watch): the newest ongoing games, each a small board that follows the
-// game, and a click to watch it. The list comes from `GET /v1/games?status=ongoing` (the
-// store's games; a server with the memory store keeps no list) and each board from the game's
-// own `GET`, read again every few seconds while the page is open.
+// The live-games page (#/watch): the newest or the highest rated ongoing games (two tabs), each
+// a small board that follows the game, with its players' names and ratings, and a click to
+// watch it. The list comes from `GET /v1/games?status=ongoing` (`&order=rating` for the highest
+// rated; the store's games: a server with the memory store keeps no list) and each board from
+// the game's own `GET`, read again every few seconds while the page is open.
 
 import { api, explain } from './api.js';
 import { Board } from './board.js';
@@ -12,6 +13,7 @@ import { armyLook } from './chess2-armies.js';
 import { installArmyPieceDefs } from './chess2-pieces.js';
 import { h, setChildren } from './dom.js';
 import { formatClock } from './format.js';
+import { seatLine } from './players.js';
 
 /** How many games the page shows. */
 const SHOWN = 12;
@@ -30,7 +32,25 @@ export function playersLine(game) {
   for (const o of opponents) seat[o.plays] = `${o.engine} (computer)`;
   const one = game.options && game.options.opponent;
   if (one) seat[one.plays] = `${one.engine} (computer)`;
+  // A game made with players (a seek, a pool): their names and ratings at the start.
+  if (game.players) {
+    for (const side of /** @type {const} */ (['white', 'black'])) seat[side] = seatLine(game.players, side) || 'Anonymous';
+  }
   return `${seat.white} vs ${seat.black}`;
+}
+
+/** The orders the page lists games in: the tab's label and the list's `order`. */
+export const ORDERS = [
+  { order: 'newest', label: 'Newest', intro: 'The newest games being played on this server. Click one to watch it.' },
+  { order: 'rating', label: 'Highest rated', intro: 'The games of the highest rated players (their average when the game started). Click one to watch it.' },
+];
+
+/**
+ * The list's address for an order.
+ * @param {string} order @param {number} limit
+ */
+export function listPath(order, limit) {
+  return `/v1/games?status=ongoing${order === 'rating' ? '&order=rating' : ''}&limit=${limit}`;
 }
 
 /**
@@ -41,9 +61,35 @@ export function playersLine(game) {
 export function mountWatch(root) {
   const grid = h('ul.live-games#live-games', { 'aria-live': 'polite' });
   const note = h('p.muted#live-note', 'Looking for games…');
+  const intro = h('p.muted#live-intro', ORDERS[0].intro);
+  let order = 'newest';
+  /** Bumped when the order changes: reads begun before it are dropped. */
+  let generation = 0;
+  const tabs = h('div.tabs.live-tabs', { role: 'tablist', 'aria-label': 'Order' },
+    ORDERS.map((o) => h('button.tab', {
+      type: 'button',
+      role: 'tab',
+      id: `live-tab-${o.order}`,
+      dataset: { order: o.order },
+      'aria-selected': String(o.order === order),
+      onclick: () => choose(o.order),
+    }, o.label)));
   setChildren(root, h('section.page.watch-page',
-    h('div.hero', h('h1', 'Live games'), h('p.muted', 'The newest games being played on this server. Click one to watch it.')),
-    note, grid));
+    h('div.hero', h('h1', 'Live games'), intro),
+    tabs, note, grid));
+
+  /** Switches the order and reads the list at once. @param {string} next */
+  function choose(next) {
+    if (next === order) return;
+    order = next;
+    for (const tab of tabs.querySelectorAll('button.tab')) {
+      tab.setAttribute('aria-selected', String(/** @type {HTMLElement} */ (tab).dataset.order === order));
+    }
+    intro.textContent = (ORDERS.find((o) => o.order === order) || ORDERS[0]).intro;
+    generation += 1;
+    clearTimeout(timer);
+    refresh();
+  }
 
   /** The cards shown, by game id: its board, its text lines and the game it shows. */
   /** @type {Map<string, {item: HTMLElement, board: Board, players: HTMLElement, state: HTMLElement, shown: {game: any}}>} */
@@ -94,13 +140,16 @@ export function mountWatch(root) {
     return c.item;
   }
 
+  /** Reads the list again; a read begun before the order changed is dropped. */
   async function refresh() {
+    const asked = order;
+    const mine = generation;
     try {
-      const list = await api('GET', `/v1/games?status=ongoing&limit=${SHOWN * 2}`);
+      const list = await api('GET', listPath(asked, SHOWN * 2));
       const live = (list.games || []).filter((/** @type {any} */ g) => g.live).slice(0, SHOWN);
       const games = (await Promise.all(live.map((/** @type {any} */ g) => api('GET', `/v1/games/${encodeURIComponent(g.id)}`).catch(() => null))))
         .filter((g) => g && g.status && g.status.result === 'ongoing');
-      if (stopped) return;
+      if (stopped || mine !== generation) return;
       for (const id of [...cards.keys()]) {
         if (!games.some((g) => g.id === id)) cards.delete(id);
       }
@@ -108,7 +157,7 @@ export function mountWatch(root) {
       note.textContent = games.length ? '' : 'No game is being played right now. Start one from the lobby, and it shows here.';
       note.hidden = games.length > 0;
     } catch (e) {
-      if (stopped) return;
+      if (stopped || mine !== generation) return;
       note.hidden = false;
       note.textContent = `The list of games could not be read: ${explain(e)}`;
     }

@@ -131,6 +131,7 @@ const DESCRIPTION: &str = "An actor-based chess game server: every game is an ac
         // WebSocket client's frames (a WebSocket's messages are no operation's body).
         schemas(
             crate::schemas::GamesFilter,
+            crate::schemas::GamesOrder,
             crate::schemas::MovesFormat,
             crate::schemas::SquaresFormat,
             crate::schemas::BoardStyleName,

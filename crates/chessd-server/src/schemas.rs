@@ -61,6 +61,11 @@ names_schema_type!(
 );
 
 names_schema_type!(
+    /// The order of a list of stored games: `newest` first or highest `rating` first.
+    GamesOrder as "GamesOrder": ["newest", "rating"]
+);
+
+names_schema_type!(
     /// How legal moves are written: `uci` strings, `index` (`[from, to, promotion?]` square
     /// indices), or only their `count`.
     MovesFormat as "MovesFormat": ["uci", "index", "count"]

@@ -57,6 +57,8 @@ fn two_strangers_meet_through_a_seek_in_the_lobby_and_play_to_mate_with_a_premov
             row.contains("Chess") && row.contains("3 + 2 · Blitz"),
             "{row}"
         );
+        // Posted by the owner's anonymous player, never rated: 1500, provisional.
+        assert!(row.contains("Anonymous (1500?)"), "{row}");
         // The owner's own row offers a cancel, not an accept.
         let own = owner
             .wait_for(
@@ -159,5 +161,101 @@ fn two_strangers_meet_through_a_seek_in_the_lobby_and_play_to_mate_with_a_premov
         }
         assert_clean_console(&owner, "the owner's pages").await;
         assert_clean_console(&stranger, "the stranger's pages").await;
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_chromium, has_chromedriver)),
+    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+)]
+fn seeks_name_their_owners_and_one_out_of_the_viewers_range_is_shown_disabled_with_why() {
+    run("lobby_ranges", || async {
+        use crate::seek_ratings::{post_as, set_rating};
+        let server = Server::start(&[]);
+        let base = &server.base;
+        let c = crate::common::client();
+        let db = format!("sqlite://{}", server.store_path().unwrap().display());
+        let (status, olga) = post_as(
+            &c,
+            &format!("{base}/v1/players"),
+            None,
+            &json!({"name": "Olga", "password": "olga's password"}),
+        )
+        .await;
+        assert_eq!(status, 201, "{olga}");
+        set_rating(
+            &db,
+            olga["id"].as_str().unwrap(),
+            "standard",
+            "blitz",
+            1900.0,
+            60.0,
+        )
+        .await;
+        let blitz = json!({"initial_ms": 180000, "increment_ms": 2000});
+        let (status, high) = post_as(
+            &c,
+            &format!("{base}/v1/seeks"),
+            olga["token"].as_str(),
+            &json!({"time_control": blitz, "rating_range": {"min": 1800, "max": 2000}}),
+        )
+        .await;
+        assert_eq!(status, 201, "{high}");
+        let (status, open_to_all) = post_as(
+            &c,
+            &format!("{base}/v1/seeks"),
+            None,
+            &json!({"time_control": blitz, "rating_range": {"min": 1400, "max": 1600}}),
+        )
+        .await;
+        assert_eq!(status, 201, "{open_to_all}");
+
+        // A newcomer (1500 everywhere) sees both: Olga's disabled, with why; the other open.
+        let driver = super::webdriver::Driver::start().await;
+        let s = open(&driver, &format!("{base}/"), DESKTOP).await;
+        let rows = s
+            .wait_for(
+                "document.querySelectorAll('#seek-list li.seek').length === 2 && [...document.querySelectorAll('#seek-list li.seek')].map((li) => [li.dataset.seek, li.querySelector('.seek-owner').textContent, li.querySelector('.seek-accept').disabled, (li.querySelector('.seek-why') || {}).textContent || null])",
+                "the two seeks",
+            )
+            .await;
+        assert_eq!(
+            rows,
+            json!([
+                [
+                    high["id"],
+                    "Olga (1900)",
+                    true,
+                    "For ratings 1800–2000 (yours: 1500)"
+                ],
+                [open_to_all["id"], "Anonymous", false, null]
+            ])
+        );
+        shot(&s, "lobby-ranges").await;
+
+        // The form's range: ±200 of the poster's rating (1500, never rated) is 1300–1700.
+        s.click("label[for='opponent-anyone']").await;
+        select_option(&s, "#tc", "3+2").await;
+        select_option(&s, "#seek-range", "200").await;
+        s.click("#create-game").await;
+        s.wait_for(
+            "!document.querySelector('#seek-waiting').hidden",
+            "the poster's waiting card",
+        )
+        .await;
+        let (_, list) = crate::common::get_json(&c, &format!("{base}/v1/seeks")).await;
+        let mine = &list["seeks"][2];
+        assert_eq!(
+            mine["seek"]["rating_range"],
+            json!({"min": 1300, "max": 1700}),
+            "{list}"
+        );
+        assert_eq!(
+            mine["owner"],
+            json!({"name": null, "rating": null, "provisional": true})
+        );
+        assert_clean_console(&s, "lobby ranges").await;
+        s.quit().await;
     });
 }

@@ -1,5 +1,6 @@
 //! The live-games page (`#/watch`): the ongoing games of the server, each a small board that
-//! follows its game, and a click on one watches it as a spectator.
+//! follows its game, with its players' names and ratings, newest or highest rated first, and a
+//! click on one watches it as a spectator.
 
 use serde_json::json;
 
@@ -16,6 +17,9 @@ fn the_live_games_page_lists_ongoing_games_follows_them_and_opens_one_to_watch()
         let server = Server::start(&[]);
         let base = &server.base;
         let c = common::client();
+        // A game between players of known ratings (a seek): named on its card, first by rating
+        // though the oldest.
+        let rated = players_game(&server, &c).await;
         let played = common::create_game(&c, base, &json!({})).await;
         let moves = format!("{base}/v1/games/{}/moves", played.id);
         for (secret, uci) in [(&played.white, "e2e4"), (&played.black, "e7e5")] {
@@ -44,8 +48,8 @@ fn the_live_games_page_lists_ongoing_games_follows_them_and_opens_one_to_watch()
         let s = open(&driver, &format!("{base}/#/watch"), DESKTOP).await;
         let cards = s
             .wait_for(
-                "document.querySelectorAll('#live-games li.live-game').length === 2 && [...document.querySelectorAll('#live-games li.live-game')].map((li) => [li.dataset.game, li.querySelector('.live-players').textContent, li.querySelector('.live-state').textContent])",
-                "the two ongoing games",
+                "document.querySelectorAll('#live-games li.live-game').length === 3 && [...document.querySelectorAll('#live-games li.live-game')].map((li) => [li.dataset.game, li.querySelector('.live-players').textContent, li.querySelector('.live-state').textContent])",
+                "the three ongoing games",
             )
             .await;
         let cards = cards.as_array().unwrap();
@@ -60,6 +64,28 @@ fn the_live_games_page_lists_ongoing_games_follows_them_and_opens_one_to_watch()
         assert_eq!(of(&played.id)[2], "Move 1 · White to play");
         assert_eq!(of(&chess2.id)[1], "White vs Black · Reaper vs Animals");
         assert!(!cards.iter().any(|c| c[0] == json!(over.id)));
+        assert_eq!(of(&rated)[1], "Anna (1800) vs Anonymous (1600)");
+        // By rating, the players' game (the oldest) comes first and the unrated ones follow
+        // newest first; back to newest first, it is last.
+        let order = "[...document.querySelectorAll('#live-games li.live-game')].map((li) => li.dataset.game).join(' ')";
+        s.click("#live-tab-rating").await;
+        s.wait_for(
+            &format!(
+                "document.querySelector('#live-tab-rating').getAttribute('aria-selected') === 'true' && {order} === '{} {} {}'",
+                rated, chess2.id, played.id
+            ),
+            "the highest rated first",
+        )
+        .await;
+        s.click("#live-tab-newest").await;
+        s.wait_for(
+            &format!(
+                "document.querySelector('#live-tab-newest').getAttribute('aria-selected') === 'true' && {order} === '{} {} {}'",
+                chess2.id, played.id, rated
+            ),
+            "the newest first",
+        )
+        .await;
         // The board follows the game: a move played elsewhere shows at the next reading.
         let (status, v) =
             common::post_json(&c, &moves, Some(&played.white), &json!({"uci": "g1f3"})).await;
@@ -90,7 +116,7 @@ fn the_live_games_page_lists_ongoing_games_follows_them_and_opens_one_to_watch()
         // On a phone the cards stack in one column.
         let s = open(&driver, &format!("{base}/#/watch"), PHONE).await;
         s.wait_for(
-            "document.querySelectorAll('#live-games li.live-game').length === 2",
+            "document.querySelectorAll('#live-games li.live-game').length === 3",
             "the games on a phone",
         )
         .await;
@@ -98,4 +124,41 @@ fn the_live_games_page_lists_ongoing_games_follows_them_and_opens_one_to_watch()
         assert_clean_console(&s, "watch on a phone").await;
         s.quit().await;
     });
+}
+
+/// A casual blitz game from a seek by Anna (1800, White) accepted by an anonymous player
+/// (1600), their ratings set in the server's database; its id.
+async fn players_game(server: &Server, c: &awc::Client) -> String {
+    use crate::seek_ratings::{post_as, set_rating};
+    let base = &server.base;
+    let db = format!("sqlite://{}", server.store_path().unwrap().display());
+    let mut tokens = Vec::new();
+    for (body, rating) in [
+        (
+            json!({"name": "Anna", "password": "anna's password"}),
+            1800.0,
+        ),
+        (json!({}), 1600.0),
+    ] {
+        let (status, made) = post_as(c, &format!("{base}/v1/players"), None, &body).await;
+        assert_eq!(status, 201, "{made}");
+        set_rating(
+            &db,
+            made["id"].as_str().unwrap(),
+            "standard",
+            "blitz",
+            rating,
+            60.0,
+        )
+        .await;
+        tokens.push(made["token"].as_str().unwrap().to_string());
+    }
+    let seek =
+        json!({"time_control": {"initial_ms": 180000, "increment_ms": 2000}, "color": "white"});
+    let (status, posted) = post_as(c, &format!("{base}/v1/seeks"), Some(&tokens[0]), &seek).await;
+    assert_eq!(status, 201, "{posted}");
+    let accept = format!("{base}/v1/seeks/{}/accept", posted["id"].as_str().unwrap());
+    let (status, seat) = post_as(c, &accept, Some(&tokens[1]), &json!({})).await;
+    assert_eq!(status, 201, "{seat}");
+    seat["id"].as_str().unwrap().to_string()
 }

@@ -179,13 +179,15 @@ pub enum ErrorCode {
     BadCredentials,
     /// A rated seek (posting or accepting it) needs a player (`X-Player-Token`).
     PlayerRequired,
+    /// The accepter's rating is outside the seek's `rating_range`.
+    RatingOutOfRange,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 81] = [
+    pub const ALL: [ErrorCode; 82] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -266,6 +268,7 @@ impl ErrorCode {
         ErrorCode::AlreadyNamed,
         ErrorCode::BadCredentials,
         ErrorCode::PlayerRequired,
+        ErrorCode::RatingOutOfRange,
         ErrorCode::Internal,
     ];
 
@@ -323,6 +326,8 @@ impl ErrorCode {
             PlayerNotFound => StatusCode::NOT_FOUND,
             NameTaken | AlreadyNamed => StatusCode::CONFLICT,
             BadCredentials | PlayerRequired => StatusCode::UNAUTHORIZED,
+            // As `own_seek`: who accepts does not fit the seek (403 is kept for secrets).
+            RatingOutOfRange => StatusCode::CONFLICT,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -411,6 +416,7 @@ impl ErrorCode {
             AlreadyNamed => "already_named",
             BadCredentials => "bad_credentials",
             PlayerRequired => "player_required",
+            RatingOutOfRange => "rating_out_of_range",
             Internal => "internal",
         }
     }
@@ -875,7 +881,8 @@ mod tests {
                 AlreadyNamed => 77,
                 BadCredentials => 78,
                 PlayerRequired => 79,
-                Internal => 80,
+                RatingOutOfRange => 80,
+                Internal => 81,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

@@ -22,7 +22,7 @@ use crate::{
         registry::{GameRegistry, LiveGame, Reservation},
         GameError, GameHandle,
     },
-    store::{Fence, GameSummary, NewGameRow, ResultFilter, Store, WriteOp},
+    store::{Fence, GameOrder, GameSummary, NewGameRow, ResultFilter, Store, WriteOp},
 };
 
 /// Every game: those in memory, and (through the store) those that are not.
@@ -472,16 +472,17 @@ impl Games {
             .collect()
     }
 
-    /// Stored games, newest first: see [`Store::list_games`].
+    /// Stored games, in `order`: see [`Store::list_games`].
     pub async fn list(
         &self,
         filter: ResultFilter,
+        order: GameOrder,
         before: Option<i64>,
         limit: i64,
     ) -> Result<Vec<GameSummary>, GameError> {
         self.env
             .store
-            .list_games(filter, before, limit)
+            .list_games(filter, order, before, limit)
             .await
             .map_err(GameError::from)
     }

@@ -98,6 +98,18 @@ pub struct Posted {
     pub secret: String,
 }
 
+/// Who posts a seek: its player, with its name and its rating (and deviation) in the seek's
+/// variant and class now, kept with the seek for the lists.
+#[derive(Clone, Debug, Default)]
+pub struct SeekOwner {
+    /// The player's id.
+    pub player: String,
+    /// Its name (`None`: anonymous).
+    pub name: Option<String>,
+    /// Its rating and deviation (`None`: never rated there).
+    pub rating: Option<(f64, f64)>,
+}
+
 /// A won claim on a seek: the accept completes it or gives it back.
 #[derive(Debug)]
 pub struct Claim {
@@ -178,11 +190,11 @@ impl Lobby {
         Ok(())
     }
 
-    /// Posts a seek (`body`: what it asks, as JSON) for `client`, by `player` if known.
+    /// Posts a seek (`body`: what it asks, as JSON) for `client`, by `owner` if a player.
     pub async fn post(
         &self,
         client: &ClientKey,
-        player: Option<String>,
+        owner: Option<SeekOwner>,
         body: String,
     ) -> Result<Posted, LobbyError> {
         let db = self.db()?;
@@ -196,7 +208,9 @@ impl Lobby {
             id: id.clone(),
             secret: secret_digest(&secret),
             client: client.stored(),
-            player,
+            player: owner.as_ref().map(|o| o.player.clone()),
+            owner_name: owner.as_ref().and_then(|o| o.name.clone()),
+            owner_rating: owner.as_ref().and_then(|o| o.rating),
             body,
             now_ms: now,
             expires_ms: now.saturating_add(ttl),
@@ -251,6 +265,18 @@ impl Lobby {
         secret.is_some_and(|s| constant_time_eq::constant_time_eq(&secret_digest(s), &seek.secret))
     }
 
+    /// `OwnSeek` when the accepter (its bearer `secret` and its `player`) is the seek's owner.
+    pub fn refuse_owner(
+        seek: &SeekRow,
+        secret: Option<&str>,
+        player: Option<&str>,
+    ) -> Result<(), LobbyError> {
+        if Lobby::is_owner(seek, secret) || (player.is_some() && seek.player.as_deref() == player) {
+            return Err(LobbyError::OwnSeek);
+        }
+        Ok(())
+    }
+
     /// `seek` as its owner may read it: refused without its secret.
     pub async fn owned(&self, id: &str, secret: Option<&str>) -> Result<SeekRow, LobbyError> {
         let seek = self.get(id).await?;
@@ -281,10 +307,7 @@ impl Lobby {
         player: Option<&str>,
     ) -> Result<Claim, LobbyError> {
         let seek = self.get(id).await?;
-        if Lobby::is_owner(&seek, secret) || (player.is_some() && seek.player.as_deref() == player)
-        {
-            return Err(LobbyError::OwnSeek);
-        }
+        Lobby::refuse_owner(&seek, secret, player)?;
         let token = Uuid::new_v4().to_string();
         if !self
             .db()?

@@ -13,7 +13,9 @@ use uuid::Uuid;
 
 pub use crate::config::SqliteSync;
 
-use super::{GameSummary, KeyRow, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame};
+use super::{
+    GameOrder, GameSummary, KeyRow, OutboxRow, ResultFilter, StoreError, StoredEntry, StoredGame,
+};
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -127,6 +129,7 @@ struct SummaryRow {
     live: i64,
     created_ms: i64,
     updated_ms: i64,
+    rating: i64,
 }
 
 impl TryFrom<SummaryRow> for GameSummary {
@@ -140,6 +143,7 @@ impl TryFrom<SummaryRow> for GameSummary {
             live: row.live != 0,
             created_ms: row.created_ms,
             updated_ms: row.updated_ms,
+            rating: row.rating,
         })
     }
 }
@@ -156,11 +160,49 @@ fn uuid_from(bytes: &[u8]) -> Result<Uuid, StoreError> {
     Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-/// The query for a page of game summaries: games under `filter` before key `before`, newest
-/// first. Every filter is served by an index, so a page never scans (see the test).
+/// Where a page of game summaries starts, as one index range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PageBound {
+    /// Newest first, below this row key.
+    Seq(i64),
+    /// Highest rated first, among the games of this rating, below this row key.
+    SameRating {
+        /// The rating.
+        rating: i64,
+        /// The row key.
+        seq: i64,
+    },
+    /// Highest rated first, below this rating.
+    BelowRating(i64),
+}
+
+impl PageBound {
+    /// The ranges a page in `order` after the key `before` ([`GameSummary::key`]) reads, in
+    /// turn until the page is full. A rating order's page is two ranges (the rest of its
+    /// rating, then the ratings below): SQLite seeks a row value `(rating, seq) < (?, ?)` by its
+    /// first column only, which walks every game of the cursor's rating (every game without
+    /// players shares rating 0).
+    fn of(order: GameOrder, before: Option<i64>) -> Vec<PageBound> {
+        match (order, before) {
+            (GameOrder::Newest, before) => vec![PageBound::Seq(before.unwrap_or(i64::MAX))],
+            (GameOrder::Rating, None) => vec![PageBound::BelowRating(i64::MAX)],
+            (GameOrder::Rating, Some(key)) => {
+                let (rating, seq) = super::split_rating_key(key);
+                vec![
+                    PageBound::SameRating { rating, seq },
+                    PageBound::BelowRating(rating),
+                ]
+            }
+        }
+    }
+}
+
+/// The query for a page of game summaries: games under `filter` in `bound`'s range and order.
+/// Every filter in either order is one index range walked in order, so a page never scans nor
+/// sorts (see the test).
 fn summary_page<'a, DB>(
     filter: ResultFilter,
-    before: Option<i64>,
+    bound: PageBound,
     limit: i64,
 ) -> sqlx::QueryBuilder<'a, DB>
 where
@@ -169,11 +211,29 @@ where
     i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
 {
     let mut query = sqlx::QueryBuilder::new(
-        "SELECT seq, id, status, live, created_ms, updated_ms FROM games WHERE seq < ",
+        "SELECT seq, id, status, live, created_ms, updated_ms, rating FROM games WHERE ",
     );
-    query.push_bind(before.unwrap_or(i64::MAX));
+    match bound {
+        PageBound::Seq(seq) => {
+            query.push("seq < ").push_bind(seq);
+        }
+        PageBound::SameRating { rating, seq } => {
+            query
+                .push("rating = ")
+                .push_bind(rating)
+                .push(" AND seq < ")
+                .push_bind(seq);
+        }
+        PageBound::BelowRating(rating) => {
+            query.push("rating < ").push_bind(rating);
+        }
+    }
     push_filter(&mut query, filter);
-    query.push(" ORDER BY seq DESC LIMIT ").push_bind(limit);
+    query.push(match bound {
+        PageBound::Seq(_) => " ORDER BY seq DESC LIMIT ",
+        _ => " ORDER BY rating DESC, seq DESC LIMIT ",
+    });
+    query.push_bind(limit);
     query
 }
 
@@ -442,20 +502,27 @@ impl Db {
     pub(crate) async fn list_games(
         &self,
         filter: ResultFilter,
+        order: GameOrder,
         before: Option<i64>,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
-        with_pool!(self, pool => {
-            summary_page(filter, before, limit)
-                .build_query_as::<SummaryRow>()
-                .fetch_all(pool)
-                .await
-                .map_err(db_err)?
-                .into_iter()
-                .map(GameSummary::try_from)
-                .collect()
-        })
+        let mut rows = Vec::new();
+        for bound in PageBound::of(order, before) {
+            let left = limit - i64::try_from(rows.len()).unwrap_or(i64::MAX);
+            if left <= 0 {
+                break;
+            }
+            let part: Vec<SummaryRow> = with_pool!(self, pool => {
+                summary_page(filter, bound, left)
+                    .build_query_as::<SummaryRow>()
+                    .fetch_all(pool)
+                    .await
+                    .map_err(db_err)?
+            });
+            rows.extend(part);
+        }
+        rows.into_iter().map(GameSummary::try_from).collect()
     }
 
     /// Every webhook in the outbox, soonest first.
@@ -525,28 +592,75 @@ mod tests {
             unreachable!("opened a SQLite file")
         };
         let filters = [
-            (ResultFilter::Ongoing, "games_by_status"),
-            (ResultFilter::Finished, "games_finished"),
-            (ResultFilter::Result("draw"), "games_by_status"),
-            (ResultFilter::Result("white_wins"), "games_by_status"),
+            (ResultFilter::Ongoing, GameOrder::Newest, "games_by_status"),
+            (ResultFilter::Finished, GameOrder::Newest, "games_finished"),
+            (
+                ResultFilter::Result("draw"),
+                GameOrder::Newest,
+                "games_by_status",
+            ),
+            (
+                ResultFilter::Result("white_wins"),
+                GameOrder::Newest,
+                "games_by_status",
+            ),
+            (ResultFilter::All, GameOrder::Rating, "games_by_rating"),
+            (
+                ResultFilter::Ongoing,
+                GameOrder::Rating,
+                "games_by_status_rating",
+            ),
+            (
+                ResultFilter::Finished,
+                GameOrder::Rating,
+                "games_finished_by_rating",
+            ),
+            (
+                ResultFilter::Result("draw"),
+                GameOrder::Rating,
+                "games_by_status_rating",
+            ),
         ];
-        for (filter, index) in filters {
-            let query = summary_page::<sqlx::Sqlite>(filter, Some(1_000), 50);
-            let sql = format!("EXPLAIN QUERY PLAN {}", query.sql());
-            let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql).bind(1_000_i64);
-            if let ResultFilter::Result(result) = filter {
-                explain = explain.bind(result);
+        let before = Some(super::super::rating_key(1_600, 1_000));
+        for (filter, order, index) in filters {
+            for bound in PageBound::of(order, None)
+                .into_iter()
+                .chain(PageBound::of(order, before))
+            {
+                let query = summary_page::<sqlx::Sqlite>(filter, bound, 50);
+                let sql = format!("EXPLAIN QUERY PLAN {}", query.sql());
+                let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql);
+                // The index range each bound must seek (not walk from the top).
+                let range = match bound {
+                    PageBound::Seq(seq) => {
+                        explain = explain.bind(seq);
+                        "seq<?"
+                    }
+                    PageBound::SameRating { rating, seq } => {
+                        explain = explain.bind(rating).bind(seq);
+                        "rating=? AND seq<?"
+                    }
+                    PageBound::BelowRating(rating) => {
+                        explain = explain.bind(rating);
+                        "rating<?"
+                    }
+                };
+                if let ResultFilter::Result(result) = filter {
+                    explain = explain.bind(result);
+                }
+                let plan = explain.bind(50_i64).fetch_all(pool).await.unwrap();
+                let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
+                assert!(
+                    details
+                        .iter()
+                        .any(|d| d.contains(&format!("INDEX {index} (")) && d.contains(range)),
+                    "{filter:?} {bound:?}: {details:?}"
+                );
+                assert!(
+                    !details.iter().any(|d| d.contains("USE TEMP B-TREE")),
+                    "{filter:?} {bound:?} sorts: {details:?}"
+                );
             }
-            let plan = explain.bind(50_i64).fetch_all(pool).await.unwrap();
-            let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
-            assert!(
-                details.iter().any(|d| d.contains(index)),
-                "{filter:?}: {details:?}"
-            );
-            assert!(
-                !details.iter().any(|d| d.contains("USE TEMP B-TREE")),
-                "{filter:?} sorts: {details:?}"
-            );
         }
         drop(db);
         let _ = std::fs::remove_dir_all(dir);

@@ -249,6 +249,45 @@ pub struct GameSummary {
     pub created_ms: i64,
     /// When it last changed (Unix ms).
     pub updated_ms: i64,
+    /// The average of its players' ratings when it started (a side without a rating counts
+    /// 1500), at least 1; 0 for a game created without players.
+    pub rating: i64,
+}
+
+impl GameSummary {
+    /// Its place in a list in `order`: the key the next page starts before.
+    pub fn key(&self, order: GameOrder) -> i64 {
+        match order {
+            GameOrder::Newest => self.seq,
+            GameOrder::Rating => rating_key(self.rating, self.seq),
+        }
+    }
+}
+
+/// The order stored games are listed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum GameOrder {
+    /// Newest first (by row key).
+    #[default]
+    Newest,
+    /// Highest rating first (the players' average when the game started; games without
+    /// players last), newest first among equals.
+    Rating,
+}
+
+/// How many low bits of a rating order's key hold the row key.
+const RATING_KEY_SHIFT: u32 = 44;
+
+/// A rating order's key: the rating (clamped to 0..2^19) above the row key (its low 44 bits),
+/// so that one positive number orders as the pair does.
+pub fn rating_key(rating: i64, seq: i64) -> i64 {
+    let rating = rating.clamp(0, (1 << (63 - RATING_KEY_SHIFT)) - 1);
+    (rating << RATING_KEY_SHIFT) | (seq & ((1 << RATING_KEY_SHIFT) - 1))
+}
+
+/// The rating and row key a rating order's key holds.
+pub fn split_rating_key(key: i64) -> (i64, i64) {
+    (key >> RATING_KEY_SHIFT, key & ((1 << RATING_KEY_SHIFT) - 1))
 }
 
 /// The lease a write is made under: the game's shard and the fencing token its owner held
@@ -477,17 +516,18 @@ impl Store {
         }
     }
 
-    /// Stored games with `filter`, newest first, older than the row key `before` (the
-    /// previous page's last), at most `limit` (nothing in memory).
+    /// Stored games with `filter` in `order`, after the key `before` (the previous page's
+    /// last, [`GameSummary::key`]), at most `limit` (nothing in memory).
     pub async fn list_games(
         &self,
         filter: ResultFilter,
+        order: GameOrder,
         before: Option<i64>,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         match &self.inner {
             None => Ok(Vec::new()),
-            Some(inner) => inner.db.list_games(filter, before, limit).await,
+            Some(inner) => inner.db.list_games(filter, order, before, limit).await,
         }
     }
 

@@ -94,6 +94,16 @@ pub struct GamePlayersRow {
     pub created_ms: i64,
 }
 
+impl GamePlayersRow {
+    /// The rating the game is listed by: the average of its players' ratings when it started
+    /// (a side without a rating counts 1500, the Glicko-2 start), at least 1 (0 is for games
+    /// without players).
+    pub fn listed_rating(&self) -> i64 {
+        let side = |r: Option<i32>| i64::from(r.unwrap_or(1500));
+        ((side(self.white_rating) + side(self.black_rating)) / 2).max(1)
+    }
+}
+
 /// A game of a player, as the player's page lists it.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct PlayerGameRow {
@@ -396,26 +406,38 @@ const GAME_SELECT: &str = "SELECT gp.game, gp.white, gp.black, w.name AS white_n
      gp.created_ms, g.status FROM game_players gp JOIN games g ON g.id = gp.game \
      LEFT JOIN players w ON w.id = gp.white LEFT JOIN players b ON b.id = gp.black";
 
-/// Inserts a game's players (`WriteOp::Players`) in the transaction `$tx`.
+/// Inserts a game's players (`WriteOp::Players`) in the transaction `$tx`, and gives the
+/// game's row its listed rating ([`GamePlayersRow::listed_rating`]), which the lists by rating
+/// walk.
 macro_rules! execute_players_write {
     ($tx:expr, $row:expr) => {
-        sqlx::query(
-            "INSERT INTO game_players (game, white, black, white_rating, black_rating, rated, \
-             variant, class, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind($row.game.as_slice())
-        .bind($row.white.as_deref())
-        .bind($row.black.as_deref())
-        .bind($row.white_rating)
-        .bind($row.black_rating)
-        .bind($row.rated)
-        .bind($row.variant.as_str())
-        .bind($row.class.as_str())
-        .bind($row.created_ms)
-        .execute(&mut *$tx)
+        async {
+            let row: &$crate::store::players::GamePlayersRow = $row;
+            sqlx::query(
+                "INSERT INTO game_players (game, white, black, white_rating, black_rating, \
+                 rated, variant, class, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(row.game.as_slice())
+            .bind(row.white.as_deref())
+            .bind(row.black.as_deref())
+            .bind(row.white_rating)
+            .bind(row.black_rating)
+            .bind(row.rated)
+            .bind(row.variant.as_str())
+            .bind(row.class.as_str())
+            .bind(row.created_ms)
+            .execute(&mut *$tx)
+            .await
+            .map_err(|e| StoreError::from_db(e, None))?;
+            sqlx::query("UPDATE games SET rating = $2 WHERE id = $1")
+                .bind(row.game.as_slice())
+                .bind(row.listed_rating())
+                .execute(&mut *$tx)
+                .await
+                .map(|_| 0)
+                .map_err(|e| StoreError::from_db(e, None))
+        }
         .await
-        .map(|_| 0)
-        .map_err(|e| StoreError::from_db(e, None))
     };
 }
 pub(crate) use execute_players_write;

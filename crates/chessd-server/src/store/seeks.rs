@@ -13,10 +13,11 @@ const ALIVE: &str = "(CASE WHEN held_until_ms > 0 THEN held_until_ms ELSE expire
 
 /// The columns of a seek, as [`SeekRow`] reads them.
 const COLUMNS: &str = "id, secret, client, player, body, status, created_ms, expires_ms, \
-                       held_until_ms, game, owner_color, owner_seat";
+                       held_until_ms, game, owner_color, owner_seat, owner_name, owner_rating, \
+                       owner_deviation";
 
 /// A seek as stored.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SeekRow {
     /// Its id (a UUID's text).
     pub id: String,
@@ -42,6 +43,13 @@ pub struct SeekRow {
     pub owner_color: Option<String>,
     /// The digest of its owner's seat secret.
     pub owner_seat: Option<Vec<u8>>,
+    /// Its owner's name when it was posted (`None`: no player, or an anonymous one).
+    pub owner_name: Option<String>,
+    /// Its owner's rating in its variant and class when it was posted (`None`: no player, or
+    /// never rated there).
+    pub owner_rating: Option<f64>,
+    /// That rating's deviation.
+    pub owner_deviation: Option<f64>,
 }
 
 /// A seek to insert.
@@ -63,6 +71,11 @@ pub struct NewSeekRow {
     pub expires_ms: i64,
     /// The digest of its owner's seat secret.
     pub owner_seat: Vec<u8>,
+    /// Its owner's name (`None`: no player, or an anonymous one).
+    pub owner_name: Option<String>,
+    /// Its owner's rating and deviation in its variant and class (`None`: no player, or never
+    /// rated there).
+    pub owner_rating: Option<(f64, f64)>,
 }
 
 /// What an insert did.
@@ -101,8 +114,8 @@ impl SeekDb {
     ) -> Result<Inserted, StoreError> {
         let sql = format!(
             "INSERT INTO seeks (id, secret, client, player, body, status, created_ms, \
-             expires_ms, owner_seat, updated_ms) \
-             SELECT $1, $2, $3, $4, $5, 'open', $6, $7, $8, $6 \
+             expires_ms, owner_seat, updated_ms, owner_name, owner_rating, owner_deviation) \
+             SELECT $1, $2, $3, $4, $5, 'open', $6, $7, $8, $6, $11, $12, $13 \
              WHERE (SELECT COUNT(*) FROM seeks WHERE client = $3 AND status = 'open' \
                     AND {ALIVE} $6) < $9 \
                AND (SELECT COUNT(*) FROM seeks WHERE status = 'open' AND {ALIVE} $6) < $10"
@@ -119,6 +132,9 @@ impl SeekDb {
                 .bind(&row.owner_seat)
                 .bind(per_client)
                 .bind(total)
+                .bind(&row.owner_name)
+                .bind(row.owner_rating.map(|r| r.0))
+                .bind(row.owner_rating.map(|r| r.1))
                 .execute(pool)
                 .await
                 .map_err(db_err)?

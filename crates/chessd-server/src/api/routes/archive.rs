@@ -1,11 +1,11 @@
-//! `GET /v1/games`: the stored games, newest first, a page at a time.
+//! `GET /v1/games`: the stored games, newest first or highest rated first, a page at a time.
 
 use actix_web::web;
 use serde::{Deserialize, Serialize};
 
 use crate::{
     api::error::{ApiError, ErrorCode},
-    store::ResultFilter,
+    store::{GameOrder, ResultFilter},
     AppState,
 };
 
@@ -17,10 +17,15 @@ pub(crate) struct ListQuery {
     /// `all` (default), `ongoing`, `finished`, `white_wins`, `black_wins` or `draw`.
     #[param(value_type = Option<crate::schemas::GamesFilter>, nullable = false, default = "all")]
     pub status: Option<String>,
+    /// `newest` (default): newest first; `rating`: highest rated first (the average of the
+    /// players' ratings when the game started, a side without a rating counting 1500; games
+    /// created without players come last), newest first among equals.
+    #[param(value_type = Option<crate::schemas::GamesOrder>, nullable = false, default = "newest")]
+    pub order: Option<String>,
     /// Games per page, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100, nullable = false, default = 20)]
     pub limit: Option<u32>,
-    /// The previous page's `next_cursor`.
+    /// The previous page's `next_cursor` (of a list in the same order).
     #[param(pattern = "^[1-9][0-9]{0,18}$", nullable = false)]
     pub cursor: Option<String>,
 }
@@ -38,12 +43,15 @@ pub(crate) struct GameListItem {
     pub created_ms: i64,
     /// When it last changed (Unix ms).
     pub updated_ms: i64,
+    /// The average of its players' ratings when it started (a side without a rating counts
+    /// 1500); `null` for a game created without players.
+    pub rating: Option<i64>,
 }
 
 /// A page of games.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct GameList {
-    /// The games, newest first.
+    /// The games, in the order asked.
     pub games: Vec<GameListItem>,
     /// The cursor of the next page, `null` on the last.
     pub next_cursor: Option<String>,
@@ -77,7 +85,7 @@ pub(crate) fn filter(status: Option<&str>) -> Result<ResultFilter, ApiError> {
     operation_id = "listGames",
     tag = "games",
     summary = "List stored games",
-    description = "The games the store keeps, newest first, a page at a time (keyset pagination: pass the page's `next_cursor` as `cursor` for the next). Game ids are public (anyone may watch a game); secrets are never listed. With `store.url = \"memory\"` the list is empty.",
+    description = "The games the store keeps, newest first (or, with `order=rating`, highest rated first: the average of the players' ratings when the game started, games without players last), a page at a time (keyset pagination: pass the page's `next_cursor` as `cursor` for the next, in the same order). Game ids are public (anyone may watch a game); secrets are never listed. With `store.url = \"memory\"` the list is empty.",
     params(crate::api::routes::archive::ListQuery),
     responses(
         (status = 200, description = "A page of games.", body = crate::api::routes::archive::GameList),
@@ -90,6 +98,11 @@ pub(crate) async fn list(
     query: web::Query<ListQuery>,
 ) -> Result<web::Json<GameList>, ApiError> {
     let filter = filter(query.status.as_deref())?;
+    let order = match query.order.as_deref() {
+        None | Some("newest") => GameOrder::Newest,
+        Some("rating") => GameOrder::Rating,
+        Some(_) => return Err(invalid("order must be newest or rating")),
+    };
     let limit = query.limit.unwrap_or(20);
     if !(1..=100).contains(&limit) {
         return Err(invalid("limit must be 1 to 100"));
@@ -106,9 +119,12 @@ pub(crate) async fn list(
                 .ok_or_else(|| invalid("cursor must be a next_cursor from an earlier page"))?,
         ),
     };
-    let rows = state.games.list(filter, before, i64::from(limit)).await?;
+    let rows = state
+        .games
+        .list(filter, order, before, i64::from(limit))
+        .await?;
     let next_cursor = (rows.len() == limit as usize)
-        .then(|| rows.last().map(|r| r.seq.to_string()))
+        .then(|| rows.last().map(|r| r.key(order).to_string()))
         .flatten();
     Ok(web::Json(GameList {
         games: rows
@@ -119,6 +135,7 @@ pub(crate) async fn list(
                 live: r.live,
                 created_ms: r.created_ms,
                 updated_ms: r.updated_ms,
+                rating: (r.rating > 0).then_some(r.rating),
             })
             .collect(),
         next_cursor,

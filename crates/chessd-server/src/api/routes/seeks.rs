@@ -21,7 +21,10 @@ use crate::{
         },
     },
     game::clock::TimeControl,
-    lobby::{owner_seat_secret, LobbyError},
+    lobby::{
+        glicko::{Class, Rating},
+        owner_seat_secret, Lobby, LobbyError, SeekOwner,
+    },
     store::seeks::SeekRow,
     AppState,
 };
@@ -62,7 +65,8 @@ pub(crate) struct SeekBody {
     /// Whether the game is rated (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rated: Option<bool>,
-    /// Only players rated within this range may accept.
+    /// Only players rated within this range (their rating in the seek's variant and class;
+    /// 1500 without a player or a rating there) may accept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating_range: Option<RatingRange>,
 }
@@ -81,6 +85,18 @@ pub(crate) enum SeekColor {
 }
 
 impl SeekBody {
+    /// The seek's variant as stored (`standard` or `chess2`).
+    fn variant_name(&self) -> &str {
+        self.variant.as_deref().unwrap_or("standard")
+    }
+
+    /// The seek's time-control class (`classical` when untimed).
+    fn class(&self) -> Class {
+        self.time_control.map_or(Class::Classical, |tc| {
+            Class::of(tc.initial_ms, tc.increment_ms)
+        })
+    }
+
     /// The body checked and written the one way it is stored (`variant` and `color` always
     /// set).
     fn normalized(mut self) -> Result<SeekBody, ApiError> {
@@ -140,15 +156,47 @@ pub(crate) struct SeekView {
     pub created_ms: i64,
     /// What it asks.
     pub seek: SeekBody,
+    /// Its time-control class (`bullet`, `blitz`, `rapid` or `classical`; `classical` when
+    /// untimed): its owner's rating and the accepter's are the ones of its variant and class.
+    pub class: &'static str,
+    /// Who posted it (`null`: no player).
+    pub owner: Option<SeekOwnerView>,
+}
+
+/// A seek's owner as listed: as it was when it posted the seek.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub(crate) struct SeekOwnerView {
+    /// Its name (`null`: an anonymous player).
+    pub name: Option<String>,
+    /// Its rating (rounded) in the seek's variant and class (`null`: never rated there; a
+    /// rating range counts it as 1500).
+    pub rating: Option<i32>,
+    /// Whether that rating is provisional (deviation over 110, as lichess; `true` when never
+    /// rated there).
+    pub provisional: bool,
 }
 
 impl SeekView {
     /// The view of a stored seek.
     pub(crate) fn of(row: &SeekRow) -> SeekView {
+        let seek: SeekBody = serde_json::from_str(&row.body).unwrap_or_default();
+        let owner = row.player.as_ref().map(|_| SeekOwnerView {
+            name: row.owner_name.clone(),
+            rating: row.owner_rating.map(|r| r.round() as i32),
+            provisional: row.owner_deviation.is_none_or(|d| {
+                Rating {
+                    deviation: d,
+                    ..Rating::default()
+                }
+                .provisional()
+            }),
+        });
         SeekView {
             id: row.id.clone(),
             created_ms: row.created_ms,
-            seek: serde_json::from_str(&row.body).unwrap_or_default(),
+            class: seek.class().name(),
+            seek,
+            owner,
         }
     }
 }
@@ -220,7 +268,7 @@ pub(crate) fn owner_seat(row: &SeekRow, seek_secret: &str) -> Option<GameSeat> {
     responses(
         (status = 201, description = "The seek, with its secret.", body = crate::api::routes::seeks::PostedSeek),
         (status = 400, response = crate::api::openapi_types::InvalidRequest),
-        (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key.", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required` (an `X-API-Key` header naming no configured key), `bad_credentials` (a player token naming no player) or `player_required` (a rated seek posted without a player).", body = crate::api::error::ErrorBody<'static>),
         (status = 413, response = crate::api::openapi_types::PayloadTooLarge),
         (status = 429, description = "`quota_exceeded`: this client holds `quotas.max_seeks` open seeks already.", body = crate::api::error::ErrorBody<'static>),
         (status = 503, description = "`too_many_seeks` (the lobby holds `limits.max_seeks`), `lobby_unavailable` (no database) or `store_unavailable`.", body = crate::api::error::ErrorBody<'static>)
@@ -237,11 +285,19 @@ pub(crate) async fn post(
     if body.rated == Some(true) && player.is_none() {
         return Err(rated_needs_player());
     }
+    let owner = match player {
+        None => None,
+        Some(player) => {
+            let rating = player_rating(&state, &player.id, &body).await?;
+            Some(SeekOwner {
+                player: player.id,
+                name: player.name,
+                rating: rating.map(|r| (r.rating, r.deviation)),
+            })
+        }
+    };
     let text = serde_json::to_string(&body).map_err(ApiError::internal)?;
-    let posted = state
-        .lobby
-        .post(&client, player.map(|p| p.id), text)
-        .await?;
+    let posted = state.lobby.post(&client, owner, text).await?;
     let row = state.lobby.get(&posted.id).await?;
     Ok(HttpResponse::Created().json(PostedSeek {
         id: posted.id,
@@ -343,13 +399,13 @@ pub(crate) async fn cancel(
     operation_id = "acceptSeek",
     tag = "lobby",
     summary = "Accept a seek",
-    description = "Creates the seek's game (as `POST /v1/games` would, counted against the accepter's quotas) and answers the accepter's seat. The owner plays the colour the seek asked for (at random for `random`) and learns of the accept on its lobby socket or with `GET /v1/seeks/{id}`. Exactly one of concurrent accepts wins; the others get `409 seek_taken`. A seek cannot be accepted with its own secret (`409 own_seek`).",
+    description = "Creates the seek's game (as `POST /v1/games` would, counted against the accepter's quotas) and answers the accepter's seat. The owner plays the colour the seek asked for (at random for `random`) and learns of the accept on its lobby socket or with `GET /v1/seeks/{id}`. Exactly one of concurrent accepts wins; the others get `409 seek_taken`. A seek cannot be accepted with its own secret (`409 own_seek`). A seek with a `rating_range` is accepted only by a player rated within it in the seek's variant and class (an accepter without a player, or never rated there, counts as 1500): others get `409 rating_out_of_range` and the seek stays open.",
     params(crate::api::openapi_types::SeekId),
     responses(
         (status = 201, description = "The game and the accepter's seat in it.", body = crate::api::routes::seeks::GameSeat),
-        (status = 401, description = "`api_key_required`: an `X-API-Key` header naming no configured key.", body = crate::api::error::ErrorBody<'static>),
+        (status = 401, description = "`api_key_required` (an `X-API-Key` header naming no configured key), `bad_credentials` (a player token naming no player) or `player_required` (a rated seek accepted without a player).", body = crate::api::error::ErrorBody<'static>),
         (status = 404, description = "`seek_not_found`.", body = crate::api::error::ErrorBody<'static>),
-        (status = 409, description = "`seek_taken` (another player accepted it first) or `own_seek`.", body = crate::api::error::ErrorBody<'static>),
+        (status = 409, description = "`seek_taken` (another player accepted it first), `own_seek`, or `rating_out_of_range`: the seek has a `rating_range` and the accepter's rating in its variant and class (1500 without a player, or never rated there) is outside it (the seek stays open, unchanged).", body = crate::api::error::ErrorBody<'static>),
         (status = 429, description = "`rate_limited` or `quota_exceeded`: the accepter's game quotas, as for `POST /v1/games`.", body = crate::api::error::ErrorBody<'static>, headers(("Retry-After" = i64, description = "Seconds to wait before trying again."))),
         (status = 503, description = "`too_many_games`, `lobby_unavailable` (no database) or `store_unavailable`.", body = crate::api::error::ErrorBody<'static>)
     )
@@ -366,6 +422,35 @@ pub(crate) async fn accept(
     let rated = spec.rated == Some(true);
     if rated && accepter.is_none() {
         return Err(rated_needs_player());
+    }
+    // Its own seek is `own_seek` whatever its range says (the claim checks again).
+    Lobby::refuse_owner(
+        &seek,
+        bearer(&req).as_deref(),
+        accepter.as_ref().map(|p| p.id.as_str()),
+    )?;
+    if let Some(range) = spec.rating_range {
+        // Checked before the claim: a refused accept leaves the seek as it was.
+        let rating = match &accepter {
+            Some(player) => player_rating(&state, &player.id, &spec).await?,
+            None => None,
+        }
+        .unwrap_or_default()
+        .rating
+        .round();
+        if rating < f64::from(range.min) || rating > f64::from(range.max) {
+            return Err(ApiError::new(
+                crate::api::error::ErrorCode::RatingOutOfRange,
+                format!(
+                    "this seek is for players rated {} to {}; your {} {} rating is {rating} \
+                     (1500 without a player or a rating there)",
+                    range.min,
+                    range.max,
+                    spec.variant_name(),
+                    spec.class().name(),
+                ),
+            ));
+        }
     }
     let claim = state
         .lobby
@@ -444,6 +529,25 @@ fn rated_needs_player() -> ApiError {
     )
 }
 
+/// A player's rating in a seek's variant and class (`None`: never rated there).
+async fn player_rating(
+    state: &AppState,
+    player: &str,
+    spec: &SeekBody,
+) -> Result<Option<Rating>, ApiError> {
+    let row = state
+        .players
+        .db()?
+        .rating(player, spec.variant_name(), spec.class().name())
+        .await
+        .map_err(crate::players::PlayersError::from)?;
+    Ok(row.map(|r| Rating {
+        rating: r.rating,
+        deviation: r.deviation,
+        volatility: r.volatility,
+    }))
+}
+
 /// Who plays the game an accepted seek creates: the seek's owner's player (if it posted with
 /// one) and the accepter's, with their ratings in the game's variant and class now. `None` when
 /// neither side has a player (the game is then as any other).
@@ -454,19 +558,13 @@ async fn game_players(
     owner_player: Option<&str>,
     accepter: Option<&crate::store::players::PlayerRow>,
 ) -> Result<Option<crate::game::players::GamePlayers>, ApiError> {
-    use crate::{game::players::SeatPlayer, lobby::glicko::Class};
+    use crate::game::players::SeatPlayer;
     if owner_player.is_none() && accepter.is_none() {
         return Ok(None);
     }
     let db = state.players.db()?;
-    let variant = spec.variant.clone().unwrap_or_else(|| "standard".into());
-    let class = spec
-        .time_control
-        .map_or(Class::Classical, |tc| {
-            Class::of(tc.initial_ms, tc.increment_ms)
-        })
-        .name()
-        .to_string();
+    let variant = spec.variant_name().to_string();
+    let class = spec.class().name().to_string();
     let seat = |row: Option<crate::store::players::PlayerRow>| async {
         let Some(row) = row else {
             return Ok::<_, ApiError>(None);
