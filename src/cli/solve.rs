@@ -1,5 +1,7 @@
 //! `chessd solve <FEN> --mate N [--first-key] [--within] [--threads N] [--table MiB]
-//! [--time-limit-ms T] [--json]`, or `chessd solve <FEN> --find --mate N [--shortest] ...`
+//! [--time-limit-ms T] [--json]`, or `chessd solve <FEN> --find --mate N [--shortest] ...`,
+//! or `chessd solve <FEN> --stipulation h#N|s#N|#N ...` (helpmates and selfmates: see
+//! [`chessd_core::solver::Stipulation`]; `--mate N` is `--stipulation '#N'`).
 //!
 //! Like the puzzle API, it finds every key and decides uniqueness unless told to stop at the
 //! first key. With `--find` it proves a mate in at most N (up to 32), not necessarily the
@@ -12,10 +14,16 @@ use std::{
 };
 
 use chessd_core::{
-    solver::{MateTree, Solution, SolveError, Solver, DEFAULT_TABLE_MB},
+    solver::{
+        HelpSolution, MateTree, SelfSolution, SelfTree, Solution, SolveError, Solver, Stipulation,
+        DEFAULT_TABLE_MB,
+    },
     Color, FenMode, Move, Position,
 };
-use chessd_server::api::wire::solution::solution_json;
+use chessd_server::api::wire::{
+    solution::solution_json,
+    stipulation::{help_json, self_json},
+};
 use clap::Args;
 use serde::Serialize;
 
@@ -34,8 +42,14 @@ pub(crate) struct SolveArgs {
     #[arg(value_name = "FEN")]
     pub fen: String,
     /// Mate in at most this many moves of the side to move (1 to 8; with --find 1 to 32).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_FIND_MATE))]
-    pub mate: u32,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_FIND_MATE),
+          required_unless_present = "stipulation", conflicts_with = "stipulation")]
+    pub mate: Option<u32>,
+    /// What the problem asks: `#N` (as --mate N), `h#N` (helpmate: the side to move begins
+    /// and is mated, both cooperating; every solution listed) or `s#N` (selfmate: the side to
+    /// move begins and forces the other side to mate it; every key with its tree). N is 1 to 8.
+    #[arg(long, value_name = "STIP")]
+    pub stipulation: Option<String>,
     /// Find a proven mate in at most N, not necessarily the shortest (proof-number search,
     /// one thread, one key), with a complete proof tree.
     #[arg(long, conflicts_with_all = ["all_keys", "first_key", "within"])]
@@ -74,14 +88,33 @@ pub(crate) fn run(args: &SolveArgs) -> ExitCode {
         Ok(pos) => pos,
         Err(e) => return usage_error("solve", &format!("invalid FEN '{}': {e}", args.fen)),
     };
-    if !args.find && args.mate > MAX_MATE {
+    let stipulation = match (&args.stipulation, args.mate) {
+        (Some(text), _) => match text.parse::<Stipulation>() {
+            Ok(s) => s,
+            Err(e) => return usage_error("solve", &e.to_string()),
+        },
+        (None, Some(n)) => Stipulation::Direct(n),
+        // clap requires one of the two.
+        (None, None) => return usage_error("solve", "give --mate N or --stipulation"),
+    };
+    let mate = stipulation.moves();
+    if !args.find && mate > MAX_MATE {
         return usage_error(
             "solve",
-            &format!("--mate {} is over {MAX_MATE} without --find", args.mate),
+            &format!("{stipulation} is over {MAX_MATE} moves without --find"),
         );
     }
+    if !matches!(stipulation, Stipulation::Direct(_)) {
+        if args.find || args.within || args.first_key || args.shortest {
+            return usage_error(
+                "solve",
+                "--find, --shortest, --within and --first-key are for #N only",
+            );
+        }
+        return run_other(pos, stipulation, args);
+    }
     let mut solver = Solver::new(pos)
-        .mate_in(args.mate)
+        .mate_in(mate)
         .threads(args.threads)
         .table_mb(args.table)
         .find_all_keys(!args.first_key)
@@ -100,7 +133,7 @@ pub(crate) fn run(args: &SolveArgs) -> ExitCode {
             if args.json {
                 return print_json(&solution_json(&pos, &solution));
             }
-            print!("{}", human_output(&pos, &solution, args));
+            print!("{}", human_output(&pos, &solution, args, mate));
             ExitCode::SUCCESS
         }
         Err(e @ (SolveError::InvalidMateLength(_) | SolveError::OpponentInCheck)) => {
@@ -112,6 +145,116 @@ pub(crate) fn run(args: &SolveArgs) -> ExitCode {
                 print_json(&stopped_json(&e));
             }
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Solves a helpmate or selfmate and prints it.
+fn run_other(pos: Position, stipulation: Stipulation, args: &SolveArgs) -> ExitCode {
+    let mut solver = Solver::new(pos)
+        .mate_in(stipulation.moves())
+        .table_mb(args.table);
+    if let Some(ms) = args.time_limit_ms {
+        solver = solver.deadline(Instant::now() + Duration::from_millis(ms));
+    }
+    let result = match stipulation {
+        Stipulation::Help(_) => solver.helpmate().map(Solved::Help),
+        _ => solver.selfmate().map(Solved::Self_),
+    };
+    match result {
+        Ok(Solved::Help(help)) if args.json => print_json(&help_json(&pos, &help)),
+        Ok(Solved::Self_(sol)) if args.json => print_json(&self_json(&pos, &sol)),
+        Ok(Solved::Help(help)) => {
+            print!("{}", help_output(&pos, &help));
+            ExitCode::SUCCESS
+        }
+        Ok(Solved::Self_(sol)) => {
+            print!("{}", self_output(&pos, &sol));
+            ExitCode::SUCCESS
+        }
+        Err(e @ (SolveError::InvalidMateLength(_) | SolveError::OpponentInCheck)) => {
+            usage_error("solve", &e.to_string())
+        }
+        Err(e @ SolveError::Stopped { .. }) => {
+            eprintln!("chessd solve: {e}");
+            if args.json {
+                print_json(&stopped_json(&e));
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A solved helpmate or selfmate.
+enum Solved {
+    Help(HelpSolution),
+    Self_(SelfSolution),
+}
+
+fn help_output(pos: &Position, help: &HelpSolution) -> String {
+    let mut out = format!("fen: {}\nh#{}: ", pos.fen(), help.moves);
+    match help.solutions.len() {
+        0 => out.push_str("no solution\n"),
+        1 => out.push_str("1 solution (sound)\n"),
+        n => out.push_str(&format!("{n} solutions (not sound)\n")),
+    }
+    for line in &help.solutions {
+        out.push_str(&format!("  {}\n", numbered_line(pos, line)));
+    }
+    out.push_str(&format!(
+        "nodes: {}  seconds: {:.3}\n",
+        help.nodes,
+        help.elapsed.as_secs_f64()
+    ));
+    out
+}
+
+fn self_output(pos: &Position, sol: &SelfSolution) -> String {
+    let mut out = format!("fen: {}\ns#{}: ", pos.fen(), sol.moves);
+    let keys: Vec<String> = sol.keys.iter().map(|&k| pos.san(k)).collect();
+    match keys.len() {
+        0 => out.push_str("no solution\n"),
+        1 => out.push_str(&format!("key {} (sound)\n", keys[0])),
+        n => out.push_str(&format!("{n} keys (not sound): {}\n", keys.join(" "))),
+    }
+    for tree in &sol.trees {
+        out.push('\n');
+        write_self_tree(pos, tree, 1, &mut out);
+    }
+    if !sol.tree_complete {
+        out.push_str("(tree cut at the size limit)\n");
+    }
+    out.push_str(&format!(
+        "\nnodes: {}  seconds: {:.3}\n",
+        sol.nodes,
+        sol.elapsed.as_secs_f64()
+    ));
+    out
+}
+
+/// Writes a selfmate tree: the move, then each defence (`#` when it mates) with the answer.
+fn write_self_tree(pos: &Position, tree: &SelfTree, depth: usize, out: &mut String) {
+    out.push_str(&format!(
+        "{}{} {}{}\n",
+        "  ".repeat(depth),
+        number(pos),
+        pos.san(tree.mv),
+        if tree.truncated {
+            "  (tree cut here)"
+        } else {
+            ""
+        }
+    ));
+    let child = pos.after(tree.mv);
+    for d in &tree.defences {
+        out.push_str(&format!(
+            "{}{} {}\n",
+            "  ".repeat(depth + 1),
+            number(&child),
+            child.san(d.mv)
+        ));
+        if let Some(reply) = &d.reply {
+            write_self_tree(&child.after(d.mv), reply, depth + 2, out);
         }
     }
 }
@@ -166,10 +309,10 @@ fn number(pos: &Position) -> String {
     }
 }
 
-fn human_output(pos: &Position, solution: &Solution, args: &SolveArgs) -> String {
+fn human_output(pos: &Position, solution: &Solution, args: &SolveArgs, n: u32) -> String {
     let mut out = format!("fen: {}\n", pos.fen());
     let Some(mate) = solution.mate else {
-        out.push_str(&format!("no mate in {} or fewer moves\n", args.mate));
+        out.push_str(&format!("no mate in {} or fewer moves\n", n));
         out.push_str(&stats_line(solution));
         return out;
     };
@@ -197,11 +340,7 @@ fn human_output(pos: &Position, solution: &Solution, args: &SolveArgs) -> String
     out.push_str(&format!("unique: {unique}\n"));
     if let Some(within) = &solution.keys_within {
         let within: Vec<String> = within.iter().map(|&mv| pos.san(mv)).collect();
-        out.push_str(&format!(
-            "keys mating within {}: {}\n",
-            args.mate,
-            within.join(" ")
-        ));
+        out.push_str(&format!("keys mating within {}: {}\n", n, within.join(" ")));
     }
     out.push_str(&format!(
         "main line: {}\n",

@@ -1167,3 +1167,133 @@ async fn a_find_puzzle_proves_a_deep_mate_as_chessd_solve_find_does() {
         assert_eq!(v["error"]["code"], code, "{body}: {v}");
     }
 }
+
+/// Popeye's BEISPIEL/castling.inp problem 19 (h#2, two solutions) and TESTS/battle_play.inp
+/// problem 24 (s#2, key Rc4): Popeye's answers, recorded in tests/data/stipulations/.
+const HELP2: &str = "8/8/8/8/8/1P1k1p2/7r/R3K2R b KQ - 0 1";
+const SELF2: &str = "8/8/8/2p5/8/kpR5/p7/K7 w - - 0 1";
+
+#[actix_web::test]
+async fn helpmate_and_selfmate_puzzles_are_what_chessd_solve_prints() {
+    let app = TestApp::new(config(2, 8)).await;
+    for (fen, stip) in [(HELP2, "h#2"), (SELF2, "s#2")] {
+        let view = run_job(
+            &app,
+            "/v1/puzzles",
+            json!({"fen": fen, "stipulation": stip}),
+        )
+        .await;
+        assert_eq!(view["state"], "done", "{view}");
+        assert_eq!(view["stipulation"], stip);
+        assert_eq!(view["mate_in"], 2);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_chessd"))
+            .args(["solve", fen, "--stipulation", stip, "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let mut cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut job = view["result"].clone();
+        cli["seconds"] = json!(0);
+        job["seconds"] = json!(0);
+        assert_eq!(job, cli, "{stip}");
+    }
+    let help = run_job(
+        &app,
+        "/v1/puzzles",
+        json!({"fen": HELP2, "mate_in": 2, "stipulation": "h#2"}),
+    )
+    .await;
+    let r = &help["result"];
+    assert_eq!(r["sound"], false);
+    let lines: BTreeSet<String> = r["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["uci"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        BTreeSet::from([
+            "d3c2 a1a2 c2c1 e1g1".to_string(),
+            "h2f2 e1c1 d3e2 h1e1".to_string()
+        ])
+    );
+    let selfm = run_job(
+        &app,
+        "/v1/puzzles",
+        json!({"fen": SELF2, "stipulation": "s#2"}),
+    )
+    .await;
+    assert_eq!(selfm["result"]["keys"], json!(["c3c4"]));
+    assert_eq!(selfm["result"]["trees"][0]["defences"][0]["mates"], true);
+}
+
+#[actix_web::test]
+async fn bad_stipulations_get_their_codes() {
+    let mut c = config(2, 8);
+    c.jobs.max_helpmate_in = 3;
+    c.jobs.max_selfmate_in = 2;
+    let app = TestApp::new(c).await;
+    let cases = [
+        (
+            json!({"fen": HELP2, "stipulation": "x#2"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"fen": HELP2, "stipulation": "h#"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"fen": HELP2, "stipulation": "h#2", "mate_in": 3}),
+            400,
+            "invalid_request",
+        ),
+        (json!({"fen": HELP2}), 400, "invalid_request"),
+        (
+            json!({"fen": HELP2, "stipulation": "h#2", "mode": "find"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"fen": HELP2, "stipulation": "h#4"}),
+            422,
+            "limit_exceeded",
+        ),
+        (
+            json!({"fen": SELF2, "stipulation": "s#3"}),
+            422,
+            "limit_exceeded",
+        ),
+    ];
+    for (body, status, code) in cases {
+        let (s, v) = app.post("/v1/puzzles", None, body.clone()).await;
+        assert_eq!(s.as_u16(), status, "{body}: {v}");
+        assert_eq!(v["error"]["code"], code, "{body}: {v}");
+        assert!(!v["error"]["message"].as_str().unwrap().is_empty());
+    }
+    // The limit message names the configuration key.
+    let (_, v) = app
+        .post(
+            "/v1/puzzles",
+            None,
+            json!({"fen": HELP2, "stipulation": "h#4"}),
+        )
+        .await;
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("jobs.max_helpmate_in"),
+        "{v}"
+    );
+}

@@ -233,3 +233,68 @@ fn find_reports_no_mate_and_checks_its_options() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
     }
 }
+
+/// Popeye's BEISPIEL/castling.inp problem 19 (h#2): two solutions, both ending in castling
+/// (Popeye's answer, recorded in tests/data/stipulations/).
+const HELP2: &str = "8/8/8/8/8/1P1k1p2/7r/R3K2R b KQ - 0 1";
+/// Popeye's TESTS/battle_play.inp problem 24 (s#2 with a short solution): key Rc4.
+const SELF2: &str = "8/8/8/2p5/8/kpR5/p7/K7 w - - 0 1";
+
+#[test]
+fn json_for_a_helpmate_lists_every_solution() {
+    let v = json(&["solve", HELP2, "--stipulation", "h#2", "--json"]);
+    assert_eq!(v["stipulation"], "h#2");
+    assert_eq!(v["sound"], false);
+    let mut lines: Vec<(Value, Value)> = v["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["san"].clone(), s["uci"].clone()))
+        .collect();
+    lines.sort_by_key(|l| l.1.to_string());
+    assert_eq!(
+        lines,
+        [
+            (
+                serde_json::json!(["Kc2", "Ra2+", "Kc1", "O-O#"]),
+                serde_json::json!(["d3c2", "a1a2", "c2c1", "e1g1"])
+            ),
+            (
+                serde_json::json!(["Rf2", "O-O-O+", "Ke2", "Rhe1#"]),
+                serde_json::json!(["h2f2", "e1c1", "d3e2", "h1e1"])
+            ),
+        ]
+    );
+}
+
+#[test]
+fn json_for_a_selfmate_gives_the_key_and_its_tree() {
+    let v = json(&["solve", SELF2, "--stipulation", "s#2", "--json"]);
+    assert_eq!(v["keys"], serde_json::json!(["c3c4"]));
+    assert_eq!(v["keys_san"], serde_json::json!(["Rc4"]));
+    assert_eq!(v["sound"], true);
+    assert_eq!(v["tree_complete"], true);
+    let tree = &v["trees"][0];
+    assert_eq!(tree["move"], "Rc4");
+    assert_eq!(
+        tree["defences"],
+        serde_json::json!([{"move": "b2#", "uci": "b3b2", "mates": true}])
+    );
+}
+
+#[test]
+fn a_bad_stipulation_is_a_usage_error() {
+    for bad in [
+        &["solve", SELF2, "--stipulation", "x#2"][..],
+        &["solve", SELF2, "--stipulation", "h#9"],
+        &["solve", SELF2, "--stipulation", "s#2", "--find"],
+        &["solve", SELF2, "--stipulation", "s#2", "--mate", "2"],
+    ] {
+        let out = chessd(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{bad:?}");
+    }
+    // `#N` is the direct mate of --mate N.
+    let v = json(&["solve", M2, "--stipulation", "#2", "--json"]);
+    assert_eq!(v["keys"], serde_json::json!(["c6c1"]));
+}

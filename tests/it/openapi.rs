@@ -653,6 +653,15 @@ async fn job_answers_match_the_documented_schemas_computed_or_cached() {
             "/v1/puzzles",
             json!({"fen": "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "mate_in": 1}),
         ),
+        // A helpmate and a selfmate (their results have their own schemas and stored forms).
+        (
+            "/v1/puzzles",
+            json!({"fen": "8/8/8/8/8/1P1k1p2/7r/R3K2R b KQ - 0 1", "stipulation": "h#2"}),
+        ),
+        (
+            "/v1/puzzles",
+            json!({"fen": "8/8/8/2p5/8/kpR5/p7/K7 w - - 0 1", "stipulation": "s#2"}),
+        ),
     ];
     for (path, body) in jobs {
         let item = format!("{path}/{{id}}");

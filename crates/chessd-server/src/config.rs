@@ -412,6 +412,10 @@ pub struct JobsConfig {
     pub max_mate_in: u32,
     /// Longest mate (in moves) a puzzle may ask for in the find mode (`"mode": "find"`).
     pub max_find_mate_in: u32,
+    /// Longest helpmate (`"stipulation": "h#N"`, N move pairs) a puzzle may ask for.
+    pub max_helpmate_in: u32,
+    /// Longest selfmate (`"stipulation": "s#N"`) a puzzle may ask for.
+    pub max_selfmate_in: u32,
     /// Solver time when a puzzle gives none, in milliseconds.
     pub default_solver_time_ms: u64,
     /// Longest solver time a puzzle may ask for, in milliseconds.

@@ -24,9 +24,12 @@
 
 mod checks;
 mod dfpn;
+mod help;
 mod legal;
 mod limits;
 mod search;
+mod selfmate;
+mod stipulation;
 mod table;
 mod tree;
 
@@ -36,7 +39,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+pub use help::HelpSolution;
 pub use limits::StopReason;
+pub use selfmate::{SelfDefence, SelfSolution, SelfTree};
+pub use stipulation::{Stipulation, StipulationError};
 pub use tree::{Defence, MateTree};
 
 use crate::{Move, Position};
@@ -267,6 +273,35 @@ impl<'a> Solver<'a> {
         let start = Instant::now();
         self.validate()?;
         dfpn::find(self, self.shortest, start)
+    }
+
+    /// The helpmate `h#N` (N from [`Solver::mate_in`]): the side to move begins and is
+    /// mated by the other side's Nth move, both cooperating. Every solution is listed (see
+    /// the `help` module); one thread, the table size and limits as set.
+    ///
+    /// ```
+    /// use chessd_core::{solver::Solver, FenMode, Position};
+    /// // h#1: only 1...Kh8 2.Ra8# (every pawn move would free a flight square).
+    /// let pos = Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1", FenMode::Strict).unwrap();
+    /// let help = Solver::new(pos).mate_in(1).helpmate().unwrap();
+    /// assert!(help.unique());
+    /// let line = &help.solutions[0];
+    /// assert_eq!(pos.uci(line[0]), "g8h8");
+    /// assert_eq!(pos.after(line[0]).uci(line[1]), "a1a8");
+    /// ```
+    pub fn helpmate(&self) -> Result<HelpSolution, SolveError> {
+        let start = Instant::now();
+        self.validate()?;
+        help::solve(self, start)
+    }
+
+    /// The selfmate `s#N` (N from [`Solver::mate_in`]): the side to move begins and forces
+    /// the other side to mate it within N moves; every key and one complete tree per key
+    /// (see the `selfmate` module). One thread, the table size, limits and tree limit as set.
+    pub fn selfmate(&self) -> Result<SelfSolution, SolveError> {
+        let start = Instant::now();
+        self.validate()?;
+        selfmate::solve(self, start)
     }
 
     /// The errors both modes report before searching.

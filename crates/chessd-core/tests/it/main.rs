@@ -26,3 +26,4 @@ mod search_tesla;
 mod serde_forms;
 mod solver;
 mod solver_find;
+mod solver_stip;

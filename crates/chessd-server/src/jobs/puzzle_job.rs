@@ -1,5 +1,7 @@
-//! Puzzle jobs: a mate-in-N problem, checked against the configured limits and solved by the
-//! core's [`Solver`] with a time limit. The result is the core's [`Solution`].
+//! Puzzle jobs: a mate-in-N problem (or a helpmate, a selfmate: see [`Stipulation`]), checked
+//! against the configured limits and solved by the core's [`Solver`] with a time limit. The
+//! result is the core's [`Solution`] (or [`HelpSolution`], [`SelfSolution`]): a
+//! [`PuzzleResult`].
 
 use std::{
     sync::atomic::AtomicBool,
@@ -7,7 +9,9 @@ use std::{
 };
 
 use chessd_core::{
-    solver::{Solution, SolveError, Solver, StopReason, MAX_MATE},
+    solver::{
+        HelpSolution, SelfSolution, Solution, SolveError, Solver, Stipulation, StopReason, MAX_MATE,
+    },
     Position,
 };
 
@@ -15,6 +19,37 @@ use super::{
     error::{JobEnd, JobError},
     limits::JobLimits,
 };
+
+/// What a puzzle job found, by genre.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PuzzleResult {
+    /// `#N`: the mate solver's solution.
+    Mate(Solution),
+    /// `h#N`: every helpmate solution.
+    Help(HelpSolution),
+    /// `s#N`: every selfmate key with its tree.
+    SelfMate(SelfSolution),
+}
+
+impl PuzzleResult {
+    /// Positions searched.
+    pub fn nodes(&self) -> u64 {
+        match self {
+            PuzzleResult::Mate(s) => s.nodes,
+            PuzzleResult::Help(s) => s.nodes,
+            PuzzleResult::SelfMate(s) => s.nodes,
+        }
+    }
+
+    /// Wall time of the solve.
+    pub fn elapsed(&self) -> Duration {
+        match self {
+            PuzzleResult::Mate(s) => s.elapsed,
+            PuzzleResult::Help(s) => s.elapsed,
+            PuzzleResult::SelfMate(s) => s.elapsed,
+        }
+    }
+}
 
 /// A puzzle as asked for: the position and the caller's choices, not yet checked against the
 /// limits (`None`: the default).
@@ -24,6 +59,8 @@ pub struct PuzzleParams {
     pub pos: Position,
     /// Mate in at most this many moves.
     pub mate_in: u32,
+    /// The stipulation (default `#` + `mate_in`; its N is `mate_in`).
+    pub stipulation: Option<Stipulation>,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
     pub time_limit_ms: Option<u64>,
     /// Find every key, deciding uniqueness (default true; exact mode only).
@@ -42,8 +79,10 @@ pub struct PuzzleParams {
 pub struct PuzzleSpec {
     /// The position; the side to move mates.
     pub pos: Position,
-    /// Mate in at most this many moves.
+    /// Mate in at most this many moves (the stipulation's N).
     pub mate_in: u32,
+    /// What the problem asks (`#N`, `h#N` or `s#N`, N = `mate_in`).
+    pub stipulation: Stipulation,
     /// Time limit of the search.
     pub time_limit_ms: u64,
     /// Find every key.
@@ -62,10 +101,22 @@ impl PuzzleSpec {
     /// Checks parameters against the limits.
     pub fn from_params(req: &PuzzleParams, limits: &JobLimits) -> Result<PuzzleSpec, JobError> {
         let jobs = &limits.config;
-        let (max_mate, key) = if req.find {
-            (jobs.max_find_mate_in.min(MAX_MATE), "jobs.max_find_mate_in")
-        } else {
-            (jobs.max_mate_in.min(MAX_MATE), "jobs.max_mate_in")
+        let stipulation = req.stipulation.unwrap_or(Stipulation::Direct(req.mate_in));
+        let direct = matches!(stipulation, Stipulation::Direct(_));
+        if !direct && req.find {
+            return Err(JobError::InvalidRequest(format!(
+                "mode find is for #N only, not {stipulation}"
+            )));
+        }
+        let (max_mate, key) = match stipulation {
+            Stipulation::Help(_) => (jobs.max_helpmate_in.min(MAX_MATE), "jobs.max_helpmate_in"),
+            Stipulation::SelfMate(_) => {
+                (jobs.max_selfmate_in.min(MAX_MATE), "jobs.max_selfmate_in")
+            }
+            Stipulation::Direct(_) if req.find => {
+                (jobs.max_find_mate_in.min(MAX_MATE), "jobs.max_find_mate_in")
+            }
+            Stipulation::Direct(_) => (jobs.max_mate_in.min(MAX_MATE), "jobs.max_mate_in"),
         };
         if req.mate_in == 0 {
             return Err(JobError::InvalidRequest(
@@ -77,8 +128,7 @@ impl PuzzleSpec {
         // gives one key (its result says `all_keys: false`) whatever `find_all_keys` says.
         if req.mate_in > max_mate {
             return Err(limit(format!(
-                "mate_in {} is over the limit {key} = {max_mate}",
-                req.mate_in
+                "{stipulation} is over the limit {key} = {max_mate}"
             )));
         }
         let time_limit_ms = req.time_limit_ms.unwrap_or(jobs.default_solver_time_ms);
@@ -93,8 +143,8 @@ impl PuzzleSpec {
                 jobs.max_solver_time_ms
             )));
         }
-        // The find mode searches on one thread.
-        let threads = if req.find {
+        // The find mode, helpmates and selfmates search on one thread.
+        let threads = if req.find || !direct {
             1
         } else {
             req.threads.unwrap_or(1)
@@ -114,8 +164,9 @@ impl PuzzleSpec {
         Ok(PuzzleSpec {
             pos: req.pos,
             mate_in: req.mate_in,
+            stipulation,
             time_limit_ms,
-            find_all_keys: !req.find && req.find_all_keys.unwrap_or(true),
+            find_all_keys: direct && !req.find && req.find_all_keys.unwrap_or(true),
             threads,
             table_mb: jobs.solver_table_mb,
             find: req.find,
@@ -125,7 +176,7 @@ impl PuzzleSpec {
 
     /// Solves the puzzle. A time limit reached is a failure with `limit_exceeded`; its message
     /// says how far mates were ruled out. `nodes` hears the node count of a stopped search.
-    pub fn run(&self, cancel: &AtomicBool, nodes: &mut u64) -> Result<Solution, JobEnd> {
+    pub fn run(&self, cancel: &AtomicBool, nodes: &mut u64) -> Result<PuzzleResult, JobEnd> {
         let deadline = Instant::now() + Duration::from_millis(self.time_limit_ms);
         let solver = Solver::new(self.pos)
             .mate_in(self.mate_in)
@@ -135,15 +186,16 @@ impl PuzzleSpec {
             .shortest(self.shortest)
             .cancel(cancel)
             .deadline(deadline);
-        let result = if self.find {
-            solver.find()
-        } else {
-            solver.solve()
+        let result = match self.stipulation {
+            Stipulation::Help(_) => solver.helpmate().map(PuzzleResult::Help),
+            Stipulation::SelfMate(_) => solver.selfmate().map(PuzzleResult::SelfMate),
+            Stipulation::Direct(_) if self.find => solver.find().map(PuzzleResult::Mate),
+            Stipulation::Direct(_) => solver.solve().map(PuzzleResult::Mate),
         };
         match result {
-            Ok(solution) => {
-                *nodes = solution.nodes;
-                Ok(solution)
+            Ok(result) => {
+                *nodes = result.nodes();
+                Ok(result)
             }
             Err(SolveError::Stopped {
                 reason,
@@ -195,6 +247,7 @@ mod tests {
         PuzzleParams {
             pos: Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", FenMode::Strict).unwrap(),
             mate_in: 2,
+            stipulation: None,
             time_limit_ms: None,
             find_all_keys: None,
             threads: None,

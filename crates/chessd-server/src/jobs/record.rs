@@ -11,18 +11,23 @@
 //! - perft: the depth and whether statistics are counted (threads, hash and workers change how
 //!   it is computed, not what);
 //! - puzzle: the mate length and whether every key is searched (threads only change the time;
-//!   a time limit only decides whether a result is found, and only found results are kept).
+//!   a time limit only decides whether a result is found, and only found results are kept),
+//!   and the stipulation when it is not a direct mate.
 
 use chessd_core::{
     perft::{PerftResult, PerftStats},
-    solver::Solution,
+    solver::{HelpSolution, SelfSolution, Solution, Stipulation, StipulationError},
     FenMode, Position,
 };
 use serde::{Deserialize, Serialize};
 
 use super::{
-    chess2_perft_job::Chess2PerftSpec, error::JobError, limits::JobLimits, perft_job::PerftSpec,
-    puzzle_job::PuzzleSpec, workers::runner::Runners,
+    chess2_perft_job::Chess2PerftSpec,
+    error::JobError,
+    limits::JobLimits,
+    perft_job::PerftSpec,
+    puzzle_job::{PuzzleResult, PuzzleSpec},
+    workers::runner::Runners,
 };
 
 /// A perft request as stored.
@@ -55,6 +60,19 @@ struct PuzzleRequest {
     /// In the find mode, tighten the mate.
     #[serde(default)]
     shortest: bool,
+    /// `h#N` or `s#N` (absent for `#N`, and in records made before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stipulation: Option<String>,
+}
+
+/// A helpmate's or selfmate's result as stored (a direct mate's is the core's [`Solution`]
+/// itself, as before them).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum OtherResult {
+    Help(HelpSolution),
+    #[serde(rename = "selfmate")]
+    SelfMate(SelfSolution),
 }
 
 /// A perft result as stored (its depth is the request's).
@@ -108,8 +126,13 @@ pub fn puzzle_key(spec: &PuzzleSpec) -> String {
         (true, false) => " find",
         (true, true) => " find shortest",
     };
+    // A direct mate keeps the key it had before helpmates and selfmates.
+    let genre = match spec.stipulation {
+        Stipulation::Direct(_) => String::new(),
+        other => format!(" stipulation {other}"),
+    };
     format!(
-        "puzzle {} mate {} keys {keys}{mode}",
+        "puzzle {} mate {} keys {keys}{mode}{genre}",
         position_key(&spec.pos),
         spec.mate_in
     )
@@ -224,6 +247,10 @@ pub fn puzzle_request(spec: &PuzzleSpec) -> String {
         threads: spec.threads,
         find: spec.find,
         shortest: spec.shortest,
+        stipulation: match spec.stipulation {
+            Stipulation::Direct(_) => None,
+            other => Some(other.to_string()),
+        },
     })
 }
 
@@ -231,9 +258,14 @@ pub fn puzzle_request(spec: &PuzzleSpec) -> String {
 pub fn read_puzzle_request(text: &str, limits: &JobLimits) -> Result<PuzzleSpec, String> {
     let r: PuzzleRequest = read(text, "puzzle request")?;
     let pos = Position::from_fen(&r.fen, FenMode::Lenient).map_err(|e| e.to_string())?;
+    let stipulation = match &r.stipulation {
+        None => Stipulation::Direct(r.mate_in),
+        Some(text) => text.parse().map_err(|e: StipulationError| e.to_string())?,
+    };
     Ok(PuzzleSpec {
         pos,
         mate_in: r.mate_in,
+        stipulation,
         time_limit_ms: r.time_limit_ms,
         find_all_keys: r.find_all_keys,
         threads: r.threads.clamp(1, limits.max_threads()),
@@ -268,14 +300,24 @@ pub fn read_perft_result(text: &str, depth: u32) -> Result<PerftResult, String> 
     })
 }
 
-/// A puzzle's solution as stored (the core's serde form).
-pub fn solution(solution: &Solution) -> String {
-    json(solution)
+/// A puzzle's result as stored (the core's serde forms; a helpmate's or selfmate's tagged).
+pub fn solution(result: &PuzzleResult) -> String {
+    match result {
+        PuzzleResult::Mate(solution) => json(solution),
+        PuzzleResult::Help(help) => json(&OtherResult::Help(help.clone())),
+        PuzzleResult::SelfMate(sol) => json(&OtherResult::SelfMate(sol.clone())),
+    }
 }
 
-/// A stored solution.
-pub fn read_solution(text: &str) -> Result<Solution, String> {
-    read(text, "solution")
+/// A stored puzzle result.
+pub fn read_solution(text: &str) -> Result<PuzzleResult, String> {
+    if let Ok(solution) = serde_json::from_str::<Solution>(text) {
+        return Ok(PuzzleResult::Mate(solution));
+    }
+    Ok(match read::<OtherResult>(text, "solution")? {
+        OtherResult::Help(help) => PuzzleResult::Help(help),
+        OtherResult::SelfMate(sol) => PuzzleResult::SelfMate(sol),
+    })
 }
 
 /// A failure as stored: its code and message.
@@ -422,10 +464,53 @@ mod tests {
             .find()
             .unwrap();
         assert!(!found.shortest_proven);
+        let found = PuzzleResult::Mate(found);
         assert_eq!(read_solution(&solution(&found)).unwrap(), found);
         // A record written before the find mode has no `shortest_proven`: exact, so shortest.
         let mut old: serde_json::Value = serde_json::from_str(&solution(&found)).unwrap();
         old.as_object_mut().unwrap().remove("shortest_proven");
-        assert!(read_solution(&old.to_string()).unwrap().shortest_proven);
+        let Ok(PuzzleResult::Mate(old)) = read_solution(&old.to_string()) else {
+            panic!("a direct mate reads back as one");
+        };
+        assert!(old.shortest_proven);
+    }
+
+    #[test]
+    fn helpmate_and_selfmate_results_and_requests_read_back() {
+        let help_pos =
+            Position::from_fen("8/8/8/8/8/1P1k1p2/7r/R3K2R b KQ - 0 1", FenMode::Strict).unwrap();
+        let solver = chessd_core::solver::Solver::new(help_pos).mate_in(2);
+        let help = PuzzleResult::Help(solver.helpmate().unwrap());
+        assert_eq!(read_solution(&solution(&help)).unwrap(), help);
+        let self_pos =
+            Position::from_fen("8/8/8/2p5/8/kpR5/p7/K7 w - - 0 1", FenMode::Strict).unwrap();
+        let solver = chessd_core::solver::Solver::new(self_pos).mate_in(2);
+        let selfmate = PuzzleResult::SelfMate(solver.selfmate().unwrap());
+        assert_eq!(read_solution(&solution(&selfmate)).unwrap(), selfmate);
+
+        let params = crate::jobs::puzzle_job::PuzzleParams {
+            pos: help_pos,
+            mate_in: 2,
+            stipulation: Some(Stipulation::Help(2)),
+            time_limit_ms: None,
+            find_all_keys: None,
+            threads: None,
+            find: false,
+            shortest: None,
+        };
+        let spec = PuzzleSpec::from_params(&params, &limits()).unwrap();
+        let back = read_puzzle_request(&puzzle_request(&spec), &limits()).unwrap();
+        assert_eq!(back.stipulation, Stipulation::Help(2));
+        // Another genre, another key; a direct mate's key is unchanged.
+        let direct = PuzzleSpec::from_params(
+            &crate::jobs::puzzle_job::PuzzleParams {
+                stipulation: None,
+                ..params
+            },
+            &limits(),
+        )
+        .unwrap();
+        assert_ne!(puzzle_key(&spec), puzzle_key(&direct));
+        assert!(puzzle_key(&direct).ends_with("mate 2 keys all"));
     }
 }

@@ -4,13 +4,10 @@
 
 use std::{sync::Arc, time::Duration};
 
-use chessd_core::{
-    perft::{PerftProgress, PerftResult, PerftStats},
-    solver::Solution,
-};
+use chessd_core::perft::{PerftProgress, PerftResult, PerftStats};
 use serde::Serialize;
 
-use super::error::JobError;
+use super::{error::JobError, puzzle_job::PuzzleResult};
 
 /// Where a job is in its life (serialized as its snake_case name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
@@ -89,7 +86,7 @@ pub struct JobSnapshot {
     /// Puzzle jobs: positions searched (known when the search ends).
     pub nodes: u64,
     /// Puzzle jobs: the solution, once done.
-    pub solution: Option<Arc<Solution>>,
+    pub solution: Option<Arc<PuzzleResult>>,
     /// Why it failed.
     pub error: Option<JobError>,
 }

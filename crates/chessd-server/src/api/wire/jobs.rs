@@ -3,17 +3,18 @@
 //! events, and the job list. The views are written from a job's snapshot, which holds the
 //! core's own values (perft progress and result, the mate solution).
 
-use chessd_core::{display::parse_diagram, Color, FenMode, Position};
+use chessd_core::{display::parse_diagram, solver::Stipulation, Color, FenMode, Position};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::api::wire::{
     perft::{nps, PerftResultJson, StatsJson},
     solution::{solution_json, SolutionJson},
+    stipulation::{help_json, self_json, HelpJson, SelfJson},
 };
 use crate::jobs::{
     perft_job::PerftParams,
-    puzzle_job::PuzzleParams,
+    puzzle_job::{PuzzleParams, PuzzleResult},
     state::{JobKind, JobSnapshot, JobState},
     supervisor::{Job, JobListing, Work},
     workers::WorkerStatus,
@@ -106,9 +107,15 @@ pub(crate) struct PuzzleRequest {
     /// The side to move with `board` (default white).
     #[schema(value_type = Option<crate::schemas::Side>)]
     pub turn: Option<Color>,
-    /// Mate in at most this many moves.
+    /// Mate in at most this many moves (give it or `stipulation`; with both, the same N).
     #[schema(minimum = 1)]
-    pub mate_in: u32,
+    pub mate_in: Option<u32>,
+    /// What the problem asks: `#N` (the default: `#` + `mate_in`), `h#N` (helpmate: the side
+    /// to move begins and is mated, both cooperating; every solution listed; N up to
+    /// `jobs.max_helpmate_in`) or `s#N` (selfmate: the side to move forces the other side to
+    /// mate it; every key with its tree; N up to `jobs.max_selfmate_in`).
+    #[schema(example = "h#2")]
+    pub stipulation: Option<String>,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
     #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
     pub time_limit_ms: Option<u64>,
@@ -161,9 +168,31 @@ impl PuzzleRequest {
                 ))
             }
         };
+        let stipulation = match &self.stipulation {
+            None => None,
+            Some(text) => Some(
+                text.parse::<Stipulation>()
+                    .map_err(|e| JobError::InvalidRequest(format!("invalid stipulation: {e}")))?,
+            ),
+        };
+        let mate_in = match (self.mate_in, stipulation) {
+            (Some(n), Some(s)) if n != s.moves() => {
+                return Err(JobError::InvalidRequest(format!(
+                    "mate_in {n} disagrees with stipulation {s}"
+                )))
+            }
+            (_, Some(s)) => s.moves(),
+            (Some(n), None) => n,
+            (None, None) => {
+                return Err(JobError::InvalidRequest(
+                    "give mate_in or stipulation".into(),
+                ))
+            }
+        };
         Ok(PuzzleParams {
             pos,
-            mate_in: self.mate_in,
+            mate_in,
+            stipulation,
             time_limit_ms: self.time_limit_ms,
             find_all_keys: self.find_all_keys,
             threads: self.threads,
@@ -263,8 +292,10 @@ pub(crate) struct PuzzleView {
     pub cached: bool,
     /// The position (its full FEN; from a diagram: no castling, no en passant, clocks 0 1).
     pub fen: String,
-    /// Mate in at most this many moves.
+    /// Mate in at most this many moves (the stipulation's N).
     pub mate_in: u32,
+    /// The stipulation: `#N`, `h#N` or `s#N`.
+    pub stipulation: String,
     /// Whether every key is searched for (deciding uniqueness).
     pub find_all_keys: bool,
     /// `exact` or `find`.
@@ -279,10 +310,33 @@ pub(crate) struct PuzzleView {
     pub elapsed_ms: u64,
     /// Positions searched (known when the search ends).
     pub nodes: u64,
-    /// The solution once done: the object `chessd solve --json` prints.
-    pub result: Option<SolutionJson>,
+    /// The solution once done: the object `chessd solve --json` prints (a helpmate's or
+    /// selfmate's form for `h#N`, `s#N`).
+    pub result: Option<PuzzleResultJson>,
     /// Why it failed.
     pub error: Option<ErrorView>,
+}
+
+/// A puzzle's result: the mate solver's solution, or a helpmate's, or a selfmate's.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub(crate) enum PuzzleResultJson {
+    /// `#N`.
+    Mate(Box<SolutionJson>),
+    /// `h#N`.
+    Help(Box<HelpJson>),
+    /// `s#N`.
+    SelfMate(Box<SelfJson>),
+}
+
+impl PuzzleResultJson {
+    fn new(pos: &Position, result: &PuzzleResult) -> PuzzleResultJson {
+        match result {
+            PuzzleResult::Mate(s) => PuzzleResultJson::Mate(Box::new(solution_json(pos, s))),
+            PuzzleResult::Help(h) => PuzzleResultJson::Help(Box::new(help_json(pos, h))),
+            PuzzleResult::SelfMate(s) => PuzzleResultJson::SelfMate(Box::new(self_json(pos, s))),
+        }
+    }
 }
 
 /// Any job as JSON.
@@ -389,6 +443,7 @@ impl JobView {
                 cached: job.cached(),
                 fen: spec.pos.fen(),
                 mate_in: spec.mate_in,
+                stipulation: spec.stipulation.to_string(),
                 find_all_keys: spec.find_all_keys,
                 mode: if spec.find {
                     PuzzleMode::Find
@@ -400,7 +455,7 @@ impl JobView {
                 threads: job.threads(),
                 elapsed_ms,
                 nodes: snap.nodes,
-                result: snap.solution.map(|s| solution_json(&spec.pos, &s)),
+                result: snap.solution.map(|s| PuzzleResultJson::new(&spec.pos, &s)),
                 error,
             })),
         }
@@ -521,13 +576,35 @@ mod tests {
             fen: Some("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1".into()),
             board: None,
             turn: None,
-            mate_in: 2,
+            mate_in: Some(2),
+            stipulation: None,
             time_limit_ms: None,
             find_all_keys: None,
             threads: None,
             mode: None,
             shortest: None,
         }
+    }
+
+    #[test]
+    fn a_stipulation_sets_the_genre_and_n() {
+        let mut req = puzzle();
+        req.mate_in = None;
+        req.stipulation = Some("h#3".into());
+        let params = req.params().unwrap();
+        assert_eq!(
+            (params.mate_in, params.stipulation),
+            (3, Some(Stipulation::Help(3)))
+        );
+        req.mate_in = Some(2);
+        assert_eq!(req.params().unwrap_err().code(), "invalid_request");
+        req.stipulation = Some("x#2".into());
+        let e = req.params().unwrap_err();
+        assert_eq!(e.code(), "invalid_request");
+        assert!(e.to_string().contains("stipulation"), "{e}");
+        req.stipulation = None;
+        req.mate_in = None;
+        assert_eq!(req.params().unwrap_err().code(), "invalid_request");
     }
 
     #[test]
@@ -554,9 +631,12 @@ mod tests {
         assert_eq!(spec.pos.fen(), "6k1/5ppp/8/8/8/8/r7/6K1 b - - 0 1");
         let mut nodes = 0;
         let out = spec.run(&AtomicBool::new(false), &mut nodes).unwrap();
+        assert_eq!(nodes, out.nodes());
+        let PuzzleResult::Mate(out) = out else {
+            panic!("a direct mate's result");
+        };
         // A lone rook cannot mate the king on g1 in two: nothing guards the second rank.
         assert_eq!(out.mate, None);
-        assert_eq!(nodes, out.nodes);
     }
 
     #[test]

@@ -5,3 +5,4 @@ pub(crate) mod jobs;
 pub(crate) mod moves;
 pub mod perft;
 pub mod solution;
+pub mod stipulation;

@@ -406,7 +406,7 @@ impl Inner {
         };
         let ran = match &ending {
             Ok(Outcome::Perft(r)) if !row.cached => r.elapsed,
-            Ok(Outcome::Puzzle(s)) if !row.cached => s.elapsed,
+            Ok(Outcome::Puzzle(s)) if !row.cached => s.elapsed(),
             _ => Duration::ZERO,
         };
         job.publish_end(ending);
@@ -550,6 +550,7 @@ mod tests {
                 &PuzzleParams {
                     pos: chessd_core::Position::startpos(),
                     mate_in: 2,
+                    stipulation: None,
                     time_limit_ms: None,
                     find_all_keys: None,
                     threads: None,

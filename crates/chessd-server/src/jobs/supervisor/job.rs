@@ -10,10 +10,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use chessd_core::{
-    perft::{PerftProgress, PerftResult, PerftStats},
-    solver::Solution,
-};
+use chessd_core::perft::{PerftProgress, PerftResult, PerftStats};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 use uuid::Uuid;
@@ -24,7 +21,7 @@ use crate::{
         chess2_perft_job::Chess2PerftSpec,
         error::{JobEnd, JobError},
         perft_job::{JobRun, PerftSpec, TaskDone},
-        puzzle_job::PuzzleSpec,
+        puzzle_job::{PuzzleResult, PuzzleSpec},
         record,
         state::{no_progress, JobKind, JobSnapshot, JobState},
         workers::WorkerStatus,
@@ -47,7 +44,7 @@ pub enum Work {
 #[derive(Clone, Debug)]
 pub(super) enum Outcome {
     Perft(PerftResult),
-    Puzzle(Solution),
+    Puzzle(PuzzleResult),
 }
 
 /// The mutable part of a job.
@@ -59,7 +56,7 @@ pub(super) struct Status {
     pub(super) progress: PerftProgress,
     pub(super) perft: Option<PerftResult>,
     pub(super) nodes: u64,
-    pub(super) solution: Option<Arc<Solution>>,
+    pub(super) solution: Option<Arc<PuzzleResult>>,
     pub(super) error: Option<JobError>,
     /// Perft tasks counted since the job started.
     pub(super) computed: usize,
@@ -361,7 +358,7 @@ impl Job {
                 JobState::Done
             }
             Ok(Outcome::Puzzle(solution)) => {
-                status.nodes = solution.nodes;
+                status.nodes = solution.nodes();
                 status.solution = Some(Arc::new(solution));
                 JobState::Done
             }

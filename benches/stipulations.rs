@@ -1,0 +1,198 @@
+//! Helpmates and selfmates: chessd against Popeye on the problems of
+//! `tests/data/stipulations/popeye_h_s.tsv` (its README tells where they come from), in one run.
+//!
+//! Both solve every problem completely, one thread each: chessd's `Solver::helpmate` (every
+//! solution) or `Solver::selfmate` (every key, with a complete tree per key); Popeye its default
+//! solving of the same stipulation (every solution; for selfmates every key with its threats
+//! and variations). chessd's time is the whole call, in process. Popeye's is the `Time = … s`
+//! it prints itself (its start-up and the writing of the input not counted; it prints
+//! milliseconds, so its times under 1 ms show as 0.000-0.001). Each problem is timed
+//! `CHESSD_BENCH_RUNS` times (default 3) alternately, and the median taken; the table gives the
+//! median over the problems of each genre and N. chessd's answers are checked against the
+//! recorded Popeye answers as they are timed.
+//!
+//! Run with `POPEYE=/tmp/popeye/py cargo bench -p chessd-core --bench stipulations` (it needs
+//! only the core; without `POPEYE` only chessd is timed). `CHESSD_BENCH_VERBOSE=1` prints
+//! every problem.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    io::Write,
+    process::{Command, Stdio},
+    time::Instant,
+};
+
+use chessd_core::{
+    solver::{Solver, Stipulation},
+    FenMode, Position,
+};
+
+const DATA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/data/stipulations/popeye_h_s.tsv"
+);
+
+/// Popeye's input for `fen` with `stip` (English keywords, its piece letters).
+fn popeye_input(fen: &str, stip: &str) -> String {
+    let (mut white, mut black) = (Vec::new(), Vec::new());
+    for (r, row) in fen.split(' ').next().unwrap_or("").split('/').enumerate() {
+        let mut file = 0u8;
+        for c in row.chars() {
+            if let Some(d) = c.to_digit(10) {
+                file += d as u8;
+                continue;
+            }
+            let sq = format!("{}{}", (b'a' + file) as char, 8 - r);
+            let role = match c.to_ascii_uppercase() {
+                'N' => 's',
+                other => other.to_ascii_lowercase(),
+            };
+            let list = if c.is_ascii_uppercase() {
+                &mut white
+            } else {
+                &mut black
+            };
+            list.push(format!("{role}{sq}"));
+            file += 1;
+        }
+    }
+    format!(
+        "beginproblem\nstipulation {stip}\npieces white {}\n black {}\nendproblem\n",
+        white.join(" "),
+        black.join(" ")
+    )
+}
+
+/// Popeye's own solving time in seconds, or `None` when it did not finish.
+fn popeye_seconds(py: &str, input: &str) -> Option<f64> {
+    let mut child = Command::new(py)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(input.as_bytes()).ok()?;
+    let out = child.wait_with_output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = text.find("solution finished. Time = ")?;
+    let rest = &text[at + "solution finished. Time = ".len()..];
+    let time = rest.split_whitespace().next()?;
+    // "0.013" or "1:02.500" (minutes).
+    let mut secs = 0.0;
+    for part in time.split(':') {
+        secs = secs * 60.0 + part.parse::<f64>().ok()?;
+    }
+    Some(secs)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// chessd's answer in the data file's form (sorted) and its time in seconds.
+fn chessd(pos: Position, stip: Stipulation) -> (BTreeSet<String>, f64) {
+    let start = Instant::now();
+    let solver = Solver::new(pos).mate_in(stip.moves());
+    let answer: BTreeSet<String> = match stip {
+        Stipulation::Help(_) => {
+            let help = solver.helpmate().expect("solves");
+            help.solutions
+                .iter()
+                .map(|line| {
+                    let mut p = pos;
+                    line.iter()
+                        .map(|&mv| {
+                            let u = p.uci(mv);
+                            p.play_unchecked(mv);
+                            u
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect()
+        }
+        _ => {
+            let sol = solver.selfmate().expect("solves");
+            assert!(sol.tree_complete);
+            sol.keys.iter().map(|&k| pos.uci(k)).collect()
+        }
+    };
+    (answer, start.elapsed().as_secs_f64())
+}
+
+fn main() {
+    let py = std::env::var("POPEYE").ok();
+    let runs: usize = std::env::var("CHESSD_BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    let verbose = std::env::var("CHESSD_BENCH_VERBOSE").is_ok();
+    let text = std::fs::read_to_string(DATA).expect("the data file");
+    // (genre, N) -> (chessd medians, Popeye medians)
+    let mut table: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split('\t').collect();
+        let stip: Stipulation = f[1].parse().expect("a stipulation");
+        let pos = Position::from_fen(f[2], FenMode::Strict).expect("a FEN");
+        let sep = if matches!(stip, Stipulation::Help(_)) {
+            ';'
+        } else {
+            ' '
+        };
+        let expected: BTreeSet<String> = f[3]
+            .split(sep)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        let input = popeye_input(f[2], f[1]);
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for run in 0..runs {
+            let popeye = |theirs: &mut Vec<f64>| {
+                if let Some(py) = &py {
+                    theirs.push(popeye_seconds(py, &input).unwrap_or(f64::NAN));
+                }
+            };
+            if run % 2 == 1 {
+                popeye(&mut theirs);
+            }
+            let (answer, secs) = chessd(pos, stip);
+            assert_eq!(answer, expected, "{}: chessd differs from Popeye", f[0]);
+            ours.push(secs);
+            if run % 2 == 0 {
+                popeye(&mut theirs);
+            }
+        }
+        let (o, t) = (median(ours), median(theirs));
+        if verbose {
+            println!(
+                "{:24} {:4} chessd {:9.4} s  Popeye {:9.4} s",
+                f[0], f[1], o, t
+            );
+        }
+        let key = format!(
+            "{} {}",
+            &f[1][..f[1].find('#').map_or(0, |i| i + 1)],
+            stip.moves()
+        );
+        let e = table.entry(key).or_default();
+        e.0.push(o);
+        e.1.push(t);
+    }
+    println!(
+        "| stipulation | problems | chessd median (ms) | Popeye median (ms) | Popeye / chessd |"
+    );
+    println!("|---|---:|---:|---:|---:|");
+    for (key, (ours, theirs)) in table {
+        let n = ours.len();
+        let (o, t) = (median(ours) * 1e3, median(theirs) * 1e3);
+        println!("| {key} | {n} | {o:.3} | {t:.1} | {:.1}x |", t / o);
+    }
+}

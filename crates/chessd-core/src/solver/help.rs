@@ -1,0 +1,159 @@
+//! Helpmates (`h#N`): the side to move begins, both sides cooperate, and the side to move is
+//! checkmated by the other side's Nth move. A solution is the whole line of 2N moves; a
+//! problem usually has several, and all of them are listed.
+//!
+//! The search is a full-width depth-first enumeration of the lines (cooperative play has no
+//! refutations to cut on), with a table of positions proven to have no solution with a given
+//! number of moves left (transpositions are common: the same two moves in either order). The
+//! last move only looks at checks; the move before it is skipped at once when the mated side's
+//! king could not be mated by any check (no quick test: simply the full check of the last
+//! move). As Popeye does, shorter solutions are listed too (first): a mate after k < N move
+//! pairs (`h#1` inside an `h#2`) is a solution of `h#N`, and makes the problem unsound.
+
+use std::{collections::HashSet, time::Instant};
+
+use super::{
+    limits::{Limits, StopReason, CHECK_INTERVAL},
+    SolveError, Solver,
+};
+use crate::{Move, Position};
+
+/// The solutions of a helpmate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct HelpSolution {
+    /// The move pairs N (solutions have at most N).
+    pub moves: u32,
+    /// Every solution, each 2k moves from the start position for some k ≤ N: the shortest
+    /// first, then in search order.
+    pub solutions: Vec<Vec<Move>>,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Wall time of the solve.
+    pub elapsed: std::time::Duration,
+}
+
+impl HelpSolution {
+    /// Whether the problem is sound in the usual sense: exactly one solution (of N move
+    /// pairs: a single shorter one also counts as one, and is reported as such).
+    pub fn unique(&self) -> bool {
+        self.solutions.len() == 1
+    }
+}
+
+/// The most entries the no-solution table holds before it is emptied and refilled (about
+/// 16 bytes each, so a few tens of MiB at most for the default size).
+fn table_cap(table_mb: usize) -> usize {
+    (table_mb.max(1) << 20) / 24
+}
+
+/// Finds every helpmate in at most `solver`'s N move pairs.
+pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<HelpSolution, SolveError> {
+    let limits = Limits::new(solver.cancel, solver.deadline, solver.node_limit);
+    let mut search = HelpSearch {
+        limits: &limits,
+        failed: HashSet::new(),
+        cap: table_cap(solver.table_mb),
+        line: Vec::with_capacity(2 * solver.mate_in as usize),
+        solutions: Vec::new(),
+        nodes: 0,
+        batch: 0,
+        stopped: None,
+    };
+    for k in 1..=solver.mate_in {
+        search.search(&solver.pos, 2 * k);
+        if search.stopped.is_some() {
+            break;
+        }
+    }
+    if let Some(reason) = search.stopped {
+        return Err(SolveError::Stopped {
+            reason,
+            no_mate_within: 0,
+            nodes: search.nodes,
+            elapsed: start.elapsed(),
+        });
+    }
+    Ok(HelpSolution {
+        moves: solver.mate_in,
+        solutions: search.solutions,
+        nodes: search.nodes,
+        elapsed: start.elapsed(),
+    })
+}
+
+struct HelpSearch<'l, 'a> {
+    limits: &'l Limits<'a>,
+    /// (position key, moves left) proven to have no solution.
+    failed: HashSet<(u64, u32)>,
+    cap: usize,
+    line: Vec<Move>,
+    solutions: Vec<Vec<Move>>,
+    nodes: u64,
+    batch: u64,
+    stopped: Option<StopReason>,
+}
+
+impl HelpSearch<'_, '_> {
+    /// Counts a node; whether the search must stop.
+    fn visit(&mut self) -> bool {
+        self.nodes += 1;
+        self.batch += 1;
+        if self.batch >= CHECK_INTERVAL {
+            let batch = std::mem::take(&mut self.batch);
+            if self.limits.report(batch) {
+                self.stopped = self.limits.stop_reason().or(Some(StopReason::Cancelled));
+            }
+        }
+        self.stopped.is_some()
+    }
+
+    /// Records every solution from `pos` with `left` moves (plies) to go; whether any.
+    fn search(&mut self, pos: &Position, left: u32) -> bool {
+        if self.visit() {
+            return false;
+        }
+        if left == 1 {
+            return self.mates(pos);
+        }
+        let key = (pos.hash(), left);
+        if self.failed.contains(&key) {
+            return false;
+        }
+        let mut any = false;
+        for &mv in pos.legal_moves().iter() {
+            let child = pos.after(mv);
+            self.line.push(mv);
+            any |= self.search(&child, left - 1);
+            self.line.pop();
+            if self.stopped.is_some() {
+                return any;
+            }
+        }
+        if !any {
+            if self.failed.len() >= self.cap {
+                self.failed.clear();
+            }
+            self.failed.insert(key);
+        }
+        any
+    }
+
+    /// Records every checkmating move of the side to move; whether any.
+    fn mates(&mut self, pos: &Position) -> bool {
+        let mut any = false;
+        for &mv in pos.legal_moves().iter() {
+            if !pos.gives_check(mv) {
+                continue;
+            }
+            let child = pos.after(mv);
+            if child.count_legal() == 0 {
+                let mut line = self.line.clone();
+                line.push(mv);
+                self.solutions.push(line);
+                any = true;
+            }
+        }
+        any
+    }
+}
