@@ -307,7 +307,7 @@ export function mountSeeks() {
       saveMySeeks(mySeeks().filter((s) => s.id !== seekId));
       const variant = mine ? mine.variant : 'standard';
       rememberGame({ id: game.id, secret: game.secret, color: game.color, opponent: 'friend', variant: variant === 'chess2' ? 'chess2' : undefined });
-      toast('Your seek was accepted: the game starts', 'success');
+      toast(mine && mine.pool ? 'Paired: the game starts' : 'Your seek was accepted: the game starts', 'success');
       location.hash = seatHash(variant, game.id, game.secret);
     },
     onPairingFailed: (entry, message) => {
