@@ -1255,14 +1255,19 @@ async fn bad_stipulations_get_their_codes() {
         ),
         (
             json!({"fen": HELP2, "stipulation": "h#2", "mate_in": 3}),
-            400,
-            "invalid_request",
+            422,
+            "invalid_stipulation",
         ),
         (json!({"fen": HELP2}), 400, "invalid_request"),
         (
             json!({"fen": HELP2, "stipulation": "h#2", "mode": "find"}),
-            400,
-            "invalid_request",
+            422,
+            "invalid_stipulation",
+        ),
+        (
+            json!({"fen": HELP2, "stipulation": "h#0"}),
+            422,
+            "limit_exceeded",
         ),
         (
             json!({"fen": HELP2, "stipulation": "h#4"}),

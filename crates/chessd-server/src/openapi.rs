@@ -470,12 +470,16 @@ impl Modify for Constraints {
             (
                 "CreatePuzzle",
                 // A FEN, or a board (with its turn), not both.
-                vec![json!({"oneOf": [
-                    {"allOf": [Constraints::given("fen"), {"not": {"anyOf": [
-                        Constraints::given("board"), Constraints::given("turn")
-                    ]}}]},
-                    {"allOf": [Constraints::given("board"), {"not": Constraints::given("fen")}]}
-                ]})],
+                vec![
+                    json!({"oneOf": [
+                        {"allOf": [Constraints::given("fen"), {"not": {"anyOf": [
+                            Constraints::given("board"), Constraints::given("turn")
+                        ]}}]},
+                        {"allOf": [Constraints::given("board"), {"not": Constraints::given("fen")}]}
+                    ]}),
+                    // The problem's length: `mate_in`, or the stipulation's N.
+                    json!({"anyOf": [Constraints::given("mate_in"), Constraints::given("stipulation")]}),
+                ],
             ),
             (
                 "DuelBody",

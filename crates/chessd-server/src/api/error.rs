@@ -181,13 +181,16 @@ pub enum ErrorCode {
     PlayerRequired,
     /// The accepter's rating is outside the seek's `rating_range`.
     RatingOutOfRange,
+    /// A puzzle's stipulation cannot be solved as asked: its N disagrees with `mate_in`, or
+    /// `mode: find` was asked for a helpmate or a selfmate.
+    InvalidStipulation,
     /// Something went wrong inside the server.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (the unit test `all_lists_every_code` keeps it whole).
-    pub const ALL: [ErrorCode; 82] = [
+    pub const ALL: [ErrorCode; 83] = [
         ErrorCode::InvalidRequest,
         ErrorCode::PayloadTooLarge,
         ErrorCode::InvalidFen,
@@ -269,6 +272,7 @@ impl ErrorCode {
         ErrorCode::BadCredentials,
         ErrorCode::PlayerRequired,
         ErrorCode::RatingOutOfRange,
+        ErrorCode::InvalidStipulation,
         ErrorCode::Internal,
     ];
 
@@ -328,6 +332,7 @@ impl ErrorCode {
             BadCredentials | PlayerRequired => StatusCode::UNAUTHORIZED,
             // As `own_seek`: who accepts does not fit the seek (403 is kept for secrets).
             RatingOutOfRange => StatusCode::CONFLICT,
+            InvalidStipulation => StatusCode::UNPROCESSABLE_ENTITY,
             Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -417,6 +422,7 @@ impl ErrorCode {
             BadCredentials => "bad_credentials",
             PlayerRequired => "player_required",
             RatingOutOfRange => "rating_out_of_range",
+            InvalidStipulation => "invalid_stipulation",
             Internal => "internal",
         }
     }
@@ -746,6 +752,7 @@ impl From<JobError> for ApiError {
             JobError::InvalidRequest(_) => ErrorCode::InvalidRequest,
             JobError::InvalidPosition(_) => ErrorCode::InvalidFen,
             JobError::LimitExceeded(_) => ErrorCode::LimitExceeded,
+            JobError::InvalidStipulation(_) => ErrorCode::InvalidStipulation,
             JobError::TooManyJobs(_) => ErrorCode::TooManyJobs,
             JobError::Store(_) => ErrorCode::StoreUnavailable,
             JobError::TimedOut(_) => ErrorCode::JobTimedOut,
@@ -783,6 +790,7 @@ mod tests {
             JobError::InvalidRequest("x".into()),
             JobError::InvalidPosition("x".into()),
             JobError::LimitExceeded("x".into()),
+            JobError::InvalidStipulation("x".into()),
             JobError::TooManyJobs("x".into()),
             JobError::Internal("x".into()),
             JobError::TimedOut("x".into()),
@@ -882,7 +890,8 @@ mod tests {
                 BadCredentials => 78,
                 PlayerRequired => 79,
                 RatingOutOfRange => 80,
-                Internal => 81,
+                InvalidStipulation => 81,
+                Internal => 82,
             }
         }
         for (i, code) in ErrorCode::ALL.iter().enumerate() {

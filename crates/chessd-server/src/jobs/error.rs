@@ -28,6 +28,10 @@ pub enum JobError {
     /// A parameter is over a configured limit (depth, threads, hash, mate length, time).
     #[error("{0}")]
     LimitExceeded(String),
+    /// A puzzle's stipulation cannot be solved as asked (its N is not `mate_in`, or `find`
+    /// was asked for a helpmate or a selfmate).
+    #[error("{0}")]
+    InvalidStipulation(String),
     /// The server already runs or queues its limit of jobs.
     #[error("{0}")]
     TooManyJobs(String),
@@ -58,6 +62,7 @@ impl JobError {
             JobError::InvalidRequest(_) => "invalid_request",
             JobError::Fen(_) | JobError::InvalidPosition(_) => "invalid_fen",
             JobError::LimitExceeded(_) => "limit_exceeded",
+            JobError::InvalidStipulation(_) => "invalid_stipulation",
             JobError::TooManyJobs(_) => "too_many_jobs",
             JobError::Admission(e) => e.code(),
             JobError::Internal(_) => "internal",

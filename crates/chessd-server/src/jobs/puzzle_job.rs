@@ -104,7 +104,7 @@ impl PuzzleSpec {
         let stipulation = req.stipulation.unwrap_or(Stipulation::Direct(req.mate_in));
         let direct = matches!(stipulation, Stipulation::Direct(_));
         if !direct && req.find {
-            return Err(JobError::InvalidRequest(format!(
+            return Err(JobError::InvalidStipulation(format!(
                 "mode find is for #N only, not {stipulation}"
             )));
         }

@@ -3,7 +3,11 @@
 //! events, and the job list. The views are written from a job's snapshot, which holds the
 //! core's own values (perft progress and result, the mate solution).
 
-use chessd_core::{display::parse_diagram, solver::Stipulation, Color, FenMode, Position};
+use chessd_core::{
+    display::parse_diagram,
+    solver::{Stipulation, StipulationError},
+    Color, FenMode, Position,
+};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -114,7 +118,7 @@ pub(crate) struct PuzzleRequest {
     /// to move begins and is mated, both cooperating; every solution listed; N up to
     /// `jobs.max_helpmate_in`) or `s#N` (selfmate: the side to move forces the other side to
     /// mate it; every key with its tree; N up to `jobs.max_selfmate_in`).
-    #[schema(example = "h#2")]
+    #[schema(example = "h#2", pattern = r"^\s*[hHsS]?#[0-9]{1,3}\s*$")]
     pub stipulation: Option<String>,
     /// Time limit in milliseconds (default `jobs.default_solver_time_ms`).
     #[schema(minimum = 1, maximum = 18446744073709551615_usize)]
@@ -170,14 +174,19 @@ impl PuzzleRequest {
         };
         let stipulation = match &self.stipulation {
             None => None,
-            Some(text) => Some(
-                text.parse::<Stipulation>()
-                    .map_err(|e| JobError::InvalidRequest(format!("invalid stipulation: {e}")))?,
-            ),
+            Some(text) => Some(text.parse::<Stipulation>().map_err(|e| match e {
+                // Well-formed, but no mate length chessd solves.
+                StipulationError::Length(_) => {
+                    JobError::LimitExceeded(format!("stipulation {text:?}: {e}"))
+                }
+                StipulationError::Syntax(_) => {
+                    JobError::InvalidRequest(format!("invalid stipulation: {e}"))
+                }
+            })?),
         };
         let mate_in = match (self.mate_in, stipulation) {
             (Some(n), Some(s)) if n != s.moves() => {
-                return Err(JobError::InvalidRequest(format!(
+                return Err(JobError::InvalidStipulation(format!(
                     "mate_in {n} disagrees with stipulation {s}"
                 )))
             }
@@ -597,7 +606,9 @@ mod tests {
             (3, Some(Stipulation::Help(3)))
         );
         req.mate_in = Some(2);
-        assert_eq!(req.params().unwrap_err().code(), "invalid_request");
+        assert_eq!(req.params().unwrap_err().code(), "invalid_stipulation");
+        req.stipulation = Some("h#99".into());
+        assert_eq!(req.params().unwrap_err().code(), "limit_exceeded");
         req.stipulation = Some("x#2".into());
         let e = req.params().unwrap_err();
         assert_eq!(e.code(), "invalid_request");
