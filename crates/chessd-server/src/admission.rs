@@ -13,7 +13,7 @@ use std::{
     net::IpAddr,
     num::NonZeroU32,
     sync::{
-        atomic::{AtomicU64, AtomicUsize, Ordering},
+        atomic::{AtomicU32, AtomicUsize, Ordering},
         Arc,
     },
     time::Duration,
@@ -218,8 +218,10 @@ struct Inner {
     max_exports_total: usize,
     usage: DashMap<ClientKey, Usage>,
     /// What each client's engine sessions are held for, by permit number.
-    engine_uses: DashMap<ClientKey, Vec<(u64, EngineUse)>>,
-    next_use: AtomicU64,
+    engine_uses: DashMap<ClientKey, Vec<(u32, EngineUse)>>,
+    /// The next use's number (u32: it keeps a permit, and so every game actor, 8 bytes
+    /// smaller; 0 is never given, a wrap after 4 billion starts is harmless).
+    next_use: AtomicU32,
     engines_total: AtomicUsize,
     sockets_total: AtomicUsize,
     exports_total: AtomicUsize,
@@ -251,7 +253,7 @@ impl Admission {
             max_exports_total: config.limits.max_exports,
             usage: DashMap::new(),
             engine_uses: DashMap::new(),
-            next_use: AtomicU64::new(1),
+            next_use: AtomicU32::new(1),
             engines_total: AtomicUsize::new(0),
             sockets_total: AtomicUsize::new(0),
             exports_total: AtomicUsize::new(0),
@@ -333,7 +335,10 @@ impl Admission {
         purpose: EngineUse,
     ) -> Result<Permit, AdmissionError> {
         let mut permit = self.take_counted_in_total(client, Kind::Engine)?;
-        let number = self.0.next_use.fetch_add(1, Ordering::Relaxed);
+        let mut number = self.0.next_use.fetch_add(1, Ordering::Relaxed);
+        if number == 0 {
+            number = self.0.next_use.fetch_add(1, Ordering::Relaxed);
+        }
         self.0
             .engine_uses
             .entry(client.clone())
@@ -445,7 +450,7 @@ impl Admission {
         })
     }
 
-    fn give_back(&self, client: &ClientKey, kind: Kind, engine_use: u64) {
+    fn give_back(&self, client: &ClientKey, kind: Kind, engine_use: u32) {
         if engine_use != 0 {
             self.0.engine_uses.remove_if_mut(client, |_, uses| {
                 uses.retain(|(number, _)| *number != engine_use);
@@ -471,7 +476,7 @@ pub struct Permit {
     client: ClientKey,
     kind: Kind,
     /// The number of the engine use it holds (0: none).
-    engine_use: u64,
+    engine_use: u32,
 }
 
 impl Permit {
