@@ -6,7 +6,7 @@
 // <use href="#piece-w-reaper">.
 
 import { armyPieceId, KIND_NAMES } from './chess2-armies.js';
-import { symbolMarkup, symbolSvg } from './pieces.js';
+import { installDefs, symbolMarkup, symbolSvg } from './pieces.js';
 
 /** The pedestal every piece stands on (as in pieces.js). */
 const BASE = '<rect x="22" y="77" width="56" height="11" rx="4"/>';
@@ -162,14 +162,7 @@ let installed = false;
 export function installArmyPieceDefs() {
   if (installed) return;
   installed = true;
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('width', '0');
-  svg.setAttribute('height', '0');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.style.position = 'absolute';
-  svg.innerHTML = `<defs>${armyPieceDefs()}</defs>`;
-  document.body.prepend(svg);
+  installDefs(armyPieceDefs());
 }
 
 /**

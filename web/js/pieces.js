@@ -137,23 +137,32 @@ export function symbolSvg(id, size) {
   return svg;
 }
 
-let installed = false;
-
-/** Puts the piece symbols once into the document (shared by every board on the page). */
-export function installPieceDefs() {
-  if (installed) return;
-  installed = true;
+/**
+ * Puts `defs` (SVG definitions, as markup) into the document in a hidden <svg> of its own, to be
+ * shared by every board on the page through `<use href>`.
+ * @param {string} defs
+ */
+export function installDefs(defs) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('width', '0');
   svg.setAttribute('height', '0');
   svg.setAttribute('aria-hidden', 'true');
   svg.style.position = 'absolute';
-  svg.innerHTML = `<defs>${pieceDefs()}
+  svg.innerHTML = `<defs>${defs}</defs>`;
+  document.body.prepend(svg);
+}
+
+let installed = false;
+
+/** Puts the piece symbols once into the document (shared by every board on the page). */
+export function installPieceDefs() {
+  if (installed) return;
+  installed = true;
+  installDefs(`${pieceDefs()}
     <radialGradient id="check-glow">
       <stop offset="0%" stop-color="#ff3b30" stop-opacity="1"/>
       <stop offset="30%" stop-color="#e8221a" stop-opacity="0.85"/>
       <stop offset="100%" stop-color="#a4160f" stop-opacity="0"/>
-    </radialGradient></defs>`;
-  document.body.prepend(svg);
+    </radialGradient>`);
 }

@@ -13,7 +13,7 @@
 use std::{collections::HashSet, time::Instant};
 
 use super::{
-    limits::{Limits, StopReason, CHECK_INTERVAL},
+    limits::{Limits, NodeCount},
     SolveError, Solver,
 };
 use crate::{Move, Position};
@@ -56,28 +56,26 @@ pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<HelpSolution,
         cap: table_cap(solver.table_mb),
         line: Vec::with_capacity(2 * solver.mate_in as usize),
         solutions: Vec::new(),
-        nodes: 0,
-        batch: 0,
-        stopped: None,
+        count: NodeCount::default(),
     };
     for k in 1..=solver.mate_in {
         search.search(&solver.pos, 2 * k);
-        if search.stopped.is_some() {
+        if search.count.stopped.is_some() {
             break;
         }
     }
-    if let Some(reason) = search.stopped {
+    if let Some(reason) = search.count.stopped {
         return Err(SolveError::Stopped {
             reason,
             no_mate_within: 0,
-            nodes: search.nodes,
+            nodes: search.count.nodes,
             elapsed: start.elapsed(),
         });
     }
     Ok(HelpSolution {
         moves: solver.mate_in,
         solutions: search.solutions,
-        nodes: search.nodes,
+        nodes: search.count.nodes,
         elapsed: start.elapsed(),
     })
 }
@@ -89,23 +87,13 @@ struct HelpSearch<'l, 'a> {
     cap: usize,
     line: Vec<Move>,
     solutions: Vec<Vec<Move>>,
-    nodes: u64,
-    batch: u64,
-    stopped: Option<StopReason>,
+    count: NodeCount,
 }
 
 impl HelpSearch<'_, '_> {
     /// Counts a node; whether the search must stop.
     fn visit(&mut self) -> bool {
-        self.nodes += 1;
-        self.batch += 1;
-        if self.batch >= CHECK_INTERVAL {
-            let batch = std::mem::take(&mut self.batch);
-            if self.limits.report(batch) {
-                self.stopped = self.limits.stop_reason().or(Some(StopReason::Cancelled));
-            }
-        }
-        self.stopped.is_some()
+        self.count.visit(self.limits)
     }
 
     /// Records every solution from `pos` with `left` moves (plies) to go; whether any.
@@ -126,7 +114,7 @@ impl HelpSearch<'_, '_> {
             self.line.push(mv);
             any |= self.search(&child, left - 1);
             self.line.pop();
-            if self.stopped.is_some() {
+            if self.count.stopped.is_some() {
                 return any;
             }
         }

@@ -19,6 +19,33 @@ pub enum StopReason {
 /// Nodes a searcher visits between two looks at the limits.
 pub(crate) const CHECK_INTERVAL: u64 = 1024;
 
+/// The nodes a search has visited, reported to its [`Limits`] every [`CHECK_INTERVAL`], and why
+/// it stopped once a limit was hit.
+#[derive(Debug, Default)]
+pub(super) struct NodeCount {
+    /// Nodes visited.
+    pub(super) nodes: u64,
+    /// Nodes not yet reported.
+    batch: u64,
+    /// Why the search stopped (a limit hit, or the caller's cancellation).
+    pub(super) stopped: Option<StopReason>,
+}
+
+impl NodeCount {
+    /// Counts one node; whether the search must stop.
+    pub(super) fn visit(&mut self, limits: &Limits<'_>) -> bool {
+        self.nodes += 1;
+        self.batch += 1;
+        if self.batch >= CHECK_INTERVAL {
+            let batch = std::mem::take(&mut self.batch);
+            if limits.report(batch) {
+                self.stopped = limits.stop_reason().or(Some(StopReason::Cancelled));
+            }
+        }
+        self.stopped.is_some()
+    }
+}
+
 /// The limits shared by every searcher of one solve.
 pub(crate) struct Limits<'a> {
     cancel: Option<&'a AtomicBool>,

@@ -13,7 +13,7 @@
 use std::{collections::HashMap, time::Instant};
 
 use super::{
-    limits::{Limits, StopReason, CHECK_INTERVAL},
+    limits::{Limits, NodeCount},
     SolveError, Solver,
 };
 use crate::{Move, Position};
@@ -88,20 +88,18 @@ pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<SelfSolution,
         limits: &limits,
         table: HashMap::new(),
         cap: (solver.table_mb.max(1) << 20) / 32,
-        nodes: 0,
-        batch: 0,
-        stopped: None,
+        count: NodeCount::default(),
     };
     let n = solver.mate_in;
     let pos = &solver.pos;
     let mut keys = Vec::new();
     for &mv in pos.legal_moves().iter() {
         let won = search.forced(&pos.after(mv), n);
-        if let Some(reason) = search.stopped {
+        if let Some(reason) = search.count.stopped {
             return Err(SolveError::Stopped {
                 reason,
                 no_mate_within: 0,
-                nodes: search.nodes,
+                nodes: search.count.nodes,
                 elapsed: start.elapsed(),
             });
         }
@@ -119,8 +117,8 @@ pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<SelfSolution,
         moves: n,
         keys,
         trees,
-        tree_complete: complete && search.stopped.is_none(),
-        nodes: search.nodes,
+        tree_complete: complete && search.count.stopped.is_none(),
+        nodes: search.count.nodes,
         elapsed: start.elapsed(),
     })
 }
@@ -135,26 +133,16 @@ struct SelfSearch<'l, 'a> {
     /// (position key, defender moves left) → whether the attacker wins; both sides' nodes.
     table: HashMap<(u64, u32), bool>,
     cap: usize,
-    nodes: u64,
-    batch: u64,
-    stopped: Option<StopReason>,
+    count: NodeCount,
 }
 
 impl SelfSearch<'_, '_> {
     fn visit(&mut self) -> bool {
-        self.nodes += 1;
-        self.batch += 1;
-        if self.batch >= CHECK_INTERVAL {
-            let batch = std::mem::take(&mut self.batch);
-            if self.limits.report(batch) {
-                self.stopped = self.limits.stop_reason().or(Some(StopReason::Cancelled));
-            }
-        }
-        self.stopped.is_some()
+        self.count.visit(self.limits)
     }
 
     fn store(&mut self, key: (u64, u32), value: bool) -> bool {
-        if self.stopped.is_none() {
+        if self.count.stopped.is_none() {
             if self.table.len() >= self.cap {
                 self.table.clear();
             }
@@ -178,7 +166,7 @@ impl SelfSearch<'_, '_> {
                 won = true;
                 break;
             }
-            if self.stopped.is_some() {
+            if self.count.stopped.is_some() {
                 return false;
             }
         }
@@ -219,7 +207,7 @@ impl SelfSearch<'_, '_> {
                 }
             }
         }
-        if self.stopped.is_some() {
+        if self.count.stopped.is_some() {
             return false;
         }
         self.store(key, all)
