@@ -136,12 +136,20 @@ pub(crate) fn run(args: &SolveArgs) -> ExitCode {
             print!("{}", human_output(&pos, &solution, args, mate));
             ExitCode::SUCCESS
         }
-        Err(e @ (SolveError::InvalidMateLength(_) | SolveError::OpponentInCheck)) => {
+        Err(e) => solve_failed(e, args.json),
+    }
+}
+
+/// Reports a search that gave no answer: a bad problem is a usage error, a stopped search a
+/// failure (with its JSON when asked).
+fn solve_failed(e: SolveError, json: bool) -> ExitCode {
+    match e {
+        SolveError::InvalidMateLength(_) | SolveError::OpponentInCheck => {
             usage_error("solve", &e.to_string())
         }
-        Err(e @ SolveError::Stopped { .. }) => {
+        SolveError::Stopped { .. } => {
             eprintln!("chessd solve: {e}");
-            if args.json {
+            if json {
                 print_json(&stopped_json(&e));
             }
             ExitCode::FAILURE
@@ -172,16 +180,7 @@ fn run_other(pos: Position, stipulation: Stipulation, args: &SolveArgs) -> ExitC
             print!("{}", self_output(&pos, &sol));
             ExitCode::SUCCESS
         }
-        Err(e @ (SolveError::InvalidMateLength(_) | SolveError::OpponentInCheck)) => {
-            usage_error("solve", &e.to_string())
-        }
-        Err(e @ SolveError::Stopped { .. }) => {
-            eprintln!("chessd solve: {e}");
-            if args.json {
-                print_json(&stopped_json(&e));
-            }
-            ExitCode::FAILURE
-        }
+        Err(e) => solve_failed(e, args.json),
     }
 }
 

@@ -64,14 +64,7 @@ pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<HelpSolution,
             break;
         }
     }
-    if let Some(reason) = search.count.stopped {
-        return Err(SolveError::Stopped {
-            reason,
-            no_mate_within: 0,
-            nodes: search.count.nodes,
-            elapsed: start.elapsed(),
-        });
-    }
+    search.count.check(start)?;
     Ok(HelpSolution {
         moves: solver.mate_in,
         solutions: search.solutions,

@@ -44,6 +44,20 @@ impl NodeCount {
         }
         self.stopped.is_some()
     }
+
+    /// The error of a search that stopped (with no mate ruled out at any length), if it did;
+    /// `start` is when it began.
+    pub(super) fn check(&self, start: Instant) -> Result<(), super::SolveError> {
+        match self.stopped {
+            None => Ok(()),
+            Some(reason) => Err(super::SolveError::Stopped {
+                reason,
+                no_mate_within: 0,
+                nodes: self.nodes,
+                elapsed: start.elapsed(),
+            }),
+        }
+    }
 }
 
 /// The limits shared by every searcher of one solve.

@@ -95,14 +95,7 @@ pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<SelfSolution,
     let mut keys = Vec::new();
     for &mv in pos.legal_moves().iter() {
         let won = search.forced(&pos.after(mv), n);
-        if let Some(reason) = search.count.stopped {
-            return Err(SolveError::Stopped {
-                reason,
-                no_mate_within: 0,
-                nodes: search.count.nodes,
-                elapsed: start.elapsed(),
-            });
-        }
+        search.count.check(start)?;
         if won {
             keys.push(mv);
         }
