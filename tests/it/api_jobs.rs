@@ -977,7 +977,8 @@ async fn bad_puzzles_get_their_codes() {
 const NO_QUICK_MATE: &str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8";
 
 #[actix_web::test]
-async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
+async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_search_shows_progress_then_cancels_quickly(
+) {
     let mut c = config(2, 8);
     c.jobs.max_mate_in = 8;
     let app = TestApp::new(c).await;
@@ -1007,7 +1008,21 @@ async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
         .await;
     assert_eq!(s, StatusCode::ACCEPTED);
     let uri = format!("/v1/puzzles/{}", created["id"].as_str().unwrap());
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // While it searches, the view counts the positions searched so far and their rate.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let (_, v) = app.get(&uri).await;
+        assert!(v["state"] == "running" || v["state"] == "queued", "{v}");
+        let nodes = v["nodes"].as_u64().unwrap();
+        if nodes > 0 && seen.last() != Some(&nodes) {
+            assert!(v["nps"].as_u64().unwrap() > 0, "{v}");
+            seen.push(nodes);
+        }
+        assert!(Instant::now() < deadline, "no progress: {v}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(seen[1] > seen[0], "{seen:?}");
     let start = Instant::now();
     let (s, v) = app.delete(&uri, created["secret"].as_str()).await;
     let took = start.elapsed();
@@ -1017,6 +1032,7 @@ async fn a_puzzle_time_limit_fails_with_limit_exceeded_and_a_cancel_is_quick() {
         "{v}"
     );
     assert!(took < Duration::from_millis(100), "{took:?}");
+    assert!(v["nodes"].as_u64().unwrap() >= seen[1], "{v}");
 }
 
 // ----- Chess 2 perft -----

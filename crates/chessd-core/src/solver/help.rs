@@ -49,7 +49,7 @@ fn table_cap(table_mb: usize) -> usize {
 
 /// Finds every helpmate in at most `solver`'s N move pairs.
 pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<HelpSolution, SolveError> {
-    let limits = Limits::new(solver.cancel, solver.deadline, solver.node_limit);
+    let limits = Limits::of(solver);
     let mut search = HelpSearch {
         limits: &limits,
         failed: HashSet::new(),

@@ -63,6 +63,8 @@ impl NodeCount {
 /// The limits shared by every searcher of one solve.
 pub(crate) struct Limits<'a> {
     cancel: Option<&'a AtomicBool>,
+    /// The caller's counter of nodes searched so far, if it watches the search.
+    progress: Option<&'a AtomicU64>,
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     /// Nodes reported so far by all searchers.
@@ -74,15 +76,13 @@ pub(crate) struct Limits<'a> {
 }
 
 impl<'a> Limits<'a> {
-    pub(super) fn new(
-        cancel: Option<&'a AtomicBool>,
-        deadline: Option<Instant>,
-        node_limit: Option<u64>,
-    ) -> Limits<'a> {
+    /// The limits `solver` was given.
+    pub(super) fn of(solver: &super::Solver<'a>) -> Limits<'a> {
         Limits {
-            cancel,
-            deadline,
-            node_limit,
+            cancel: solver.cancel,
+            progress: solver.progress,
+            deadline: solver.deadline,
+            node_limit: solver.node_limit,
             nodes: AtomicU64::new(0),
             reason: AtomicU8::new(0),
             enough: AtomicBool::new(false),
@@ -92,6 +92,9 @@ impl<'a> Limits<'a> {
     /// Adds `batch` visited nodes and tells whether the search must stop now.
     pub(super) fn report(&self, batch: u64) -> bool {
         let total = self.nodes.fetch_add(batch, Relaxed) + batch;
+        if let Some(progress) = self.progress {
+            progress.fetch_add(batch, Relaxed);
+        }
         if self.reason.load(Relaxed) != 0 {
             return true;
         }

@@ -77,6 +77,7 @@ pub struct Solver<'a> {
     find_all_keys: bool,
     keys_within: bool,
     cancel: Option<&'a AtomicBool>,
+    progress: Option<&'a AtomicU64>,
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     tree_limit: usize,
@@ -195,6 +196,7 @@ impl<'a> Solver<'a> {
             find_all_keys: false,
             keys_within: false,
             cancel: None,
+            progress: None,
             deadline: None,
             node_limit: None,
             tree_limit: DEFAULT_TREE_LIMIT,
@@ -237,6 +239,13 @@ impl<'a> Solver<'a> {
     /// A flag that stops the search when set (checked every thousand nodes or so).
     pub fn cancel(mut self, flag: &'a AtomicBool) -> Self {
         self.cancel = Some(flag);
+        self
+    }
+
+    /// A counter the search adds its nodes to as it goes (every thousand nodes or so), so that
+    /// another thread can show its progress.
+    pub fn progress(mut self, nodes: &'a AtomicU64) -> Self {
+        self.progress = Some(nodes);
         self
     }
 
@@ -327,7 +336,7 @@ impl<'a> Solver<'a> {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             t => t,
         };
-        let limits = Limits::new(self.cancel, self.deadline, self.node_limit);
+        let limits = Limits::of(&self);
         let max_bytes = self.table_mb.saturating_mul(1 << 20);
         let mut table = MateTable::with_bytes(INITIAL_TABLE_BYTES.min(max_bytes));
         let mut killers = vec![NO_KILLERS; threads];

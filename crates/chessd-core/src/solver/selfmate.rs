@@ -83,7 +83,7 @@ impl SelfTree {
 
 /// Solves the selfmate in `solver`'s N.
 pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<SelfSolution, SolveError> {
-    let limits = Limits::new(solver.cancel, solver.deadline, solver.node_limit);
+    let limits = Limits::of(solver);
     let mut search = SelfSearch {
         limits: &limits,
         table: HashMap::new(),

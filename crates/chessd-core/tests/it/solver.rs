@@ -4,7 +4,7 @@
 
 use std::{
     collections::HashSet,
-    sync::atomic::AtomicBool,
+    sync::atomic::{AtomicBool, AtomicU64, Ordering},
     time::{Duration, Instant},
 };
 
@@ -428,6 +428,28 @@ fn a_set_cancel_flag_stops_the_search() {
             ..
         }
     ));
+}
+
+/// A counter given with `progress` hears the nodes as the search goes: all but the last
+/// unreported batch of each searcher, never more than the search visited.
+#[test]
+fn a_watched_search_counts_its_nodes_as_it_goes() {
+    for find in [false, true] {
+        let seen = AtomicU64::new(0);
+        // A quiet middlegame: ruling every mate in 4 out is a search of some size.
+        let quiet = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8");
+        let solver = Solver::new(quiet).mate_in(4).progress(&seen);
+        let s = if find { solver.find() } else { solver.solve() }.unwrap();
+        let seen = seen.load(Ordering::Relaxed);
+        assert_eq!(s.mate, None);
+        assert!(
+            s.nodes > 10_000,
+            "a search this small says little: {}",
+            s.nodes
+        );
+        assert!(seen <= s.nodes, "{seen} > {}", s.nodes);
+        assert!(s.nodes - seen < 4 * 1024, "{seen} of {}", s.nodes);
+    }
 }
 
 #[test]

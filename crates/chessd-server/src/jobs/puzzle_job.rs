@@ -4,7 +4,7 @@
 //! [`PuzzleResult`].
 
 use std::{
-    sync::atomic::AtomicBool,
+    sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
     time::{Duration, Instant},
 };
 
@@ -175,8 +175,9 @@ impl PuzzleSpec {
     }
 
     /// Solves the puzzle. A time limit reached is a failure with `limit_exceeded`; its message
-    /// says how far mates were ruled out. `nodes` hears the node count of a stopped search.
-    pub fn run(&self, cancel: &AtomicBool, nodes: &mut u64) -> Result<PuzzleResult, JobEnd> {
+    /// says how far mates were ruled out. `searched` counts the positions searched as the
+    /// search goes (every thousand or so), and holds the exact count once it has ended.
+    pub fn run(&self, cancel: &AtomicBool, searched: &AtomicU64) -> Result<PuzzleResult, JobEnd> {
         let deadline = Instant::now() + Duration::from_millis(self.time_limit_ms);
         let solver = Solver::new(self.pos)
             .mate_in(self.mate_in)
@@ -185,6 +186,7 @@ impl PuzzleSpec {
             .find_all_keys(self.find_all_keys)
             .shortest(self.shortest)
             .cancel(cancel)
+            .progress(searched)
             .deadline(deadline);
         let result = match self.stipulation {
             Stipulation::Help(_) => solver.helpmate().map(PuzzleResult::Help),
@@ -194,16 +196,16 @@ impl PuzzleSpec {
         };
         match result {
             Ok(result) => {
-                *nodes = result.nodes();
+                searched.store(result.nodes(), Relaxed);
                 Ok(result)
             }
             Err(SolveError::Stopped {
                 reason,
                 no_mate_within,
-                nodes: searched,
+                nodes,
                 ..
             }) => {
-                *nodes = searched;
+                searched.store(nodes, Relaxed);
                 match reason {
                     StopReason::Cancelled => Err(JobEnd::Cancelled),
                     StopReason::TimeLimit | StopReason::NodeLimit => {
@@ -212,7 +214,7 @@ impl PuzzleSpec {
                             n => format!("; no mate in {n} or fewer"),
                         };
                         Err(JobEnd::Failed(JobError::LimitExceeded(format!(
-                            "the time limit of {} ms was reached after {searched} nodes{ruled_out}",
+                            "the time limit of {} ms was reached after {nodes} nodes{ruled_out}",
                             self.time_limit_ms
                         ))))
                     }
@@ -298,8 +300,7 @@ mod tests {
         req.mate_in = 5;
         req.time_limit_ms = Some(1);
         let spec = PuzzleSpec::from_params(&req, &limits()).unwrap();
-        let mut nodes = 0;
-        match spec.run(&AtomicBool::new(false), &mut nodes) {
+        match spec.run(&AtomicBool::new(false), &AtomicU64::new(0)) {
             Err(JobEnd::Failed(e)) => {
                 assert_eq!(e.code(), "limit_exceeded");
                 assert!(e.to_string().contains("1 ms"), "{}", e.to_string());

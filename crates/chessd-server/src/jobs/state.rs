@@ -83,7 +83,8 @@ pub struct JobSnapshot {
     /// Perft jobs: tasks counted since the job started (last started: after a restart, the
     /// tasks left).
     pub computed: usize,
-    /// Puzzle jobs: positions searched (known when the search ends).
+    /// Puzzle jobs: positions searched so far (reported every thousand or so while the search
+    /// runs; exact once it has ended).
     pub nodes: u64,
     /// Puzzle jobs: the solution, once done.
     pub solution: Option<Arc<PuzzleResult>>,

@@ -51,7 +51,7 @@ pub(super) fn find(
     shortest: bool,
     start: Instant,
 ) -> Result<Solution, SolveError> {
-    let limits = Limits::new(solver.cancel, solver.deadline, solver.node_limit);
+    let limits = Limits::of(solver);
     let table = Table::with_bytes(solver.table_mb.saturating_mul(1 << 20));
     let leaf_table = MateTable::with_bytes(LEAF_TABLE_BYTES.min(solver.table_mb << 20));
     let leaf = Searcher::new(&leaf_table, &limits, NO_KILLERS);

@@ -317,8 +317,11 @@ pub(crate) struct PuzzleView {
     pub threads: usize,
     /// Time since the job started running (0 while queued).
     pub elapsed_ms: u64,
-    /// Positions searched (known when the search ends).
+    /// Positions searched so far (reported every thousand or so while the search runs; exact
+    /// once it has ended).
     pub nodes: u64,
+    /// Positions searched a second so far (`nodes` over `elapsed_ms`; 0 before the start).
+    pub nps: u64,
     /// The solution once done: the object `chessd solve --json` prints (a helpmate's or
     /// selfmate's form for `h#N`, `s#N`).
     pub result: Option<PuzzleResultJson>,
@@ -464,6 +467,7 @@ impl JobView {
                 threads: job.threads(),
                 elapsed_ms,
                 nodes: snap.nodes,
+                nps: nps(snap.nodes, snap.elapsed.as_secs_f64()),
                 result: snap.solution.map(|s| PuzzleResultJson::new(&spec.pos, &s)),
                 error,
             })),
@@ -560,7 +564,7 @@ impl From<JobListing> for JobList {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicBool;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
 
     use super::*;
     use crate::{
@@ -640,9 +644,9 @@ mod tests {
         let limits = JobLimits::new(Config::defaults().jobs);
         let spec = PuzzleSpec::from_params(&req.params().unwrap(), &limits).unwrap();
         assert_eq!(spec.pos.fen(), "6k1/5ppp/8/8/8/8/r7/6K1 b - - 0 1");
-        let mut nodes = 0;
-        let out = spec.run(&AtomicBool::new(false), &mut nodes).unwrap();
-        assert_eq!(nodes, out.nodes());
+        let nodes = AtomicU64::new(0);
+        let out = spec.run(&AtomicBool::new(false), &nodes).unwrap();
+        assert_eq!(nodes.into_inner(), out.nodes());
         let PuzzleResult::Mate(out) = out else {
             panic!("a direct mate's result");
         };

@@ -4,7 +4,7 @@
 
 use std::{
     sync::{
-        atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed},
+        atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed},
         Arc, Mutex, MutexGuard,
     },
     time::{Duration, Instant},
@@ -113,6 +113,9 @@ pub struct Job {
     /// Its place among its client's jobs, given back when it finishes.
     pub(super) permit: Mutex<Option<Permit>>,
     pub(super) cancel: Arc<AtomicBool>,
+    /// Puzzle jobs: positions searched so far, as the search reports them (exact once it
+    /// has ended).
+    pub(super) searched: AtomicU64,
     pub(super) status: Mutex<Status>,
     pub(super) state_tx: watch::Sender<JobState>,
     /// Perft: the tasks finished before a restart.
@@ -197,6 +200,7 @@ impl Job {
             hash_mb,
             permit: Mutex::new(permit),
             cancel: Arc::new(AtomicBool::new(false)),
+            searched: AtomicU64::new(0),
             status: Mutex::new(Status {
                 state: JobState::Queued,
                 started: None,
@@ -308,7 +312,8 @@ impl Job {
             perft: status.perft.clone(),
             resumed: self.resume.len(),
             computed: status.computed,
-            nodes: status.nodes,
+            // A running search's count grows as it goes; an ended one's is in the status.
+            nodes: status.nodes.max(self.searched.load(Relaxed)),
             solution: status.solution.clone(),
             error: status.error.clone(),
         }
@@ -423,9 +428,8 @@ impl Job {
                 )
                 .map(Outcome::Perft),
             Work::Puzzle(spec) => {
-                let mut nodes = 0;
-                let result = spec.run(&self.cancel, &mut nodes);
-                self.status().nodes = nodes;
+                let result = spec.run(&self.cancel, &self.searched);
+                self.status().nodes = self.searched.load(Relaxed);
                 result.map(Outcome::Puzzle)
             }
         }
