@@ -24,6 +24,18 @@ export function formatRate(n) {
 }
 
 /**
+ * A running search's positions and their rate: "1,234,567 positions · 2.5 M positions/s"; empty
+ * before the first count.
+ * @param {{nodes?: number, nps?: number}} job
+ * @returns {string}
+ */
+export function formatSearchProgress(job) {
+  if (!job.nodes) return '';
+  const rate = job.nps ? ` · ${formatRate(job.nps)} positions/s` : '';
+  return `${formatInt(job.nodes)} positions${rate}`;
+}
+
+/**
  * Milliseconds as a clock: "5:03", "0:09.4", "1:02:03".
  * @param {number} ms
  * @returns {string}

@@ -5,18 +5,33 @@
 // lichess puzzles do: the solution stays hidden, each move is told right or wrong (a wrong one
 // is taken back), the defence is played against the solver, and "Reveal" shows it all. Mates
 // from 6 moves on are asked for in the solver's find mode (a proven mate in at most N).
+// Helpmates (h#N: both sides play for the mate of the side to move) list every solution, and
+// selfmates (s#N: the side to move forces the other to mate it) every key; both step through
+// on the board like a mate's tree. While the server searches, the page shows the positions
+// searched and their rate.
 
 import { api, explain, followJob } from './api.js';
 import { Board } from './board.js';
 import { applyUci, kingSquare, numberedLine, parseFen, sanChecks } from './chess.js';
 import { h, icon, setChildren, toast } from './dom.js';
-import { formatDuration, formatInt } from './format.js';
+import { formatDuration, formatInt, formatSearchProgress } from './format.js';
 import { PUZZLE_SAMPLES } from './puzzle-samples.js';
 
 /** The mate lengths the page offers. */
 const MATE_LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30];
 /** From this length on, the page asks for the find mode. */
 const FIND_FROM = 6;
+/** The lengths offered for helpmates and selfmates (the server's defaults allow 6 and 5). */
+const HELP_LENGTHS = [1, 2, 3, 4, 5, 6];
+const SELF_LENGTHS = [1, 2, 3, 4, 5];
+
+/** The genres the page solves: its stipulation prefix, its name and the lengths it offers. */
+const GENRES = {
+  '#': { name: 'Direct mate (#N)', lengths: MATE_LENGTHS },
+  'h#': { name: 'Helpmate (h#N)', lengths: HELP_LENGTHS },
+  's#': { name: 'Selfmate (s#N)', lengths: SELF_LENGTHS },
+};
+
 
 /**
  * A move the explorer offers: a key (with the tree after it) or a defence (with its reply).
@@ -63,8 +78,10 @@ export function mountPuzzles(root) {
   const fenInput = h('textarea#puzzle-fen', { rows: 2, spellcheck: false, 'aria-label': 'Position (FEN)', placeholder: 'Paste a FEN: the side to move mates' });
   fenInput.value = st.fen;
   const fenError = h('p.error-text#fen-error', { hidden: true });
-  const mateSelect = h('select#puzzle-mate', { 'aria-label': 'Mate in' },
-    MATE_LENGTHS.map((n) => h('option', { value: String(n), selected: n === 2 }, n < FIND_FROM ? `Mate in ${n}` : `Mate in ≤ ${n}`)));
+  const genreSelect = h('select#puzzle-genre', { 'aria-label': 'Kind of problem' },
+    Object.entries(GENRES).map(([prefix, g]) => h('option', { value: prefix }, g.name)));
+  const mateSelect = h('select#puzzle-mate', { 'aria-label': 'Mate in' });
+  const genreNote = h('p.muted.small#puzzle-genre-note', { hidden: true });
   // Long mates go to the find mode: a proven mate in at most N, not necessarily the shortest.
   const modeNote = h('p.muted.small#puzzle-mode-note', { hidden: true },
     `From mate in ${FIND_FROM} the server looks for any forced mate in at most N moves (its find mode, a proof-number search): the mate is proven, but a shorter one may exist, and only one key is given.`);
@@ -78,25 +95,59 @@ export function mountPuzzles(root) {
     h('h2', 'Mate in N'),
     h('div.field', h('label.label', { for: 'puzzle-sample' }, 'Samples'), sampleSelect),
     h('div.field', h('label.label', { for: 'puzzle-fen' }, 'Position (FEN)'), fenInput, fenError),
+    h('div.field.inline', h('label.label', { for: 'puzzle-genre' }, 'Problem'), genreSelect),
     h('div.field.inline',
       h('label.label', { for: 'puzzle-mate' }, 'Find'), mateSelect,
       h('label.check', allKeys, ' every key (decides uniqueness)')),
     modeNote,
+    genreNote,
     h('div.field.inline', h('label.label', { for: 'puzzle-time' }, 'Time limit (s)'), timeLimit),
     h('div.actions', solveBtn, tryBtn, cancelBtn));
   const jobBox = h('div.card.job-box#puzzle-job', { hidden: true });
 
   mateSelect.addEventListener('change', () => showMode());
+  genreSelect.addEventListener('change', () => {
+    fillLengths();
+    showMode();
+    renderExplorer();
+  });
+
+  /** The stipulation prefix chosen: `#`, `h#` or `s#`. @returns {'#' | 'h#' | 's#'} */
+  function genre() {
+    const g = genreSelect.value;
+    return g === 'h#' || g === 's#' ? g : '#';
+  }
+
+  /** Offers the chosen genre's lengths, keeping the chosen one where it is offered. */
+  function fillLengths() {
+    const g = genre();
+    const keep = Number(mateSelect.value) || 2;
+    const lengths = GENRES[g].lengths;
+    const chosen = lengths.includes(keep) ? keep : Math.min(2, lengths[lengths.length - 1]);
+    setChildren(mateSelect, lengths.map((n) => h('option', { value: String(n), selected: n === chosen },
+      g === '#' ? (n < FIND_FROM ? `Mate in ${n}` : `Mate in ≤ ${n}`) : `${g}${n}`)));
+    mateSelect.value = String(chosen);
+  }
+
   function showMode() {
-    const find = Number(mateSelect.value) >= FIND_FROM;
+    const g = genre();
+    const find = g === '#' && Number(mateSelect.value) >= FIND_FROM;
     modeNote.hidden = !find;
-    allKeys.disabled = find;
+    // Helpmates and selfmates always list every solution; a try is for direct mates.
+    allKeys.disabled = find || g !== '#';
+    tryBtn.hidden = g !== '#';
+    genreNote.hidden = g === '#';
+    genreNote.textContent = g === 'h#'
+      ? 'Helpmate: the side to move (usually Black) and the other side cooperate so that the side to move is mated by the other side\'s Nth move. Every solution is listed.'
+      : 'Selfmate: the side to move forces the other side to mate it in N moves, whatever the other side plays. Every key is listed.';
   }
 
   sampleSelect.addEventListener('change', () => {
     const p = PUZZLE_SAMPLES[Number(sampleSelect.value)];
     if (!p) return;
     fenInput.value = p.fen;
+    genreSelect.value = '#';
+    fillLengths();
     mateSelect.value = String(p.mate);
     showMode();
     showProblem(p.fen);
@@ -167,16 +218,20 @@ export function mountPuzzles(root) {
     const fen = fenInput.value.trim();
     clearTimeout(fenTimer);
     await showProblem(fen, true);
-    st.training = training;
+    // A try is for direct mates only.
+    st.training = training && genre() === '#';
     st.mistakes = 0;
     st.verdict = null;
     if (!st.start || st.fen !== fen) return;
     if (st.unfollow) st.unfollow();
     const mateIn = Number(mateSelect.value);
+    const g = genre();
     /** @type {Record<string, unknown>} */
-    const body = mateIn >= FIND_FROM
-      ? { fen, mate_in: mateIn, mode: 'find' }
-      : { fen, mate_in: mateIn, find_all_keys: allKeys.checked };
+    const body = g !== '#'
+      ? { fen, stipulation: `${g}${mateIn}` }
+      : mateIn >= FIND_FROM
+        ? { fen, mate_in: mateIn, mode: 'find' }
+        : { fen, mate_in: mateIn, find_all_keys: allKeys.checked };
     if (timeLimit.value) body.time_limit_ms = Math.round(Number(timeLimit.value) * 1000);
     solveBtn.disabled = true;
     try {
@@ -233,13 +288,18 @@ export function mountPuzzles(root) {
     /** @type {(import('./dom.js').El | null)[]} */
     const parts = [h('h2', 'Solution')];
     if (running) {
-      parts.push(h('p.working', h('span.spinner', { 'aria-hidden': 'true' }), `Solving… ${job.elapsed_ms ? formatDuration(job.elapsed_ms) : ''}`));
+      parts.push(h('p.working', h('span.spinner', { 'aria-hidden': 'true' }), `Solving… ${job.elapsed_ms ? formatDuration(job.elapsed_ms) : ''}`),
+        h('p.muted.small#puzzle-progress', { 'data-nodes': String(job.nodes || 0) }, formatSearchProgress(job)));
     } else if (job.state === 'failed') {
       parts.push(h('p.error-text', job.error ? job.error.message : 'The search failed.'));
     } else if (job.state === 'cancelled') {
       parts.push(h('p.muted', 'Cancelled.'));
     } else if (job.state === 'done' && job.result && st.training) {
       parts.push(h('p.muted#puzzle-hidden', 'The solution is hidden while you try. Press "Reveal the solution" to see it.'));
+    } else if (job.state === 'done' && job.result && job.result.solutions) {
+      parts.push(...helpFacts(job.result));
+    } else if (job.state === 'done' && job.result && job.result.trees) {
+      parts.push(...selfFacts(job.result));
     } else if (job.state === 'done' && job.result) {
       const r = job.result;
       const start = st.start;
@@ -267,6 +327,55 @@ export function mountPuzzles(root) {
       }
     }
     setChildren(jobBox, parts);
+  }
+
+  /** The positions searched and the time, as a fact list's last row. @param {any} r */
+  function searched(r) {
+    return [h('dt', 'Searched'), h('dd', `${formatInt(r.nodes)} positions in ${formatDuration((r.seconds || 0) * 1000)}`)];
+  }
+
+  /** A helpmate's verdict and every solution (each opens on the board). @param {any} r */
+  function helpFacts(r) {
+    const n = r.stipulation;
+    if (!r.solutions.length) return [h('p.verdict.none#puzzle-verdict', `No helpmate: ${n} has no solution.`), h('dl.facts', searched(r))];
+    const sound = r.sound
+      ? h('span.badge.good#puzzle-sound', 'sound: one solution')
+      : h('span.badge.warn#puzzle-sound', 'more than one solution');
+    const start = st.start;
+    return [
+      h('p.verdict#puzzle-verdict', `${n}: ${r.solutions.length} solution${r.solutions.length === 1 ? '' : 's'}`, ' ', sound),
+      h('ol.solutions#puzzle-solutions', r.solutions.map((/** @type {any} */ line, /** @type {number} */ i) => h('li',
+        h('button.btn.small.link', { type: 'button', 'data-uci': line.uci.join(' '), title: 'Show this solution on the board', onclick: () => showSolution(i) },
+          numberedLine(line.san, start.turn, start.fullmove))))),
+      h('dl.facts', searched(r)),
+    ];
+  }
+
+  /** A selfmate's verdict and keys. @param {any} r */
+  function selfFacts(r) {
+    const n = r.stipulation;
+    if (!r.keys.length) return [h('p.verdict.none#puzzle-verdict', `No selfmate: ${n} has no solution.`), h('dl.facts', searched(r))];
+    const sound = r.sound
+      ? h('span.badge.good#puzzle-sound', 'sound: one key')
+      : h('span.badge.warn#puzzle-sound', `cooked: ${r.keys.length} keys`);
+    return [
+      h('p.verdict#puzzle-verdict', `${n}: ${side(st.start.turn)} forces the mate of its own king`, ' ', sound),
+      h('dl.facts',
+        h('dt', r.keys.length > 1 ? 'Keys' : 'Key'),
+        h('dd#puzzle-keys', { 'data-keys': r.keys.join(' ') }, r.keys_san.join(', ')),
+        ...searched(r)),
+      r.tree_complete === false ? h('p.muted.small', 'The tree was cut at the size limit.') : null,
+    ];
+  }
+
+  /** Plays helpmate solution `i` from the problem position, move by move with Next. @param {number} i */
+  function showSolution(i) {
+    const r = st.result;
+    if (!r || !r.solutions || !r.solutions[i]) return;
+    st.steps = [];
+    st.node = { kind: 'help', lines: [r.solutions[i]], ply: 0 };
+    renderExplorer();
+    boardIntoView();
   }
 
   // ----- a try -----
@@ -376,6 +485,8 @@ export function mountPuzzles(root) {
 
   function rootNode() {
     const r = st.result;
+    if (r && r.solutions) return r.solutions.length ? { kind: 'help', lines: r.solutions, ply: 0 } : null;
+    if (r && r.trees) return r.trees.length ? { kind: 'attack', options: r.trees } : null;
     if (!r || !r.tree) return null;
     return { kind: 'attack', options: [r.tree, ...(r.cooks || [])] };
   }
@@ -402,15 +513,31 @@ export function mountPuzzles(root) {
   function nodeMoves() {
     const n = st.node;
     if (!n) return [];
+    if (n.kind === 'help') {
+      // The next moves of the solutions that go on from here, each once.
+      /** @type {TreeMove[]} */
+      const out = [];
+      for (const line of n.lines) {
+        const uci = line.uci[n.ply];
+        if (uci && !out.some((m) => m.uci === uci)) out.push({ uci, san: line.san[n.ply] });
+      }
+      return out;
+    }
     if (n.kind === 'attack') return n.options.map((/** @type {any} */ t) => ({ uci: t.uci, san: t.move, tree: t }));
     return n.tree.defences.map((/** @type {any} */ d) => ({ uci: d.uci, san: d.move, defence: d }));
   }
 
   /** @param {TreeMove} choice */
   function play(choice) {
-    st.steps.push({ uci: choice.uci, san: choice.san, node: st.node });
-    if (choice.tree) st.node = { kind: 'defend', tree: choice.tree };
-    else st.node = { kind: 'attack', options: [choice.defence.reply] };
+    const from = st.node;
+    st.steps.push({ uci: choice.uci, san: choice.san, node: from });
+    if (from && from.kind === 'help') {
+      const ply = from.ply + 1;
+      const lines = from.lines.filter((/** @type {any} */ l) => l.uci[from.ply] === choice.uci && l.uci.length > ply);
+      st.node = lines.length ? { kind: 'help', lines, ply } : null;
+    } else if (choice.tree) st.node = { kind: 'defend', tree: choice.tree };
+    // A selfmate's mating defence ends the line: it has no reply.
+    else st.node = choice.defence.reply ? { kind: 'attack', options: [choice.defence.reply] } : null;
     renderExplorer();
   }
 
@@ -424,14 +551,19 @@ export function mountPuzzles(root) {
   function mainDefence(tree) {
     /** @type {any} */
     let best = null;
-    for (const d of tree.defences) if (!best || d.reply.mate_in > best.reply.mate_in) best = d;
+    // A selfmate's mating defence has no reply: it resists least.
+    const resists = (/** @type {any} */ d) => (d.reply ? d.reply.mate_in : 0);
+    for (const d of tree.defences) if (!best || resists(d) > resists(best)) best = d;
     return best;
   }
 
   function nextMove() {
     const n = st.node;
     if (!n) return;
-    if (n.kind === 'attack') {
+    if (n.kind === 'help') {
+      const m = nodeMoves()[0];
+      if (m) play(m);
+    } else if (n.kind === 'attack') {
       play({ uci: n.options[0].uci, san: n.options[0].move, tree: n.options[0] });
     } else {
       const d = mainDefence(n.tree);
@@ -452,7 +584,9 @@ export function mountPuzzles(root) {
     const last = st.steps[n - 1];
     const turn = turnAt(n);
     const mated = last && /#$/.test(last.san);
-    board.setOrientation(st.start.turn === 'w' ? 'white' : 'black');
+    // A mate is seen from the mating side; a helpmate or selfmate, as problems are printed,
+    // from White.
+    board.setOrientation(genre() !== '#' || st.start.turn === 'w' ? 'white' : 'black');
     board.set({
       board: b,
       lastMove: last ? last.uci : null,
@@ -495,6 +629,12 @@ export function mountPuzzles(root) {
       setChildren(boardStatus, h('strong', `${side(st.start.turn)} to play`), h('span.muted', 'Choose N and press Solve.'));
     } else if (!node) {
       setChildren(boardStatus, h('strong', `${side(st.start.turn)} to play`), h('span.muted', 'There is no mate to show.'));
+    } else if (node.kind === 'help') {
+      const left = node.lines[0].uci.length - node.ply;
+      setChildren(boardStatus, h('strong', `${side(turn)} to play: helpmate, ${left} move${left === 1 ? '' : 's'} to the mate`), h('span.muted', moves.length > 1 ? `${moves.length} solutions go on differently: pick one below, or press Next move.` : 'Press Next move, or play it on the board.'));
+    } else if (node.kind === 'attack' && st.result && st.result.trees) {
+      const left = node.options[0].mate_in;
+      setChildren(boardStatus, h('strong', `${side(turn)} to play: selfmate in ${left}`), h('span.muted', 'Force the other side to mate: find the move, or press Next move.'));
     } else if (node.kind === 'attack') {
       const left = node.options[0].mate_in;
       setChildren(boardStatus, h('strong', `${side(turn)} to play: mate in ${left}`), h('span.muted', n === 0 ? 'Find the key on the board, or press Next move.' : 'Find the answer, or press Next move.'));
@@ -511,6 +651,8 @@ export function mountPuzzles(root) {
         title: m.defence === main ? 'The longest defence (main line)' : 'Explore this defence',
         onclick: () => play(m),
       }, m.san)));
+    } else if (node && node.kind === 'help' && moves.length > 1) {
+      setChildren(choices, h('span.label', 'Solutions go on with'), moves.map((m) => h('button.btn.small.chip', { type: 'button', 'data-uci': m.uci, onclick: () => play(m) }, m.san)));
     } else if (node && node.kind === 'attack' && moves.length > 1) {
       setChildren(choices, h('span.label', 'Keys'), moves.map((m) => h('button.btn.small.chip', { type: 'button', 'data-uci': m.uci, onclick: () => play(m) }, m.san)));
     } else {
@@ -539,6 +681,7 @@ export function mountPuzzles(root) {
   document.addEventListener('keydown', onKey);
 
   showProblem(st.fen, true);
+  fillLengths();
   mateSelect.value = String(PUZZLE_SAMPLES[0].mate);
   showMode();
   sampleSelect.value = '0';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { describeTimeControl, formatClock, formatDuration, formatInt, formatRate } from '../js/format.js';
+import { describeTimeControl, formatClock, formatDuration, formatInt, formatRate, formatSearchProgress } from '../js/format.js';
 
 test('clocks: tenths under ten seconds, hours when needed, never negative', () => {
   assert.equal(formatClock(5 * 60_000), '5:00');
@@ -23,6 +23,13 @@ test('integers with thousands separators, a dash for no number', () => {
   assert.equal(formatInt(NaN), '–');
   assert.equal(formatInt(undefined), '–');
   assert.equal(formatInt('12'), '–');
+});
+
+test('a running search: positions and their rate, nothing before the first count', () => {
+  assert.equal(formatSearchProgress({ nodes: 0, nps: 0 }), '');
+  assert.equal(formatSearchProgress({}), '');
+  assert.equal(formatSearchProgress({ nodes: 1_234_567, nps: 2_468_000 }), '1,234,567 positions · 2.5 M positions/s');
+  assert.equal(formatSearchProgress({ nodes: 2048 }), '2,048 positions');
 });
 
 test('rates in k, M and G', () => {

@@ -11,6 +11,7 @@ mod engine_match;
 mod first_hour;
 mod in_game;
 mod lobby;
+mod puzzle_genres;
 mod puzzle_training;
 mod rated_pool;
 mod watch;
