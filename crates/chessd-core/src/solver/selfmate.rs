@@ -391,3 +391,58 @@ impl SelfSearch<'_, '_> {
         node
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FenMode;
+
+    /// The definition the fast test must equal: some legal move, and every one mates.
+    fn naive(pos: &Position) -> bool {
+        let moves = pos.legal_moves();
+        !moves.is_empty() && moves.iter().all(|&mv| pos.after(mv).is_checkmate())
+    }
+
+    /// `every_move_mates` and `quiet_first` agree with the definitions on every position two
+    /// plies from positions rich in checks, discoveries, promotions, castling and en passant,
+    /// and on composed selfmate positions one move before the end.
+    #[test]
+    fn the_last_move_test_and_the_check_split_match_the_definitions() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "8/8/8/2p5/8/kpR5/p7/K7 w - - 0 1",
+            "8/8/1Q6/8/krR5/bp3p1p/qr3PpP/R3K1n1 w Q - 0 1",
+            "2b2Knq/RP1BP1rr/7b/4p1p1/1N2k1P1/3n2P1/1pQPP3/NR4B1 w - - 0 1",
+            "8/6p1/1p2p1R1/b3K3/3P4/3Qnk1B/2pprp2/2q1r3 w - - 0 1",
+        ];
+        let mut checked = 0;
+        let mut mating = 0;
+        for fen in fens {
+            let root = Position::from_fen(fen, FenMode::Strict).unwrap();
+            for &a in root.legal_moves().iter() {
+                let one = root.after(a);
+                for pos in
+                    std::iter::once(one).chain(one.legal_moves().iter().map(|&b| one.after(b)))
+                {
+                    let fast = every_move_mates(&pos);
+                    assert_eq!(fast, naive(&pos), "{fen}: {}", pos.fen());
+                    mating += usize::from(fast);
+                    let split = quiet_first(&pos);
+                    assert_eq!(split.len(), pos.count_legal());
+                    for (mv, may_check) in split {
+                        if pos.gives_check(mv) {
+                            assert!(may_check, "{fen}: a check counted quiet");
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            checked > 4_000 && mating > 0,
+            "{checked} positions, {mating} all-mating"
+        );
+    }
+}
