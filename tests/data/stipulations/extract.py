@@ -5,15 +5,15 @@ import re, sys, glob, json, os
 LANGS = {
   'en': dict(begin='beginproblem', end=['endproblem','nextproblem'], stip='stipulation', pieces='pieces',
              white='white', black='black', text=['author','origin','title','remark','protocol','award'],
-             bad=['condition','twin','sstipulation','structuredstipulation','neutral','zeroposition','forsyth','cond','imitator','hole','lastmove','gridcolour','trace','input','move','fuzzy','quodlibet','goal'],
+             twin='twin', bad=['condition','sstipulation','structuredstipulation','neutral','zeroposition','forsyth','cond','imitator','hole','lastmove','gridcolour','trace','input','move','fuzzy','quodlibet','goal'],
              roles={'k':'k','q':'q','r':'r','b':'b','s':'n','p':'p'}),
-  'de': dict(begin='anfangproblem', end=['endeproblem','weiterproblem'], stip='forderung', pieces='steine',
+  'de': dict(begin='anfangproblem', end=['endeproblem','weiteresproblem','weiterproblem'], stip='forderung', pieces='steine',
              white='weiss', black='schwarz', text=['autor','quelle','titel','bemerkung','protokoll','auszeichnung'],
-             bad=['bedingung','zwilling','sforderung','strukturierteforderung','neutral','nullstellung','forsyth','imitator','loch','letzterzug','gitterfarben'],
+             twin='zwilling', bad=['bedingung','sforderung','strukturierteforderung','neutral','nullstellung','forsyth','imitator','loch','letzterzug','gitterfarben'],
              roles={'k':'k','d':'q','t':'r','l':'b','s':'n','b':'p'}),
   'fr': dict(begin='debutprobleme', end=['finprobleme','asuivre'], stip='enonce', pieces='pieces',
              white='blanc', black='noir', text=['auteur','source','titre','remarque','protocole','prix'],
-             bad=['condition','jumeau','senonce','enoncestructure','neutre','positioninitiale','forsyth','imitator','trou','dernierecoup'],
+             twin='jumeau', bad=['condition','senonce','enoncestructure','neutre','positioninitiale','forsyth','imitator','trou','dernierecoup'],
              roles={'r':'k','d':'q','t':'r','f':'b','c':'n','p':'p'}),
 }
 OK_OPTIONS = {'variation','vari','variante','noboard','nothreat','nodrohung','nomenace','sansmenace','maxsolutions','maxsol','novariation','movenumbers','movenum','zugnummern','start','beginn','numeromouv','whitetoplay','weissbeginnt','blancjoue','nontrivial'}
@@ -49,9 +49,16 @@ def problems(path):
                 if nxt:
                     idx += 1; cur = dict(file=path, index=idx, line=ln, lang=lang, bad=[], white=[], black=[], stip=None, options=[], text={})
                 i += 1; continue
+            if cur.get('twin'):
+                i += 1; continue
+            if kw(t, d['twin'], 4):
+                cur['twin'] = True; i += 1; continue
             if any(kw(t, f, 3) for f in d['text']):
                 key = [f for f in d['text'] if kw(t, f, 3)][0]
-                cur['text'][key] = cur['text'].get(key, '') + ' '.join(toks[i+1:])
+                line_text = ' '.join(toks[i+1:])
+                for a, b in (('"a', 'ä'), ('"o', 'ö'), ('"u', 'ü'), ('"s', 'ß')):
+                    line_text = line_text.replace(a, b)
+                cur['text'][key] = (cur['text'][key] + ', ' if key in cur['text'] else '') + line_text
                 break
             if kw(t, d['stip'], 4):
                 cur['stip'] = toks[i+1] if i+1 < len(toks) else None; i += 2; continue

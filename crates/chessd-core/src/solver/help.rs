@@ -10,13 +10,15 @@
 //! move). As Popeye does, shorter solutions are listed too (first): a mate after k < N move
 //! pairs (`h#1` inside an `h#2`) is a solution of `h#N`, and makes the problem unsound.
 
-use std::{collections::HashSet, time::Instant};
+use std::{collections::HashSet, hash::BuildHasherDefault, time::Instant};
 
 use super::{
+    checks::CheckSquares,
     limits::{Limits, NodeCount},
+    selfmate::KeyHasher,
     SolveError, Solver,
 };
-use crate::{Move, Position};
+use crate::{Move, PieceMoves, Position};
 
 /// The solutions of a helpmate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,7 +54,7 @@ pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<HelpSolution,
     let limits = Limits::of(solver);
     let mut search = HelpSearch {
         limits: &limits,
-        failed: HashSet::new(),
+        failed: HashSet::default(),
         cap: table_cap(solver.table_mb),
         line: Vec::with_capacity(2 * solver.mate_in as usize),
         solutions: Vec::new(),
@@ -76,7 +78,7 @@ pub(super) fn solve(solver: &Solver<'_>, start: Instant) -> Result<HelpSolution,
 struct HelpSearch<'l, 'a> {
     limits: &'l Limits<'a>,
     /// (position key, moves left) proven to have no solution.
-    failed: HashSet<(u64, u32)>,
+    failed: HashSet<(u64, u32), BuildHasherDefault<KeyHasher>>,
     cap: usize,
     line: Vec<Move>,
     solutions: Vec<Vec<Move>>,
@@ -103,7 +105,12 @@ impl HelpSearch<'_, '_> {
         }
         let mut any = false;
         for &mv in pos.legal_moves().iter() {
-            let child = pos.after(mv);
+            // The last move's position is not looked up, so it needs no hash.
+            let child = if left == 2 {
+                pos.after_unhashed(mv)
+            } else {
+                pos.after(mv)
+            };
             self.line.push(mv);
             any |= self.search(&child, left - 1);
             self.line.pop();
@@ -120,21 +127,24 @@ impl HelpSearch<'_, '_> {
         any
     }
 
-    /// Records every checkmating move of the side to move; whether any.
+    /// Records every checkmating move of the side to move; whether any. Only the moves the
+    /// check squares allow are made and tested.
     fn mates(&mut self, pos: &Position) -> bool {
+        let cs = CheckSquares::new(pos);
         let mut any = false;
-        for &mv in pos.legal_moves().iter() {
-            if !pos.gives_check(mv) {
-                continue;
+        pos.generate_moves(|group| {
+            let to = cs.candidates(pos, &group);
+            for mv in (PieceMoves { to, ..group }) {
+                let child = pos.after_unhashed(mv);
+                if child.is_check() && !child.has_legal_moves() {
+                    let mut line = self.line.clone();
+                    line.push(mv);
+                    self.solutions.push(line);
+                    any = true;
+                }
             }
-            let child = pos.after(mv);
-            if child.count_legal() == 0 {
-                let mut line = self.line.clone();
-                line.push(mv);
-                self.solutions.push(line);
-                any = true;
-            }
-        }
+            false
+        });
         any
     }
 }
