@@ -98,8 +98,9 @@ fn load_cases(data: &str, set: &str, ns: &[u32], per_n: usize) -> Vec<Case> {
     cases
 }
 
-/// Finds a mate in at most N with chessd (one thread, the cap as deadline) and checks it.
-fn chessd_find(case: &Case, cap: Duration) -> Outcome {
+/// Finds a mate in at most N with chessd (one thread, the cap as deadline) and checks it;
+/// returns the outcome and the nodes searched (0 when stopped).
+fn chessd_find(case: &Case, cap: Duration) -> (Outcome, u64) {
     let pos = Position::from_fen(&case.fen, FenMode::Strict).expect("a valid FEN");
     let start = Instant::now();
     let result = Solver::new(pos)
@@ -118,20 +119,29 @@ fn chessd_find(case: &Case, cap: Duration) -> Outcome {
             assert!(mate <= case.n, "{}: mate in {mate} > {}", case.id, case.n);
             if !s.tree_complete {
                 // A proof whose tree the cap cut: not counted as solved.
-                return Outcome {
-                    time: cap,
-                    mate: None,
-                };
+                return (
+                    Outcome {
+                        time: cap,
+                        mate: None,
+                    },
+                    s.nodes,
+                );
             }
-            Outcome {
-                time,
-                mate: Some(mate),
-            }
+            (
+                Outcome {
+                    time,
+                    mate: Some(mate),
+                },
+                s.nodes,
+            )
         }
-        Err(SolveError::Stopped { .. }) => Outcome {
-            time: cap,
-            mate: None,
-        },
+        Err(SolveError::Stopped { nodes, .. }) => (
+            Outcome {
+                time: cap,
+                mate: None,
+            },
+            nodes,
+        ),
         Err(e) => panic!("{}: {e}", case.id),
     }
 }
@@ -163,10 +173,13 @@ fn main() {
     for (i, case) in cases.iter().enumerate() {
         let mut ours = None;
         let mut theirs = None;
+        let mut nodes = 0;
         for side in 0..2 {
             if (side + i) % 2 == 0 {
                 if only != "stockfish" {
-                    ours = Some(chessd_find(case, cap));
+                    let (outcome, n) = chessd_find(case, cap);
+                    ours = Some(outcome);
+                    nodes = n;
                 }
             } else if let Some(sf) = &mut stockfish {
                 theirs = Some(sf.go_mate(&case.fen, case.n, cap).0);
@@ -182,12 +195,13 @@ fn main() {
                 }) => format!("{:.1} (#{m})", ms(time)),
             };
             println!(
-                "{:<10} N={:<2} sf#{:<2} {:>18} {:>18}",
+                "{:<10} N={:<2} #{:<2} {:>18} {:>18} {:>12}",
                 case.id,
                 case.n,
                 case.mate,
                 show(ours),
-                show(theirs)
+                show(theirs),
+                nodes
             );
         }
         rows.push((ours, theirs));

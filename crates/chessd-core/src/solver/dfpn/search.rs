@@ -439,3 +439,29 @@ fn select(children: &[Child], attacker: bool) -> (usize, u32) {
     }
     (best, second)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn child(pn: u32, dn: u32) -> Child {
+        Child {
+            pos: Position::default(),
+            num: Numbers { pn, dn, len: 1 },
+        }
+    }
+
+    #[test]
+    fn a_settled_child_keeps_its_parent_settled_whatever_its_siblings_add() {
+        // Attacker node: a proven child, then finite siblings: proven, disproof number INF
+        // (it was LARGE, and a defender node above searched such a node forever).
+        let or = aggregate(&[child(3, 2), child(0, INF), child(5, 7)], true);
+        assert_eq!((or.pn, or.dn, or.len), (0, INF, 2));
+        // Defender node: a disproven child among finite ones: proof number INF.
+        let and = aggregate(&[child(2, 3), child(INF, 0), child(4, 1)], false);
+        assert_eq!((and.pn, and.dn), (INF, 0));
+        // Finite sums still saturate below INF.
+        let big = aggregate(&[child(1, LARGE), child(1, LARGE)], true);
+        assert_eq!(big.dn, LARGE);
+    }
+}
