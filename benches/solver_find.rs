@@ -20,7 +20,7 @@
 //! tune on; `report` by default), `CHESSD_BENCH_N=4,6` (only those N), `CHESSD_BENCH_PER_N=20`
 //! (the most positions per N, in file order), `CHESSD_BENCH_DATA=games` (the game mates),
 //! `CHESSD_BENCH_ONLY=chessd` (or `stockfish`),
-//! `CHESSD_BENCH_VERBOSE=1` (every position), `STOCKFISH=/path`.
+//! `CHESSD_BENCH_VERBOSE=1` (every position: times and chessd's nodes), `STOCKFISH=/path`.
 
 use std::time::{Duration, Instant};
 
