@@ -1,8 +1,11 @@
 //! The find mode (`Solver::find`, df-pn) against Stockfish's `go mate N`, in one run.
 //!
-//! Positions: game mates from `tests/data/puzzles/` (made by `generate_mates.py`; its README
-//! tells how): for N = 4, 6, 8 the rows of `mates_2_8.csv` whose Stockfish mate is N, for
-//! N = 10, 12, 15, 20 the rows of `mates_9_20.csv` in that bucket (Stockfish's mate in 9-10,
+//! Positions: by default `tests/data/puzzles/matetrack_find.csv`, 20 `dev` and 20 `report`
+//! positions for each N = 4, 6, 8, 10, 12, 15, 20 whose fastest known mate is exactly N, from
+//! the Stockfish mate-tracking suite (vondele/matetrack; `pick_matetrack.py` and the puzzles
+//! README tell how). With `CHESSD_BENCH_DATA=games`, the older game mates made here by
+//! `generate_mates.py`: for N = 4, 6, 8 the rows of `mates_2_8.csv` whose Stockfish mate is N,
+//! for N = 10, 12, 15, 20 the rows of `mates_9_20.csv` in that bucket (Stockfish's mate in 9-10,
 //! 11-12, 13-15, 16-20). Both sides are asked for a mate in at most N; one thread each, the same
 //! cap (`CHESSD_BENCH_CAP` seconds, default 10); a position not solved within it counts as the
 //! cap in the medians. The two are timed alternately position by position (chessd first on
@@ -15,8 +18,9 @@
 //!
 //! Run with `cargo bench -p chessd-core --bench solver_find` (it needs only the core). Environment: `CHESSD_BENCH_SET=dev` (the set to
 //! tune on; `report` by default), `CHESSD_BENCH_N=4,6` (only those N), `CHESSD_BENCH_PER_N=20`
-//! (the most positions per N, in file order), `CHESSD_BENCH_ONLY=chessd` (or `stockfish`),
-//! `CHESSD_BENCH_VERBOSE=1` (every position), `STOCKFISH=/path`.
+//! (the most positions per N, in file order), `CHESSD_BENCH_DATA=games` (the game mates),
+//! `CHESSD_BENCH_ONLY=chessd` (or `stockfish`),
+//! `CHESSD_BENCH_VERBOSE=1` (every position: times and chessd's nodes), `STOCKFISH=/path`.
 
 use std::time::{Duration, Instant};
 
@@ -37,6 +41,10 @@ const DEEP: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/data/puzzles/mates_9_20.csv"
 );
+const MATETRACK: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/data/puzzles/matetrack_find.csv"
+);
 
 /// The N of the report table.
 const NS: [u32; 7] = [4, 6, 8, 10, 12, 15, 20];
@@ -45,7 +53,8 @@ const NS: [u32; 7] = [4, 6, 8, 10, 12, 15, 20];
 struct Case {
     id: String,
     fen: String,
-    /// Stockfish's mate length in its deep analysis.
+    /// The fastest known mate (matetrack's `bm #N`), or Stockfish's length in its deep analysis
+    /// (the game mates).
     mate: u32,
     /// The N both are asked for.
     n: u32,
@@ -54,15 +63,25 @@ struct Case {
 /// One position's outcomes: chessd's, Stockfish's.
 type Row = (Option<Outcome>, Option<Outcome>);
 
-fn load_cases(set: &str, ns: &[u32], per_n: usize) -> Vec<Case> {
+fn load_cases(data: &str, set: &str, ns: &[u32], per_n: usize) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
-    // A missing file gives no rows (the deep file is optional while it is generated).
-    let rows = read_csv(SHALLOW)
-        .into_iter()
-        .flatten()
-        .chain(read_csv(DEEP).into_iter().flatten());
-    for r in rows.filter(|r| r["set"] == set) {
-        let mate: u32 = r["mate"].parse().expect("a mate length");
+    let rows: Vec<_> = if data == "games" {
+        // A missing file gives no rows (the deep file is optional while it is generated).
+        read_csv(SHALLOW)
+            .into_iter()
+            .flatten()
+            .chain(read_csv(DEEP).into_iter().flatten())
+            .collect()
+    } else {
+        read_csv(MATETRACK).expect("tests/data/puzzles/matetrack_find.csv")
+    };
+    for r in rows.into_iter().filter(|r| r["set"] == set) {
+        // matetrack rows: `n` is the exact mate; game rows: `mate`, and `bucket` for the deep ones.
+        let mate: u32 = r
+            .get("mate")
+            .unwrap_or_else(|| &r["n"])
+            .parse()
+            .expect("a mate length");
         let n = r
             .get("bucket")
             .map_or(mate, |b| b.parse().expect("a bucket"));
@@ -79,8 +98,9 @@ fn load_cases(set: &str, ns: &[u32], per_n: usize) -> Vec<Case> {
     cases
 }
 
-/// Finds a mate in at most N with chessd (one thread, the cap as deadline) and checks it.
-fn chessd_find(case: &Case, cap: Duration) -> Outcome {
+/// Finds a mate in at most N with chessd (one thread, the cap as deadline) and checks it;
+/// returns the outcome and the nodes searched (0 when stopped).
+fn chessd_find(case: &Case, cap: Duration) -> (Outcome, u64) {
     let pos = Position::from_fen(&case.fen, FenMode::Strict).expect("a valid FEN");
     let start = Instant::now();
     let result = Solver::new(pos)
@@ -99,20 +119,29 @@ fn chessd_find(case: &Case, cap: Duration) -> Outcome {
             assert!(mate <= case.n, "{}: mate in {mate} > {}", case.id, case.n);
             if !s.tree_complete {
                 // A proof whose tree the cap cut: not counted as solved.
-                return Outcome {
-                    time: cap,
-                    mate: None,
-                };
+                return (
+                    Outcome {
+                        time: cap,
+                        mate: None,
+                    },
+                    s.nodes,
+                );
             }
-            Outcome {
-                time,
-                mate: Some(mate),
-            }
+            (
+                Outcome {
+                    time,
+                    mate: Some(mate),
+                },
+                s.nodes,
+            )
         }
-        Err(SolveError::Stopped { .. }) => Outcome {
-            time: cap,
-            mate: None,
-        },
+        Err(SolveError::Stopped { nodes, .. }) => (
+            Outcome {
+                time: cap,
+                mate: None,
+            },
+            nodes,
+        ),
         Err(e) => panic!("{}: {e}", case.id),
     }
 }
@@ -127,7 +156,8 @@ fn main() {
     let verbose = std::env::var("CHESSD_BENCH_VERBOSE").is_ok_and(|v| v != "0");
     let only = std::env::var("CHESSD_BENCH_ONLY").unwrap_or_default();
     let program = std::env::var("STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
-    let cases = load_cases(&set, &ns, per_n);
+    let data = std::env::var("CHESSD_BENCH_DATA").unwrap_or_else(|_| "matetrack".into());
+    let cases = load_cases(&data, &set, &ns, per_n);
 
     let mut stockfish = if only != "chessd" {
         let sf = Stockfish::start(&program);
@@ -143,10 +173,13 @@ fn main() {
     for (i, case) in cases.iter().enumerate() {
         let mut ours = None;
         let mut theirs = None;
+        let mut nodes = 0;
         for side in 0..2 {
             if (side + i) % 2 == 0 {
                 if only != "stockfish" {
-                    ours = Some(chessd_find(case, cap));
+                    let (outcome, n) = chessd_find(case, cap);
+                    ours = Some(outcome);
+                    nodes = n;
                 }
             } else if let Some(sf) = &mut stockfish {
                 theirs = Some(sf.go_mate(&case.fen, case.n, cap).0);
@@ -162,19 +195,20 @@ fn main() {
                 }) => format!("{:.1} (#{m})", ms(time)),
             };
             println!(
-                "{:<10} N={:<2} sf#{:<2} {:>18} {:>18}",
+                "{:<10} N={:<2} #{:<2} {:>18} {:>18} {:>12}",
                 case.id,
                 case.n,
                 case.mate,
                 show(ours),
-                show(theirs)
+                show(theirs),
+                nodes
             );
         }
         rows.push((ours, theirs));
     }
 
     println!(
-        "find-mode benchmark: set {set}, cap {:.0} s a position, one thread each; chessd \
+        "find-mode benchmark: {data} set {set}, cap {:.0} s a position, one thread each; chessd \
          find (proof + complete proof tree) vs Stockfish 'go mate N'",
         cap.as_secs_f64()
     );

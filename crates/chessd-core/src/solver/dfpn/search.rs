@@ -177,6 +177,31 @@ impl<'a> Search<'a> {
                 return num;
             }
         }
+        self.search_node(pos, depth, attacker, thpn, thdn)
+    }
+
+    /// Searches the attacker node `pos` again, its own table entry not read (its children's
+    /// are), until proven or disproven or stopped: the proof tree's way to find a proven move
+    /// of a node whose children's entries were replaced while its own stayed.
+    pub(super) fn prove_again(&mut self, pos: &Position, depth: u32) -> Numbers {
+        let num = self.search_node(pos, depth, true, INF, INF);
+        if num.settled() || self.stopped {
+            return num;
+        }
+        self.prove(pos, depth)
+    }
+
+    /// The body of [`Search::mid`] after the table lookup: expands `pos` and searches its
+    /// children.
+    fn search_node(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        attacker: bool,
+        thpn: u32,
+        thdn: u32,
+    ) -> Numbers {
+        let hash = pos.hash();
         let before = self.total_nodes();
         self.count(1);
         if depth < LEAF_DEPTH || (attacker && depth == LEAF_DEPTH) {
@@ -263,12 +288,16 @@ impl<'a> Search<'a> {
                     len: u32::from(e.len),
                 },
                 None => {
-                    // Only checks have their replies counted (few, and they find the mates);
-                    // a quiet move that stalemates is disproven when it is searched.
+                    // Every move has the defender's replies counted (the initial numbers);
+                    // a move that leaves none mates or stalemates.
                     let check = child.is_check();
-                    let replies = if check { child.count_legal() as u32 } else { 0 };
-                    if check && replies == 0 {
-                        return Some(Numbers::proven(1));
+                    let replies = child.count_legal() as u32;
+                    if replies == 0 {
+                        if check {
+                            return Some(Numbers::proven(1));
+                        }
+                        // Stalemate: the move fails.
+                        continue;
                     }
                     let (pn, dn) = numbers::after_attack(pos, mv, replies, check);
                     Numbers { pn, dn, len: 0 }
@@ -359,7 +388,15 @@ fn aggregate(children: &[Child], attacker: bool) -> Numbers {
             (c.num.dn, c.num.pn)
         };
         min = min.min(m);
-        sum = if s >= INF { INF } else { (sum + s).min(LARGE) };
+        // INF absorbs: a proven child makes an attacker node's disproof number INF (and a
+        // disproven one a defender node's proof number), whatever its siblings add. (Before,
+        // a finite sibling after it brought the sum back to LARGE: a proven node with a
+        // finite disproof number, which a defender node could select and search forever.)
+        sum = if s >= INF || sum >= INF {
+            INF
+        } else {
+            (sum + s).min(LARGE)
+        };
         if c.num.pn == 0 {
             len = if attacker {
                 len.min(c.num.len + 1)
@@ -401,4 +438,30 @@ fn select(children: &[Child], attacker: bool) -> (usize, u32) {
         }
     }
     (best, second)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn child(pn: u32, dn: u32) -> Child {
+        Child {
+            pos: Position::default(),
+            num: Numbers { pn, dn, len: 1 },
+        }
+    }
+
+    #[test]
+    fn a_settled_child_keeps_its_parent_settled_whatever_its_siblings_add() {
+        // Attacker node: a proven child, then finite siblings: proven, disproof number INF
+        // (it was LARGE, and a defender node above searched such a node forever).
+        let or = aggregate(&[child(3, 2), child(0, INF), child(5, 7)], true);
+        assert_eq!((or.pn, or.dn, or.len), (0, INF, 2));
+        // Defender node: a disproven child among finite ones: proof number INF.
+        let and = aggregate(&[child(2, 3), child(INF, 0), child(4, 1)], false);
+        assert_eq!((and.pn, and.dn), (INF, 0));
+        // Finite sums still saturate below INF.
+        let big = aggregate(&[child(1, LARGE), child(1, LARGE)], true);
+        assert_eq!(big.dn, LARGE);
+    }
 }

@@ -38,9 +38,16 @@ impl<'s, 'a> ProofBuilder<'s, 'a> {
         if let Some(mv) = mate_in_one(pos) {
             return Some((mv, 1));
         }
-        if depth <= LEAF_DEPTH {
+        // A node proven at another depth may have been settled by the leaf solver there
+        // (the table answers every depth at least as long as the mate), so its children
+        // are not in the proof-number table: the leaf solver finds the move again.
+        let leaf_len = match self.search.table.get(pos.hash(), depth) {
+            Some(e) if e.pn == 0 && u32::from(e.len) <= LEAF_DEPTH => u32::from(e.len),
+            _ => depth,
+        };
+        if leaf_len <= LEAF_DEPTH {
             // Settled by the leaf solver, whose table the proof-number table does not see.
-            for j in 2..=depth {
+            for j in 2..=leaf_len {
                 if let Some(mv) = self.search.leaf.mating_move(pos, j)? {
                     return Some((mv, j));
                 }
@@ -60,7 +67,7 @@ impl<'s, 'a> ProofBuilder<'s, 'a> {
             if best.is_some() {
                 return best;
             }
-            let num = self.search.prove(pos, depth);
+            let num = self.search.prove_again(pos, depth);
             if num.pn != 0 {
                 return None;
             }
