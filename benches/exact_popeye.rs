@@ -16,7 +16,8 @@
 //!
 //! Run with `POPEYE=/tmp/popeye/py cargo bench -p chessd-core --bench exact_popeye` (without
 //! `POPEYE` only chessd is timed). `CHESSD_BENCH_SET=report|dev|all` (default `report`: the
-//! set not looked at while tuning); `CHESSD_BENCH_VERBOSE=1` prints every problem.
+//! set not looked at while tuning); `CHESSD_BENCH_VERBOSE=1` prints every problem;
+//! `CHESSD_BENCH_ONLY=<id>` times one problem.
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -108,9 +109,9 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// chessd's answer (shortest length, 0 for none; every key within N, UCI, sorted) and its
-/// time in seconds.
-fn chessd(pos: Position, n: u32, threads: usize) -> ((u32, BTreeSet<String>), f64) {
+/// chessd's answer (shortest length, 0 for none; every key within N, UCI, sorted), its time
+/// in seconds and the positions it searched.
+fn chessd(pos: Position, n: u32, threads: usize) -> ((u32, BTreeSet<String>), f64, u64) {
     let start = Instant::now();
     let sol = Solver::new(pos)
         .mate_in(n)
@@ -127,15 +128,17 @@ fn chessd(pos: Position, n: u32, threads: usize) -> ((u32, BTreeSet<String>), f6
         .iter()
         .map(|&k| pos.uci(k))
         .collect();
-    ((sol.mate.unwrap_or(0), keys), secs)
+    ((sol.mate.unwrap_or(0), keys), secs, sol.nodes)
 }
 
 /// Per N: chessd one thread, chessd two threads, Popeye wall, Popeye's own time (medians of
-/// each problem).
+/// each problem), and the positions chessd searched with two threads per position searched
+/// with one (the parallel search's extra work).
 #[derive(Default)]
 struct Row {
     one: Vec<f64>,
     two: Vec<f64>,
+    extra: Vec<f64>,
     wall: Vec<f64>,
     own: Vec<f64>,
 }
@@ -148,6 +151,7 @@ fn main() {
         .unwrap_or(3);
     let set = std::env::var("CHESSD_BENCH_SET").unwrap_or_else(|_| "report".into());
     let verbose = std::env::var("CHESSD_BENCH_VERBOSE").is_ok();
+    let only = std::env::var("CHESSD_BENCH_ONLY").ok();
     let text = std::fs::read_to_string(DATA).expect("the data file");
 
     // Popeye's start-up floor: a mate in one, whose solving takes no measurable time.
@@ -169,6 +173,9 @@ fn main() {
         if set != "all" && f[1] != set {
             continue;
         }
+        if only.as_ref().is_some_and(|id| id != f[0]) {
+            continue;
+        }
         let n: u32 = f[2].parse().expect("N");
         let pos = Position::from_fen(f[3], FenMode::Strict).expect("a FEN");
         let expected: (u32, BTreeSet<String>) = (
@@ -180,19 +187,22 @@ fn main() {
         );
         let input = popeye_input(f[3], &format!("#{n}"));
         let (mut one, mut two, mut wall, mut own) = (vec![], vec![], vec![], vec![]);
+        let (mut nodes_one, mut nodes_two) = (vec![], vec![]);
         for run in 0..runs {
             // Alternate who goes first, so that both see the same load.
             for step in 0..3 {
                 match (step + run) % 3 {
                     0 => {
-                        let (answer, secs) = chessd(pos, n, 1);
+                        let (answer, secs, nodes) = chessd(pos, n, 1);
                         assert_eq!(answer, expected, "{}: chessd differs from Popeye", f[0]);
                         one.push(secs);
+                        nodes_one.push(nodes as f64);
                     }
                     1 => {
-                        let (answer, secs) = chessd(pos, n, 2);
+                        let (answer, secs, nodes) = chessd(pos, n, 2);
                         assert_eq!(answer, expected, "{}: chessd differs from Popeye", f[0]);
                         two.push(secs);
+                        nodes_two.push(nodes as f64);
                     }
                     _ => {
                         if let Some(py) = &py {
@@ -205,12 +215,15 @@ fn main() {
             }
         }
         let (one, two, wall, own) = (median(one), median(two), median(wall), median(own));
+        let (nodes_one, nodes_two) = (median(nodes_one), median(nodes_two));
         if verbose {
             println!(
-                "{:28} #{n} chessd {:8.2} ms (2 threads {:8.2})  Popeye {:8.1} ms wall, {:8.1} ms own",
+                "{:28} #{n} chessd {:8.2} ms {:9} nodes (2 threads {:8.2} ms {:9} nodes)  Popeye {:8.1} ms wall, {:8.1} ms own",
                 f[0],
                 one * 1e3,
+                nodes_one,
                 two * 1e3,
+                nodes_two,
                 wall * 1e3,
                 own * 1e3
             );
@@ -218,6 +231,7 @@ fn main() {
         let row = table.entry(n).or_default();
         row.one.push(one);
         row.two.push(two);
+        row.extra.push(nodes_two / nodes_one);
         row.wall.push(wall);
         row.own.push(own);
     }
@@ -229,15 +243,16 @@ fn main() {
     }
     println!("set: {set}, {runs} runs per problem");
     println!(
-        "| N | problems | chessd 1 thread (ms) | chessd 2 threads (ms) | 1 / 2 threads | Popeye wall (ms) | Popeye own (ms) | Popeye wall / chessd | Popeye own / chessd |"
+        "| N | problems | chessd 1 thread (ms) | chessd 2 threads (ms) | 1 / 2 threads | nodes 2 / 1 threads | Popeye wall (ms) | Popeye own (ms) | Popeye wall / chessd | Popeye own / chessd |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (n, row) in table {
         let count = row.one.len();
         let (one, two) = (median(row.one) * 1e3, median(row.two) * 1e3);
         let (wall, own) = (median(row.wall) * 1e3, median(row.own) * 1e3);
+        let extra = median(row.extra);
         println!(
-            "| #{n} | {count} | {one:.3} | {two:.3} | {:.2}x | {wall:.1} | {own:.1} | {:.1}x | {:.1}x |",
+            "| #{n} | {count} | {one:.3} | {two:.3} | {:.2}x | {extra:.2} | {wall:.1} | {own:.1} | {:.1}x | {:.1}x |",
             one / two,
             wall / one,
             own / one

@@ -58,10 +58,22 @@ fn the_data_covers_every_n_with_twenty_problems() {
 
 #[test]
 fn exact_mode_finds_popeyes_length_and_keys() {
+    same_as_popeye(1);
+}
+
+/// Two threads share the root moves and, at the end of an iteration, help with each other's
+/// unsettled moves: the answers must not change.
+#[test]
+fn exact_mode_on_two_threads_finds_the_same() {
+    same_as_popeye(2);
+}
+
+fn same_as_popeye(threads: usize) {
     for p in problems() {
         let pos = Position::from_fen(&p.fen, FenMode::Strict).unwrap();
         let sol = Solver::new(pos)
             .mate_in(p.n)
+            .threads(threads)
             .find_all_keys(true)
             .keys_within(true)
             .solve()
