@@ -64,6 +64,15 @@ pub const DEFAULT_TREE_LIMIT: usize = 100_000;
 /// usually some tens of times bigger).
 const PARALLEL_MIN_NODES: u64 = 5_000;
 
+/// Table entries allotted for the next iteration per node searched so far. With 64 (before),
+/// a sixth of a small solve's time (perf, a #5 of 16 ms) went into zeroing and faulting in a
+/// table far bigger than it fills: the #2-#5 problems of `tests/data/exact` took 3.6 s of CPU
+/// (one and two threads, each once) and 195,000 page faults; with 16, 3.0 s and 39,000, for
+/// 4 % fewer nodes; with 4, 2.8 s, but six game mates in 6 (`dev` set of
+/// `tests/data/puzzles/mates_2_8.csv`) then searched 13 % more nodes (with 16: 4 % more
+/// nodes, 3 % more CPU).
+const TABLE_ENTRIES_PER_NODE: u64 = 16;
+
 /// The smallest table the solver starts with (bytes).
 const INITIAL_TABLE_BYTES: usize = 64 << 10;
 
@@ -351,9 +360,11 @@ impl<'a> Solver<'a> {
                 return Err(stopped(reason, n - 1, nodes));
             }
             // Grow the table for the coming iteration (usually some tens of times bigger than
-            // all before it): 64 entries of 16 bytes per node so far, within the limit. When
-            // old and new table would not fit together, the old entries are given up.
-            let wanted = (nodes.saturating_mul(64 * 16)).min(max_bytes as u64) as usize;
+            // all before it): TABLE_ENTRIES_PER_NODE entries of 16 bytes per node so far,
+            // within the limit. When old and new table would not fit together, the old
+            // entries are given up.
+            let wanted =
+                (nodes.saturating_mul(TABLE_ENTRIES_PER_NODE * 16)).min(max_bytes as u64) as usize;
             if wanted > table.bytes() * 2 {
                 table = if table.bytes() + wanted <= max_bytes {
                     table.resized(wanted)
