@@ -64,6 +64,15 @@ pub const DEFAULT_TREE_LIMIT: usize = 100_000;
 /// usually some tens of times bigger).
 const PARALLEL_MIN_NODES: u64 = 5_000;
 
+/// Table entries allotted for the next iteration per node searched so far. With 64 (before),
+/// a sixth of a small solve's time (perf, a #5 of 16 ms) went into zeroing and faulting in a
+/// table far bigger than it fills: the #2-#5 problems of `tests/data/exact` took 3.6 s of CPU
+/// (one and two threads, each once) and 195,000 page faults; with 16, 3.0 s and 39,000, for
+/// 4 % fewer nodes; with 4, 2.8 s, but six game mates in 6 (`dev` set of
+/// `tests/data/puzzles/mates_2_8.csv`) then searched 13 % more nodes (with 16: 4 % more
+/// nodes, 3 % more CPU).
+const TABLE_ENTRIES_PER_NODE: u64 = 16;
+
 /// The smallest table the solver starts with (bytes).
 const INITIAL_TABLE_BYTES: usize = 64 << 10;
 
@@ -360,9 +369,11 @@ impl<'a> Solver<'a> {
                 return Err(stopped(reason, n - 1, nodes));
             }
             // Grow the table for the coming iteration (usually some tens of times bigger than
-            // all before it): 64 entries of 16 bytes per node so far, within the limit. When
-            // old and new table would not fit together, the old entries are given up.
-            let wanted = (nodes.saturating_mul(64 * 16)).min(max_bytes as u64) as usize;
+            // all before it): TABLE_ENTRIES_PER_NODE entries of 16 bytes per node so far,
+            // within the limit. When old and new table would not fit together, the old
+            // entries are given up.
+            let wanted =
+                (nodes.saturating_mul(TABLE_ENTRIES_PER_NODE * 16)).min(max_bytes as u64) as usize;
             if wanted > table.bytes() * 2 {
                 table = if table.bytes() + wanted <= max_bytes {
                     table.resized(wanted)
@@ -552,12 +563,12 @@ impl Iteration<'_, '_> {
         let searched: Vec<AtomicU64> = sizes.iter().map(|&n| AtomicU64::new(n)).collect();
         let next = AtomicUsize::new(0);
         if killers.len() == 1 {
-            *nodes += self.work(&mut killers[0], &next, &results, &searched);
+            *nodes += self.work(&mut killers[0], &next, &results, &searched, false);
         } else {
             std::thread::scope(|s| {
                 let handles: Vec<_> = killers
                     .iter_mut()
-                    .map(|k| s.spawn(|| self.work(k, &next, &results, &searched)))
+                    .map(|k| s.spawn(|| self.work(k, &next, &results, &searched, true)))
                     .collect();
                 for h in handles {
                     // A searcher thread does not panic; count nothing if one did.
@@ -572,32 +583,57 @@ impl Iteration<'_, '_> {
         results.into_iter().map(AtomicU8::into_inner).collect()
     }
 
-    /// One thread's share: takes root moves until none is left; returns its node count.
-    fn work(
-        &self,
+    /// One thread's share: takes root moves until none is left; then, when every move must
+    /// be settled and other threads are still at theirs, helps with the unsettled ones (the
+    /// biggest first): the shared table gives the helper what the other has proven, the first
+    /// to settle a move settles it and the other abandons it. A thread that is late (a busy
+    /// machine, or one big move at the end) so no longer holds the iteration up alone.
+    /// Returns the thread's node count.
+    fn work<'s>(
+        &'s self,
         killers: &mut Killers,
         next: &AtomicUsize,
-        results: &[AtomicU8],
+        results: &'s [AtomicU8],
         sizes: &[AtomicU64],
+        shared: bool,
     ) -> u64 {
         let mut searcher = Searcher::new(self.table, self.limits, *killers);
+        let helping = shared && !self.first_only;
         while !(self.first_only && self.limits.is_enough()) {
-            let Some(&i) = self.order.get(next.fetch_add(1, Relaxed)) else {
-                break;
+            let i = match self.order.get(next.fetch_add(1, Relaxed)) {
+                Some(&i) => i,
+                None if helping => {
+                    match self
+                        .order
+                        .iter()
+                        .find(|&&i| results[i].load(Relaxed) == UNKNOWN)
+                    {
+                        Some(&i) => i,
+                        None => break,
+                    }
+                }
+                None => break,
             };
             let mv = self.moves[i];
+            if helping {
+                searcher.watch(&results[i]);
+            }
             let before = searcher.nodes;
             let answer = searcher.defend(&self.pos.after(mv), self.n - 1, 1);
-            sizes[i].store(searcher.nodes - before, Relaxed);
             match answer {
                 Some(true) => {
+                    sizes[i].store(searcher.nodes - before, Relaxed);
                     results[i].store(WIN, Relaxed);
                     if self.first_only {
                         self.limits.set_enough(true);
                         break;
                     }
                 }
-                Some(false) => results[i].store(FAIL, Relaxed),
+                Some(false) => {
+                    sizes[i].store(searcher.nodes - before, Relaxed);
+                    results[i].store(FAIL, Relaxed);
+                }
+                None if searcher.take_abandoned() => {}
                 None => break,
             }
         }

@@ -25,6 +25,7 @@ use super::{
     MAX_MATE,
 };
 use crate::{Move, Position, MAX_MOVES};
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 /// The deepest ply a search reaches (two per attacker move).
 const MAX_PLY: usize = 2 * MAX_MATE as usize + 2;
@@ -72,6 +73,11 @@ pub(crate) struct Searcher<'a> {
     pending: u64,
     stopped: bool,
     killers: Killers,
+    /// The result slot of the root move being searched, when other threads may settle it
+    /// too: once it is settled the search is abandoned (see [`Searcher::watch`]).
+    watched: Option<&'a AtomicU8>,
+    /// Whether the search stopped because the watched root move was settled elsewhere.
+    abandoned: bool,
 }
 
 /// Moves with sort keys, on the stack.
@@ -121,7 +127,28 @@ impl<'a> Searcher<'a> {
             pending: 0,
             stopped: false,
             killers,
+            watched: None,
+            abandoned: false,
         }
+    }
+
+    /// Searches from now on for the root move whose result is `slot` (0 while unsettled):
+    /// when another thread settles it, the search stops (as for a limit, checked every
+    /// [`CHECK_INTERVAL`] nodes) and [`Searcher::take_abandoned`] tells so.
+    pub(super) fn watch(&mut self, slot: &'a AtomicU8) {
+        self.watched = Some(slot);
+        self.abandoned = false;
+        self.stopped = false;
+    }
+
+    /// Whether the last search stopped because its root move was settled elsewhere (and not
+    /// for a limit); clears that state so that the searcher can go on.
+    pub(super) fn take_abandoned(&mut self) -> bool {
+        let abandoned = std::mem::take(&mut self.abandoned);
+        if abandoned {
+            self.stopped = false;
+        }
+        abandoned
     }
 
     /// Reports the pending nodes and returns the killers and the nodes visited.
@@ -135,6 +162,10 @@ impl<'a> Searcher<'a> {
         let batch = std::mem::take(&mut self.pending);
         if self.limits.report(batch) {
             self.stopped = true;
+            self.abandoned = false;
+        } else if self.watched.is_some_and(|slot| slot.load(Relaxed) != 0) {
+            self.stopped = true;
+            self.abandoned = true;
         }
     }
 

@@ -25,5 +25,6 @@ mod search_tesla;
 #[cfg(feature = "serde")]
 mod serde_forms;
 mod solver;
+mod solver_exact;
 mod solver_find;
 mod solver_stip;
