@@ -32,7 +32,7 @@ use super::{
     tree::{negate, pv, recompute, Node, State, TERMINAL_DEPTH},
     TeslaStats,
 };
-use crate::search::score::{DRAW, MATE};
+use crate::search::score::{DRAW, MATE, MATE_BOUND};
 use crate::{
     search::{
         eval::{is_dead_draw, pst_gain},
@@ -60,9 +60,11 @@ pub(super) struct Run<'a> {
     /// The batch being filled: node indices and their positions.
     pub(super) batch: Vec<u32>,
     pub(super) batch_pos: Vec<Position>,
+    /// The threshold each leaf of the batch is compared with (from its side to move).
+    pub(super) batch_t: Vec<i32>,
     values: Vec<i32>,
     /// Ranked candidates of the levels being descended.
-    scratch: Vec<(f64, u32)>,
+    scratch: Vec<(f64, u32, i32)>,
     /// Nodes visited (expansions and the evaluator's nodes).
     pub(super) visited: u64,
     /// The most nodes the tree may hold.
@@ -73,6 +75,9 @@ pub(super) struct Run<'a> {
     pub(super) stats: TeslaStats,
     /// Root moves allowed (`searchmoves`), empty for all.
     pub(super) root_moves: Vec<Move>,
+    /// The root's best child when the last desired depth was settled.
+    completed_best: Option<usize>,
+    pv_first: bool,
 }
 
 /// What a descent did.
@@ -82,10 +87,11 @@ pub(super) enum Step {
     Promoted,
     /// Nothing promotable outside the batch.
     Blocked,
+    /// Nothing left to promote at this desired depth.
+    Settled,
     /// The tree is full.
     Full,
 }
-
 impl<'a> Run<'a> {
     /// A run from `root` with the game's `history` keys.
     pub(super) fn new(
@@ -108,6 +114,7 @@ impl<'a> Run<'a> {
             desired: 1,
             batch: Vec::new(),
             batch_pos: Vec::new(),
+            batch_t: Vec::new(),
             values: Vec::new(),
             scratch: Vec::new(),
             visited: 0,
@@ -116,6 +123,8 @@ impl<'a> Run<'a> {
             seldepth: 0,
             stats: TeslaStats::default(),
             root_moves,
+            completed_best: None,
+            pv_first: std::env::var("TESLA_PVFIRST").is_ok(),
         };
         run.visited += run
             .evaluator
@@ -138,108 +147,260 @@ impl<'a> Run<'a> {
         if self.nodes.len() + 256 > self.capacity {
             return Step::Full;
         }
-        match self.descend(0, root, 0) {
-            Some(_) => Step::Promoted,
-            None => Step::Blocked,
-        }
+        self.descend_root(root)
     }
 
-    /// Ranks the children of expanded node `i` (at `ply`) and promotes in the best-ranked
-    /// subtree that has something to promote; the ratio of the choice made, if any.
-    fn descend(&mut self, i: usize, pos: &Position, ply: i32) -> Option<f64> {
+    /// The root, a principal variation node.
+    fn descend_root(&mut self, pos: &Position) -> Step {
+        let outcome = self.descend_pv(0, pos, 0, self.desired);
+        if outcome == Step::Settled {
+            self.nodes[0].depth = self.nodes[0].depth.max(self.desired as i16);
+            self.completed_best = self.current_best();
+        }
+        outcome
+    }
+
+    /// Whether deepening a child whose value must move by `gap` (centipawns, negative when
+    /// it must fall or rise towards the threshold) is not worth it: the probability of the
+    /// error model is below the floor. A move that gives check is never hopeless.
+    fn hopeless(&self, c: usize, d: i32, gap: i32) -> bool {
+        let child = &self.nodes[c];
+        if child.check {
+            return false;
+        }
+        let missing = (d - i32::from(child.depth)).max(1);
+        self.params.cdf(f64::from(gap) / self.params.error(missing)) < self.params.cdf_floor
+    }
+
+    /// The benefit/cost ratio of deepening child `c` at desired depth `d`, whose value must
+    /// move by `gap`.
+    fn ratio(&self, c: usize, d: i32, gap: i32) -> f64 {
+        let child = &self.nodes[c];
+        let missing = (d - i32::from(child.depth)).max(1);
+        let p = self.params.cdf(f64::from(gap) / self.params.error(missing));
+        p.max(1e-9) / self.params.cost(i32::from(child.depth))
+    }
+
+    /// A principal variation node `i` (the root, or the best child of one) at desired depth
+    /// `d`: its best child is searched as a principal variation node itself, however
+    /// unlikely its disproof (a dominant line is verified); the other children must stay at
+    /// most the best, and are deepened while their chance to overtake it clears the floor.
+    /// Candidates are taken in the order of their benefit/cost ratio.
+    fn descend_pv(&mut self, i: usize, pos: &Position, ply: i32, d: i32) -> Step {
         let node = self.nodes[i];
         let range = node.children();
-        if range.is_empty() {
-            return None;
-        }
         let best = range.start + node.best as usize;
         let best_v = negate(self.nodes[best].eval);
         let second_v = range
             .clone()
             .filter(|&c| c != best)
             .map(|c| negate(self.nodes[c].eval))
-            .max();
-        let child_desired = self.desired - ply - 1;
-        // The candidates of this level sit at the end of the shared scratch stack, above
-        // those of the levels above.
+            .max()
+            .unwrap_or(best_v);
+        let cd = d - 1;
         let start = self.scratch.len();
         for c in range.clone() {
             let child = &self.nodes[c];
-            if matches!(child.state, State::Terminal | State::Pending) {
-                continue;
-            }
-            let missing = child_desired - i32::from(child.depth);
-            if missing <= 0 {
-                continue;
-            }
-            let p = if c == best {
-                match second_v {
-                    Some(s) => self.params.change_probability(s - best_v, missing),
-                    // The only move: deepening it is the only way to deepen the node.
-                    None => 1.0,
+            if c == best {
+                if matches!(child.state, State::Terminal)
+                    || (child.state != State::Fresh && cd <= 0)
+                    || (child.state == State::Expanded && i32::from(child.pv_d) >= cd)
+                {
+                    continue;
                 }
-            } else {
-                self.params
-                    .change_probability(negate(child.eval) - best_v, missing)
-            };
-            if p > 0.0 {
-                self.scratch
-                    .push((p / self.params.cost(i32::from(child.depth)), c as u32));
+                let ratio = if self.pv_first {
+                    f64::MAX
+                } else {
+                    self.ratio(c, cd, second_v - best_v)
+                };
+                self.scratch.push((ratio, c as u32, i32::MIN));
+                continue;
             }
+            let t = -best_v;
+            if child.state == State::Pending {
+                self.scratch.push((f64::INFINITY, c as u32, t));
+                continue;
+            }
+            let gap = negate(child.eval) - best_v;
+            if self.child_settled(c, cd, t) || self.hopeless(c, cd, gap) {
+                continue;
+            }
+            self.scratch.push((self.ratio(c, cd, gap), c as u32, t));
         }
         self.scratch[start..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-        let mut chosen = None;
-        for k in start..self.scratch.len() {
-            let (ratio, c) = self.scratch[k];
+        let end = self.scratch.len();
+        let mut outcome = Step::Settled;
+        for k in start..end {
+            let (ratio, c, t) = self.scratch[k];
             let c = c as usize;
-            let promoted = match self.nodes[c].state {
-                State::Fresh => {
-                    // This leaf and the next-ranked unevaluated siblings fill the batch.
-                    let mut k = k;
-                    loop {
-                        let c = self.scratch[k].1 as usize;
-                        if self.nodes[c].state == State::Fresh {
-                            self.nodes[c].state = State::Pending;
-                            self.batch.push(c as u32);
-                            self.batch_pos.push(pos.after(self.nodes[c].mv));
-                        }
-                        k += 1;
-                        if k >= self.scratch.len() || self.batch.len() >= self.params.batch {
-                            break;
-                        }
-                    }
-                    true
-                }
-                State::Evaluated => {
-                    let child = pos.after(self.nodes[c].mv);
-                    self.keys.push(child.hash());
-                    self.expand(c, &child);
-                    self.keys.pop();
-                    true
-                }
-                State::Expanded => {
-                    let child = pos.after(self.nodes[c].mv);
-                    self.keys.push(child.hash());
-                    let found = self.descend(c, &child, ply + 1).is_some();
-                    self.keys.pop();
-                    found
-                }
-                State::Pending | State::Terminal => false,
+            let step = if t == i32::MIN {
+                self.visit_pv(c, pos, ply, cd)
+            } else {
+                self.visit(c, pos, ply, cd, t, None)
             };
-            if promoted {
-                self.seldepth = self.seldepth.max(ply as u32 + 1);
-                if ply == 0 {
-                    self.last_ratio = ratio;
-                    if c == best {
-                        self.stats.best_promotions += 1;
+            match step {
+                Step::Promoted => {
+                    if i == 0 {
+                        self.last_ratio = ratio;
+                        if c == best {
+                            self.stats.best_promotions += 1;
+                        }
                     }
+                    outcome = Step::Promoted;
+                    break;
                 }
-                chosen = Some(ratio);
-                break;
+                Step::Blocked => outcome = Step::Blocked,
+                Step::Settled | Step::Full => {}
             }
         }
         self.scratch.truncate(start);
-        chosen
+        outcome
+    }
+
+    /// Works on the best child `c` of a principal variation node as a principal variation
+    /// node at desired depth `d`.
+    fn visit_pv(&mut self, c: usize, pos: &Position, ply: i32, d: i32) -> Step {
+        if self.nodes[c].state != State::Expanded || d <= 0 {
+            return self.visit(c, pos, ply, d, 0, None);
+        }
+        let child = pos.after(self.nodes[c].mv);
+        self.keys.push(child.hash());
+        let outcome = self.descend_pv(c, &child, ply + 1, d);
+        self.keys.pop();
+        if outcome == Step::Settled {
+            let n = &mut self.nodes[c];
+            n.pv_d = d.clamp(0, i32::from(TERMINAL_DEPTH) - 1) as i16;
+            n.depth = n.depth.max(n.pv_d);
+        }
+        outcome
+    }
+
+    /// Whether child `c` needs nothing more for threshold `t` at desired depth `d`.
+    fn child_settled(&self, c: usize, d: i32, t: i32) -> bool {
+        let n = &self.nodes[c];
+        match n.state {
+            State::Terminal => true,
+            State::Pending | State::Fresh => false,
+            State::Evaluated => d <= 0,
+            State::Expanded => d <= 0 || n.settled(d, t),
+        }
+    }
+
+    /// Works on child `c` (of the node at `pos`, `ply`) for "is its value at least `t`?" at
+    /// desired depth `d`. `siblings` is the scratch range of ranked siblings whose fresh
+    /// leaves may join the batch with it.
+    fn visit(
+        &mut self,
+        c: usize,
+        pos: &Position,
+        ply: i32,
+        d: i32,
+        t: i32,
+        siblings: Option<(usize, usize)>,
+    ) -> Step {
+        match self.nodes[c].state {
+            State::Terminal => Step::Settled,
+            State::Pending => Step::Blocked,
+            State::Fresh => {
+                self.enqueue(c, pos, t);
+                if let Some((from, to)) = siblings {
+                    for k in from..to {
+                        if self.batch.len() >= self.params.batch {
+                            break;
+                        }
+                        let s = self.scratch[k].1 as usize;
+                        if self.nodes[s].state == State::Fresh {
+                            self.enqueue(s, pos, t);
+                        }
+                    }
+                }
+                self.seldepth = self.seldepth.max(ply as u32 + 1);
+                Step::Promoted
+            }
+            State::Evaluated if d <= 0 => Step::Settled,
+            State::Evaluated => {
+                let child = pos.after(self.nodes[c].mv);
+                self.keys.push(child.hash());
+                self.expand(c, &child);
+                self.keys.pop();
+                self.seldepth = self.seldepth.max(ply as u32 + 1);
+                Step::Promoted
+            }
+            State::Expanded if d <= 0 => Step::Settled,
+            State::Expanded => {
+                if self.nodes[c].settled(d, t) {
+                    return Step::Settled;
+                }
+                let child = pos.after(self.nodes[c].mv);
+                self.keys.push(child.hash());
+                let outcome = self.descend(c, &child, ply + 1, d, t);
+                self.keys.pop();
+                if outcome == Step::Settled {
+                    self.nodes[c].settle(d, t);
+                }
+                outcome
+            }
+        }
+    }
+
+    /// Puts fresh leaf `c` (a child of the node at `pos`) into the batch.
+    fn enqueue(&mut self, c: usize, pos: &Position, t: i32) {
+        self.nodes[c].state = State::Pending;
+        self.batch_t.push(t);
+        self.batch.push(c as u32);
+        self.batch_pos.push(pos.after(self.nodes[c].mv));
+    }
+
+    /// Expanded node `i` (at `ply`), asked "is your value at least `t`?" at desired depth
+    /// `d >= 1`. When it is (it *holds*), one child keeps it so: its best, which is
+    /// deepened to disprove it unless its chance to fall below `t` is under the floor. When
+    /// it is not, every child must stay below `t`: those whose chance to reach `t` clears the
+    /// floor are deepened, in the order of benefit/cost.
+    fn descend(&mut self, i: usize, pos: &Position, ply: i32, d: i32, t: i32) -> Step {
+        let node = self.nodes[i];
+        let range = node.children();
+        let cd = d - 1;
+        let ct = 1 - t;
+        if node.eval >= t {
+            let best = range.start + node.best as usize;
+            let child = self.nodes[best];
+            if child.state != State::Fresh
+                && !self.child_settled(best, cd, ct)
+                && self.hopeless(best, cd, t - negate(child.eval))
+            {
+                return Step::Settled;
+            }
+            return self.visit(best, pos, ply, cd, ct, None);
+        }
+        let start = self.scratch.len();
+        for c in range.clone() {
+            let child = &self.nodes[c];
+            if child.state == State::Pending {
+                self.scratch.push((f64::INFINITY, c as u32, ct));
+                continue;
+            }
+            let gap = negate(child.eval) - t;
+            if self.child_settled(c, cd, ct) || self.hopeless(c, cd, gap) {
+                continue;
+            }
+            self.scratch.push((self.ratio(c, cd, gap), c as u32, ct));
+        }
+        self.scratch[start..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let end = self.scratch.len();
+        let mut outcome = Step::Settled;
+        for k in start..end {
+            let c = self.scratch[k].1 as usize;
+            match self.visit(c, pos, ply, cd, ct, Some((k + 1, end))) {
+                Step::Promoted => {
+                    outcome = Step::Promoted;
+                    break;
+                }
+                Step::Blocked => outcome = Step::Blocked,
+                Step::Settled | Step::Full => {}
+            }
+        }
+        self.scratch.truncate(start);
+        outcome
     }
 
     /// Generates the children of node `i` (position `pos`, its key last in `keys`).
@@ -274,15 +435,18 @@ impl<'a> Run<'a> {
                 } else {
                     QUIET_POLICY + pst_gain(pos, mv.from(), mv.king_destination())
                 } + if Some(mv) == tt_move { TT_POLICY } else { 0 };
-                Node::new(key, mv, packed, i as u32, -(base + gain), State::Fresh)
+                let policy = (-(base + gain)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
+                Node::new(key, mv, packed, i as u32, policy, State::Fresh)
             };
+            let mut node = node;
+            node.check = child.is_check();
             self.nodes.push(node);
         }
         let node = &mut self.nodes[i];
         node.first = first;
         node.count = moves.len() as u16;
         node.state = State::Expanded;
-        recompute(&mut self.nodes, i, usize::MAX, &self.params);
+        recompute(&mut self.nodes, i, usize::MAX);
         self.backup(i);
     }
 
@@ -303,9 +467,11 @@ impl<'a> Run<'a> {
 
     /// Propagates node `i`'s new value up to the root.
     fn backup(&mut self, mut i: usize) {
+        self.nodes[i].unsettle();
         while i != 0 {
             let parent = self.nodes[i].parent as usize;
-            let change = recompute(&mut self.nodes, parent, i, &self.params);
+            let change = recompute(&mut self.nodes, parent, i);
+            self.nodes[parent].unsettle();
             if change.was_best {
                 self.stats.best_updates += 1;
                 if change.changed {
@@ -327,7 +493,11 @@ impl<'a> Run<'a> {
         self.stats.evaluated += self.batch.len() as u64;
         self.visited += self
             .evaluator
-            .evaluate_batch(&self.batch_pos, &mut self.values);
+            .evaluate_batch_around(
+                &self.batch_pos,
+                if std::env::var("TESLA_NOWIN").is_ok() { &[] } else { &self.batch_t },
+                &mut self.values,
+            );
         let batch = std::mem::take(&mut self.batch);
         for (k, &i) in batch.iter().enumerate() {
             let i = i as usize;
@@ -342,6 +512,7 @@ impl<'a> Run<'a> {
         self.batch = batch;
         self.batch.clear();
         self.batch_pos.clear();
+        self.batch_t.clear();
     }
 
     /// Drops the batch unevaluated (the search stopped): its leaves keep their policy values.
@@ -351,6 +522,7 @@ impl<'a> Run<'a> {
         }
         self.batch.clear();
         self.batch_pos.clear();
+        self.batch_t.clear();
     }
 
     /// The root's promoted depth (at most the desired depth).
@@ -358,9 +530,25 @@ impl<'a> Run<'a> {
         i32::from(self.nodes[0].depth).clamp(0, self.desired.min(MAX_DEPTH as i32)) as u32
     }
 
-    /// The root's best child: the best of those evaluated at least statically (a move known
-    /// only by its policy value is not played when another is known better).
+    /// The root's best child: the best of the last settled desired depth, unless another
+    /// has since been verified better as a principal variation at the depth under way.
     pub(super) fn best_child(&self) -> Option<usize> {
+        let current = self.current_best();
+        match (self.completed_best, current) {
+            (Some(done), Some(c)) if c != done => {
+                let n = &self.nodes[c];
+                let verified = n.state == State::Terminal
+                    || i32::from(n.pv_d) >= self.desired - 1
+                    || (n.state != State::Expanded && self.desired <= 1);
+                Some(if verified { c } else { done })
+            }
+            _ => current,
+        }
+    }
+
+    /// The root's best child now: the best of those evaluated at least statically (a move
+    /// known only by its policy value is not played when another is known better).
+    fn current_best(&self) -> Option<usize> {
         let range = self.nodes[0].children();
         let known = range
             .clone()
