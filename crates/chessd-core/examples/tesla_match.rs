@@ -64,9 +64,9 @@ fn params() -> TeslaParams {
 fn play(index: usize, limits: &Limits) -> f64 {
     let mut game = Game::default();
     for mv in OPENINGS[(index / 2) % OPENINGS.len()].split_whitespace() {
-        game.play_uci(mv).unwrap();
+        game.play_uci(mv).expect("the openings are legal");
     }
-    let tesla_side = if index % 2 == 0 {
+    let tesla_side = if index.is_multiple_of(2) {
         Color::White
     } else {
         Color::Black
@@ -90,7 +90,11 @@ fn play(index: usize, limits: &Limits) -> f64 {
         if std::env::var("DEPTHS").is_ok() {
             eprintln!(
                 "{} depth {} nodes {}",
-                if game.turn() == tesla_side { "tesla" } else { "pvs" },
+                if game.turn() == tesla_side {
+                    "tesla"
+                } else {
+                    "pvs"
+                },
                 result.depth,
                 result.nodes
             );
@@ -130,7 +134,7 @@ fn main() {
             .collect();
         let mut all: Vec<(usize, f64)> = handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap())
+            .flat_map(|h| h.join().expect("a game thread"))
             .collect();
         all.sort_by_key(|&(i, _)| i);
         all.into_iter().map(|(_, s)| s).collect()

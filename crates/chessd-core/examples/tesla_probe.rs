@@ -28,7 +28,7 @@ fn main() {
         given.iter().map(String::as_str).collect()
     };
     for fen in fens {
-        let pos = Position::from_fen(fen, FenMode::Strict).unwrap();
+        let pos = Position::from_fen(fen, FenMode::Strict).expect("a valid FEN");
         println!("{fen}");
         let mut t = TeslaSearcher::new(16);
         let r = t.search(&pos, &[], &Limits::nodes(nodes), &stop, |i| {
@@ -41,7 +41,11 @@ fn main() {
                 pv.join(" ")
             );
         });
-        println!("  tesla stats {:?} best {}", t.stats(), pos.uci(r.best.unwrap()));
+        println!(
+            "  tesla stats {:?} best {}",
+            t.stats(),
+            pos.uci(r.best.expect("a legal move"))
+        );
         let mut s = Searcher::new(16);
         let r = s.search(&pos, &[], &Limits::nodes(nodes), &stop, |i| {
             let pv: Vec<String> = i.pv.iter().map(|&m| pos.uci(m)).collect();
@@ -53,6 +57,6 @@ fn main() {
                 pv.join(" ")
             );
         });
-        println!("  pvs best {}", pos.uci(r.best.unwrap()));
+        println!("  pvs best {}", pos.uci(r.best.expect("a legal move")));
     }
 }

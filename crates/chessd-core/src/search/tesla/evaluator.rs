@@ -63,10 +63,12 @@ impl BatchEvaluator for BuiltinEvaluator {
         out.clear();
         let mut nodes = 0;
         for (k, pos) in batch.iter().enumerate() {
-            let value = match thresholds.get(k) {
+            let value = match thresholds.get(k).filter(|&&t| t != EXACT) {
                 Some(&t) => {
-                    let (lo, hi) = (t.saturating_sub(WINDOW), t.saturating_add(WINDOW));
-                    qsearch(pos, lo.max(-INFINITE), hi.min(INFINITE), 0, &mut nodes)
+                    let w = WINDOW;
+                    let lo = t.saturating_sub(w).max(-INFINITE);
+                    let hi = t.saturating_add(w).min(INFINITE);
+                    qsearch(pos, lo, hi, 0, &mut nodes).clamp(lo, hi)
                 }
                 None => qsearch(pos, -INFINITE, INFINITE, 0, &mut nodes),
             };
@@ -76,8 +78,11 @@ impl BatchEvaluator for BuiltinEvaluator {
     }
 }
 
+/// The threshold of a leaf whose exact value is wanted (a principal variation leaf).
+pub const EXACT: i32 = i32::MIN;
+
 /// Half-width of the quiescence window around a leaf's threshold.
-pub const WINDOW: i32 = 1;
+pub const WINDOW: i32 = 300;
 
 /// Fail-soft quiescence; mates are scored by distance from `pos`.
 fn qsearch(pos: &Position, alpha: i32, beta: i32, ply: usize, nodes: &mut u64) -> i32 {

@@ -219,15 +219,6 @@ impl TeslaSearcher {
             }
         }
         run.abandon_batch();
-        if std::env::var("TESLA_DEBUG").is_ok() {
-            for c in run.nodes[0].children() {
-                let n = &run.nodes[c];
-                eprintln!(
-                    "  {} eval {} depth {} state {:?} check {} pv_d {} hold {} {} fail {} {}",
-                    pos.uci(n.mv), n.eval, n.depth, n.state, n.check, n.pv_d, n.hold_d, n.hold_t, n.fail_d, n.fail_t
-                );
-            }
-        }
         run.store_tree();
         let (pv, score) = run.best_line().unwrap_or_default();
         let elapsed = start.elapsed();

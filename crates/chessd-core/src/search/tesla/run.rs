@@ -25,7 +25,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{
-    evaluator::BatchEvaluator,
+    evaluator::{BatchEvaluator, EXACT},
     model::TeslaParams,
     packed::PackedMove,
     table::TeslaTable,
@@ -44,6 +44,10 @@ use crate::{
 
 /// Policy value of a quiet move, relative to the position's value.
 const QUIET_POLICY: i32 = -15;
+/// The probability of change from which a child is given the full desired depth.
+const FULL_DEPTH_P: f64 = 0.5;
+/// The most plies a child's desired depth is reduced by.
+const MAX_REDUCTION: i32 = 8;
 /// Policy bonus of the table's move.
 const TT_POLICY: i32 = 40;
 
@@ -64,7 +68,7 @@ pub(super) struct Run<'a> {
     pub(super) batch_t: Vec<i32>,
     values: Vec<i32>,
     /// Ranked candidates of the levels being descended.
-    scratch: Vec<(f64, u32, i32)>,
+    scratch: Vec<(f64, u32, i32, i32)>,
     /// Nodes visited (expansions and the evaluator's nodes).
     pub(super) visited: u64,
     /// The most nodes the tree may hold.
@@ -77,7 +81,8 @@ pub(super) struct Run<'a> {
     pub(super) root_moves: Vec<Move>,
     /// The root's best child when the last desired depth was settled.
     completed_best: Option<usize>,
-    pv_first: bool,
+    /// `reduce_at[r]`: a probability of change below this costs the child `r + 1` plies.
+    reduce_at: Vec<f64>,
 }
 
 /// What a descent did.
@@ -124,7 +129,10 @@ impl<'a> Run<'a> {
             stats: TeslaStats::default(),
             root_moves,
             completed_best: None,
-            pv_first: std::env::var("TESLA_PVFIRST").is_ok(),
+            reduce_at: (1..=MAX_REDUCTION)
+                .map(|r| FULL_DEPTH_P / params.ebf.max(1.0).powi(r))
+                .filter(|_| params.ebf > 1.0)
+                .collect(),
         };
         run.visited += run
             .evaluator
@@ -160,25 +168,26 @@ impl<'a> Run<'a> {
         outcome
     }
 
-    /// Whether deepening a child whose value must move by `gap` (centipawns, negative when
-    /// it must fall or rise towards the threshold) is not worth it: the probability of the
-    /// error model is below the floor. A move that gives check is never hopeless.
-    fn hopeless(&self, c: usize, d: i32, gap: i32) -> bool {
+    /// The desired depth child `c` is given out of `d`, when its value must move by `gap`
+    /// (centipawns, negative when it must fall or rise towards the threshold) to matter:
+    /// the probability `p` of the error model buys depth at the cost model's rate, one ply
+    /// less for each factor `EBF` that `p` falls short of [`FULL_DEPTH_P`]; `None` when `p`
+    /// is below the floor (the child is not deepened at all). A move that gives check gets
+    /// the full depth.
+    fn allotted(&self, c: usize, d: i32, gap: i32) -> Option<(i32, f64)> {
         let child = &self.nodes[c];
-        if child.check {
-            return false;
-        }
-        let missing = (d - i32::from(child.depth)).max(1);
-        self.params.cdf(f64::from(gap) / self.params.error(missing)) < self.params.cdf_floor
-    }
-
-    /// The benefit/cost ratio of deepening child `c` at desired depth `d`, whose value must
-    /// move by `gap`.
-    fn ratio(&self, c: usize, d: i32, gap: i32) -> f64 {
-        let child = &self.nodes[c];
-        let missing = (d - i32::from(child.depth)).max(1);
+        let depth = i32::from(child.depth);
+        let missing = (d - depth).max(1);
         let p = self.params.cdf(f64::from(gap) / self.params.error(missing));
-        p.max(1e-9) / self.params.cost(i32::from(child.depth))
+        let ratio = p.max(1e-9) / self.params.cost(depth);
+        if child.check {
+            return Some((d, ratio));
+        }
+        if p < self.params.cdf_floor {
+            return None;
+        }
+        let r = self.reduce_at.iter().take_while(|&&q| p < q).count() as i32;
+        Some(((d - r).max(0), ratio))
     }
 
     /// A principal variation node `i` (the root, or the best child of one) at desired depth
@@ -191,12 +200,6 @@ impl<'a> Run<'a> {
         let range = node.children();
         let best = range.start + node.best as usize;
         let best_v = negate(self.nodes[best].eval);
-        let second_v = range
-            .clone()
-            .filter(|&c| c != best)
-            .map(|c| negate(self.nodes[c].eval))
-            .max()
-            .unwrap_or(best_v);
         let cd = d - 1;
         let start = self.scratch.len();
         for c in range.clone() {
@@ -208,35 +211,38 @@ impl<'a> Run<'a> {
                 {
                     continue;
                 }
-                let ratio = if self.pv_first {
-                    f64::MAX
-                } else {
-                    self.ratio(c, cd, second_v - best_v)
-                };
-                self.scratch.push((ratio, c as u32, i32::MIN));
+                // First, as alpha-beta searches its principal variation first: the other
+                // children are then measured against its value at this depth.
+                self.scratch.push((f64::MAX, c as u32, i32::MIN, cd));
                 continue;
             }
             let t = -best_v;
             if child.state == State::Pending {
-                self.scratch.push((f64::INFINITY, c as u32, t));
+                self.scratch.push((f64::INFINITY, c as u32, t, cd));
                 continue;
             }
             let gap = negate(child.eval) - best_v;
-            if self.child_settled(c, cd, t) || self.hopeless(c, cd, gap) {
+            if self.child_settled(c, cd, t) {
                 continue;
             }
-            self.scratch.push((self.ratio(c, cd, gap), c as u32, t));
+            let Some((dc, ratio)) = self.allotted(c, cd, gap) else {
+                continue;
+            };
+            if dc < cd && self.child_settled(c, dc, t) {
+                continue;
+            }
+            self.scratch.push((ratio, c as u32, t, dc));
         }
         self.scratch[start..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         let end = self.scratch.len();
         let mut outcome = Step::Settled;
         for k in start..end {
-            let (ratio, c, t) = self.scratch[k];
+            let (ratio, c, t, dc) = self.scratch[k];
             let c = c as usize;
             let step = if t == i32::MIN {
                 self.visit_pv(c, pos, ply, cd)
             } else {
-                self.visit(c, pos, ply, cd, t, None)
+                self.visit(c, pos, ply, dc, t, None)
             };
             match step {
                 Step::Promoted => {
@@ -261,7 +267,7 @@ impl<'a> Run<'a> {
     /// node at desired depth `d`.
     fn visit_pv(&mut self, c: usize, pos: &Position, ply: i32, d: i32) -> Step {
         if self.nodes[c].state != State::Expanded || d <= 0 {
-            return self.visit(c, pos, ply, d, 0, None);
+            return self.visit(c, pos, ply, d, EXACT, None);
         }
         let child = pos.after(self.nodes[c].mv);
         self.keys.push(child.hash());
@@ -364,33 +370,37 @@ impl<'a> Run<'a> {
         if node.eval >= t {
             let best = range.start + node.best as usize;
             let child = self.nodes[best];
-            if child.state != State::Fresh
-                && !self.child_settled(best, cd, ct)
-                && self.hopeless(best, cd, t - negate(child.eval))
-            {
-                return Step::Settled;
-            }
-            return self.visit(best, pos, ply, cd, ct, None);
+            return match self.allotted(best, cd, t - negate(child.eval)) {
+                None if child.state != State::Fresh => Step::Settled,
+                None => self.visit(best, pos, ply, 0, ct, None),
+                Some((dc, _)) => self.visit(best, pos, ply, dc, ct, None),
+            };
         }
         let start = self.scratch.len();
         for c in range.clone() {
             let child = &self.nodes[c];
             if child.state == State::Pending {
-                self.scratch.push((f64::INFINITY, c as u32, ct));
+                self.scratch.push((f64::INFINITY, c as u32, ct, cd));
                 continue;
             }
             let gap = negate(child.eval) - t;
-            if self.child_settled(c, cd, ct) || self.hopeless(c, cd, gap) {
+            if self.child_settled(c, cd, ct) {
                 continue;
             }
-            self.scratch.push((self.ratio(c, cd, gap), c as u32, ct));
+            let Some((dc, ratio)) = self.allotted(c, cd, gap) else {
+                continue;
+            };
+            if dc < cd && self.child_settled(c, dc, ct) {
+                continue;
+            }
+            self.scratch.push((ratio, c as u32, ct, dc));
         }
         self.scratch[start..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         let end = self.scratch.len();
         let mut outcome = Step::Settled;
         for k in start..end {
-            let c = self.scratch[k].1 as usize;
-            match self.visit(c, pos, ply, cd, ct, Some((k + 1, end))) {
+            let (_, c, _, dc) = self.scratch[k];
+            match self.visit(c as usize, pos, ply, dc, ct, Some((k + 1, end))) {
                 Step::Promoted => {
                     outcome = Step::Promoted;
                     break;
@@ -427,8 +437,6 @@ impl<'a> Run<'a> {
             let packed = PackedMove::pack(pos, mv);
             let node = if self.is_draw(&child) {
                 Node::new(key, mv, packed, i as u32, DRAW, State::Terminal)
-            } else if let Some(hit) = self.tt.probe(&child).filter(|e| e.depth() >= 0) {
-                Node::new(key, mv, packed, i as u32, hit.eval(), State::Evaluated)
             } else {
                 let gain = if pos.captured_role(mv).is_some() || mv.is_promotion() {
                     see(pos, mv)
@@ -491,13 +499,9 @@ impl<'a> Run<'a> {
         }
         self.stats.batches += 1;
         self.stats.evaluated += self.batch.len() as u64;
-        self.visited += self
-            .evaluator
-            .evaluate_batch_around(
-                &self.batch_pos,
-                if std::env::var("TESLA_NOWIN").is_ok() { &[] } else { &self.batch_t },
-                &mut self.values,
-            );
+        self.visited +=
+            self.evaluator
+                .evaluate_batch_around(&self.batch_pos, &self.batch_t, &mut self.values);
         let batch = std::mem::take(&mut self.batch);
         for (k, &i) in batch.iter().enumerate() {
             let i = i as usize;
