@@ -1,26 +1,43 @@
 //! One Tesla search: the promotion loop over the tree, the batch of leaves, the stop rules.
 //!
-//! Each step descends from the root. At every expanded node the children that miss depth
-//! (their desired depth is the node's less one; the root's is the search's desired depth
-//! `D`) are ranked by benefit/cost: the probability that deepening the child by one ply
-//! changes the node's best child ([`TeslaParams::change_probability`], the best child trying
-//! to be disproved by the runner-up, the others to overtake the best) over the cost
-//! `(EBF - 1)·EBF^depth`. The descent follows the best ratio (the next one when a subtree
-//! has nothing left to promote) down to a node it promotes at once:
+//! Each step descends from the root, which (with the best child of every node on the way
+//! from it) is a *principal variation* node. Below, every node is asked a question with a
+//! threshold `t`, "is your value at least `t`?", at a desired depth — the bounds that
+//! alpha-beta keeps, searched best-first:
 //!
-//! - a child known only by its policy value joins the batch (depth -1 to 0);
+//! - a principal variation node searches its best child first, as a principal variation
+//!   node, however unlikely its disproof (a dominant line is verified); each other child
+//!   must stay at most the best (threshold: the best's value);
+//! - a node whose value reaches `t` (it *holds*) needs one child to keep it so: its best,
+//!   deepened to disprove it;
+//! - a node below `t` needs every child to stay below `t`.
+//!
+//! A child's desired depth is its parent's less one, less one more ply for each factor
+//! `EBF` by which the probability that it changes the answer
+//! ([`TeslaParams::cdf`] of the gap to the threshold in half-widths `m·c`, `m` its missing
+//! depth) falls short of one half; below the floor it is not deepened at all (benefit over
+//! cost decides how deep each child is searched). Children are visited in the order of that
+//! probability over the cost `(EBF - 1)·EBF^depth`. A move that gives check gets the full
+//! depth. A node found to need nothing more *settles*: it remembers the bound and depth
+//! (until an update comes up through it), so the next desired depth re-opens only what its
+//! new bounds need. The descent promotes what it reaches:
+//!
+//! - a child known only by its policy value joins the batch (depth -1 to 0), with its
+//!   next-ranked unevaluated siblings while the batch has room;
 //! - an evaluated leaf is expanded (depth 0 to 1): its children are generated with policy
-//!   values (the node's value plus the move's exchange gain), from the table when it knows
-//!   them, and as exact draws when they repeat a position of the game or the path, reach the
-//!   fifty-move rule or leave too little material to mate.
+//!   values (the node's value plus the move's exchange gain), and as exact draws when they
+//!   repeat a position of the game or the path, reach the fifty-move rule or leave too
+//!   little material to mate.
 //!
 //! The batch goes to the [`BatchEvaluator`] when full, or when nothing but its leaves is
-//! left to promote; each value is propagated up to the root. When nothing at all is left,
-//! the tree is as deep as desired: `D` grows by one (an `info` line is printed).
+//! left to promote, each leaf with its threshold; each value is propagated up to the root.
+//! When nothing at all is left, the root is settled at `D`: `D` grows by one (an `info`
+//! line is printed).
 //!
 //! The search stops at the time limit, the node limit, the depth limit, a full tree, the
-//! stop flag, or when satisfied: the root's best ratio times the nodes that the remaining
-//! time (or node budget) buys is below [`TeslaParams::satisfaction`].
+//! stop flag, or when satisfied: the root's last ratio times the nodes that the remaining
+//! time (or node budget) buys is below [`TeslaParams::satisfaction`]. The move played is
+//! the best of the last settled `D`, unless another has been verified better since.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
