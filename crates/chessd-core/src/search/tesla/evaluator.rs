@@ -20,6 +20,20 @@ pub trait BatchEvaluator {
     /// centipawns from its side to move's point of view; returns the nodes spent (positions
     /// visited, at least one per position).
     fn evaluate_batch(&mut self, batch: &[Position], out: &mut Vec<i32>) -> u64;
+
+    /// As [`BatchEvaluator::evaluate_batch`], told for each position the threshold `t` the
+    /// search compares its value with: an evaluator may answer only on which side of `t`
+    /// the value lies, with a bound (fail-soft, as an alpha-beta leaf does). The default
+    /// ignores the thresholds.
+    fn evaluate_batch_around(
+        &mut self,
+        batch: &[Position],
+        thresholds: &[i32],
+        out: &mut Vec<i32>,
+    ) -> u64 {
+        let _ = thresholds;
+        self.evaluate_batch(batch, out)
+    }
 }
 
 /// The classical evaluation ([`evaluate`]) after a quiescence search over winning and equal
@@ -39,7 +53,36 @@ impl BatchEvaluator for BuiltinEvaluator {
         }
         nodes
     }
+
+    fn evaluate_batch_around(
+        &mut self,
+        batch: &[Position],
+        thresholds: &[i32],
+        out: &mut Vec<i32>,
+    ) -> u64 {
+        out.clear();
+        let mut nodes = 0;
+        for (k, pos) in batch.iter().enumerate() {
+            let value = match thresholds.get(k).filter(|&&t| t != EXACT) {
+                Some(&t) => {
+                    let w = WINDOW;
+                    let lo = t.saturating_sub(w).max(-INFINITE);
+                    let hi = t.saturating_add(w).min(INFINITE);
+                    qsearch(pos, lo, hi, 0, &mut nodes).clamp(lo, hi)
+                }
+                None => qsearch(pos, -INFINITE, INFINITE, 0, &mut nodes),
+            };
+            out.push(value);
+        }
+        nodes
+    }
 }
+
+/// The threshold of a leaf whose exact value is wanted (a principal variation leaf).
+pub const EXACT: i32 = i32::MIN;
+
+/// Half-width of the quiescence window around a leaf's threshold.
+pub const WINDOW: i32 = 300;
 
 /// Fail-soft quiescence; mates are scored by distance from `pos`.
 fn qsearch(pos: &Position, alpha: i32, beta: i32, ply: usize, nodes: &mut u64) -> i32 {

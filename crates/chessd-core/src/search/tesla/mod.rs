@@ -186,7 +186,7 @@ impl TeslaSearcher {
                     }
                 }
                 Step::Blocked if !run.batch.is_empty() => run.flush(),
-                Step::Blocked => {
+                Step::Blocked | Step::Settled => {
                     let before = completed;
                     completed = completed.max(run.root_depth());
                     if let Some((line, score)) = run.best_line().filter(|_| completed > before) {

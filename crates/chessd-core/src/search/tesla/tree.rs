@@ -3,20 +3,22 @@
 //! their distance from the node).
 //!
 //! A node's depth is how far it has been promoted: -1 for a child known only by its policy
-//! value, 0 once statically evaluated, and for an expanded node one more than the shallowest
-//! of its *contenders* — the children whose value lies within [`CONTENDER_PLIES`] error
-//! intervals of the best — so that a node counts as searched `d` plies only when every move
-//! that could still be the best has been searched `d - 1` plies. Checkmates, stalemates and
-//! draws are terminal: exact, with [`TERMINAL_DEPTH`].
+//! value, 0 once statically evaluated, and for an expanded node the deepest desired depth at
+//! which a descent found it *settled* (see `run`). Checkmates, stalemates and draws are
+//! terminal: exact, with [`TERMINAL_DEPTH`].
+//!
+//! A settled node also remembers the bound it was settled for, as alpha-beta's table does:
+//! "its value is at least `t`, searched `d` plies" (`hold`) or "below `t`, searched `d`
+//! plies" (`fail`). Any update coming up through a node forgets both.
 
-use super::{model::TeslaParams, packed::PackedMove};
+use super::packed::PackedMove;
 use crate::{search::score::MATE_BOUND, Move};
 
 /// The depth of a terminal node (exact: never promoted).
 pub(super) const TERMINAL_DEPTH: i16 = 120;
 
-/// Children within this many error constants of the best bound the node's depth.
-pub(super) const CONTENDER_PLIES: f64 = 2.0;
+/// No bound recorded.
+pub(super) const NO_BOUND: i16 = i16::MIN;
 
 /// Where a node stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +55,16 @@ pub(super) struct Node {
     /// The promoted depth.
     pub(super) depth: i16,
     pub(super) state: State,
+    /// Settled with its value at least `hold_t`, to desired depth `hold_d`.
+    pub(super) hold_d: i16,
+    pub(super) hold_t: i32,
+    /// Settled with its value below `fail_t`, to desired depth `fail_d`.
+    pub(super) fail_d: i16,
+    pub(super) fail_t: i32,
+    /// Settled as a principal variation node (exact) to desired depth `pv_d`.
+    pub(super) pv_d: i16,
+    /// The move to this node gives check.
+    pub(super) check: bool,
 }
 
 impl Node {
@@ -81,7 +93,42 @@ impl Node {
             eval,
             depth,
             state,
+            hold_d: NO_BOUND,
+            hold_t: 0,
+            fail_d: NO_BOUND,
+            fail_t: 0,
+            pv_d: NO_BOUND,
+            check: false,
         }
+    }
+
+    /// Forgets the bounds the node was settled for (something below it changed).
+    pub(super) fn unsettle(&mut self) {
+        self.hold_d = NO_BOUND;
+        self.fail_d = NO_BOUND;
+        self.pv_d = NO_BOUND;
+    }
+
+    /// Whether the node is settled for "is the value at least `t`?" at desired depth `d`.
+    pub(super) fn settled(&self, d: i32, t: i32) -> bool {
+        if self.eval >= t {
+            i32::from(self.hold_d) >= d && t <= self.hold_t
+        } else {
+            i32::from(self.fail_d) >= d && t >= self.fail_t
+        }
+    }
+
+    /// Records that the node is settled for threshold `t` at desired depth `d`.
+    pub(super) fn settle(&mut self, d: i32, t: i32) {
+        let d16 = d.clamp(0, i32::from(TERMINAL_DEPTH) - 1) as i16;
+        if self.eval >= t {
+            self.hold_d = d16;
+            self.hold_t = t;
+        } else {
+            self.fail_d = d16;
+            self.fail_t = t;
+        }
+        self.depth = self.depth.max(d16);
     }
 
     /// The children's index range.
@@ -112,9 +159,9 @@ pub(super) struct Change {
     pub(super) changed: bool,
 }
 
-/// Recomputes an expanded node's value, best child and depth from its children; `from` is
-/// the child (absolute index) whose update caused this.
-pub(super) fn recompute(nodes: &mut [Node], i: usize, from: usize, params: &TeslaParams) -> Change {
+/// Recomputes an expanded node's value and best child from its children; `from` is the
+/// child (absolute index) whose update caused this.
+pub(super) fn recompute(nodes: &mut [Node], i: usize, from: usize) -> Change {
     let node = nodes[i];
     if node.state != State::Expanded || node.count == 0 {
         return Change::default();
@@ -129,18 +176,10 @@ pub(super) fn recompute(nodes: &mut [Node], i: usize, from: usize, params: &Tesl
             best = c;
         }
     }
-    let window = (CONTENDER_PLIES * params.error_cp) as i32;
-    let mut depth = TERMINAL_DEPTH;
-    for c in range.clone() {
-        if c == best || negate(nodes[c].eval) >= best_v - window {
-            depth = depth.min(nodes[c].depth);
-        }
-    }
     let old_best = range.start + node.best as usize;
     let n = &mut nodes[i];
     n.eval = best_v;
     n.best = (best - range.start) as u16;
-    n.depth = (depth + 1).min(TERMINAL_DEPTH);
     Change {
         was_best: from == old_best,
         changed: best != old_best,
