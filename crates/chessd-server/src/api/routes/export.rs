@@ -1,14 +1,13 @@
 //! `GET /v1/games/export`: many stored games at once, newest first, as PGN or as NDJSON (one
 //! JSON object a line) as the `Accept` header asks, streamed game after game.
 //!
-//! The store is read a page at a time (two queries a page, games and journals). Each game is
-//! replayed through the rules and rendered, a page at a time on the blocking pool with the next
-//! page rendered meanwhile, so memory stays a few pages whatever the number of games. A client
+//! The store is read a page at a time. Each game is replayed through the rules and rendered, a
+//! page at a time on the blocking pool, while a reader task reads the next pages and the pages
+//! before go out (each page one chunk), so memory stays a few pages whatever the number of games. A client
 //! may ask for at most `limits.max_export_games` games, and have `quotas.max_exports` exports
 //! streaming at once, within `limits.max_exports` in the whole server.
 
 use std::{
-    collections::VecDeque,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -188,33 +187,26 @@ impl<'a> ExportedGame<'a> {
     }
 }
 
-/// An export under way: where it stands in the store and what it still may send. Its place
-/// among the exports (the client's permit) is held by its [`Watch`].
+/// An export under way, as its answer's stream sees it: the pages a reader task reads ahead
+/// and renders, in order. Its place among the exports (the client's permit) is held by its
+/// [`Watch`].
 ///
-/// Pages are rendered on the blocking pool, up to [`RENDERING`] at once, while the games
-/// rendered before go out: replaying and writing games is most of an export's work, and this
-/// way it uses more than one core.
+/// The reader ([`read_ahead`]) reads page after page from the store and starts rendering each
+/// on the blocking pool at once; up to [`READ_AHEAD`] rendered or rendering pages wait for the
+/// client. Reading, rendering and sending so overlap, and replaying games, most of an export's
+/// work, uses more than one core. Each page goes out as one chunk.
 struct Export {
-    store: Store,
-    filter: ResultFilter,
-    format: Format,
-    /// The row key of the last game read (the next page is older).
-    before: Option<i64>,
-    /// Games still to read from the store.
-    to_read: usize,
-    /// Games still to send.
-    left: usize,
-    /// Pages being rendered, in order.
-    rendering: VecDeque<tokio::task::JoinHandle<Vec<web::Bytes>>>,
-    /// Games rendered and not yet sent, in order.
-    ready: VecDeque<web::Bytes>,
-    /// Whether the store has no older game.
-    exhausted: bool,
+    /// The pages in order, each being rendered, or the store's failure.
+    pages: tokio::sync::mpsc::Receiver<Result<Rendering, StoreError>>,
     watch: Arc<Watch>,
 }
 
-/// Pages rendered at once by an export.
-const RENDERING: usize = 2;
+/// A page being rendered: its games' bytes, one after the other.
+type Rendering = tokio::task::JoinHandle<web::Bytes>;
+
+/// Pages an export's reader may have read ahead of its client (each being rendered or
+/// waiting to be sent), beside the one it is reading.
+const READ_AHEAD: usize = 3;
 
 /// An export's place among the exports, and when its client last took a game: a timer gives
 /// the place back, and ends the export, once the client has taken nothing for
@@ -279,73 +271,107 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl Export {
-    /// Reads the next page (at most the games still to read).
-    async fn read_page(&mut self) -> Result<Vec<StoredGame>, StoreError> {
+/// Where an export stands in the store: what to read next.
+struct Cursor {
+    store: Store,
+    filter: ResultFilter,
+    /// The row key of the last game read (the next page is older).
+    before: Option<i64>,
+    /// Games still to read.
+    to_read: usize,
+}
+
+impl Cursor {
+    /// Reads the next page (at most the games still to read); empty at the end.
+    async fn next_page(&mut self) -> Result<Vec<StoredGame>, StoreError> {
         let want = self.to_read.min(PAGE);
+        if want == 0 {
+            return Ok(Vec::new());
+        }
         let page = self
             .store
             .games_page(self.filter, self.before, want as i64)
             .await?;
-        self.exhausted = page.len() < want;
-        self.to_read -= page.len();
+        // A short page is the last: nothing older is left.
+        self.to_read = if page.len() < want {
+            0
+        } else {
+            self.to_read - page.len()
+        };
         self.before = page.last().map(|g| g.seq).or(self.before);
         Ok(page)
     }
+}
 
-    /// Starts rendering `page` on the blocking pool.
-    fn render(&mut self, page: Vec<StoredGame>) {
-        let format = self.format;
-        self.rendering.push_back(tokio::task::spawn_blocking(move || {
-            page.iter()
-                .filter_map(|stored| match GameRecord::from_stored(stored) {
-                    Ok(record) => Some(format.render(&record).into()),
-                    // One game that does not replay does not end everyone's export.
-                    Err(e) => {
-                        tracing::error!(game = %stored.id, error = %e, "export: a stored game does not replay; skipped");
-                        None
-                    }
-                })
-                .collect()
-        }));
+/// Starts rendering `page` on the blocking pool: its games one after the other, as `format`
+/// writes them.
+fn render(format: Format, page: Vec<StoredGame>) -> Rendering {
+    tokio::task::spawn_blocking(move || {
+        let mut bytes = Vec::with_capacity(page.len() * 1024);
+        for stored in &page {
+            match GameRecord::from_stored(stored) {
+                Ok(record) => bytes.extend_from_slice(&format.render(&record)),
+                // One game that does not replay does not end everyone's export.
+                Err(e) => {
+                    tracing::error!(game = %stored.id, error = %e, "export: a stored game does not replay; skipped");
+                }
+            }
+        }
+        web::Bytes::from(bytes)
+    })
+}
+
+/// Reads the pages after `cursor`'s and hands each to `pages` as it starts rendering, until
+/// the games to send are read, the store has no older game, the store fails (handed on), or
+/// the answer's stream is gone.
+async fn read_ahead(
+    mut cursor: Cursor,
+    format: Format,
+    pages: tokio::sync::mpsc::Sender<Result<Rendering, StoreError>>,
+) {
+    loop {
+        match cursor.next_page().await {
+            Ok(page) if page.is_empty() => return,
+            Ok(page) => {
+                if pages.send(Ok(render(format, page))).await.is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = pages.send(Err(e)).await;
+                return;
+            }
+        }
     }
+}
 
-    /// The next game's bytes, reading and rendering pages ahead; `None` at the end.
+impl Export {
+    /// The next page's bytes; `None` at the end.
     async fn next_chunk(&mut self) -> Option<Result<web::Bytes, std::io::Error>> {
         if let Err(ended) = self.watch.taken() {
-            self.left = 0;
+            self.pages.close();
             return Some(Err(ended));
         }
         loop {
-            if self.left == 0 {
-                return None;
-            }
-            if let Some(game) = self.ready.pop_front() {
-                self.left -= 1;
-                return Some(Ok(game));
-            }
-            while self.rendering.len() < RENDERING && self.to_read > 0 && !self.exhausted {
-                match self.read_page().await {
-                    Ok(page) => self.render(page),
-                    Err(e) => {
-                        // The answer has begun: ending it with an error breaks the connection,
-                        // so the client sees a truncated transfer rather than a short export.
-                        tracing::error!(error = %e, "export: the store failed mid-export");
-                        self.left = 0;
-                        return Some(Err(std::io::Error::other(e)));
-                    }
+            let page = match self.pages.recv().await? {
+                Ok(rendering) => rendering.await,
+                Err(e) => {
+                    // The answer has begun: ending it with an error breaks the connection, so
+                    // the client sees a truncated transfer rather than a short export.
+                    tracing::error!(error = %e, "export: the store failed mid-export");
+                    self.pages.close();
+                    return Some(Err(std::io::Error::other(e)));
                 }
-            }
-            match self.rendering.pop_front() {
-                Some(rendering) => match rendering.await {
-                    Ok(games) => self.ready = games.into(),
-                    Err(e) => {
-                        tracing::error!(error = %e, "export: rendering a page failed");
-                        self.left = 0;
-                        return Some(Err(std::io::Error::other(e)));
-                    }
-                },
-                None => return None,
+            };
+            match page {
+                // A page whose every game was skipped sends nothing.
+                Ok(bytes) if bytes.is_empty() => continue,
+                Ok(bytes) => return Some(Ok(bytes)),
+                Err(e) => {
+                    tracing::error!(error = %e, "export: rendering a page failed");
+                    self.pages.close();
+                    return Some(Err(std::io::Error::other(e)));
+                }
             }
         }
     }
@@ -402,24 +428,27 @@ pub(crate) async fn export(
         Duration::from_secs(limits.export_stall_secs.max(1)),
         Duration::from_secs(limits.export_max_secs.max(1)),
     );
-    let mut export = Export {
+    let mut cursor = Cursor {
         store: state.games.store().clone(),
         filter,
-        format,
         before: None,
         to_read: max,
-        left: max,
-        rendering: VecDeque::new(),
-        ready: VecDeque::new(),
-        exhausted: false,
-        watch,
     };
     // The first page is read before answering, so a store that is down gets a JSON error.
-    let first = export
-        .read_page()
+    let first = cursor
+        .next_page()
         .await
         .map_err(|e| ApiError::new(ErrorCode::StoreUnavailable, e.to_string()))?;
-    export.render(first);
+    let (pages, rendered) = tokio::sync::mpsc::channel(READ_AHEAD);
+    if !first.is_empty() {
+        // A fresh channel has room for the first page.
+        let _ = pages.try_send(Ok(render(format, first)));
+        actix_web::rt::spawn(read_ahead(cursor, format, pages));
+    }
+    let export = Export {
+        pages: rendered,
+        watch,
+    };
     let body = futures_util::stream::unfold(export, |mut export| async move {
         export.next_chunk().await.map(|chunk| (chunk, export))
     });
