@@ -55,9 +55,10 @@ impl TeslaParams {
         1.0 / (1.0 + (-self.cdf_k * x).exp())
     }
 
-    /// The probability that a child searched one ply deeper changes the best move:
-    /// `gap` is how far (centipawns, `<= 0`) it must move — the runner-up's value minus the
-    /// best's for the best child, its own value minus the best's for the others.
+    /// The error model's probability that a value missing `missing` plies moves by `gap`
+    /// centipawns (`<= 0`: the distance to the value or threshold it must reach), 0 under the
+    /// floor. The search's depth allotment (`run.rs`, `allotted`) uses the same CDF, and tells
+    /// a child under the floor apart from one with a small chance.
     pub fn change_probability(&self, gap: i32, missing: i32) -> f64 {
         if missing <= 0 {
             return 0.0;
