@@ -18,8 +18,6 @@
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    io::Write,
-    process::{Command, Stdio},
     time::Instant,
 };
 
@@ -28,81 +26,14 @@ use chessd_core::{
     FenMode, Position,
 };
 
+#[path = "support/popeye.rs"]
+mod popeye;
+use popeye::{median, popeye_input, popeye_own};
+
 const DATA: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/data/stipulations/popeye_h_s.tsv"
 );
-
-/// Popeye's input for `fen` with `stip` (English keywords, its piece letters).
-fn popeye_input(fen: &str, stip: &str) -> String {
-    let (mut white, mut black) = (Vec::new(), Vec::new());
-    for (r, row) in fen.split(' ').next().unwrap_or("").split('/').enumerate() {
-        let mut file = 0u8;
-        for c in row.chars() {
-            if let Some(d) = c.to_digit(10) {
-                file += d as u8;
-                continue;
-            }
-            let sq = format!("{}{}", (b'a' + file) as char, 8 - r);
-            let role = match c.to_ascii_uppercase() {
-                'N' => 's',
-                other => other.to_ascii_lowercase(),
-            };
-            let list = if c.is_ascii_uppercase() {
-                &mut white
-            } else {
-                &mut black
-            };
-            list.push(format!("{role}{sq}"));
-            file += 1;
-        }
-    }
-    format!(
-        "beginproblem\nstipulation {stip}\npieces white {}\n black {}\nendproblem\n",
-        white.join(" "),
-        black.join(" ")
-    )
-}
-
-/// Popeye's own solving time in seconds, or `None` when it did not finish.
-///
-/// Popeye 4.104 now and then prints a time exactly 1 s too long (`Time = 1.007 s` for a
-/// process that ran 0.05 s in all); a printed time longer than the process's wall time loses
-/// whole seconds until it is not.
-fn popeye_seconds(py: &str, input: &str) -> Option<f64> {
-    let wall = Instant::now();
-    let mut child = Command::new(py)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(input.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let at = text.find("solution finished. Time = ")?;
-    let rest = &text[at + "solution finished. Time = ".len()..];
-    let time = rest.split_whitespace().next()?;
-    // "0.013" or "1:02.500" (minutes).
-    let mut secs = 0.0;
-    for part in time.split(':') {
-        secs = secs * 60.0 + part.parse::<f64>().ok()?;
-    }
-    let wall = wall.elapsed().as_secs_f64();
-    while secs > wall && secs >= 1.0 {
-        secs -= 1.0;
-    }
-    Some(secs)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
 
 /// chessd's answer in the data file's form (sorted) and its time in seconds.
 fn chessd(pos: Position, stip: Stipulation) -> (BTreeSet<String>, f64) {
@@ -171,7 +102,8 @@ fn main() {
         for run in 0..runs {
             let popeye = |theirs: &mut Vec<f64>| {
                 if let Some(py) = &py {
-                    theirs.push(popeye_seconds(py, &input).unwrap_or(f64::NAN));
+                    theirs
+                        .push(popeye::popeye(py, &input).map_or(f64::NAN, |run| popeye_own(&run)));
                 }
             };
             if run % 2 == 1 {

@@ -545,7 +545,13 @@ fn csv_rows(path: &str) -> Vec<std::collections::HashMap<String, String>> {
 
 /// Plays a solved puzzle's main line with "Next move", ply by ply, to the mate in `mate`.
 async fn next_moves_to_mate(s: &Session, mate: usize) {
-    for ply in 1..=(2 * mate - 1) {
+    next_plies_to_mate(s, 2 * mate - 1).await;
+}
+
+/// Presses "Next move" `plies` times on the puzzles page, each ply shown in turn, then expects
+/// the mate on the board.
+async fn next_plies_to_mate(s: &Session, plies: usize) {
+    for ply in 1..=plies {
         s.click("#next-move").await;
         s.wait_for(
             &format!("document.querySelector('svg.board').dataset.ply === '{ply}'"),

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::json;
 
 use super::{
-    assert_clean_console, open, run, select_option, shot,
+    assert_clean_console, next_plies_to_mate, open, run, select_option, shot,
     webdriver::{Driver, Session},
     DATA, DESKTOP,
 };
@@ -40,23 +40,6 @@ async fn solve(s: &Session, fen: &str, genre: &str, n: &str, answer: &str) {
     s.wait_for(
         &format!("document.querySelector('{answer}')"),
         "the solver's verdict",
-    )
-    .await;
-}
-
-/// Presses "Next move" `plies` times, then expects the mate on the board.
-async fn next_to_mate(s: &Session, plies: usize) {
-    for ply in 1..=plies {
-        s.click("#next-move").await;
-        s.wait_for(
-            &format!("document.querySelector('svg.board').dataset.ply === '{ply}'"),
-            "the next move",
-        )
-        .await;
-    }
-    s.wait_for(
-        "document.querySelector('#puzzle-status').dataset.state === 'mate'",
-        "the mate",
     )
     .await;
 }
@@ -113,7 +96,7 @@ fn helpmates_and_selfmates_are_solved_as_popeye_solves_them_and_a_search_shows_i
             )
             .await;
         assert_eq!(offered, json!(["d3c2", "h2f2"]));
-        next_to_mate(&s, 4).await;
+        next_plies_to_mate(&s, 4).await;
         // The second solution, chosen in the list, plays to mate too.
         s.click("#puzzle-solutions li:nth-child(2) button").await;
         s.wait_for(
@@ -121,7 +104,7 @@ fn helpmates_and_selfmates_are_solved_as_popeye_solves_them_and_a_search_shows_i
             "the problem position again",
         )
         .await;
-        next_to_mate(&s, 4).await;
+        next_plies_to_mate(&s, 4).await;
 
         // A selfmate in 2 (Popeye's battle-play examples): Popeye's key, and the tree played
         // until Black is forced to mate.
@@ -141,7 +124,7 @@ fn helpmates_and_selfmates_are_solved_as_popeye_solves_them_and_a_search_shows_i
             .collect();
         assert_eq!(shown, keys);
         assert!(s.text("#puzzle-status").await.contains("selfmate in 2"));
-        next_to_mate(&s, 4).await;
+        next_plies_to_mate(&s, 4).await;
         let status = s.text("#puzzle-status").await;
         assert!(status.contains("Black wins"), "{status}");
         shot(&s, "puzzle-selfmate").await;

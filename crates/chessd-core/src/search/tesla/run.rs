@@ -207,6 +207,30 @@ impl<'a> Run<'a> {
         Some(((d - r).max(0), ratio))
     }
 
+    /// Queues child `c` of a node searched at desired depth `cd` for a visit against the
+    /// threshold `t` (from the child's side), with the depth and benefit/cost its chance earns:
+    /// its value must move from where it stands to `target` (from the parent's side) to
+    /// matter. A pending child is queued first at the full depth; a child already settled
+    /// against `t`, or whose chance is under the floor, is not queued.
+    fn queue_child(&mut self, c: usize, cd: i32, t: i32, target: i32) {
+        let child = &self.nodes[c];
+        if child.state == State::Pending {
+            self.scratch.push((f64::INFINITY, c as u32, t, cd));
+            return;
+        }
+        let gap = negate(child.eval) - target;
+        if self.child_settled(c, cd, t) {
+            return;
+        }
+        let Some((dc, ratio)) = self.allotted(c, cd, gap) else {
+            return;
+        };
+        if dc < cd && self.child_settled(c, dc, t) {
+            return;
+        }
+        self.scratch.push((ratio, c as u32, t, dc));
+    }
+
     /// A principal variation node `i` (the root, or the best child of one) at desired depth
     /// `d`: its best child is searched as a principal variation node itself, however
     /// unlikely its disproof (a dominant line is verified); the other children must stay at
@@ -233,22 +257,7 @@ impl<'a> Run<'a> {
                 self.scratch.push((f64::MAX, c as u32, i32::MIN, cd));
                 continue;
             }
-            let t = -best_v;
-            if child.state == State::Pending {
-                self.scratch.push((f64::INFINITY, c as u32, t, cd));
-                continue;
-            }
-            let gap = negate(child.eval) - best_v;
-            if self.child_settled(c, cd, t) {
-                continue;
-            }
-            let Some((dc, ratio)) = self.allotted(c, cd, gap) else {
-                continue;
-            };
-            if dc < cd && self.child_settled(c, dc, t) {
-                continue;
-            }
-            self.scratch.push((ratio, c as u32, t, dc));
+            self.queue_child(c, cd, -best_v, best_v);
         }
         self.scratch[start..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         let end = self.scratch.len();
@@ -395,22 +404,7 @@ impl<'a> Run<'a> {
         }
         let start = self.scratch.len();
         for c in range.clone() {
-            let child = &self.nodes[c];
-            if child.state == State::Pending {
-                self.scratch.push((f64::INFINITY, c as u32, ct, cd));
-                continue;
-            }
-            let gap = negate(child.eval) - t;
-            if self.child_settled(c, cd, ct) {
-                continue;
-            }
-            let Some((dc, ratio)) = self.allotted(c, cd, gap) else {
-                continue;
-            };
-            if dc < cd && self.child_settled(c, dc, ct) {
-                continue;
-            }
-            self.scratch.push((ratio, c as u32, ct, dc));
+            self.queue_child(c, cd, ct, t);
         }
         self.scratch[start..].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         let end = self.scratch.len();
