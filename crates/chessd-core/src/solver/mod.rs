@@ -345,7 +345,7 @@ impl<'a> Solver<'a> {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             t => t,
         };
-        let limits = Limits::of(&self);
+        let limits = Limits::of(self);
         let max_bytes = self.table_mb.saturating_mul(1 << 20);
         let mut table = MateTable::with_bytes(INITIAL_TABLE_BYTES.min(max_bytes));
         let mut killers = vec![NO_KILLERS; threads];
