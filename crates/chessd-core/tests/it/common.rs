@@ -26,6 +26,17 @@ impl Rng {
     }
 }
 
+/// The rows of a tab-separated data file: its lines other than `#` comments and blank lines,
+/// split at tabs.
+pub(crate) fn tsv_rows(path: &str) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (reference data beside the checkout)"))
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
 /// The FENs of an EPD suite, in order.
 pub(crate) fn fens(path: &str) -> impl Iterator<Item = String> {
     std::fs::read_to_string(path)

@@ -26,23 +26,18 @@ struct Problem {
 }
 
 fn problems() -> Vec<Problem> {
-    std::fs::read_to_string(DATA)
-        .expect("reference data beside the checkout")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            Problem {
-                id: f[0].to_string(),
-                n: f[2].parse().unwrap(),
-                fen: f[3].to_string(),
-                length: f[4].parse().unwrap(),
-                keys: f[5]
-                    .split(' ')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-            }
+    crate::common::tsv_rows(DATA)
+        .into_iter()
+        .map(|f| Problem {
+            id: f[0].to_string(),
+            n: f[2].parse().unwrap(),
+            fen: f[3].to_string(),
+            length: f[4].parse().unwrap(),
+            keys: f[5]
+                .split(' ')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
         })
         .collect()
 }

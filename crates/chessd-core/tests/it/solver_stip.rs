@@ -29,12 +29,9 @@ struct Problem {
 }
 
 fn problems() -> Vec<Problem> {
-    std::fs::read_to_string(DATA)
-        .expect("reference data beside the checkout")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
+    crate::common::tsv_rows(DATA)
+        .into_iter()
+        .map(|f| {
             let stipulation: Stipulation = f[1].parse().unwrap();
             let sep = if matches!(stipulation, Stipulation::Help(_)) {
                 ';'
