@@ -10,7 +10,7 @@
 use std::{sync::atomic::AtomicBool, time::Duration};
 
 use chessd_core::{
-    game::{Game, GameResult},
+    game::GameResult,
     search::{
         tesla::{TeslaParams, TeslaSearcher},
         Limits, Searcher,
@@ -18,18 +18,9 @@ use chessd_core::{
     Color,
 };
 
-const OPENINGS: [&str; 10] = [
-    "",
-    "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",
-    "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6",
-    "d2d4 d7d5 c2c4 e7e6 b1c3 g8f6",
-    "c2c4 e7e5 b1c3 g8f6 g1f3 b8c6",
-    "e2e4 e7e6 d2d4 d7d5 b1c3 g8f6",
-    "d2d4 g8f6 c2c4 g7g6 b1c3 f8g7 e2e4 d7d6",
-    "e2e4 c7c6 d2d4 d7d5 e4e5 c8f5",
-    "d2d4 g8f6 c2c4 e7e6 g1f3 b7b6",
-    "e2e4 e7e5 g1f3 g8f6 f3e5 d7d6",
-];
+// The very openings of `chessd match`, so that this harness and the match play the same games.
+#[path = "../../../src/cli/engine_match/openings.rs"]
+mod openings;
 
 const MAX_PLIES: usize = 300;
 
@@ -62,10 +53,7 @@ fn params() -> TeslaParams {
 
 /// Plays game `index`; Tesla's score (1, 0.5, 0).
 fn play(index: usize, limits: &Limits) -> f64 {
-    let mut game = Game::default();
-    for mv in OPENINGS[(index / 2) % OPENINGS.len()].split_whitespace() {
-        game.play_uci(mv).expect("the openings are legal");
-    }
+    let mut game = openings::start(index as u32).expect("the openings are legal");
     let tesla_side = if index.is_multiple_of(2) {
         Color::White
     } else {
