@@ -111,7 +111,18 @@ pub enum ClientFrame {
 }
 
 /// Parses the text of one WebSocket client frame (what the server does with every text frame it
-/// receives).
+/// receives). Only a JSON object is a frame: serde would also read a struct from an array of its
+/// fields in order (`["ping", 1]`), which the protocol does not define.
+///
+/// ```
+/// use chessd_protocol::ws::{parse_client_frame, ClientFrame};
+/// assert!(matches!(parse_client_frame(r#" {"type": "ping"}"#), Ok(ClientFrame::Ping { .. })));
+/// assert!(parse_client_frame(r#"["ping", 1]"#).is_err());
+/// ```
 pub fn parse_client_frame(text: &str) -> Result<ClientFrame, serde_json::Error> {
+    let json_whitespace = [' ', '\t', '\n', '\r'];
+    if !text.trim_start_matches(json_whitespace).starts_with('{') {
+        return Err(serde::de::Error::custom("a frame is a JSON object"));
+    }
     serde_json::from_str(text)
 }
