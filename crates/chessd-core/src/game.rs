@@ -408,6 +408,25 @@ impl Game {
         Ok(())
     }
 
+    /// Plays a move the caller knows to be legal in the current position (one the codec
+    /// decoded from this very position, say) without checking it again: refused only when the
+    /// game is over. A debug build still checks the move.
+    ///
+    /// ```
+    /// use chessd_core::game::Game;
+    ///
+    /// let mut game = Game::default();
+    /// let mv = game.position().parse_uci("e2e4").unwrap();
+    /// game.replay_decoded(mv).unwrap();
+    /// assert_eq!(game.history(), [mv]);
+    /// ```
+    pub fn replay_decoded(&mut self, mv: Move) -> Result<(), GameError> {
+        self.ensure_playable()?;
+        debug_assert!(self.position.is_legal(mv), "{mv:?} is not legal");
+        self.apply(mv);
+        Ok(())
+    }
+
     /// Refuses `mv` when the game is over or the move is not legal, saying why.
     fn ensure_legal(&self, mv: Move) -> Result<(), GameError> {
         self.ensure_playable()?;

@@ -118,17 +118,24 @@ impl PgnGame {
             tags,
             start: *game.start_position(),
             prelude: Vec::new(),
-            moves: game
-                .notated_history()
-                .into_iter()
-                .map(|played| PgnMove {
-                    mv: played.mv,
-                    san: played.san,
-                    nags: Vec::new(),
-                    comments: Vec::new(),
-                    variations: Vec::new(),
-                })
-                .collect(),
+            // SAN only (a move's UCI text is not written): one string a move.
+            moves: {
+                let mut pos = *game.start_position();
+                game.history()
+                    .iter()
+                    .map(|&mv| {
+                        let san = pos.san(mv);
+                        pos.play_unchecked(mv);
+                        PgnMove {
+                            mv,
+                            san,
+                            nags: Vec::new(),
+                            comments: Vec::new(),
+                            variations: Vec::new(),
+                        }
+                    })
+                    .collect()
+            },
             result: Some(game.status().result),
             game: game.clone(),
         }

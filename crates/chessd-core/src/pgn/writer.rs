@@ -177,9 +177,11 @@ fn write_line(wrap: &mut Wrap, prelude: &[String], moves: &[PgnMove], first: usi
         write_comment(wrap, comment);
     }
     let mut numbered = false;
+    // One buffer for every move's token: no allocation a move.
+    let mut token = String::new();
     for (i, mv) in moves.iter().enumerate() {
         let ply = first + i;
-        let mut token = String::new();
+        token.clear();
         if ply.is_multiple_of(2) {
             let _ = write!(token, "{}. ", ply / 2 + 1);
         } else if !numbered {

@@ -22,6 +22,17 @@ pub(crate) struct MoveView {
     pub epd: Option<String>,
 }
 
+impl From<PlayedMove> for MoveView {
+    fn from(m: PlayedMove) -> MoveView {
+        MoveView {
+            uci: m.uci,
+            san: m.san,
+            by: None,
+            epd: None,
+        }
+    }
+}
+
 impl From<&PlayedMove> for MoveView {
     fn from(m: &PlayedMove) -> MoveView {
         MoveView {
@@ -38,7 +49,11 @@ impl From<&PlayedMove> for MoveView {
 /// the position after it.
 pub(crate) fn history(board: &Board) -> Vec<MoveView> {
     match board {
-        Board::Chess(game) => game.notated_history().iter().map(MoveView::from).collect(),
+        Board::Chess(game) => game
+            .notated_history()
+            .into_iter()
+            .map(MoveView::from)
+            .collect(),
         Board::Chess2(game) => game
             .history()
             .iter()
