@@ -431,11 +431,7 @@ fn random_journals(plies: usize, [initial, increment]: [u64; 2]) -> Vec<Vec<Stri
                     }
                     clocks[me] = clocks[me] - think.min(clocks[me] / 10) + increment;
                     pos.play_unchecked(mv);
-                    Entry::Move {
-                        uci,
-                        clocks: Some(clocks),
-                    }
-                    .encode()
+                    Entry::played(uci, Some(clocks)).encode()
                 })
                 .collect();
             let resigns = pos.turn();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use chessd_core::{
     chess2::{ActionParseError, Chess2Action},
     game::{DrawPolicy, GameResult, Reason, Status},
-    Color,
+    Color, Move,
 };
 use chessd_protocol::uci::GoLimits;
 use serde::{Deserialize, Serialize};
@@ -40,6 +40,9 @@ pub enum Entry {
         /// White's and Black's remaining time after the move.
         #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
         clocks: Option<[u64; 2]>,
+        /// The move itself when it was decoded from a packed record (never stored).
+        #[serde(skip)]
+        decoded: Decoded,
     },
     /// A draw offer.
     #[serde(rename = "o")]
@@ -111,19 +114,62 @@ pub enum Entry {
     },
 }
 
+/// A chess move as the codec decoded it from a packed record, with the Zobrist key of the
+/// position it was decoded in: replaying it in a position with that key needs neither its
+/// text parsed nor its legality checked again (the codec only ever yields one of the
+/// position's legal moves). A hint, not data: it is never stored, and entries compare equal
+/// whatever their hints.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Decoded(Option<(Move, u64)>);
+
+impl Decoded {
+    /// The hint for `mv`, decoded in the position whose key is `key`.
+    pub fn new(mv: Move, key: u64) -> Decoded {
+        Decoded(Some((mv, key)))
+    }
+
+    /// No hint: the move is read from its text.
+    pub const NONE: Decoded = Decoded(None);
+
+    /// The move, when it was decoded in a position with the key `key`.
+    fn in_position(self, key: u64) -> Option<Move> {
+        self.0.filter(|&(_, k)| k == key).map(|(mv, _)| mv)
+    }
+}
+
+impl PartialEq for Decoded {
+    fn eq(&self, _: &Decoded) -> bool {
+        true
+    }
+}
+
+impl Eq for Decoded {}
+
 fn both(view: Option<ClockView>) -> Option<[u64; 2]> {
     view.map(|v| [v.white_ms, v.black_ms])
 }
 
 impl Entry {
+    /// A move as played and stored: its text and the clocks after it (no decoded move).
+    pub fn played(uci: String, clocks: Option<[u64; 2]>) -> Entry {
+        Entry::Move {
+            uci,
+            clocks,
+            decoded: Decoded::NONE,
+        }
+    }
+
     /// The stored text. Moves, nearly every entry, are short: the move in UCI, then both
     /// clocks when the game is timed (`e2e4` or `e2e4 59000 60000`); every other entry is JSON.
     pub fn encode(&self) -> String {
         match self {
-            Entry::Move { uci, clocks: None } => uci.clone(),
+            Entry::Move {
+                uci, clocks: None, ..
+            } => uci.clone(),
             Entry::Move {
                 uci,
                 clocks: Some([white, black]),
+                ..
             } => format!("{uci} {white} {black}"),
             other => serde_json::to_string(other).unwrap_or_default(),
         }
@@ -144,21 +190,17 @@ impl Entry {
             ]),
             _ => return Err(format!("'{text}' is not a stored move")),
         };
-        Ok(Entry::Move { uci, clocks })
+        Ok(Entry::played(uci, clocks))
     }
 
     /// The entry for a published event, or `None` for events that change no game state.
     /// `state` gives the whole game, for a re-initialisation.
     pub fn for_event(event: &EventKind, state: impl FnOnce() -> SavedState) -> Option<Entry> {
         Some(match event {
-            EventKind::Move { uci, clocks, .. } => Entry::Move {
-                uci: uci.clone(),
-                clocks: both(*clocks),
-            },
-            EventKind::Chess2Step { record, clocks, .. } => Entry::Move {
-                uci: record.clone(),
-                clocks: both(*clocks),
-            },
+            EventKind::Move { uci, clocks, .. } => Entry::played(uci.clone(), both(*clocks)),
+            EventKind::Chess2Step { record, clocks, .. } => {
+                Entry::played(record.clone(), both(*clocks))
+            }
             EventKind::DrawOffered { by } => Entry::DrawOffered { by: *by },
             EventKind::DrawDeclined { by } => Entry::DrawDeclined { by: *by },
             EventKind::GameEnd { status, clocks } => Entry::End {
@@ -399,8 +441,13 @@ pub fn replay(
     for (version, entry) in entries {
         let version = *version;
         let event = match entry {
-            Entry::Move { uci, clocks } => {
-                let event = replay_move(&mut game, uci).map_err(|e| corrupt(version, e))?;
+            Entry::Move {
+                uci,
+                clocks,
+                decoded,
+            } => {
+                let event =
+                    replay_move(&mut game, uci, *decoded).map_err(|e| corrupt(version, e))?;
                 set_clocks(&mut clock, *clocks);
                 resume(&game, clock.as_mut(), now);
                 if game.is_over() {
@@ -524,9 +571,17 @@ fn set_clocks(clock: &mut Option<Clock>, clocks: Option<[u64; 2]>) {
 /// Replays one stored move (a Chess 2 step). A standard game's move is played without
 /// notation (`None`: the event log keeps only its ply); a Chess 2 step gives its event,
 /// clocks not yet set.
-fn replay_move(game: &mut Board, text: &str) -> Result<Option<EventKind>, GameError> {
+fn replay_move(
+    game: &mut Board,
+    text: &str,
+    decoded: Decoded,
+) -> Result<Option<EventKind>, GameError> {
     match game {
         Board::Chess(game) => {
+            if let Some(mv) = decoded.in_position(game.position().hash()) {
+                game.replay_decoded(mv)?;
+                return Ok(None);
+            }
             let mv = game
                 .position()
                 .parse_uci(text)
@@ -611,10 +666,7 @@ mod tests {
     }
 
     fn mv(uci: &str) -> Entry {
-        Entry::Move {
-            uci: uci.into(),
-            clocks: None,
-        }
+        Entry::played(uci.into(), None)
     }
 
     #[test]
@@ -698,6 +750,40 @@ mod tests {
         assert!(missed[1].json.contains("resignation"), "{}", missed[1].json);
     }
 
+    /// A decoded move is played as decoded only in the position it was decoded in; anywhere
+    /// else its text is read and checked as any stored move's. Hints never make entries differ.
+    #[test]
+    fn a_decoded_move_is_trusted_only_in_its_own_position() {
+        let start = Position::default();
+        let setup = setup_of(&Game::new(start).into(), None);
+        let e4 = start.parse_uci("e2e4").unwrap();
+        let hinted = |text: &str, key: u64| Entry::Move {
+            uci: text.into(),
+            clocks: None,
+            decoded: Decoded::new(e4, key),
+        };
+        let replayed = |entry: Entry| {
+            replay(
+                &setup,
+                DrawPolicy::default(),
+                &entries(vec![entry]),
+                1,
+                Instant::now(),
+            )
+        };
+        // The text is not read when the position matches: the hint alone plays e2e4.
+        let r = replayed(hinted("not a move", start.hash())).unwrap();
+        let mut after = Game::new(start);
+        after.play(e4).unwrap();
+        assert_eq!(r.game.fen(), after.position().fen());
+        // In another position the hint is ignored: a bad text fails, a good one is played.
+        assert!(replayed(hinted("not a move", start.hash() ^ 1)).is_err());
+        let d4 = replayed(hinted("d2d4", start.hash() ^ 1)).unwrap();
+        assert!(d4.game.fen().starts_with("rnbqkbnr/pppppppp/8/8/3P4/"));
+        assert_eq!(hinted("e2e4", 1), mv("e2e4"));
+        assert_ne!(hinted("e2e4", 1), mv("d2d4"));
+    }
+
     #[test]
     fn clocks_resume_as_they_stood_for_the_side_to_move() {
         let control = TimeControl {
@@ -706,14 +792,8 @@ mod tests {
         };
         let setup = setup_of(&Game::new(Position::default()).into(), Some(control));
         let journal = entries(vec![
-            Entry::Move {
-                uci: "e2e4".into(),
-                clocks: Some([60_000, 60_000]),
-            },
-            Entry::Move {
-                uci: "e7e5".into(),
-                clocks: Some([60_000, 51_000]),
-            },
+            Entry::played("e2e4".into(), Some([60_000, 60_000])),
+            Entry::played("e7e5".into(), Some([60_000, 51_000])),
         ]);
         let now = Instant::now();
         let r = replay(&setup, DrawPolicy::default(), &journal, 16, now).unwrap();
@@ -834,10 +914,7 @@ mod tests {
 
     #[test]
     fn entries_are_short_and_read_back() {
-        let timed = Entry::Move {
-            uci: "e7e8q".into(),
-            clocks: Some([59_000, 61_250]),
-        };
+        let timed = Entry::played("e7e8q".into(), Some([59_000, 61_250]));
         let offer = Entry::DrawOffered { by: Color::Black };
         assert_eq!(mv("e2e4").encode(), "e2e4");
         assert_eq!(timed.encode(), "e7e8q 59000 61250");

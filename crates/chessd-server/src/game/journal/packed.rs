@@ -34,7 +34,7 @@ use chessd_core::{
     Color, FenMode, Position,
 };
 
-use super::{setup_text, Entry, StoredOptions};
+use super::{setup_text, Decoded, Entry, StoredOptions};
 use crate::game::{
     board::Board,
     clock::TimeControl,
@@ -602,7 +602,7 @@ fn write_moves(
     let mut clocked = Vec::new();
     for (_, entry) in entries {
         match entry {
-            Entry::Move { uci, clocks } => {
+            Entry::Move { uci, clocks, .. } => {
                 let mover = steps.write(uci)?;
                 if let Some(clocks) = clocks {
                     clocked.push((mover, *clocks));
@@ -686,6 +686,9 @@ pub fn to_centiseconds(entries: &mut [(u64, Entry)]) {
     }
 }
 
+/// A step read: its text, the side that made it, and the chess move as decoded.
+type ReadStep = (String, Color, Decoded);
+
 /// Reads moves, playing them.
 enum StepReader<'a> {
     Chess(Box<MoveReader<'a>>),
@@ -714,16 +717,22 @@ impl<'a> StepReader<'a> {
         }
     }
 
-    /// Reads `count` moves, each with the side that made it.
-    fn read(&mut self, count: usize, out: &mut Vec<(String, Color)>) -> Result<(), PackError> {
+    /// Reads `count` moves, each with the side that made it and, for chess, the move as
+    /// decoded.
+    fn read(&mut self, count: usize, out: &mut Vec<ReadStep>) -> Result<(), PackError> {
         for _ in 0..count {
             out.push(match self {
                 StepReader::Chess(reader) => {
-                    let mover = reader.as_ref().position().turn();
+                    let before = reader.as_ref().position();
+                    let (mover, key) = (before.turn(), before.hash());
                     let mv = reader.next().ok_or(CodecError::Truncated)??;
                     // A move's UCI needs only the move and the Chess960 flag, which the move
                     // does not change.
-                    (reader.as_ref().position().uci(mv), mover)
+                    (
+                        reader.as_ref().position().uci(mv),
+                        mover,
+                        Decoded::new(mv, key),
+                    )
                 }
                 StepReader::Chess2(reader) => {
                     // The side a step is made by, as `Chess2Game::side_of` tells it before the
@@ -734,7 +743,7 @@ impl<'a> StepReader<'a> {
                         Chess2Action::Bid { by, .. } => by,
                         _ => to_act,
                     };
-                    (step.to_string(), by)
+                    (step.to_string(), by, Decoded::NONE)
                 }
             });
         }
@@ -758,8 +767,8 @@ fn read_moves(
     let mut steps = StepReader::new(Walk::start(&setup).map_err(corrupt)?, bits);
     let mut texts = Vec::with_capacity(setup_moves.min(1024));
     steps.read(setup_moves, &mut texts)?;
-    setup.moves = texts.into_iter().map(|(text, _)| text).collect();
-    let mut played: Vec<(String, Color)> = Vec::with_capacity(moves.min(1024));
+    setup.moves = texts.into_iter().map(|(text, _, _)| text).collect();
+    let mut played: Vec<ReadStep> = Vec::with_capacity(moves.min(1024));
     // Moves run up to each other entry; a re-initialisation starts another game.
     let mut read = 0;
     for (before, entry) in &placed {
@@ -774,7 +783,7 @@ fn read_moves(
     let mut clocks = Vec::with_capacity(moves.min(1024));
     if let Some(clock) = setup.clock {
         let mut reader = ClockReader::from_bits(codec_control(clock.control, unit), bits);
-        for (_, mover) in &played {
+        for (_, mover, _) in &played {
             let [white, black] = reader.next_clocks(*mover)?;
             clocks.push(Some([scaled(white, unit)?, scaled(black, unit)?]));
         }
@@ -788,14 +797,24 @@ fn read_moves(
     let mut moves_in = played.into_iter().zip(clocks);
     let mut taken = 0;
     for (before, entry) in placed {
-        for ((uci, _), clocks) in moves_in.by_ref().take(before - taken) {
-            entries.push((entries.len() as u64 + 1, Entry::Move { uci, clocks }));
+        for ((uci, _, decoded), clocks) in moves_in.by_ref().take(before - taken) {
+            let entry = Entry::Move {
+                uci,
+                clocks,
+                decoded,
+            };
+            entries.push((entries.len() as u64 + 1, entry));
         }
         taken = before;
         entries.push((entries.len() as u64 + 1, entry));
     }
-    for ((uci, _), clocks) in moves_in {
-        entries.push((entries.len() as u64 + 1, Entry::Move { uci, clocks }));
+    for ((uci, _, decoded), clocks) in moves_in {
+        let entry = Entry::Move {
+            uci,
+            clocks,
+            decoded,
+        };
+        entries.push((entries.len() as u64 + 1, entry));
     }
     Ok(Unpacked {
         setup,
