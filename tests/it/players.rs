@@ -350,6 +350,47 @@ async fn seek_game(app: &TestApp, owner: &str, accepter: &str, rated: bool) -> G
     }
 }
 
+/// A game brought back from the store keeps its players (read from `game_players` only for a
+/// game whose listed rating says it has players); a game without players comes back without.
+#[actix_web::test]
+async fn a_game_brought_back_from_the_store_keeps_its_players() {
+    let mut config = chessd_server::Config::defaults();
+    config.quotas = chessd_server::config::QuotasConfig::unlimited();
+    config.players.creates_per_minute = 0;
+    config.players.creates_per_minute_total = 0;
+    config.store.evict_after_secs = 1;
+    let (state, scratch) = scratch_state(config, None).await;
+    let games = state.games.clone();
+    let app = TestApp::with_scratch_state(state, scratch).await;
+    let (_, owner) = player(&app, Some(("ada", "correct horse battery"))).await;
+    let (_, accepter) = player(&app, Some(("bob", "correct horse battery"))).await;
+    let seated = seek_game(&app, &owner, &accepter, false).await;
+    app.play(&seated, &["e2e4", "e7e5"]).await;
+    // Over, its clocks stopped: a game whose clock runs stays in memory to flag.
+    let (status, v) = app
+        .post(&seated.uri("/resign"), Some(&seated.white), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let plain = app.create_game(json!({})).await;
+    app.play(&plain, &["d2d4"]).await;
+    let before = (app.view(&seated).await, app.view(&plain).await);
+    assert_eq!(before.0["players"]["white"]["name"], "ada", "{}", before.0);
+    assert!(before.1["players"].is_null(), "{}", before.1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !games.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the games never left memory"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let after = (app.view(&seated).await, app.view(&plain).await);
+    assert_eq!(after.0["players"], before.0["players"]);
+    assert_eq!(after.0["fen"], before.0["fen"]);
+    assert!(after.1["players"].is_null(), "{}", after.1);
+    assert_eq!(after.1["fen"], before.1["fen"]);
+}
+
 fn blitz(page: &Value) -> Option<&Value> {
     page["ratings"]
         .as_array()

@@ -219,7 +219,7 @@ impl Games {
         } else {
             Vec::new()
         };
-        let players = match self.env.store.players() {
+        let players = match self.env.store.players().filter(|_| stored.has_players) {
             Some(db) => db
                 .game_players(&id)
                 .await?

@@ -53,6 +53,8 @@ struct GameRow {
     status: String,
     packed: Option<Vec<u8>>,
     packed_through: i64,
+    /// Its players' listed rating; 0 when it was created without players.
+    rating: i64,
 }
 
 impl GameRow {
@@ -69,6 +71,7 @@ impl GameRow {
             result: self.status,
             packed: self.packed,
             packed_through: self.packed_through,
+            has_players: self.rating > 0,
             entries: Vec::new(),
             keys: Vec::new(),
         }
@@ -88,7 +91,7 @@ struct LoadedRow {
 
 /// A game, its journal and its kept keys in one statement (SQLite).
 const SQLITE_LOAD_GAME: &str = "SELECT g.seq, g.created_ms, g.secrets, g.setup, g.options, \
-     g.live, g.status, g.packed, g.packed_through, \
+     g.live, g.status, g.packed, g.packed_through, g.rating, \
      (SELECT json_group_array(json_array(version, body)) FROM \
         (SELECT version, body FROM game_events WHERE game = g.seq ORDER BY version)) AS events, \
      (SELECT json_group_array(json_array(scope, key, hex(fingerprint), status, body, at_ms)) FROM \
@@ -97,7 +100,7 @@ const SQLITE_LOAD_GAME: &str = "SELECT g.seq, g.created_ms, g.secrets, g.setup, 
 
 /// [`SQLITE_LOAD_GAME`] for PostgreSQL.
 const POSTGRES_LOAD_GAME: &str = "SELECT g.seq, g.created_ms, g.secrets, g.setup, g.options, \
-     g.live, g.status, g.packed, g.packed_through, \
+     g.live, g.status, g.packed, g.packed_through, g.rating, \
      COALESCE((SELECT json_agg(json_build_array(version, body) ORDER BY version) \
         FROM game_events WHERE game = g.seq), '[]')::TEXT AS events, \
      COALESCE((SELECT json_agg(json_build_array(scope, key, encode(fingerprint, 'hex'), status, \
@@ -308,7 +311,10 @@ impl Db {
                 })
                 .busy_timeout(Duration::from_secs(10));
             let pool = SqlitePoolOptions::new()
-                .max_connections(4)
+                .max_connections(16)
+                // An embedded database has no connection to lose: pinging it before each use
+                // only adds a round trip to its worker thread.
+                .test_before_acquire(false)
                 .connect_with(options)
                 .await
                 .map_err(|e| StoreError::Open(format!("{path}: {e}")))?;
@@ -446,7 +452,7 @@ impl Db {
                 .map_err(db_err)?;
             let mut games = in_page(
                 "SELECT seq, id, created_ms, secrets, setup, options, live, status, packed, \
-                 packed_through FROM games WHERE seq IN (",
+                 packed_through, rating FROM games WHERE seq IN (",
             );
             games.push(" ORDER BY seq DESC");
             let mut games = games

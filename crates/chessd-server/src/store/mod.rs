@@ -215,6 +215,9 @@ pub struct StoredGame {
     pub packed: Option<Vec<u8>>,
     /// The last version the packed record holds (0: none).
     pub packed_through: i64,
+    /// Whether it was created with players (its listed rating is above 0): only then has it
+    /// a row in `game_players`, written in the same transaction as that rating.
+    pub has_players: bool,
     /// Its journal after `packed_through`, by version.
     pub entries: Vec<StoredEntry>,
     /// Its kept idempotency keys, oldest first.
