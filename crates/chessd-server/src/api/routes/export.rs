@@ -34,7 +34,7 @@ use crate::{
 };
 
 /// Games read from the store at once.
-pub(crate) const PAGE: usize = 32;
+pub(crate) const PAGE: usize = 64;
 
 /// The media type of NDJSON answers.
 pub(crate) const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
@@ -385,7 +385,7 @@ impl Export {
     operation_id = "exportGames",
     tag = "games",
     summary = "Export stored games as PGN or NDJSON",
-    description = "The games the store keeps, newest first, streamed game after game (chunked transfer; the store is read a page at a time, so the server holds one page whatever the number of games). The format follows `Accept`: `application/x-chess-pgn` (the default, also for no `Accept`, `*/*` or `application/*`) writes each game as the single-game PGN route does, followed by a blank line; `application/x-ndjson` writes one `ExportedGame` JSON object a line. Quality values are honoured; an `Accept` allowing neither is `406 not_acceptable`. An export sends at most `max` games, at most `limits.max_export_games`; a client may have `quotas.max_exports` exports streaming at once, the server `limits.max_exports`. Each game is replayed from its journal through the rules. With `store.url = \"memory\"` the export is empty. A store failure once the answer has begun breaks the connection (the transfer is truncated, never silently short).",
+    description = "The games the store keeps, newest first, streamed game after game (chunked transfer, a chunk a page; the store is read a page at a time, a few pages ahead of the client, so the server holds a few pages whatever the number of games). The format follows `Accept`: `application/x-chess-pgn` (the default, also for no `Accept`, `*/*` or `application/*`) writes each game as the single-game PGN route does, followed by a blank line; `application/x-ndjson` writes one `ExportedGame` JSON object a line. Quality values are honoured; an `Accept` allowing neither is `406 not_acceptable`. An export sends at most `max` games, at most `limits.max_export_games`; a client may have `quotas.max_exports` exports streaming at once, the server `limits.max_exports`. Each game is replayed from its journal through the rules. With `store.url = \"memory\"` the export is empty. A store failure once the answer has begun breaks the connection (the transfer is truncated, never silently short).",
     params(crate::api::routes::export::ExportQuery),
     responses(
         (status = 200, description = "The games, streamed.", content((String = "application/x-chess-pgn"), (crate::api::routes::export::ExportedGame<'static> = "application/x-ndjson")), headers(("Vary" = String, description = "`Accept`: the format depends on it."))),
