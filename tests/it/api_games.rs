@@ -1047,14 +1047,7 @@ async fn an_idempotency_key_outlives_the_games_eviction_from_memory() {
     .await;
     assert_eq!(first.status, StatusCode::OK, "{}", first.text());
     // Untouched, the game leaves memory; the repeat brings it back from the store.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !games.is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the game never left memory"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    common::app::until_no_game_in_memory(&games, "the game never left memory").await;
     let again = post_with(
         &app,
         &g.uri("/moves"),

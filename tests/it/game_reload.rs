@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::common::{
-    app::{scratch_state, TestApp},
+    app::{scratch_state, until_no_game_in_memory, TestApp},
     GameSecrets, Rng,
 };
 
@@ -41,11 +41,7 @@ async fn a_handle_whose_game_left_memory_brings_it_back() {
 
     // The lookup a request makes, then the game leaves memory before the request is sent.
     let handle = games.get(&g.id).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !games.is_empty() {
-        assert!(Instant::now() < deadline, "the game never left memory");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until_no_game_in_memory(&games, "the game never left memory").await;
 
     let snapshot = handle.snapshot().await.expect("the game comes back");
     assert_eq!(snapshot.version, 1);
@@ -55,14 +51,7 @@ async fn a_handle_whose_game_left_memory_brings_it_back() {
     // A game stopped for good stays gone, through an old handle too.
     let (status, v) = app.delete(&g.uri(""), Some(&g.admin)).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{v}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !games.is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "the stopped game stayed in memory"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_no_game_in_memory(&games, "the stopped game stayed in memory").await;
     let err = handle.snapshot().await.unwrap_err();
     assert!(matches!(err, GameError::NotFound(_)), "{err:?}");
 }
@@ -359,11 +348,7 @@ async fn journals_of_an_older_store_are_packed_and_read_the_same() {
         games.leave_node(|game| *game == id);
     }
     // Out of memory without being packed (moved away), then packed by the backlog.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !games.is_empty() {
-        assert!(Instant::now() < deadline);
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_no_game_in_memory(&games, "the games never left memory").await;
     assert_eq!(games.packer().pack_backlog().await.unwrap(), played.len());
     assert_eq!(
         games.packer().pack_backlog().await.unwrap(),

@@ -7,7 +7,7 @@ use actix_web::http::{header, StatusCode};
 use serde_json::{json, Value};
 
 use crate::common::{
-    app::{request, scratch_state, TestApp},
+    app::{request, scratch_state, until_no_game_in_memory, TestApp},
     GameSecrets,
 };
 
@@ -376,14 +376,7 @@ async fn a_game_brought_back_from_the_store_keeps_its_players() {
     let before = (app.view(&seated).await, app.view(&plain).await);
     assert_eq!(before.0["players"]["white"]["name"], "ada", "{}", before.0);
     assert!(before.1["players"].is_null(), "{}", before.1);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !games.is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the games never left memory"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    until_no_game_in_memory(&games, "the games never left memory").await;
     let after = (app.view(&seated).await, app.view(&plain).await);
     assert_eq!(after.0["players"], before.0["players"]);
     assert_eq!(after.0["fen"], before.0["fen"]);

@@ -378,6 +378,16 @@ impl TestApp {
 pub(crate) const LOCAL_PEER: std::net::SocketAddr =
     std::net::SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 50_000);
 
+/// Waits until no game is in `games`' memory (they were evicted, stopped or moved away),
+/// failing with `what` after ten seconds.
+pub(crate) async fn until_no_game_in_memory(games: &chessd_server::game::Games, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !games.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 /// A request: `method` (any case), `uri`, an optional bearer secret and an optional JSON body.
 pub(crate) fn request(
     method: &str,
