@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 
 use chessd_core::{
-    search::{tesla::TeslaSearcher, Limits, Searcher},
+    search::{tesla::TeslaSearcher, Info, Limits, Searcher},
     FenMode, Position,
 };
 
@@ -14,6 +14,18 @@ const FENS: [&str; 4] = [
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
     "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
 ];
+
+/// Prints one `info` line of the search called `label`.
+fn print_info(label: &str, pos: &Position, i: &Info) {
+    let pv: Vec<String> = i.pv.iter().map(|&m| pos.uci(m)).collect();
+    println!(
+        "  {label} depth {} nodes {} score {:?} pv {}",
+        i.depth,
+        i.nodes,
+        i.score,
+        pv.join(" ")
+    );
+}
 
 fn main() {
     let nodes: u64 = std::env::args()
@@ -32,14 +44,7 @@ fn main() {
         println!("{fen}");
         let mut t = TeslaSearcher::new(16);
         let r = t.search(&pos, &[], &Limits::nodes(nodes), &stop, |i| {
-            let pv: Vec<String> = i.pv.iter().map(|&m| pos.uci(m)).collect();
-            println!(
-                "  tesla depth {} nodes {} score {:?} pv {}",
-                i.depth,
-                i.nodes,
-                i.score,
-                pv.join(" ")
-            );
+            print_info("tesla", &pos, i)
         });
         println!(
             "  tesla stats {:?} best {}",
@@ -48,14 +53,7 @@ fn main() {
         );
         let mut s = Searcher::new(16);
         let r = s.search(&pos, &[], &Limits::nodes(nodes), &stop, |i| {
-            let pv: Vec<String> = i.pv.iter().map(|&m| pos.uci(m)).collect();
-            println!(
-                "  pvs depth {} nodes {} score {:?} pv {}",
-                i.depth,
-                i.nodes,
-                i.score,
-                pv.join(" ")
-            );
+            print_info("pvs", &pos, i)
         });
         println!("  pvs best {}", pos.uci(r.best.expect("a legal move")));
     }

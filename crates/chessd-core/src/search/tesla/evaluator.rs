@@ -46,12 +46,8 @@ pub const QS_PLIES: usize = 12;
 
 impl BatchEvaluator for BuiltinEvaluator {
     fn evaluate_batch(&mut self, batch: &[Position], out: &mut Vec<i32>) -> u64 {
-        out.clear();
-        let mut nodes = 0;
-        for pos in batch {
-            out.push(qsearch(pos, -INFINITE, INFINITE, 0, &mut nodes));
-        }
-        nodes
+        // No thresholds: every position gets the full window.
+        self.evaluate_batch_around(batch, &[], out)
     }
 
     fn evaluate_batch_around(
