@@ -30,6 +30,8 @@ use std::{
 
 use chessd_core::{solver::Solver, FenMode, Position};
 
+#[path = "support/env.rs"]
+mod env;
 #[path = "support/popeye.rs"]
 mod popeye;
 use popeye::{median, popeye, popeye_input, popeye_own, PopeyeRun};
@@ -115,10 +117,7 @@ struct Row {
 
 fn main() {
     let py = std::env::var("POPEYE").ok();
-    let runs: usize = std::env::var("CHESSD_BENCH_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3);
+    let runs: usize = env::env_or("CHESSD_BENCH_RUNS", 3);
     let set = std::env::var("CHESSD_BENCH_SET").unwrap_or_else(|_| "report".into());
     let verbose = std::env::var("CHESSD_BENCH_VERBOSE").is_ok();
     let only = std::env::var("CHESSD_BENCH_ONLY").ok();

@@ -45,9 +45,12 @@ use chessd_core::{
     FenMode, Position,
 };
 
+#[path = "support/env.rs"]
+mod env;
 #[path = "support/mates.rs"]
 mod mates;
-use mates::{env_or, median, ms, read_csv, Outcome, Stockfish};
+use env::env_or;
+use mates::{median, ms, read_csv, Outcome, Stockfish};
 
 /// Runs Stockfish's `go mate N` on `case` and checks its answer against the known keys.
 fn stockfish_solve(sf: &mut Stockfish, case: &Case, cap: Duration) -> Outcome {

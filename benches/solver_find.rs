@@ -29,9 +29,12 @@ use chessd_core::{
     FenMode, Position,
 };
 
+#[path = "support/env.rs"]
+mod env;
 #[path = "support/mates.rs"]
 mod mates;
-use mates::{env_or, median, ms, read_csv, Outcome, Stockfish};
+use env::env_or;
+use mates::{median, ms, read_csv, Outcome, Stockfish};
 
 const SHALLOW: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

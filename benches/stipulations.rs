@@ -26,6 +26,8 @@ use chessd_core::{
     FenMode, Position,
 };
 
+#[path = "support/env.rs"]
+mod env;
 #[path = "support/popeye.rs"]
 mod popeye;
 use popeye::{median, popeye_input, popeye_own};
@@ -68,10 +70,7 @@ fn chessd(pos: Position, stip: Stipulation) -> (BTreeSet<String>, f64) {
 
 fn main() {
     let py = std::env::var("POPEYE").ok();
-    let runs: usize = std::env::var("CHESSD_BENCH_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3);
+    let runs: usize = env::env_or("CHESSD_BENCH_RUNS", 3);
     let verbose = std::env::var("CHESSD_BENCH_VERBOSE").is_ok();
     let only = std::env::var("CHESSD_BENCH_ONLY").unwrap_or_default();
     let text = std::fs::read_to_string(DATA).expect("the data file");

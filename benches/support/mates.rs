@@ -1,6 +1,6 @@
 //! What the two mate benches (`solver.rs`, the exact mode, and `solver_find.rs`, the find
 //! mode) share: a Stockfish process asked for `go mate N` with a cap, the CSV reader of the
-//! position files, and the medians and environment knobs of their reports. Each bench includes
+//! position files, and the medians of their reports. Each bench includes
 //! it with `#[path = "support/mates.rs"] mod mates;` (they live in different crates).
 
 use std::{
@@ -58,14 +58,6 @@ pub(crate) fn median(mut v: Vec<Duration>) -> Duration {
 /// `d` in milliseconds.
 pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-/// The environment variable `name` parsed, or `default`.
-pub(crate) fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// A Stockfish process speaking UCI, one thread; its output read on a thread of its own so
