@@ -35,12 +35,7 @@ impl From<PlayedMove> for MoveView {
 
 impl From<&PlayedMove> for MoveView {
     fn from(m: &PlayedMove) -> MoveView {
-        MoveView {
-            uci: m.uci.clone(),
-            san: m.san.clone(),
-            by: None,
-            epd: None,
-        }
+        MoveView::from(m.clone())
     }
 }
 
