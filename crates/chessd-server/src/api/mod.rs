@@ -55,7 +55,7 @@ fn api_scope() -> actix_web::Scope<
         .wrap(actix_web::middleware::from_fn(
             connections::guard_connection,
         ))
-        .service(routes::resources())
+        .configure(routes::register)
 }
 
 /// Gives errors that actix answers by itself (a method a route does not have, a body over the
@@ -116,14 +116,14 @@ async fn record_latency(
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody>,
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
     let start = std::time::Instant::now();
-    let method = req.method().to_string();
-    let route = req
-        .match_pattern()
-        .unwrap_or_else(|| "unmatched".to_string());
     let res = next.call(req).await?;
+    // Read once routed: actix then knows the matched resource, where before routing it would
+    // match the path against every pattern again.
+    let request = res.request();
+    let route = request.match_pattern();
     crate::metrics::observe_request(
-        &method,
-        &route,
+        request.method().as_str(),
+        route.as_deref().unwrap_or("unmatched"),
         res.status().as_u16(),
         start.elapsed().as_secs_f64(),
     );
