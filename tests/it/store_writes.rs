@@ -163,6 +163,63 @@ async fn writes_commit_together_and_a_stale_version_fails_alone_on_postgresql() 
     writes_and_fencing(&pg.url).await;
 }
 
+/// Loads asked at once are read together (one statement for all that wait): each gets its
+/// own game with its own journal, a game asked twice is given to both, and an unknown id is
+/// `None` beside found ones.
+async fn loads_at_once(url: &str) {
+    let store = Store::open(url, SqliteSync::Full, 512).await.unwrap();
+    let mut rows = Vec::new();
+    for n in 0..40 {
+        let row = new_game();
+        let game = store.write(WriteOp::Create(row.clone())).await.unwrap();
+        for v in 1..=n % 5 {
+            store
+                .write(append(game, v, &format!("g{n} m{v}"), None))
+                .await
+                .unwrap();
+        }
+        rows.push((row.id, n));
+    }
+    let unknown = Uuid::new_v4();
+    let mut asked: Vec<(Uuid, Option<i64>)> = rows.iter().map(|&(id, n)| (id, Some(n))).collect();
+    asked.push((unknown, None));
+    asked.push((rows[3].0, Some(3)));
+    asked.push((rows[3].0, Some(3)));
+    asked.push((unknown, None));
+    let loads = asked.iter().map(|(id, _)| store.load_game(id));
+    for ((id, n), loaded) in asked.iter().zip(join_all(loads).await) {
+        let loaded = loaded.unwrap();
+        match n {
+            None => assert!(loaded.is_none(), "{id} is no game"),
+            Some(n) => {
+                let game = loaded.unwrap_or_else(|| panic!("game {n} not found"));
+                assert_eq!(game.id, *id);
+                let bodies: Vec<String> = game.entries.iter().map(|e| e.body.clone()).collect();
+                let expected: Vec<String> = (1..=n % 5).map(|v| format!("g{n} m{v}")).collect();
+                assert_eq!(bodies, expected, "game {n}");
+            }
+        }
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn loads_at_once_are_read_together_on_sqlite() {
+    let path = common::scratch_store();
+    loads_at_once(&format!("sqlite://{}", path.display())).await;
+    common::remove_sqlite(&path);
+}
+
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+#[tokio::test]
+async fn loads_at_once_are_read_together_on_postgresql() {
+    let pg = common::postgres::PgServer::start();
+    loads_at_once(&pg.url).await;
+}
+
 /// Shard leases on a real PostgreSQL: a write under a token that is no longer the shard's
 /// (another node took the shard after the lease ended) is refused, alone in its batch, and a
 /// node that still holds its lease keeps it.

@@ -78,7 +78,7 @@ impl GameRow {
     }
 }
 
-/// A game's row with its journal and kept keys as JSON arrays, as [`Db::load_game`] reads it.
+/// A game's row with its journal and kept keys as JSON arrays, as [`Db::load_games`] reads it.
 #[derive(sqlx::FromRow)]
 struct LoadedRow {
     #[sqlx(flatten)]
@@ -89,23 +89,72 @@ struct LoadedRow {
     keys: String,
 }
 
-/// A game, its journal and its kept keys in one statement (SQLite).
-const SQLITE_LOAD_GAME: &str = "SELECT g.seq, g.created_ms, g.secrets, g.setup, g.options, \
+impl LoadedRow {
+    /// The stored game `id` this row holds, its journal and keys read from their JSON.
+    fn into_game(self, id: Uuid) -> Result<StoredGame, StoreError> {
+        let LoadedRow { game, events, keys } = self;
+        let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+            StoreError::Corrupt(format!("game {id}: {what}: {e}"))
+        };
+        let events: Vec<(i64, String)> =
+            serde_json::from_str(&events).map_err(|e| corrupt("journal", &e))?;
+        let keys: Vec<(i64, String, String, i64, String, i64)> =
+            serde_json::from_str(&keys).map_err(|e| corrupt("keys", &e))?;
+        let seq = game.seq;
+        let keys = keys
+            .into_iter()
+            .map(|(scope, key, fingerprint, status, body, at_ms)| {
+                Ok(KeyRow {
+                    game: seq,
+                    scope,
+                    key,
+                    fingerprint: hex::decode(&fingerprint).map_err(|e| corrupt("key", &e))?,
+                    status,
+                    body,
+                    at_ms,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let mut game = StoredGame {
+            entries: events
+                .into_iter()
+                .map(|(version, body)| StoredEntry { version, body })
+                .collect(),
+            keys,
+            ..game.into_game(id)
+        };
+        keep_after_record(&mut game);
+        Ok(game)
+    }
+}
+
+/// Games, each with its journal and kept keys, in one statement (SQLite): their ids as a JSON
+/// array of hex strings.
+const SQLITE_LOAD_GAMES: &str = "SELECT g.id, g.seq, g.created_ms, g.secrets, g.setup, g.options, \
      g.live, g.status, g.packed, g.packed_through, g.rating, \
      (SELECT json_group_array(json_array(version, body)) FROM \
         (SELECT version, body FROM game_events WHERE game = g.seq ORDER BY version)) AS events, \
      (SELECT json_group_array(json_array(scope, key, hex(fingerprint), status, body, at_ms)) FROM \
         (SELECT * FROM game_keys WHERE game = g.seq ORDER BY at_ms, key)) AS keys \
-     FROM games g WHERE g.id = $1";
+     FROM games g WHERE g.id IN (SELECT unhex(value) FROM json_each($1))";
 
-/// [`SQLITE_LOAD_GAME`] for PostgreSQL.
-const POSTGRES_LOAD_GAME: &str = "SELECT g.seq, g.created_ms, g.secrets, g.setup, g.options, \
+/// [`SQLITE_LOAD_GAMES`] for PostgreSQL: the ids as an array.
+const POSTGRES_LOAD_GAMES: &str =
+    "SELECT g.id, g.seq, g.created_ms, g.secrets, g.setup, g.options, \
      g.live, g.status, g.packed, g.packed_through, g.rating, \
      COALESCE((SELECT json_agg(json_build_array(version, body) ORDER BY version) \
         FROM game_events WHERE game = g.seq), '[]')::TEXT AS events, \
      COALESCE((SELECT json_agg(json_build_array(scope, key, encode(fingerprint, 'hex'), status, \
         body, at_ms) ORDER BY at_ms, key) FROM game_keys WHERE game = g.seq), '[]')::TEXT AS keys \
-     FROM games g WHERE g.id = $1";
+     FROM games g WHERE g.id = ANY($1)";
+
+/// A [`LoadedRow`] with its id (bytes), as [`Db::load_games`] reads it.
+#[derive(sqlx::FromRow)]
+struct LoadedIdRow {
+    id: Vec<u8>,
+    #[sqlx(flatten)]
+    loaded: LoadedRow,
+}
 
 /// A [`GameRow`] with its id (bytes), as a page of games reads it.
 #[derive(sqlx::FromRow)]
@@ -357,63 +406,45 @@ impl Db {
         }
     }
 
-    /// A stored game with its journal, or `None`: one statement, so one snapshot (a packing
-    /// that deletes the rows its record holds is seen whole or not at all) and one round trip.
-    pub(crate) async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
+    /// Stored games with their journals and kept keys, in one statement: each game found with
+    /// its id (absent ones are left out), in no particular order. One statement is one
+    /// snapshot, so a packing that deletes a game's rows is seen whole or not at all.
+    pub(crate) async fn load_games(
+        &self,
+        ids: &[Uuid],
+    ) -> Result<Vec<(Uuid, Result<StoredGame, StoreError>)>, StoreError> {
         let db_err = |e| StoreError::from_db(e, None);
-        let row: Option<LoadedRow> = match self {
-            Db::Sqlite(pool) => sqlx::query_as(SQLITE_LOAD_GAME)
-                .bind(id.as_bytes().as_slice())
-                .fetch_optional(pool)
-                .await
-                .map_err(db_err)?,
-            Db::Postgres(pool) => sqlx::query_as(POSTGRES_LOAD_GAME)
-                .bind(id.as_bytes().as_slice())
-                .fetch_optional(pool)
-                .await
-                .map_err(db_err)?,
+        let rows: Vec<LoadedIdRow> = match self {
+            Db::Sqlite(pool) => {
+                let hex: Vec<String> = ids.iter().map(|id| id.simple().to_string()).collect();
+                sqlx::query_as(SQLITE_LOAD_GAMES)
+                    .bind(serde_json::to_string(&hex).unwrap_or_default())
+                    .fetch_all(pool)
+                    .await
+                    .map_err(db_err)?
+            }
+            Db::Postgres(pool) => {
+                let bytes: Vec<Vec<u8>> = ids.iter().map(|id| id.as_bytes().to_vec()).collect();
+                sqlx::query_as(POSTGRES_LOAD_GAMES)
+                    .bind(bytes)
+                    .fetch_all(pool)
+                    .await
+                    .map_err(db_err)?
+            }
         };
-        let Some(LoadedRow { game, events, keys }) = row else {
-            return Ok(None);
-        };
-        let corrupt = |what: &str, e: &dyn std::fmt::Display| {
-            StoreError::Corrupt(format!("game {id}: {what}: {e}"))
-        };
-        let events: Vec<(i64, String)> =
-            serde_json::from_str(&events).map_err(|e| corrupt("journal", &e))?;
-        let keys: Vec<(i64, String, String, i64, String, i64)> =
-            serde_json::from_str(&keys).map_err(|e| corrupt("keys", &e))?;
-        let seq = game.seq;
-        let keys = keys
+        Ok(rows
             .into_iter()
-            .map(|(scope, key, fingerprint, status, body, at_ms)| {
-                Ok(KeyRow {
-                    game: seq,
-                    scope,
-                    key,
-                    fingerprint: hex::decode(&fingerprint).map_err(|e| corrupt("key", &e))?,
-                    status,
-                    body,
-                    at_ms,
-                })
+            .filter_map(|row| {
+                let id = Uuid::from_slice(&row.id).ok()?;
+                Some((id, row.loaded.into_game(id)))
             })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        let mut game = StoredGame {
-            entries: events
-                .into_iter()
-                .map(|(version, body)| StoredEntry { version, body })
-                .collect(),
-            keys,
-            ..game.into_game(*id)
-        };
-        keep_after_record(&mut game);
-        Ok(Some(game))
+            .collect())
     }
 
     /// A page of stored games with their journals, newest first (see
     /// [`super::Store::games_page`]): three queries whatever the page's size, the page's keys,
     /// all their journal entries, then the games' rows (after the entries, as
-    /// [`Db::load_game`] reads them).
+    /// [`Db::load_games`] reads them).
     pub(crate) async fn games_page(
         &self,
         filter: ResultFilter,

@@ -12,6 +12,7 @@ mod db;
 mod error;
 pub(crate) mod jobs;
 mod jobs_db;
+mod load;
 pub mod pairing;
 pub mod perft_tasks;
 pub mod players;
@@ -321,6 +322,7 @@ pub struct Store {
 struct Inner {
     db: Db,
     writes: mpsc::Sender<Pending>,
+    loads: mpsc::Sender<load::PendingLoad>,
     health: Arc<Health>,
 }
 
@@ -407,8 +409,15 @@ impl Store {
             health: Arc::clone(&health),
         };
         tokio::spawn(writer.run(queue));
+        let (loads, load_queue) = mpsc::channel(65_536);
+        tokio::spawn(load::run(db.clone(), load_queue));
         Ok(Store {
-            inner: Some(Arc::new(Inner { db, writes, health })),
+            inner: Some(Arc::new(Inner {
+                db,
+                writes,
+                loads,
+                health,
+            })),
         })
     }
 
@@ -483,11 +492,20 @@ impl Store {
         }
     }
 
-    /// A stored game with its journal (`None` when absent, or in memory).
+    /// A stored game with its journal (`None` when absent, or in memory), read in one
+    /// statement with every other load waiting then (see `store/load.rs`).
     pub async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
         match &self.inner {
             None => Ok(None),
-            Some(inner) => inner.db.load_game(id).await,
+            Some(inner) => {
+                let (done, answer) = oneshot::channel();
+                inner
+                    .loads
+                    .send(load::PendingLoad { id: *id, done })
+                    .await
+                    .map_err(|_| StoreError::Closed)?;
+                answer.await.map_err(|_| StoreError::Closed)?
+            }
         }
     }
 
