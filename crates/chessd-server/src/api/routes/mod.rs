@@ -328,7 +328,7 @@ mod tests {
             .collect();
         assert!(scopes.contains(&"/v1/games/{id}"), "{scopes:?}");
         for route in route_table() {
-            let sample = route.path.replace('{', "").replace('}', "");
+            let sample = route.path.replace(['{', '}'], "");
             let (own, _) = split_at_parameter(route.path);
             for scope in scopes.iter().filter(|s| **s != own) {
                 let base = &scope[..scope.find('{').expect("a scope ends with a parameter")];
