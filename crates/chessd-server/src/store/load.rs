@@ -1,16 +1,26 @@
-//! Games brought back from the store, read together: every load waiting when the loader is
-//! free is read in one statement, as the writer commits every write waiting in one batch.
+//! Games brought back from the store, read together: every load waiting when none is being
+//! read is read in one statement, as the writer commits every write waiting in one batch.
 //!
 //! A load alone is one statement whose rows come back from the database driver's own thread
 //! (sqlx gives each SQLite connection one): a hand-off there and back that, on a small
 //! machine, costs more than the statement. Many loads at once (a server restarted under its
 //! players, a crowd opening archived games) spent most of their time handing off and waiting
-//! for those threads; read together, they share the hand-offs. One reader does best: with
-//! two or four at once, `loadtest stored` brought games back a little slower.
+//! for those threads; read together, they share the hand-offs.
+//!
+//! The reading is done by a task started on the thread of the load that found no reading
+//! under way (a server's HTTP thread), which reads batch after batch until none waits. It is
+//! a task of its own, so a load whose request is dropped meanwhile takes no other load with
+//! it; and it is started where the load came from, not handed to a thread of the store's,
+//! since waking one more thread for every batch cost as much as the hand-offs it saves. One
+//! reading at a time does best: with two or four, `loadtest stored` was a little slower.
 
-use std::collections::HashMap;
+use std::{
+    collections::HashMap,
+    mem,
+    sync::{Arc, Mutex, PoisonError},
+};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use uuid::Uuid;
 
 use super::{db::Db, StoreError, StoredGame};
@@ -18,31 +28,73 @@ use super::{db::Db, StoreError, StoredGame};
 /// Most games read in one statement.
 const MAX_BATCH: usize = 32;
 
-/// One load waiting: the game and where its answer goes (`None`: no such game).
-pub(super) struct PendingLoad {
-    pub(super) id: Uuid,
-    pub(super) done: oneshot::Sender<Result<Option<StoredGame>, StoreError>>,
+/// What one load waits for: its game (`None`: no such game), or why it could not be read.
+type Answer = Result<Option<StoredGame>, StoreError>;
+
+/// One load waiting: the game and where its answer goes.
+struct PendingLoad {
+    id: Uuid,
+    done: oneshot::Sender<Answer>,
 }
 
-/// Reads the loads of `queue` until it closes: every load waiting (up to [`MAX_BATCH`]) in
-/// one statement.
-pub(super) async fn run(db: Db, mut queue: mpsc::Receiver<PendingLoad>) {
-    let mut batch: Vec<PendingLoad> = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = queue.recv().await {
-        batch.push(first);
-        while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(next) => batch.push(next),
-                Err(_) => break,
-            }
+/// The loads waiting, and whether a task reads them.
+#[derive(Default)]
+struct Queue {
+    waiting: Vec<PendingLoad>,
+    reading: bool,
+}
+
+/// Loads of one store's games, read together.
+#[derive(Clone)]
+pub(super) struct Loader {
+    db: Db,
+    queue: Arc<Mutex<Queue>>,
+}
+
+impl Loader {
+    /// Loads from `db`.
+    pub(super) fn new(db: Db) -> Loader {
+        Loader {
+            db,
+            queue: Arc::default(),
         }
-        answer(&db, &mut batch).await;
+    }
+
+    /// The game `id` with its journal (`None`: no such game), read with every load waiting.
+    /// Must be called within a Tokio runtime (the reading may start a task on it).
+    pub(super) async fn load(&self, id: Uuid) -> Answer {
+        let (done, answer) = oneshot::channel();
+        let start = {
+            let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            queue.waiting.push(PendingLoad { id, done });
+            !mem::replace(&mut queue.reading, true)
+        };
+        if start {
+            tokio::spawn(self.clone().read_all());
+        }
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Reads batch after batch until no load waits.
+    async fn read_all(self) {
+        loop {
+            let batch = {
+                let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+                if queue.waiting.is_empty() {
+                    queue.reading = false;
+                    return;
+                }
+                let take = queue.waiting.len().min(MAX_BATCH);
+                queue.waiting.drain(..take).collect::<Vec<_>>()
+            };
+            answer(&self.db, batch).await;
+        }
     }
 }
 
 /// Reads the games of `batch` in one statement and answers each load (a game asked twice is
 /// given to both).
-async fn answer(db: &Db, batch: &mut Vec<PendingLoad>) {
+async fn answer(db: &Db, batch: Vec<PendingLoad>) {
     let mut ids: Vec<Uuid> = batch.iter().map(|p| p.id).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -50,7 +102,7 @@ async fn answer(db: &Db, batch: &mut Vec<PendingLoad>) {
         Ok(found) => found,
         Err(e) => {
             let message = e.to_string();
-            for p in batch.drain(..) {
+            for p in batch {
                 let _ = p.done.send(Err(StoreError::Database(message.clone())));
             }
             return;
@@ -58,10 +110,10 @@ async fn answer(db: &Db, batch: &mut Vec<PendingLoad>) {
     };
     let mut found: HashMap<Uuid, Result<StoredGame, StoreError>> = found.into_iter().collect();
     let mut asked: HashMap<Uuid, usize> = HashMap::new();
-    for p in batch.iter() {
+    for p in &batch {
         *asked.entry(p.id).or_default() += 1;
     }
-    for p in batch.drain(..) {
+    for p in batch {
         let left = asked.get_mut(&p.id).map_or(0, |n| {
             *n -= 1;
             *n

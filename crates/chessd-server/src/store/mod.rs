@@ -322,7 +322,7 @@ pub struct Store {
 struct Inner {
     db: Db,
     writes: mpsc::Sender<Pending>,
-    loads: mpsc::Sender<load::PendingLoad>,
+    loads: load::Loader,
     health: Arc<Health>,
 }
 
@@ -409,8 +409,7 @@ impl Store {
             health: Arc::clone(&health),
         };
         tokio::spawn(writer.run(queue));
-        let (loads, load_queue) = mpsc::channel(65_536);
-        tokio::spawn(load::run(db.clone(), load_queue));
+        let loads = load::Loader::new(db.clone());
         Ok(Store {
             inner: Some(Arc::new(Inner {
                 db,
@@ -497,15 +496,7 @@ impl Store {
     pub async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
         match &self.inner {
             None => Ok(None),
-            Some(inner) => {
-                let (done, answer) = oneshot::channel();
-                inner
-                    .loads
-                    .send(load::PendingLoad { id: *id, done })
-                    .await
-                    .map_err(|_| StoreError::Closed)?;
-                answer.await.map_err(|_| StoreError::Closed)?
-            }
+            Some(inner) => inner.loads.load(*id).await,
         }
     }
 
