@@ -11,8 +11,10 @@
 //! under way (a server's HTTP thread), which reads batch after batch until none waits. It is
 //! a task of its own, so a load whose request is dropped meanwhile takes no other load with
 //! it; and it is started where the load came from, not handed to a thread of the store's,
-//! since waking one more thread for every batch cost as much as the hand-offs it saves. One
-//! reading at a time does best: with two or four, `loadtest stored` was a little slower.
+//! since waking one more thread for every batch cost as much as the hand-offs it saves. Two or
+//! three readings at once did no better in `loadtest stored`, so there is one. Should that task
+//! be dropped before it is done (its thread's runtime going away), the next load starts
+//! another, which also reads the loads left waiting.
 
 use std::{
     collections::HashMap,
@@ -70,24 +72,51 @@ impl Loader {
             !mem::replace(&mut queue.reading, true)
         };
         if start {
-            tokio::spawn(self.clone().read_all());
+            // The guard goes into the task's future before it first runs: dropped unpolled
+            // with its runtime, the task still marks the queue as read by nobody.
+            let reading = Reading {
+                queue: Arc::clone(&self.queue),
+                done: false,
+            };
+            tokio::spawn(self.clone().read_all(reading));
         }
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
     /// Reads batch after batch until no load waits.
-    async fn read_all(self) {
+    async fn read_all(self, mut reading: Reading) {
         loop {
             let batch = {
                 let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
                 if queue.waiting.is_empty() {
+                    // Under the same lock as the check: a load queued after it starts a reading.
                     queue.reading = false;
+                    reading.done = true;
                     return;
                 }
                 let take = queue.waiting.len().min(MAX_BATCH);
                 queue.waiting.drain(..take).collect::<Vec<_>>()
             };
             answer(&self.db, batch).await;
+        }
+    }
+}
+
+/// Marks the queue as read by nobody if the reading task is dropped before it is done (its
+/// runtime going away): the next load then starts a reading.
+struct Reading {
+    queue: Arc<Mutex<Queue>>,
+    /// The task found no load waiting and said so itself.
+    done: bool,
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        if !self.done {
+            self.queue
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .reading = false;
         }
     }
 }
@@ -132,5 +161,46 @@ fn copy(read: &Result<StoredGame, StoreError>) -> Result<StoredGame, StoreError>
     match read {
         Ok(game) => Ok(game.clone()),
         Err(e) => Err(StoreError::Corrupt(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SqliteSync;
+
+    /// A reading task dropped with its runtime before it ever ran leaves no load hanging: the
+    /// next load, on another runtime, starts a reading of its own.
+    #[test]
+    fn a_reading_dropped_with_its_runtime_does_not_stop_later_loads() {
+        let dir = std::env::temp_dir().join(format!("chessd-load-{}", std::process::id()));
+        let url = format!("sqlite://{}", dir.join("games.db").display());
+        let runtime = || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+        };
+        let second = runtime();
+        let db = second.block_on(Db::open(&url, SqliteSync::Normal)).unwrap();
+        let loader = Loader::new(db);
+        let first = runtime();
+        first.block_on(async {
+            // Queued, and its reading spawned on `first`, which never runs it.
+            let mut load = Box::pin(loader.load(Uuid::new_v4()));
+            assert!(futures_util::poll!(load.as_mut()).is_pending());
+        });
+        assert!(loader.queue.lock().unwrap().reading);
+        drop(first);
+        assert!(!loader.queue.lock().unwrap().reading);
+        let later = second.block_on(async {
+            tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                loader.load(Uuid::new_v4()),
+            )
+            .await
+        });
+        assert!(matches!(later, Ok(Ok(None))), "{later:?}");
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
