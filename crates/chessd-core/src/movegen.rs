@@ -234,6 +234,38 @@ impl Position {
         false
     }
 
+    /// The squares the piece on `from`, a knight, bishop, rook, queen or pawn of the side to
+    /// move, may legally move to, en passant left out: the targets of its group in
+    /// [`Position::generate_moves`] (a pawn's promotion squares included), worked out for that
+    /// one piece instead of every piece. SAN uses it to check a move and to find which other
+    /// pieces could go to the same square.
+    pub(crate) fn legal_targets(&self, from: Square, role: Role) -> Bitboard {
+        let us = self.turn;
+        let ours = self.by_color(us);
+        if !ours.contains(from) || role == Role::King || self.checkers.more_than_one() {
+            return Bitboard::EMPTY;
+        }
+        let pinned = self.pinned.contains(from);
+        // As in `generate_moves_as`: in check a pinned piece can never help, and a pinned
+        // knight never moves.
+        if pinned && (self.checkers.nonempty() || role == Role::Knight) {
+            return Bitboard::EMPTY;
+        }
+        let king = self.king(us);
+        let occ = ours | self.by_color(!us);
+        let mut to = match role {
+            Role::Knight => knight_attacks(from),
+            Role::Bishop => bishop_attacks(from, occ),
+            Role::Rook => rook_attacks(from, occ),
+            Role::Queen => queen_attacks(from, occ),
+            _ => self.pawn_targets(us, from, occ, self.by_color(!us)),
+        } & self.check_mask(king, ours);
+        if pinned {
+            to &= line(king, from);
+        }
+        to
+    }
+
     /// All legal moves.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();

@@ -427,17 +427,10 @@ impl Position {
         }
     }
 
-    /// The SAN of a legal move without the `+`/`#` suffix (so without playing it); writes
-    /// nothing when the move is not legal.
-    fn append_san_without_suffix(&self, mv: Move, out: &mut String) {
-        let from = mv.from();
-        let to = mv.to();
-        if !self.by_color(self.turn()).contains(from) {
-            return;
-        }
-        let Some(role) = self.role_on(from) else {
-            return;
-        };
+    /// Whether `mv` (of a `role`) is legal, and the other pieces of that role that could
+    /// legally go to its square, from one pass of move generation.
+    fn legal_and_others(&self, mv: Move, role: Role) -> (bool, Bitboard) {
+        let (from, to) = (mv.from(), mv.to());
         let mut legal = false;
         let mut others = Bitboard::EMPTY;
         let needs_disambiguation = !matches!(role, Role::Pawn | Role::King);
@@ -453,6 +446,60 @@ impl Position {
             }
             false
         });
+        (legal, others)
+    }
+
+    /// [`Position::legal_and_others`] for a move of a knight, bishop, rook, queen or pawn that
+    /// is neither en passant nor castling, without generating every move: the mover's legal
+    /// targets, then those of the pieces of its role that attack the square (a knight or a
+    /// slider moves as it attacks, so no other can go there).
+    fn legal_and_others_of_piece(&self, mv: Move, role: Role) -> (bool, Bitboard) {
+        let (from, to) = (mv.from(), mv.to());
+        let promotes = role == Role::Pawn
+            && Bitboard::rank(crate::Rank::new(6).relative(self.turn())).contains(from);
+        let kind_fits = if promotes {
+            matches!(
+                mv.promotion_role(),
+                Some(Role::Knight | Role::Bishop | Role::Rook | Role::Queen)
+            )
+        } else {
+            matches!(mv.kind(), crate::MoveKind::Normal)
+        };
+        if !kind_fits || !self.legal_targets(from, role).contains(to) {
+            return (false, Bitboard::EMPTY);
+        }
+        if role == Role::Pawn {
+            return (true, Bitboard::EMPTY);
+        }
+        let us = self.turn();
+        let rivals = crate::attacks::attacks(role, us, to, self.occupied())
+            & self.pieces(us, role)
+            & !Bitboard::from_square(from);
+        let mut others = Bitboard::EMPTY;
+        for sq in rivals {
+            if self.legal_targets(sq, role).contains(to) {
+                others |= Bitboard::from_square(sq);
+            }
+        }
+        (true, others)
+    }
+
+    /// The SAN of a legal move without the `+`/`#` suffix (so without playing it); writes
+    /// nothing when the move is not legal.
+    fn append_san_without_suffix(&self, mv: Move, out: &mut String) {
+        let from = mv.from();
+        let to = mv.to();
+        if !self.by_color(self.turn()).contains(from) {
+            return;
+        }
+        let Some(role) = self.role_on(from) else {
+            return;
+        };
+        let (legal, others) = if role == Role::King || mv.is_castle() || mv.is_en_passant() {
+            self.legal_and_others(mv, role)
+        } else {
+            self.legal_and_others_of_piece(mv, role)
+        };
         if !legal {
             return;
         }
@@ -628,5 +675,64 @@ mod tests {
         );
         assert_eq!(p.parse_san("Kb1a1"), Ok(long));
         assert_eq!(p.parse_san("b1g1"), Ok(short));
+    }
+
+    /// The one-piece shortcut gives what one pass of move generation gives (which other
+    /// pieces could go there, for a legal move), for every legal
+    /// move and for plain and promotion moves from every square to every square (most of
+    /// them illegal), in positions of random games from starts rich in pins, checks,
+    /// en passant and promotions.
+    #[test]
+    fn a_pieces_own_targets_give_what_move_generation_gives() {
+        let starts = [
+            crate::START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "2r3k1/1q3ppp/8/8/8/8/1Q3PPP/2R3K1 w - - 0 1",
+        ];
+        let mut rng = crate::movegen::tests::Rng(0x2545_F491_4F6C_DD1D);
+        let mut checked = 0;
+        for fen in starts {
+            for _ in 0..12 {
+                let mut p = pos(fen);
+                for _ in 0..60 {
+                    let mut moves: Vec<Move> = p.legal_moves().iter().copied().collect();
+                    for from in p.by_color(p.turn()) {
+                        for to in 0..64 {
+                            let to = Square::new(to);
+                            moves.push(Move::normal(from, to));
+                            moves.push(Move::promotion(from, to, Role::Queen));
+                        }
+                    }
+                    for &m in &moves {
+                        let Some(role) = p.role_on(m.from()) else {
+                            continue;
+                        };
+                        if role == Role::King || m.is_castle() || m.is_en_passant() {
+                            continue;
+                        }
+                        // The other pieces matter only for a legal move.
+                        let (legal, others) = p.legal_and_others(m, role);
+                        let full = (legal, if legal { others } else { Bitboard::EMPTY });
+                        assert_eq!(
+                            p.legal_and_others_of_piece(m, role),
+                            full,
+                            "{} {}",
+                            p.fen(),
+                            p.uci(m)
+                        );
+                        checked += 1;
+                    }
+                    let legal = p.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    p.play_unchecked(legal[rng.below(legal.len())]);
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked} moves");
     }
 }
