@@ -299,6 +299,16 @@ pub(crate) mod tests {
     use super::*;
     use crate::FenMode;
 
+    /// Starts rich in lines, pins, checks, en passant and promotions (the start position and
+    /// four of the standard perft suite's), for tests that play random games from them.
+    pub(crate) const RICH_STARTS: [&str; 5] = [
+        crate::START_FEN,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    ];
+
     /// A small deterministic generator (xorshift64*).
     pub(crate) struct Rng(pub(crate) u64);
 

@@ -684,14 +684,8 @@ mod tests {
     /// en passant and promotions.
     #[test]
     fn a_pieces_own_targets_give_what_move_generation_gives() {
-        let starts = [
-            crate::START_FEN,
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "2r3k1/1q3ppp/8/8/8/8/1Q3PPP/2R3K1 w - - 0 1",
-        ];
+        let mut starts = crate::movegen::tests::RICH_STARTS.to_vec();
+        starts.push("2r3k1/1q3ppp/8/8/8/8/1Q3PPP/2R3K1 w - - 0 1");
         let mut rng = crate::movegen::tests::Rng(0x2545_F491_4F6C_DD1D);
         let mut checked = 0;
         for fen in starts {

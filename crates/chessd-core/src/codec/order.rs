@@ -395,14 +395,8 @@ mod tests {
     /// games from starts rich in lines, pins, en passant and promotions.
     #[test]
     fn shortcuts_score_every_move_as_the_long_way() {
-        let starts = [
-            crate::START_FEN,
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "8/8/8/2k5/3Pp3/8/8/4KQ1r b - d3 0 1",
-        ];
+        let mut starts = crate::movegen::tests::RICH_STARTS.to_vec();
+        starts.push("8/8/8/2k5/3Pp3/8/8/4KQ1r b - d3 0 1");
         let (mut fast, mut slow) = (Ranker::new(), Ranker::new());
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut positions = 0;
