@@ -142,13 +142,35 @@ impl Game {
     /// assert_eq!(sans, ["e4", "e5", "Nf3"]);
     /// ```
     pub fn notated_history(&self) -> Vec<PlayedMove> {
+        self.noted_history(PlayedMove::new)
+    }
+
+    /// The SAN of the moves played so far, oldest first: [`Game::notated_history`] without
+    /// the UCI text (one string a move, as PGN writes them).
+    ///
+    /// ```
+    /// use chessd_core::game::Game;
+    ///
+    /// let mut game = Game::default();
+    /// for uci in ["e2e4", "e7e5", "g1f3"] {
+    ///     game.play_uci(uci).unwrap();
+    /// }
+    /// assert_eq!(game.san_history(), ["e4", "e5", "Nf3"]);
+    /// ```
+    pub fn san_history(&self) -> Vec<String> {
+        self.noted_history(Position::san)
+    }
+
+    /// `note` of every move played, in the position it was played in, oldest first (the game
+    /// is replayed from its start).
+    fn noted_history<T>(&self, mut note: impl FnMut(&Position, Move) -> T) -> Vec<T> {
         let mut pos = *self.start_position();
         self.history
             .iter()
             .map(|&mv| {
-                let played = PlayedMove::new(&pos, mv);
+                let noted = note(&pos, mv);
                 pos.play_unchecked(mv);
-                played
+                noted
             })
             .collect()
     }

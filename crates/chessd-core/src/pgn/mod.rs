@@ -119,23 +119,18 @@ impl PgnGame {
             start: *game.start_position(),
             prelude: Vec::new(),
             // SAN only (a move's UCI text is not written): one string a move.
-            moves: {
-                let mut pos = *game.start_position();
-                game.history()
-                    .iter()
-                    .map(|&mv| {
-                        let san = pos.san(mv);
-                        pos.play_unchecked(mv);
-                        PgnMove {
-                            mv,
-                            san,
-                            nags: Vec::new(),
-                            comments: Vec::new(),
-                            variations: Vec::new(),
-                        }
-                    })
-                    .collect()
-            },
+            moves: game
+                .history()
+                .iter()
+                .zip(game.san_history())
+                .map(|(&mv, san)| PgnMove {
+                    mv,
+                    san,
+                    nags: Vec::new(),
+                    comments: Vec::new(),
+                    variations: Vec::new(),
+                })
+                .collect(),
             result: Some(game.status().result),
             game: game.clone(),
         }
