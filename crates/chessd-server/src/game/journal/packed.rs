@@ -794,27 +794,24 @@ fn read_moves(
     bits.expect_end()?;
     // The entries in their order: the moves, with each other entry after its moves.
     let mut entries: Vec<(u64, Entry)> = Vec::with_capacity(played.len() + placed.len());
-    let mut moves_in = played.into_iter().zip(clocks);
+    let mut moves_in = played
+        .into_iter()
+        .zip(clocks)
+        .map(|((uci, _, decoded), clocks)| Entry::Move {
+            uci,
+            clocks,
+            decoded,
+        });
     let mut taken = 0;
     for (before, entry) in placed {
-        for ((uci, _, decoded), clocks) in moves_in.by_ref().take(before - taken) {
-            let entry = Entry::Move {
-                uci,
-                clocks,
-                decoded,
-            };
-            entries.push((entries.len() as u64 + 1, entry));
+        for mv in moves_in.by_ref().take(before - taken) {
+            entries.push((entries.len() as u64 + 1, mv));
         }
         taken = before;
         entries.push((entries.len() as u64 + 1, entry));
     }
-    for ((uci, _, decoded), clocks) in moves_in {
-        let entry = Entry::Move {
-            uci,
-            clocks,
-            decoded,
-        };
-        entries.push((entries.len() as u64 + 1, entry));
+    for mv in moves_in {
+        entries.push((entries.len() as u64 + 1, mv));
     }
     Ok(Unpacked {
         setup,
