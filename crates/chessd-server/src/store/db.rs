@@ -432,13 +432,12 @@ impl Db {
                     .map_err(db_err)?
             }
         };
-        Ok(rows
-            .into_iter()
-            .filter_map(|row| {
-                let id = Uuid::from_slice(&row.id).ok()?;
-                Some((id, row.loaded.into_game(id)))
+        rows.into_iter()
+            .map(|row| {
+                let id = uuid_from(&row.id)?;
+                Ok((id, row.loaded.into_game(id)))
             })
-            .collect())
+            .collect()
     }
 
     /// A page of stored games with their journals, newest first (see

@@ -47,24 +47,15 @@ struct Queue {
 }
 
 /// Loads of one store's games, read together.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(super) struct Loader {
-    db: Db,
     queue: Arc<Mutex<Queue>>,
 }
 
 impl Loader {
-    /// Loads from `db`.
-    pub(super) fn new(db: Db) -> Loader {
-        Loader {
-            db,
-            queue: Arc::default(),
-        }
-    }
-
-    /// The game `id` with its journal (`None`: no such game), read with every load waiting.
-    /// Must be called within a Tokio runtime (the reading may start a task on it).
-    pub(super) async fn load(&self, id: Uuid) -> Answer {
+    /// The game `id` with its journal from `db` (`None`: no such game), read with every load
+    /// waiting. Must be called within a Tokio runtime (the reading may start a task on it).
+    pub(super) async fn load(&self, db: &Db, id: Uuid) -> Answer {
         let (done, answer) = oneshot::channel();
         let start = {
             let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -78,27 +69,27 @@ impl Loader {
                 queue: Arc::clone(&self.queue),
                 done: false,
             };
-            tokio::spawn(self.clone().read_all(reading));
+            tokio::spawn(read_all(db.clone(), reading));
         }
         answer.await.map_err(|_| StoreError::Closed)?
     }
+}
 
-    /// Reads batch after batch until no load waits.
-    async fn read_all(self, mut reading: Reading) {
-        loop {
-            let batch = {
-                let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
-                if queue.waiting.is_empty() {
-                    // Under the same lock as the check: a load queued after it starts a reading.
-                    queue.reading = false;
-                    reading.done = true;
-                    return;
-                }
-                let take = queue.waiting.len().min(MAX_BATCH);
-                queue.waiting.drain(..take).collect::<Vec<_>>()
-            };
-            answer(&self.db, batch).await;
-        }
+/// Reads batch after batch from `db` until no load waits in `reading`'s queue.
+async fn read_all(db: Db, mut reading: Reading) {
+    loop {
+        let batch = {
+            let mut queue = reading.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            if queue.waiting.is_empty() {
+                // Under the same lock as the check: a load queued after it starts a reading.
+                queue.reading = false;
+                reading.done = true;
+                return;
+            }
+            let take = queue.waiting.len().min(MAX_BATCH);
+            queue.waiting.drain(..take).collect::<Vec<_>>()
+        };
+        answer(&db, batch).await;
     }
 }
 
@@ -183,11 +174,11 @@ mod tests {
         };
         let second = runtime();
         let db = second.block_on(Db::open(&url, SqliteSync::Normal)).unwrap();
-        let loader = Loader::new(db);
+        let loader = Loader::default();
         let first = runtime();
         first.block_on(async {
             // Queued, and its reading spawned on `first`, which never runs it.
-            let mut load = Box::pin(loader.load(Uuid::new_v4()));
+            let mut load = Box::pin(loader.load(&db, Uuid::new_v4()));
             assert!(futures_util::poll!(load.as_mut()).is_pending());
         });
         assert!(loader.queue.lock().unwrap().reading);
@@ -196,7 +187,7 @@ mod tests {
         let later = second.block_on(async {
             tokio::time::timeout(
                 std::time::Duration::from_secs(10),
-                loader.load(Uuid::new_v4()),
+                loader.load(&db, Uuid::new_v4()),
             )
             .await
         });

@@ -409,12 +409,11 @@ impl Store {
             health: Arc::clone(&health),
         };
         tokio::spawn(writer.run(queue));
-        let loads = load::Loader::new(db.clone());
         Ok(Store {
             inner: Some(Arc::new(Inner {
                 db,
                 writes,
-                loads,
+                loads: load::Loader::default(),
                 health,
             })),
         })
@@ -496,7 +495,7 @@ impl Store {
     pub async fn load_game(&self, id: &Uuid) -> Result<Option<StoredGame>, StoreError> {
         match &self.inner {
             None => Ok(None),
-            Some(inner) => inner.loads.load(*id).await,
+            Some(inner) => inner.loads.load(&inner.db, *id).await,
         }
     }
 
