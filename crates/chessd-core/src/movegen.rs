@@ -128,6 +128,12 @@ impl IntoIterator for PieceMoves {
     }
 }
 
+/// The squares `us`'s pawns promote from: their seventh rank.
+#[inline(always)]
+fn promotion_from(us: Color) -> Bitboard {
+    Bitboard::rank(Rank::new(6).relative(us))
+}
+
 impl Position {
     /// Calls `visit` with each group of legal moves; stops early and returns `true` as soon as
     /// `visit` returns `true`.
@@ -203,7 +209,7 @@ impl Position {
             }
         }
 
-        let promotion_from = Bitboard::rank(Rank::new(6).relative(us));
+        let promotion_from = promotion_from(us);
         for from in self.pieces(us, Role::Pawn) & movable {
             let mut to = self.pawn_targets(us, from, occ, theirs) & target;
             if self.pinned.contains(from) {
@@ -234,13 +240,27 @@ impl Position {
         false
     }
 
-    /// The squares the piece on `from`, a knight, bishop, rook, queen or pawn of the side to
-    /// move, may legally move to, en passant left out: the targets of its group in
-    /// [`Position::generate_moves`] (a pawn's promotion squares included), worked out for that
-    /// one piece instead of every piece. SAN uses it to check a move and to find which other
-    /// pieces could go to the same square.
-    pub(crate) fn legal_targets(&self, from: Square, role: Role) -> Bitboard {
+    /// The legal moves of the piece on `from`, a knight, bishop, rook, queen or pawn of the
+    /// side to move, en passant left out: its group in [`Position::generate_moves`] (a pawn on
+    /// its seventh rank as promotions), worked out for that one piece instead of every piece.
+    /// SAN uses it to check a move and to find which other pieces could go to the same square.
+    pub(crate) fn piece_moves(&self, from: Square, role: Role) -> PieceMoves {
         let us = self.turn;
+        let kind = if role == Role::Pawn && promotion_from(us).contains(from) {
+            MoveGroupKind::Promotion
+        } else {
+            MoveGroupKind::Normal
+        };
+        PieceMoves {
+            role,
+            from,
+            to: self.piece_targets(us, from, role),
+            kind,
+        }
+    }
+
+    /// The targets of [`Position::piece_moves`].
+    fn piece_targets(&self, us: Color, from: Square, role: Role) -> Bitboard {
         let ours = self.by_color(us);
         if !ours.contains(from) || role == Role::King || self.checkers.more_than_one() {
             return Bitboard::EMPTY;

@@ -451,21 +451,11 @@ impl Position {
 
     /// [`Position::legal_and_others`] for a move of a knight, bishop, rook, queen or pawn that
     /// is neither en passant nor castling, without generating every move: the mover's legal
-    /// targets, then those of the pieces of its role that attack the square (a knight or a
+    /// moves, then those of the pieces of its role that attack the square (a knight or a
     /// slider moves as it attacks, so no other can go there).
     fn legal_and_others_of_piece(&self, mv: Move, role: Role) -> (bool, Bitboard) {
         let (from, to) = (mv.from(), mv.to());
-        let promotes = role == Role::Pawn
-            && Bitboard::rank(crate::Rank::new(6).relative(self.turn())).contains(from);
-        let kind_fits = if promotes {
-            matches!(
-                mv.promotion_role(),
-                Some(Role::Knight | Role::Bishop | Role::Rook | Role::Queen)
-            )
-        } else {
-            matches!(mv.kind(), crate::MoveKind::Normal)
-        };
-        if !kind_fits || !self.legal_targets(from, role).contains(to) {
+        if !self.piece_moves(from, role).contains(mv) {
             return (false, Bitboard::EMPTY);
         }
         if role == Role::Pawn {
@@ -477,7 +467,7 @@ impl Position {
             & !Bitboard::from_square(from);
         let mut others = Bitboard::EMPTY;
         for sq in rivals {
-            if self.legal_targets(sq, role).contains(to) {
+            if self.piece_moves(sq, role).to.contains(to) {
                 others |= Bitboard::from_square(sq);
             }
         }
