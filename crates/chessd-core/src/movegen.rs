@@ -12,7 +12,7 @@ mod castling;
 mod count;
 mod has_moves;
 mod king;
-mod pawns;
+pub(crate) mod pawns;
 mod replies;
 
 pub(crate) use replies::{PinLines, ReplyCounter};

@@ -141,6 +141,12 @@ impl Move {
     pub const fn to_u16(self) -> u16 {
         self.0
     }
+
+    /// The move whose [`Move::to_u16`] is `bits`: only for bits that came from a move.
+    #[inline]
+    pub(crate) const fn from_u16(bits: u16) -> Move {
+        Move(bits)
+    }
 }
 
 impl fmt::Debug for Move {

@@ -19,15 +19,20 @@
 //! Equal scores are ordered by the move's 16-bit encoding, so the order is total.
 //!
 //! Scoring is the codec's hot path (every stored move is ranked when written and when read),
-//! so each position first notes what its moves share: the squares the opponent attacks, and
-//! per origin square whether leaving it may open one of their lines. A move whose landing
-//! square is safe by those notes skips the exchange arithmetic, a piece not attacked skips
-//! the threat test, and a slider's check is looked up from the king once per origin. These
-//! are shortcuts to the same scores, never other scores: a test scores every move of many
-//! positions with the shortcuts off and on, and a digest of fixed games' encodings pins the
-//! format (`tests/it/codec.rs`).
+//! so each position first notes what its moves share: the squares each side attacks (theirs
+//! by role, ours once and twice), and per origin square the lines leaving it opens. Plain
+//! moves, most of them, are then scored from those maps alone ([`QuickGroup`]): no attacker
+//! lookups per move. Promotions, castling and en passant take the long way ([`score`]), and
+//! a slider's check is looked up from the king once per origin. These are shortcuts to the
+//! same scores, never other scores: a test scores every move of many positions with the
+//! shortcuts off (every move the long way) and on, and a digest of fixed games' encodings
+//! pins the format (`tests/it/codec.rs`).
 
-use crate::{attacks, Bitboard, Color, Move, MoveKind, MoveList, Position, Role, Square};
+use crate::{
+    attacks,
+    movegen::pawns::{pawn_attacks_east, pawn_attacks_west},
+    Bitboard, Color, Move, MoveGroupKind, MoveKind, Position, Role, Square,
+};
 
 /// Piece values for the order (pawn, knight, bishop, rook, queen, king).
 const VALUE: [i32; 6] = [100, 300, 310, 500, 900, 5000];
@@ -53,6 +58,16 @@ struct Context {
     king_orthogonals: Bitboard,
     /// Whether slider checks are looked up from the king, once per origin.
     shortcuts: bool,
+    /// The squares they attack with each role (empty when the shortcuts are off).
+    their_attacks_by: [Bitboard; 6],
+    /// The squares at least one, and at least two, of our pieces attack.
+    our_once: Bitboard,
+    our_twice: Bitboard,
+    /// The squares our bishops, rooks and queens attack.
+    our_lines: Bitboard,
+    /// Where our pawns, knights and kings give check from (by role; a piece of theirs on
+    /// their king's square would attack those squares).
+    leaper_checks: [Bitboard; 6],
 }
 
 impl Context {
@@ -65,19 +80,36 @@ impl Context {
             .sum();
         let occupied = pos.occupied();
         let (mut their_attacks, mut their_lines) = (Bitboard::FULL, Bitboard::FULL);
+        let mut their_attacks_by = [Bitboard::EMPTY; 6];
+        let (mut our_once, mut our_twice, mut our_lines) =
+            (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY);
         if shortcuts {
-            their_lines = Bitboard::EMPTY;
-            for role in [Role::Bishop, Role::Rook, Role::Queen] {
+            // Pawns set-wise: a square both sides of our pawns attack is attacked twice.
+            let (their_pawns, our_pawns) =
+                (pos.pieces(them, Role::Pawn), pos.pieces(us, Role::Pawn));
+            their_attacks_by[Role::Pawn.index()] =
+                pawn_attacks_west(them, their_pawns) | pawn_attacks_east(them, their_pawns);
+            our_once = pawn_attacks_west(us, our_pawns);
+            let east = pawn_attacks_east(us, our_pawns);
+            our_twice = our_once & east;
+            our_once |= east;
+            for role in &Role::ALL[1..] {
+                let role = *role;
                 for sq in pos.pieces(them, role) {
-                    their_lines |= attacks::attacks(role, them, sq, occupied);
+                    their_attacks_by[role.index()] |= attacks::attacks(role, them, sq, occupied);
+                }
+                for sq in pos.pieces(us, role) {
+                    let attacked = attacks::attacks(role, us, sq, occupied);
+                    our_twice |= our_once & attacked;
+                    our_once |= attacked;
+                    if matches!(role, Role::Bishop | Role::Rook | Role::Queen) {
+                        our_lines |= attacked;
+                    }
                 }
             }
-            their_attacks = their_lines;
-            for role in [Role::Pawn, Role::Knight, Role::King] {
-                for sq in pos.pieces(them, role) {
-                    their_attacks |= attacks::attacks(role, them, sq, occupied);
-                }
-            }
+            let by = |role: Role| their_attacks_by[role.index()];
+            their_lines = by(Role::Bishop) | by(Role::Rook) | by(Role::Queen);
+            their_attacks = their_lines | by(Role::Pawn) | by(Role::Knight) | by(Role::King);
         }
         let their_king = pos.king(them);
         Context {
@@ -91,6 +123,17 @@ impl Context {
             their_attacks,
             their_lines,
             shortcuts,
+            their_attacks_by,
+            our_once,
+            our_twice,
+            our_lines,
+            leaper_checks: [Role::Pawn, Role::Knight, Role::King].into_iter().fold(
+                [Bitboard::EMPTY; 6],
+                |mut checks, role| {
+                    checks[role.index()] = attacks::attacks(role, them, their_king, occupied);
+                    checks
+                },
+            ),
         }
     }
 }
@@ -278,32 +321,158 @@ fn key(score: i32, mv: Move) -> u64 {
     ((SCORE_BIAS - s) as u64) << 16 | u64::from(mv.to_u16())
 }
 
-/// Fills `list` with the legal moves of `pos` and `keys` with their sort keys (same index);
-/// `shortcuts` off scores every move the long way (for tests).
-fn keyed_moves(
-    pos: &Position,
-    list: &mut MoveList,
-    keys: &mut [u64; crate::MAX_MOVES],
-    shortcuts: bool,
-) {
-    list.retain(|_| false);
+/// Fills `keys` with the sort keys of the legal moves of `pos` (each holds its move) and
+/// gives their number; `shortcuts` off scores every move the long way (for tests).
+fn keyed_moves(pos: &Position, keys: &mut [u64; crate::MAX_MOVES], shortcuts: bool) -> usize {
     let ctx = Context::new(pos, shortcuts);
     let mut n = 0;
     pos.generate_moves(|group| {
         // A group's moves share their piece and origin: its notes are made once.
         let origin = Origin::new(pos, &ctx, group.from, group.role);
-        for mv in group {
-            list.push(mv);
-            keys[n] = key(score(pos, &ctx, &origin, group.role, mv), mv);
-            n += 1;
+        if ctx.shortcuts && group.kind == MoveGroupKind::Normal {
+            for (mv, score) in QuickGroup::new(pos, &ctx, &origin, group).scores(group.to) {
+                keys[n] = key(score, mv);
+                n += 1;
+            }
+        } else {
+            for mv in group {
+                keys[n] = key(score(pos, &ctx, &origin, group.role, mv), mv);
+                n += 1;
+            }
         }
         false
     });
+    n
+}
+
+/// The move a key holds.
+#[inline]
+fn move_of(key: u64) -> Move {
+    Move::from_u16(key as u16)
+}
+
+/// The scores of a group of plain moves (no promotion, castling or en passant) from the
+/// position's attack maps: [`score`] without its lookups per move. A move changes what
+/// attacks its landing square only by emptying its origin (a piece landing on a square does
+/// not block lines onto it), so:
+/// - they attack the landing square after the move if they attack it now, or one of their
+///   sliders that sees the origin reaches it through the emptied origin; its cheapest
+///   attacker is the first role whose map holds it;
+/// - another of our pieces defends it if two of ours attack it now, or one that is not the
+///   mover, or one of our sliders reaches it through the emptied origin.
+struct QuickGroup<'a> {
+    pos: &'a Position,
+    ctx: &'a Context,
+    role: Role,
+    from: Square,
+    /// What every move of the group shares: the saving, less the origin's square value.
+    base: i32,
+    /// The landing squares that give check.
+    checks: Bitboard,
+    /// The squares another of our pieces defends once the piece has moved.
+    defended: Bitboard,
+    /// The squares they attack once the piece has moved, with each role.
+    attacked: Bitboard,
+    attacked_by: [Bitboard; 6],
+}
+
+impl<'a> QuickGroup<'a> {
+    fn new(
+        pos: &'a Position,
+        ctx: &'a Context,
+        origin: &Origin,
+        group: crate::PieceMoves,
+    ) -> QuickGroup<'a> {
+        let (role, from) = (group.role, group.from);
+        let checks = match role {
+            Role::Bishop | Role::Rook | Role::Queen => origin.checks,
+            _ => ctx.leaper_checks[role.index()],
+        };
+        // A square one piece of ours attacks is defended unless that piece is the mover. A
+        // knight, bishop, rook, queen or king attacks every square it moves to; a pawn only
+        // those it captures on.
+        let mut defended = ctx.our_twice;
+        if role == Role::Pawn {
+            defended |= ctx.our_once - attacks::pawn_attacks(ctx.us, from);
+        }
+        let (mut attacked, mut attacked_by) = (ctx.their_attacks, ctx.their_attacks_by);
+        if ctx.their_lines.contains(from) {
+            // Their sliders that see the origin see past it once it is empty.
+            for (slider, sq) in sliders_seeing(pos, ctx, ctx.them, from) {
+                let reach = attacks::attacks(slider, ctx.them, sq, ctx.occupied - from);
+                attacked |= reach;
+                attacked_by[slider.index()] |= reach;
+            }
+        }
+        let risky = group.to & attacked;
+        if (risky - defended).nonempty() && ctx.our_lines.contains(from) {
+            for (slider, sq) in sliders_seeing(pos, ctx, ctx.us, from) {
+                defended |= attacks::attacks(slider, ctx.us, sq, ctx.occupied - from);
+            }
+        }
+        QuickGroup {
+            pos,
+            ctx,
+            role,
+            from,
+            base: origin.saving - square_value(role, from, ctx.us, ctx.endgame),
+            checks,
+            defended,
+            attacked,
+            attacked_by,
+        }
+    }
+
+    /// The score of the move to `to`.
+    #[inline]
+    fn score(&self, to: Square) -> i32 {
+        let ctx = self.ctx;
+        let mut s = self.base + square_value(self.role, to, ctx.us, ctx.endgame);
+        if self.checks.contains(to) {
+            s += 120;
+        }
+        if let Some(taken) = self.pos.role_on(to) {
+            s += 4 * VALUE[taken.index()] + 50;
+        }
+        if self.attacked.contains(to) {
+            let value = VALUE[self.role.index()];
+            let risk = if self.defended.contains(to) {
+                let cheapest = Role::ALL
+                    .into_iter()
+                    .find(|r| self.attacked_by[r.index()].contains(to))
+                    .map_or(0, |r| VALUE[r.index()]);
+                (value - cheapest).max(0)
+            } else {
+                value
+            };
+            s -= 4 * risk;
+        }
+        s
+    }
+
+    /// Each move to `targets` with its score.
+    fn scores(self, targets: Bitboard) -> impl Iterator<Item = (Move, i32)> + 'a {
+        targets.map(move |to| (Move::normal(self.from, to), self.score(to)))
+    }
+}
+
+/// The bishops, rooks and queens of `side` that attack `sq`, with their roles.
+fn sliders_seeing<'a>(
+    pos: &'a Position,
+    ctx: &Context,
+    side: Color,
+    sq: Square,
+) -> impl Iterator<Item = (Role, Square)> + 'a {
+    let queens = pos.by_role(Role::Queen);
+    let seers = ((attacks::bishop_attacks(sq, ctx.occupied)
+        & (pos.by_role(Role::Bishop) | queens))
+        | (attacks::rook_attacks(sq, ctx.occupied) & (pos.by_role(Role::Rook) | queens)))
+        & pos.by_color(side);
+    seers.filter_map(move |at| Some((pos.role_on(at)?, at)))
 }
 
 /// Reusable buffers for ranking moves (no allocation per move).
 pub(crate) struct Ranker {
-    list: MoveList,
     keys: [u64; crate::MAX_MOVES],
 }
 
@@ -311,7 +480,6 @@ impl Ranker {
     /// Empty buffers.
     pub(crate) fn new() -> Ranker {
         Ranker {
-            list: MoveList::new(),
             keys: [0; crate::MAX_MOVES],
         }
     }
@@ -319,52 +487,42 @@ impl Ranker {
     /// The rank of `mv` among the legal moves of `pos` in the fixed order, or `None` if it is
     /// not legal there.
     pub(crate) fn rank_of(&mut self, pos: &Position, mv: Move) -> Option<usize> {
-        keyed_moves(pos, &mut self.list, &mut self.keys, true);
-        let i = self.list.iter().position(|&m| m == mv)?;
-        let k = self.keys[i];
-        Some(
-            self.keys[..self.list.len()]
-                .iter()
-                .filter(|&&o| o < k)
-                .count(),
-        )
+        let n = keyed_moves(pos, &mut self.keys, true);
+        let keys = &self.keys[..n];
+        let k = *keys.iter().find(|&&k| move_of(k) == mv)?;
+        Some(smaller_than(keys, k))
     }
 
     /// The move of rank `rank` among the legal moves of `pos`, or `None` if there are not
     /// that many.
     pub(crate) fn move_at(&mut self, pos: &Position, rank: usize) -> Option<Move> {
-        keyed_moves(pos, &mut self.list, &mut self.keys, true);
-        let keys = &mut self.keys[..self.list.len()];
-        if rank >= keys.len() {
-            return None;
-        }
-        // Rank 0, the likeliest, is the smallest key: no selection needed.
+        let n = keyed_moves(pos, &mut self.keys, true);
+        let keys = &self.keys[..n];
+        // Rank 0, the likeliest, is the smallest key. Otherwise the key with `rank` keys
+        // below it: counting, branch-free over a few dozen keys, is quicker here than a
+        // selection that moves them.
         let k = if rank == 0 {
             keys.iter().copied().min()?
         } else {
-            *keys.select_nth_unstable(rank).1
+            *keys.iter().find(|&&k| smaller_than(keys, k) == rank)?
         };
-        // The low 16 bits of a key are the move.
-        Some(
-            *self
-                .list
-                .iter()
-                .find(|m| u64::from(m.to_u16()) == k & 0xFFFF)?,
-        )
+        Some(move_of(k))
     }
 
     /// Every legal move of `pos` in the order (for tests and the table generator).
     #[cfg(test)]
     pub(crate) fn ordered(&mut self, pos: &Position) -> Vec<Move> {
-        keyed_moves(pos, &mut self.list, &mut self.keys, true);
-        let mut pairs: Vec<(u64, Move)> = self.keys[..self.list.len()]
-            .iter()
-            .copied()
-            .zip(self.list.iter().copied())
-            .collect();
-        pairs.sort_unstable_by_key(|p| p.0);
-        pairs.into_iter().map(|(_, m)| m).collect()
+        let n = keyed_moves(pos, &mut self.keys, true);
+        let mut keys = self.keys[..n].to_vec();
+        keys.sort_unstable();
+        keys.into_iter().map(move_of).collect()
     }
+}
+
+/// How many of `keys` are smaller than `key`.
+#[inline]
+fn smaller_than(keys: &[u64], key: u64) -> usize {
+    keys.iter().map(|&o| usize::from(o < key)).sum()
 }
 
 #[cfg(test)]
@@ -404,10 +562,13 @@ mod tests {
             for _ in 0..40 {
                 let mut pos = Position::from_fen(fen, FenMode::Lenient).unwrap();
                 for _ in 0..120 {
-                    keyed_moves(&pos, &mut fast.list, &mut fast.keys, true);
-                    keyed_moves(&pos, &mut slow.list, &mut slow.keys, false);
-                    let n = fast.list.len();
-                    assert_eq!(fast.keys[..n], slow.keys[..n], "{}", pos.fen());
+                    let n = keyed_moves(&pos, &mut fast.keys, true);
+                    assert_eq!(keyed_moves(&pos, &mut slow.keys, false), n);
+                    // A key holds its move: equal sorted keys give every move the same score.
+                    let (mut f, mut s) = (fast.keys[..n].to_vec(), slow.keys[..n].to_vec());
+                    f.sort_unstable();
+                    s.sort_unstable();
+                    assert_eq!(f, s, "{}", pos.fen());
                     positions += 1;
                     if n == 0 {
                         break;
@@ -415,7 +576,7 @@ mod tests {
                     seed ^= seed << 13;
                     seed ^= seed >> 7;
                     seed ^= seed << 17;
-                    pos.play_unchecked(fast.list[(seed % n as u64) as usize]);
+                    pos.play_unchecked(move_of(fast.keys[(seed % n as u64) as usize]));
                 }
             }
         }

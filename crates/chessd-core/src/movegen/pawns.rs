@@ -33,7 +33,7 @@ const FILE_H: u64 = FILE_A << 7;
 
 /// Squares the pawns `b` of `color` attack towards the a-file.
 #[inline(always)]
-const fn pawn_attacks_west(color: Color, b: Bitboard) -> Bitboard {
+pub(crate) const fn pawn_attacks_west(color: Color, b: Bitboard) -> Bitboard {
     match color {
         Color::White => Bitboard((b.0 & !FILE_A) << 7),
         Color::Black => Bitboard((b.0 & !FILE_A) >> 9),
@@ -42,7 +42,7 @@ const fn pawn_attacks_west(color: Color, b: Bitboard) -> Bitboard {
 
 /// Squares the pawns `b` of `color` attack towards the h-file.
 #[inline(always)]
-const fn pawn_attacks_east(color: Color, b: Bitboard) -> Bitboard {
+pub(crate) const fn pawn_attacks_east(color: Color, b: Bitboard) -> Bitboard {
     match color {
         Color::White => Bitboard((b.0 & !FILE_H) << 9),
         Color::Black => Bitboard((b.0 & !FILE_H) >> 7),
