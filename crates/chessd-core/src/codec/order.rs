@@ -229,11 +229,25 @@ fn saving(pos: &Position, ctx: &Context, from: Square, role: Role) -> i32 {
     if role == Role::King || !ctx.their_attacks.contains(from) {
         return 0;
     }
+    let value = VALUE[role.index()];
+    if ctx.shortcuts {
+        // From the maps: a piece never attacks its own square, so any of ours that attacks
+        // `from` guards it.
+        let guarded = ctx.our_once.contains(from);
+        let cheapest = Role::ALL
+            .into_iter()
+            .find(|r| ctx.their_attacks_by[r.index()].contains(from))
+            .map_or(0, |r| VALUE[r.index()]);
+        return if !guarded || cheapest < value {
+            2 * value
+        } else {
+            0
+        };
+    }
     let threats = pos.attackers_to(from, ctx.them, ctx.occupied);
     if threats.is_empty() {
         return 0;
     }
-    let value = VALUE[role.index()];
     let guarded = (pos.attackers_to(from, ctx.us, ctx.occupied) - from).nonempty();
     if !guarded || cheapest(pos, threats) < value {
         2 * value
