@@ -3,8 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::{setup::variant_is_chess960, PgnGame, PgnMove};
-use crate::{game::GameResult, Color, START_FEN};
+use super::{
+    setup::{find_tag, variant_is_chess960},
+    PgnGame, PgnMove,
+};
+use crate::{
+    game::{Game, GameResult},
+    Color, Position, START_FEN,
+};
 
 /// Movetext lines are at most this many characters (a single longer token, such as a very long
 /// word in a comment, stands alone on its line).
@@ -34,13 +40,15 @@ const ROSTER: [(&str, &str); 6] = [
 pub fn write_game(game: &PgnGame) -> String {
     let result = result_text(game);
     let mut out = String::new();
-    write_tags(&mut out, game, result);
+    write_tags(&mut out, &game.tags, &game.start, result);
     out.push('\n');
     let mut wrap = Wrap::default();
-    let start = &game.start;
-    let first = (start.fullmoves() as usize).saturating_sub(1) * 2
-        + usize::from(start.turn() == Color::Black);
-    write_line(&mut wrap, &game.prelude, &game.moves, first);
+    write_line(
+        &mut wrap,
+        &game.prelude,
+        &game.moves,
+        first_ply(&game.start),
+    );
     wrap.token(result);
     out.push_str(&wrap.out);
     out.push('\n');
@@ -61,18 +69,69 @@ fn result_text(game: &PgnGame) -> &'static str {
     }
 }
 
-fn write_tags(out: &mut String, game: &PgnGame, result: &str) {
+/// What [`write_game`] writes for a game played on the server, straight from its moves:
+/// `PgnGame::from_game(game, tags).to_pgn()` without copying the game or making a string a
+/// move (the export writes many games).
+///
+/// ```
+/// use chessd_core::{game::Game, pgn::{write_played_game, PgnGame}};
+///
+/// let mut game = Game::default();
+/// for uci in ["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"] {
+///     game.play_uci(uci).unwrap();
+/// }
+/// let tags = vec![("White".to_string(), "Anna".to_string())];
+/// let pgn = write_played_game(&game, &tags);
+/// assert!(pgn.ends_with("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n"));
+/// assert_eq!(pgn, PgnGame::from_game(&game, tags).to_pgn());
+/// ```
+pub fn write_played_game(game: &Game, tags: &[(String, String)]) -> String {
+    let start = game.start_position();
+    let result = game.status().result.pgn();
+    let mut out = String::new();
+    write_tags(&mut out, tags, start, result);
+    out.push('\n');
+    let mut wrap = Wrap::default();
+    let first = first_ply(start);
+    let mut pos = *start;
+    // One buffer for every move's token: no allocation a move.
+    let mut token = String::new();
+    for (i, &mv) in game.history().iter().enumerate() {
+        let ply = first + i;
+        token.clear();
+        if ply.is_multiple_of(2) {
+            let _ = write!(token, "{}. ", ply / 2 + 1);
+        } else if i == 0 {
+            let _ = write!(token, "{}... ", ply / 2 + 1);
+        }
+        pos.append_san(mv, &mut token);
+        pos.play_unchecked(mv);
+        wrap.token(&token);
+    }
+    wrap.token(result);
+    out.push_str(&wrap.out);
+    out.push('\n');
+    out
+}
+
+/// The half-move of the game at `start` (0 for White's first move).
+fn first_ply(start: &Position) -> usize {
+    (start.fullmoves() as usize).saturating_sub(1) * 2 + usize::from(start.turn() == Color::Black)
+}
+
+fn write_tags(out: &mut String, tags: &[(String, String)], start: &Position, result: &str) {
+    let tag = |name: &str| find_tag(tags, name);
     for (name, default) in ROSTER {
-        write_tag(out, name, game.tag(name).unwrap_or(default));
+        write_tag(out, name, tag(name).unwrap_or(default));
     }
     write_tag(out, "Result", result);
-    let chess960 = game.start.is_chess960();
-    match game.tag("Variant") {
+    let chess960 = start.is_chess960();
+    match tag("Variant") {
         Some(v) if variant_is_chess960(v) == Some(chess960) => write_tag(out, "Variant", v),
         _ if chess960 => write_tag(out, "Variant", "Chess960"),
         _ => {}
     }
-    let fen = game.start.fen();
+    let fen = start.fen();
     if chess960 || fen != START_FEN {
         write_tag(out, "SetUp", "1");
         write_tag(out, "FEN", &fen);
@@ -83,7 +142,7 @@ fn write_tags(out: &mut String, game: &PgnGame, result: &str) {
                 .iter()
                 .any(|r| r.eq_ignore_ascii_case(name))
     };
-    for (name, value) in &game.tags {
+    for (name, value) in tags {
         if !special(name) {
             write_tag(out, name, value);
         }

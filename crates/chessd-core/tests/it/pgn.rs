@@ -6,8 +6,8 @@
 use chessd_core::{
     game::{DrawPolicy, Game, GameError, GameResult, Reason},
     pgn::{
-        read_game, write_game, PgnError, PgnErrorKind, PgnGame, PgnMove, PgnParser, PgnReader,
-        Variation, LINE_WIDTH,
+        read_game, write_game, write_played_game, PgnError, PgnErrorKind, PgnGame, PgnMove,
+        PgnParser, PgnReader, Variation, LINE_WIDTH,
     },
     san::SanError,
     IllegalReason, Position, Role, Square,
@@ -770,6 +770,54 @@ fn writer_round_trip_on_every_binbo_file() {
         assert!(text.contains("]\n\n"));
         // Writing again gives the same text.
         assert_eq!(write_game(&second), text, "{name}");
+    }
+}
+
+/// The export's writer (`write_played_game`, straight from a game's moves) writes what
+/// `PgnGame::from_game` then `write_game` write: for the reference games, and for random games
+/// from the standard start, a Chess960 start and a start with Black to move late in a game,
+/// with tags that the roster, `Variant`, `SetUp` and `FEN` override.
+#[test]
+fn a_played_game_is_written_as_from_game_writes_it() {
+    let tags = |i: usize| -> Vec<(String, String)> {
+        let mut tags = vec![
+            ("white".to_string(), format!("Player \"{i}\"")),
+            ("Annotator".to_string(), "chessd".to_string()),
+        ];
+        if i % 3 == 0 {
+            tags.push(("FEN".to_string(), "ignored".to_string()));
+            tags.push(("Variant".to_string(), "Standard".to_string()));
+        }
+        tags
+    };
+    let mut games: Vec<Game> = FILES
+        .iter()
+        .map(|name| one_game(&binbo(name)).game)
+        .collect();
+    let starts = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        "r3k2r/pp1n1ppp/2p1pn2/q7/3P4/2N2N2/PP2QPPP/R3K2R b KQkq - 3 37",
+    ];
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    for (i, fen) in starts.iter().cycle().take(60).enumerate() {
+        let mut game = Game::from_fen(fen).unwrap();
+        for _ in 0..(i * 7 % 150) {
+            let legal = game.position().legal_moves();
+            if legal.is_empty() || game.is_over() {
+                break;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            game.play(legal[(seed % legal.len() as u64) as usize])
+                .unwrap();
+        }
+        games.push(game);
+    }
+    for (i, game) in games.iter().enumerate() {
+        let expected = PgnGame::from_game(game, tags(i)).to_pgn();
+        assert_eq!(write_played_game(game, &tags(i)), expected);
     }
 }
 

@@ -3,7 +3,7 @@
 //! route) or from the store (the export replays each stored game through the rules), so both
 //! write the same tags.
 
-use chessd_core::{game::Reason, pgn::PgnGame, Color};
+use chessd_core::{game::Reason, pgn::write_played_game, Color};
 use uuid::Uuid;
 
 use crate::{
@@ -181,7 +181,7 @@ impl GameRecord {
     /// The game in PGN export format, with [`GameRecord::pgn_tags`].
     pub fn to_pgn(&self) -> String {
         match &self.game {
-            crate::game::Board::Chess(game) => PgnGame::from_game(game, self.pgn_tags()).to_pgn(),
+            crate::game::Board::Chess(game) => write_played_game(game, &self.pgn_tags()),
             crate::game::Board::Chess2(game) => {
                 chessd_core::pgn::write_chess2_game(game, &self.pgn_tags())
             }
