@@ -784,7 +784,7 @@ fn a_played_game_is_written_as_from_game_writes_it() {
             ("white".to_string(), format!("Player \"{i}\"")),
             ("Annotator".to_string(), "chessd".to_string()),
         ];
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             tags.push(("FEN".to_string(), "ignored".to_string()));
             tags.push(("Variant".to_string(), "Standard".to_string()));
         }
