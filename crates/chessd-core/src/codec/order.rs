@@ -30,7 +30,7 @@
 
 use crate::{
     attacks,
-    movegen::pawns::{pawn_attacks_east, pawn_attacks_west},
+    movegen::pawns::{pawn_attacks_east, pawn_attacks_set, pawn_attacks_west},
     Bitboard, Color, Move, MoveGroupKind, MoveKind, Position, Role, Square,
 };
 
@@ -87,8 +87,7 @@ impl Context {
             // Pawns set-wise: a square both sides of our pawns attack is attacked twice.
             let (their_pawns, our_pawns) =
                 (pos.pieces(them, Role::Pawn), pos.pieces(us, Role::Pawn));
-            their_attacks_by[Role::Pawn.index()] =
-                pawn_attacks_west(them, their_pawns) | pawn_attacks_east(them, their_pawns);
+            their_attacks_by[Role::Pawn.index()] = pawn_attacks_set(them, their_pawns);
             our_once = pawn_attacks_west(us, our_pawns);
             let east = pawn_attacks_east(us, our_pawns);
             our_twice = our_once & east;
@@ -477,11 +476,8 @@ fn sliders_seeing<'a>(
     side: Color,
     sq: Square,
 ) -> impl Iterator<Item = (Role, Square)> + 'a {
-    let queens = pos.by_role(Role::Queen);
-    let seers = ((attacks::bishop_attacks(sq, ctx.occupied)
-        & (pos.by_role(Role::Bishop) | queens))
-        | (attacks::rook_attacks(sq, ctx.occupied) & (pos.by_role(Role::Rook) | queens)))
-        & pos.by_color(side);
+    let sliders = pos.by_role(Role::Bishop) | pos.by_role(Role::Rook) | pos.by_role(Role::Queen);
+    let seers = pos.attackers_to(sq, side, ctx.occupied) & sliders;
     seers.filter_map(move |at| Some((pos.role_on(at)?, at)))
 }
 

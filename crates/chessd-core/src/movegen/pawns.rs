@@ -51,7 +51,7 @@ pub(crate) const fn pawn_attacks_east(color: Color, b: Bitboard) -> Bitboard {
 
 /// Every square the pawns `b` of `color` attack.
 #[inline(always)]
-pub(super) const fn pawn_attacks_set(color: Color, b: Bitboard) -> Bitboard {
+pub(crate) const fn pawn_attacks_set(color: Color, b: Bitboard) -> Bitboard {
     Bitboard(pawn_attacks_west(color, b).0 | pawn_attacks_east(color, b).0)
 }
 
