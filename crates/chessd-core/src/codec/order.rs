@@ -177,6 +177,15 @@ fn cheapest(pos: &Position, pieces: Bitboard) -> i32 {
         .map_or(0, |r| VALUE[r.index()])
 }
 
+/// The value of the cheapest role whose attack map (`by_role`, indexed by role) holds `sq`:
+/// [`cheapest`] read from maps instead of pieces.
+fn cheapest_attacker(by_role: &[Bitboard; 6], sq: Square) -> i32 {
+    Role::ALL
+        .into_iter()
+        .find(|r| by_role[r.index()].contains(sq))
+        .map_or(0, |r| VALUE[r.index()])
+}
+
 /// The square table: how good `sq` is for a `role` of the side to move (`rank` counted
 /// from that side).
 const fn square_value_of(role: Role, sq: Square, endgame: bool) -> i32 {
@@ -233,10 +242,7 @@ fn saving(pos: &Position, ctx: &Context, from: Square, role: Role) -> i32 {
         // From the maps: a piece never attacks its own square, so any of ours that attacks
         // `from` guards it.
         let guarded = ctx.our_once.contains(from);
-        let cheapest = Role::ALL
-            .into_iter()
-            .find(|r| ctx.their_attacks_by[r.index()].contains(from))
-            .map_or(0, |r| VALUE[r.index()]);
+        let cheapest = cheapest_attacker(&ctx.their_attacks_by, from);
         return if !guarded || cheapest < value {
             2 * value
         } else {
@@ -450,10 +456,7 @@ impl<'a> QuickGroup<'a> {
         if self.attacked.contains(to) {
             let value = VALUE[self.role.index()];
             let risk = if self.defended.contains(to) {
-                let cheapest = Role::ALL
-                    .into_iter()
-                    .find(|r| self.attacked_by[r.index()].contains(to))
-                    .map_or(0, |r| VALUE[r.index()]);
+                let cheapest = cheapest_attacker(&self.attacked_by, to);
                 (value - cheapest).max(0)
             } else {
                 value
