@@ -318,3 +318,51 @@ async fn a_write_under_a_lost_shard_lease_is_refused() {
     );
     store.close().await;
 }
+
+/// A node that stalls (SIGSTOP, a frozen machine) inside a game write keeps the shard's row
+/// locked (FOR KEY SHARE) while its lease runs out. The node taking the shard must wait for
+/// that write (nothing may be written under the old token afterwards), but never for longer
+/// than the cluster pool's bound: it gives up for this tick, goes on renewing its own leases,
+/// and takes the shard once the write has ended.
+#[cfg_attr(
+    not(has_postgres),
+    ignore = "PostgreSQL is not installed (apt-get install postgresql)"
+)]
+#[tokio::test]
+async fn taking_a_shard_waits_for_a_stalled_write_only_as_long_as_the_bound() {
+    use sqlx::Connection;
+    use std::time::{Duration, Instant};
+    let pg = common::postgres::PgServer::start();
+    let store = Store::open(&pg.url, SqliteSync::Full, 512).await.unwrap();
+    let bound = Duration::from_millis(300);
+    let db = store.cluster_db(bound).unwrap();
+    db.init_shards(4).await.unwrap();
+    let a0 = db.acquire(0, "a", 50).await.unwrap().unwrap();
+    db.acquire(1, "b", 60_000).await.unwrap().unwrap();
+
+    // a's write checks its fence, and a stalls before it commits.
+    let mut stalled = sqlx::PgConnection::connect(&pg.url).await.unwrap();
+    let mut write = stalled.begin().await.unwrap();
+    sqlx::query("SELECT shard FROM cluster_shards WHERE shard = 0 FOR KEY SHARE")
+        .execute(&mut *write)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    // b, taking the shard whose lease ended, waits for the write, but only as long as the bound.
+    let began = Instant::now();
+    assert_eq!(db.acquire(0, "b", 60_000).await.unwrap(), None);
+    let waited = began.elapsed();
+    assert!(
+        waited >= bound && waited < bound * 4,
+        "b waited {waited:?} for the stalled write (bound {bound:?})"
+    );
+    // b's own lease is renewed meanwhile, and shard 0 is still a's to be taken.
+    let renewed = db.renew("b", 60_000).await.unwrap();
+    assert_eq!(renewed.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [1]);
+
+    // Once the write ends (here rolled back), b takes the shard with the next token.
+    write.rollback().await.unwrap();
+    assert_eq!(db.acquire(0, "b", 60_000).await.unwrap(), Some(a0 + 1));
+    store.close().await;
+}

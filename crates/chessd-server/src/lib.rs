@@ -82,9 +82,10 @@ impl AppState {
         if !config.cluster.enabled() {
             return Ok(AppState::with_store(config, callback, store));
         }
-        // A renewal must end well inside the lease: a third of it at most to get a connection.
-        let acquire = std::time::Duration::from_millis(config.cluster.lease_ms / 3);
-        let db = store.cluster_db(acquire).ok_or_else(|| {
+        // A renewal must end well inside the lease: a third of it at most to get a connection,
+        // and as much for each statement.
+        let bound = std::time::Duration::from_millis(config.cluster.lease_ms / 3);
+        let db = store.cluster_db(bound).ok_or_else(|| {
             store::StoreError::Url(
                 "cluster.advertise_url is set: a cluster needs a postgres:// store".into(),
             )

@@ -9,6 +9,9 @@ use super::StoreError;
 /// PostgreSQL's clock in Unix milliseconds, as SQL.
 const NOW_MS: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
 
+/// PostgreSQL's error code for a statement cancelled by `statement_timeout`.
+const QUERY_CANCELED: &str = "57014";
+
 /// The cluster's rows, on the store's PostgreSQL.
 #[derive(Clone, Debug)]
 pub struct ClusterDb {
@@ -168,7 +171,10 @@ impl ClusterDb {
     /// Takes `shard` for `node` when nobody holds it (no owner, or the owner's lease has
     /// ended); gives the new fencing token, or `None` when another node holds it. The row is
     /// locked FOR UPDATE first, which waits for every game write still checking the old token
-    /// (FOR KEY SHARE) to commit: nothing is written under the old token afterwards.
+    /// (FOR KEY SHARE) to commit: nothing is written under the old token afterwards. A write
+    /// that is still open when the pool's `statement_timeout` ends the wait (its node stalled
+    /// in it) also gives `None`: the shard is tried again at the next tick, and the lease loop
+    /// goes on renewing meanwhile.
     pub async fn acquire(
         &self,
         shard: i32,
@@ -185,7 +191,10 @@ impl ClusterDb {
         .bind(lease_ms)
         .fetch_optional(&self.pool)
         .await
-        .map_err(db_err)
+        .or_else(|e| match e {
+            sqlx::Error::Database(db) if db.code().as_deref() == Some(QUERY_CANCELED) => Ok(None),
+            e => Err(db_err(e)),
+        })
     }
 
     /// Gives `shard` up (when another node should own it), if `node` still holds it with

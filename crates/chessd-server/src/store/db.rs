@@ -4,7 +4,7 @@
 use std::{str::FromStr, time::Duration};
 
 use sqlx::{
-    postgres::{PgPool, PgPoolOptions},
+    postgres::{PgConnectOptions, PgPool, PgPoolOptions},
     sqlite::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
     },
@@ -19,6 +19,13 @@ use super::{
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// How long PostgreSQL lets one of our transactions sit idle between two statements before it
+/// ends it (`idle_in_transaction_session_timeout`). Ours run their statements back to back, so
+/// only a stalled node (`SIGSTOP`, a frozen machine) waits that long: its open write is then
+/// rolled back (never acknowledged), and the locks it held, which a node taking its shards
+/// waits for, are freed.
+const STALLED_TRANSACTION: Duration = Duration::from_secs(10);
 
 /// An open database.
 #[derive(Clone, Debug)]
@@ -373,12 +380,18 @@ impl Db {
                 .map_err(|e| StoreError::Migrate(e.to_string()))?;
             Db::Sqlite(pool)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let options = PgConnectOptions::from_str(url)
+                .map_err(|e| StoreError::Open(e.to_string()))?
+                .options([(
+                    "idle_in_transaction_session_timeout",
+                    STALLED_TRANSACTION.as_millis(),
+                )]);
             // A request waits at most 750 ms for a connection: during an outage it is
             // answered `store_unavailable` within a second rather than after a long wait.
             let pool = PgPoolOptions::new()
                 .max_connections(8)
                 .acquire_timeout(Duration::from_millis(750))
-                .connect(url)
+                .connect_with(options)
                 .await
                 .map_err(|e| StoreError::Open(e.to_string()))?;
             POSTGRES_MIGRATIONS

@@ -583,16 +583,21 @@ impl Store {
     }
 
     /// The cluster's tables, on PostgreSQL (`None` for any other store), through a pool of
-    /// their own: the lease loop never waits behind game writes for a connection, and gives up
-    /// on one after `acquire_timeout` (so that a renewal ends well inside the lease).
-    pub fn cluster_db(&self, acquire_timeout: std::time::Duration) -> Option<cluster::ClusterDb> {
+    /// their own: the lease loop never waits behind game writes for a connection. It gives up
+    /// on a connection after `bound`, and PostgreSQL cancels any of its statements that runs
+    /// longer (`statement_timeout`), a lock wait included: a renewal ends well inside the
+    /// lease, and no step of the lease loop waits for long on a stalled node's transaction.
+    pub fn cluster_db(&self, bound: std::time::Duration) -> Option<cluster::ClusterDb> {
         match &self.inner {
             Some(inner) => match &inner.db {
                 Db::Postgres(pool) => {
+                    let options = (*pool.connect_options())
+                        .clone()
+                        .options([("statement_timeout", bound.as_millis().max(1))]);
                     let own = sqlx::postgres::PgPoolOptions::new()
                         .max_connections(2)
-                        .acquire_timeout(acquire_timeout)
-                        .connect_lazy_with((*pool.connect_options()).clone());
+                        .acquire_timeout(bound)
+                        .connect_lazy_with(options);
                     Some(cluster::ClusterDb::new(own))
                 }
                 Db::Sqlite(_) => None,
