@@ -8,6 +8,9 @@
 //! - `chess2`: random Chess 2 steps (moves, challenges, bids) over every army pair, 80
 //!   steps (144 games).
 //!
+//! `export` is what an export does with each game in the core: decode, replay into a `Game`,
+//! write its PGN.
+//!
 //! Each set is measured without clocks and with clocks of a 5+3 game (one record: moves,
 //! then clocks) whose think times are random: 0.5 to 8 s mostly, a long think of up to 40 s
 //! one move in ten, at most a tenth of what is left. Speeds are the median of
@@ -28,6 +31,7 @@ use chessd_core::{
         TimeControl,
     },
     game::{DrawPolicy, Game},
+    pgn::write_played_game,
     search::{Limits, Searcher},
     Color, Move, Position,
 };
@@ -220,6 +224,19 @@ fn decode_standard(bytes: &[u8], with_clocks: bool) -> u64 {
     sum
 }
 
+/// What an export does with a stored game, in the core: decodes its moves, replays them into a
+/// [`Game`] and writes its PGN with the tags a server writes.
+fn export_standard(bytes: &[u8], tags: &[(String, String)]) -> usize {
+    let moves: Vec<Move> = MoveReader::new(Position::startpos(), bytes, PLIES)
+        .map(|mv| mv.expect("decodes"))
+        .collect();
+    let mut game = Game::with_policy(Position::startpos(), DrawPolicy::Claims);
+    for mv in moves {
+        game.replay_decoded(mv).expect("replays");
+    }
+    write_played_game(&game, tags).len()
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -312,6 +329,27 @@ fn main() {
             }
         });
         speed(&format!("{name} decode + clocks"), games.len(), dec);
+        let tags: Vec<(String, String)> = [
+            ("Event", "Casual game"),
+            (
+                "Site",
+                "http://127.0.0.1:8080/games/9f4c1f36-0d1e-4f5b-9a3c-2b7e8d6a5c41",
+            ),
+            ("Date", "2026.11.29"),
+            ("White", "?"),
+            ("Black", "?"),
+            ("TimeControl", "300+3"),
+            ("Termination", "unterminated"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let exp = time(runs, || {
+            for b in &plain {
+                black_box(export_standard(black_box(b), &tags));
+            }
+        });
+        speed(&format!("{name} export"), games.len(), exp);
         println!();
     }
 
