@@ -166,17 +166,24 @@ impl Position {
         out
     }
 
-    /// Appends the UCI text of `mv` (as [`Position::uci`] writes it) to `out`.
-    pub fn append_uci(&self, mv: Move, out: &mut String) {
-        push_square(out, mv.from());
+    /// Appends the UCI text of `mv` (as [`Position::uci`] writes it) to `out`: a `String`,
+    /// or any other text buffer (an inline string keeps the text without allocating).
+    pub fn append_uci(&self, mv: Move, out: &mut impl core::fmt::Write) {
         let to = if mv.is_castle() && !self.is_chess960() {
             mv.king_destination()
         } else {
             mv.to()
         };
-        push_square(out, to);
+        // Writing to a `String` cannot fail, nor to any buffer that grows.
+        let mut put = |c: char| {
+            let _ = out.write_char(c);
+        };
+        for sq in [mv.from(), to] {
+            put(sq.file().char());
+            put(sq.rank().char());
+        }
         if let Some(role) = mv.promotion_role() {
-            out.push(role.char());
+            put(role.char());
         }
     }
 

@@ -8,11 +8,14 @@
 //! [`configure_app`] builds the whole application (state, limits, routes, middleware) onto an
 //! actix `App`, so that `main` and the tests run the very same service.
 
-// No unsafe code, but for one call into the C allocator (`game::trim`), allowed there alone.
+// No unsafe code, but for one call into the C allocator (`game::trim`) and the unit tests'
+// counting allocator (`allocations`), allowed there alone.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod admission;
+#[cfg(test)]
+mod allocations;
 pub mod api;
 pub mod cluster;
 pub mod config;

@@ -13,6 +13,7 @@ use chessd_core::{
     Color, Move,
 };
 use chessd_protocol::uci::GoLimits;
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -34,9 +35,10 @@ pub enum Entry {
     /// A move, with both clocks after it when the game is timed.
     #[serde(rename = "m")]
     Move {
-        /// The move in UCI.
+        /// The move in UCI (a Chess 2 step in its notation); a move's text is short enough
+        /// to be held inline.
         #[serde(rename = "u")]
-        uci: String,
+        uci: CompactString,
         /// White's and Black's remaining time after the move.
         #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
         clocks: Option<[u64; 2]>,
@@ -151,9 +153,9 @@ fn both(view: Option<ClockView>) -> Option<[u64; 2]> {
 
 impl Entry {
     /// A move as played and stored: its text and the clocks after it (no decoded move).
-    pub fn played(uci: String, clocks: Option<[u64; 2]>) -> Entry {
+    pub fn played(uci: impl Into<CompactString>, clocks: Option<[u64; 2]>) -> Entry {
         Entry::Move {
-            uci,
+            uci: uci.into(),
             clocks,
             decoded: Decoded::NONE,
         }
@@ -165,7 +167,7 @@ impl Entry {
         match self {
             Entry::Move {
                 uci, clocks: None, ..
-            } => uci.clone(),
+            } => uci.to_string(),
             Entry::Move {
                 uci,
                 clocks: Some([white, black]),
@@ -181,7 +183,7 @@ impl Entry {
             return serde_json::from_str(text).map_err(|e| e.to_string());
         }
         let mut parts = text.split(' ');
-        let uci = parts.next().unwrap_or_default().to_string();
+        let uci = parts.next().unwrap_or_default();
         let clocks = match (parts.next(), parts.next(), parts.next()) {
             (None, None, None) => None,
             (Some(w), Some(b), None) => Some([
@@ -197,9 +199,9 @@ impl Entry {
     /// `state` gives the whole game, for a re-initialisation.
     pub fn for_event(event: &EventKind, state: impl FnOnce() -> SavedState) -> Option<Entry> {
         Some(match event {
-            EventKind::Move { uci, clocks, .. } => Entry::played(uci.clone(), both(*clocks)),
+            EventKind::Move { uci, clocks, .. } => Entry::played(uci.as_str(), both(*clocks)),
             EventKind::Chess2Step { record, clocks, .. } => {
-                Entry::played(record.clone(), both(*clocks))
+                Entry::played(record.as_str(), both(*clocks))
             }
             EventKind::DrawOffered { by } => Entry::DrawOffered { by: *by },
             EventKind::DrawDeclined { by } => Entry::DrawDeclined { by: *by },
@@ -666,7 +668,7 @@ mod tests {
     }
 
     fn mv(uci: &str) -> Entry {
-        Entry::played(uci.into(), None)
+        Entry::played(uci, None)
     }
 
     #[test]
@@ -792,8 +794,8 @@ mod tests {
         };
         let setup = setup_of(&Game::new(Position::default()).into(), Some(control));
         let journal = entries(vec![
-            Entry::played("e2e4".into(), Some([60_000, 60_000])),
-            Entry::played("e7e5".into(), Some([60_000, 51_000])),
+            Entry::played("e2e4", Some([60_000, 60_000])),
+            Entry::played("e7e5", Some([60_000, 51_000])),
         ]);
         let now = Instant::now();
         let r = replay(&setup, DrawPolicy::default(), &journal, 16, now).unwrap();
@@ -914,7 +916,7 @@ mod tests {
 
     #[test]
     fn entries_are_short_and_read_back() {
-        let timed = Entry::played("e7e8q".into(), Some([59_000, 61_250]));
+        let timed = Entry::played("e7e8q", Some([59_000, 61_250]));
         let offer = Entry::DrawOffered { by: Color::Black };
         assert_eq!(mv("e2e4").encode(), "e2e4");
         assert_eq!(timed.encode(), "e7e8q 59000 61250");

@@ -34,6 +34,8 @@ use chessd_core::{
     Color, FenMode, Position,
 };
 
+use compact_str::{CompactString, ToCompactString};
+
 use super::{setup_text, Decoded, Entry, StoredOptions};
 use crate::game::{
     board::Board,
@@ -687,7 +689,7 @@ pub fn to_centiseconds(entries: &mut [(u64, Entry)]) {
 }
 
 /// A step read: its text, the side that made it, and the chess move as decoded.
-type ReadStep = (String, Color, Decoded);
+type ReadStep = (CompactString, Color, Decoded);
 
 /// Reads moves, playing them.
 enum StepReader<'a> {
@@ -728,11 +730,9 @@ impl<'a> StepReader<'a> {
                     let mv = reader.next().ok_or(CodecError::Truncated)??;
                     // A move's UCI needs only the move and the Chess960 flag, which the move
                     // does not change.
-                    (
-                        reader.as_ref().position().uci(mv),
-                        mover,
-                        Decoded::new(mv, key),
-                    )
+                    let mut uci = CompactString::const_new("");
+                    reader.as_ref().position().append_uci(mv, &mut uci);
+                    (uci, mover, Decoded::new(mv, key))
                 }
                 StepReader::Chess2(reader) => {
                     // The side a step is made by, as `Chess2Game::side_of` tells it before the
@@ -743,7 +743,7 @@ impl<'a> StepReader<'a> {
                         Chess2Action::Bid { by, .. } => by,
                         _ => to_act,
                     };
-                    (step.to_string(), by, Decoded::NONE)
+                    (step.to_compact_string(), by, Decoded::NONE)
                 }
             });
         }
@@ -767,7 +767,7 @@ fn read_moves(
     let mut steps = StepReader::new(Walk::start(&setup).map_err(corrupt)?, bits);
     let mut texts = Vec::with_capacity(setup_moves.min(1024));
     steps.read(setup_moves, &mut texts)?;
-    setup.moves = texts.into_iter().map(|(text, _, _)| text).collect();
+    setup.moves = texts.into_iter().map(|(text, _, _)| text.into()).collect();
     let mut played: Vec<ReadStep> = Vec::with_capacity(moves.min(1024));
     // Moves run up to each other entry; a re-initialisation starts another game.
     let mut read = 0;

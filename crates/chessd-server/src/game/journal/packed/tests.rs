@@ -10,7 +10,7 @@ use crate::game::{
 };
 
 fn mv(uci: &str, clocks: Option<[u64; 2]>) -> Entry {
-    Entry::played(uci.into(), clocks)
+    Entry::played(uci, clocks)
 }
 
 fn numbered(list: Vec<Entry>) -> Vec<(u64, Entry)> {
@@ -294,6 +294,88 @@ fn every_result_and_reason_of_an_end_reads_back() {
                 clocks: None,
             };
             round_trip(&setup, None, &numbered(vec![mv("e2e4", None), end]));
+        }
+    }
+}
+
+/// A random game of `plies` moves as the journal holds it, 5+3 clocks when `timed`.
+fn random_journal(plies: usize, timed: bool) -> Vec<(u64, Entry)> {
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    loop {
+        let mut game = Game::new(Position::default());
+        let mut clocks = [300_000u64, 300_000];
+        let mut list = Vec::new();
+        while list.len() < plies && !game.is_over() {
+            let moves = game.position().legal_moves();
+            let uci = game.position().uci(moves[next(moves.len())]);
+            let mover = game.position().turn().index();
+            game.play_uci(&uci).unwrap();
+            clocks[mover] = (clocks[mover] + 3_000).saturating_sub(500 + next(4_000) as u64);
+            list.push(mv(&uci, timed.then_some(clocks)));
+        }
+        if list.len() == plies {
+            return numbered(list);
+        }
+    }
+}
+
+/// Bringing a packed game back (reading its record, replaying it with the events a live game
+/// keeps) and exporting it (replaying it, writing its PGN) allocate nothing a move: a game four
+/// times as long makes a few allocations more (vectors doubling), not one or more a move.
+#[test]
+fn bringing_back_and_exporting_a_packed_game_allocate_nothing_a_move() {
+    use crate::{allocations::counted, game::archive::GameRecord, store::StoredGame};
+
+    let made = |plies: usize, timed: bool| {
+        let control = TimeControl {
+            initial_ms: 300_000,
+            increment_ms: 3_000,
+        };
+        let control = timed.then_some(control);
+        let setup = setup_of(&Game::new(Position::default()).into(), control);
+        let entries = random_journal(plies, timed);
+        let record = pack(&setup, Some(&options(control)), &entries).unwrap();
+        let stored = StoredGame {
+            seq: 1,
+            id: uuid::Uuid::nil(),
+            created_ms: 1_764_000_000_000,
+            secrets: Vec::new(),
+            setup: String::new(),
+            options: String::new(),
+            live: false,
+            result: "ongoing".into(),
+            packed: Some(record),
+            packed_through: entries.len() as i64,
+            has_players: false,
+            entries: Vec::new(),
+            keys: Vec::new(),
+        };
+        let now = std::time::Instant::now();
+        let (back, brought) = counted(|| {
+            let journal = crate::game::journal::read_stored(&stored).unwrap();
+            crate::game::journal::replay_stored(&journal, 32, now).unwrap()
+        });
+        assert_eq!(back.game.plies(), plies);
+        let (pgn, exported) = counted(|| GameRecord::from_stored(&stored).unwrap().to_pgn());
+        assert!(pgn.contains("\n1. "), "{pgn}");
+        [brought, exported]
+    };
+    for timed in [false, true] {
+        let (short, long) = (made(40, timed), made(160, timed));
+        for (what, short, long) in [
+            ("brought back", short[0], long[0]),
+            ("exported", short[1], long[1]),
+        ] {
+            assert!(
+                long <= short + 12,
+                "{what} (timed: {timed}): {short} allocations for 40 plies, {long} for 160"
+            );
         }
     }
 }
