@@ -534,6 +534,13 @@ fn human_output(r: &Report) -> String {
                 ),
             ),
             (
+                "stored load, server CPU",
+                format!(
+                    "{:.0} µs a game ({:.2} cores)",
+                    st.load_cpu_us, st.load_cores
+                ),
+            ),
+            (
                 "stored rss with them",
                 format!("{} (target < 2048 MiB)", mib(st.rss_live_bytes)),
             ),
@@ -547,6 +554,13 @@ fn human_output(r: &Report) -> String {
                     "{} games, {} (target >= 20000/s)",
                     st.exported,
                     per_sec(st.export_per_sec)
+                ),
+            ),
+            (
+                "export, server CPU",
+                format!(
+                    "{:.0} µs a game ({:.2} cores)",
+                    st.export_cpu_us, st.export_cores
                 ),
             ),
         ]);

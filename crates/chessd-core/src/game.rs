@@ -162,8 +162,25 @@ impl Game {
     }
 
     /// `note` of every move played, in the position it was played in, oldest first (the game
-    /// is replayed from its start).
-    fn noted_history<T>(&self, mut note: impl FnMut(&Position, Move) -> T) -> Vec<T> {
+    /// is replayed from its start): notation written as the caller keeps it, with no string
+    /// a move made on the way.
+    ///
+    /// ```
+    /// use chessd_core::game::Game;
+    ///
+    /// let mut game = Game::default();
+    /// for uci in ["e2e4", "e7e5", "g1f3"] {
+    ///     game.play_uci(uci).unwrap();
+    /// }
+    /// let mut san = String::new();
+    /// let lengths = game.noted_history(|pos, mv| {
+    ///     san.clear();
+    ///     pos.append_san(mv, &mut san);
+    ///     san.len()
+    /// });
+    /// assert_eq!(lengths, [2, 2, 3]);
+    /// ```
+    pub fn noted_history<T>(&self, mut note: impl FnMut(&Position, Move) -> T) -> Vec<T> {
         let mut pos = *self.start_position();
         self.history
             .iter()

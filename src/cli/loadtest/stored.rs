@@ -80,6 +80,10 @@ pub(super) struct StoredReport {
     pub alive: u64,
     /// Games brought back from the store per second.
     pub load_per_sec: f64,
+    /// The server's CPU time (user and system) per game brought back, in µs.
+    pub load_cpu_us: f64,
+    /// The server's cores busy while bringing games back (CPU time over wall time).
+    pub load_cores: f64,
     /// Latency of a request that brings a game back from the store.
     pub load_latency_ms: Latency,
     /// Server RSS with `live` games in memory, in bytes.
@@ -90,6 +94,11 @@ pub(super) struct StoredReport {
     pub exported: usize,
     /// Exported games per second (the export read to its end by one client).
     pub export_per_sec: f64,
+    /// The server's CPU time per game exported, in µs: steadier than the rate on a machine
+    /// whose speed varies from one run to the next.
+    pub export_cpu_us: f64,
+    /// The server's cores busy during the export.
+    pub export_cores: f64,
     /// Failed requests.
     pub errors: u64,
 }
@@ -159,6 +168,7 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         live.len()
     );
     let base = server.base.as_str();
+    let cpu_before_loads = server.cpu_seconds();
     let start = Instant::now();
     let per_thread = on_threads(settings.client_threads, |i| {
         let mine: Vec<Uuid> = live
@@ -175,6 +185,7 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         }
     });
     let seconds = start.elapsed().as_secs_f64().max(1e-9);
+    let load_cpu = server.cpu_seconds() - cpu_before_loads;
     let (mut latencies, mut errors) = (Vec::new(), 0);
     for (l, e) in per_thread.into_iter().flatten() {
         latencies.extend(l);
@@ -184,12 +195,16 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
     let rss_live = server.rss_bytes()?;
     let alive = super::memory::games_alive(base)?;
     eprintln!("chessd loadtest: stored: exporting every game as PGN");
+    let cpu_before_export = server.cpu_seconds();
     let started = Instant::now();
     let total = ids.len();
     let exported = on_threads(1, |_| export_all(base, total))
         .pop()
         .ok_or("no export")??;
-    let export_per_sec = (exported as f64 / started.elapsed().as_secs_f64().max(1e-9)).round();
+    let export_seconds = started.elapsed().as_secs_f64().max(1e-9);
+    let export_cpu = server.cpu_seconds() - cpu_before_export;
+    let export_per_sec = (exported as f64 / export_seconds).round();
+    let per_game_us = |cpu: f64, games: usize| (cpu * 1e6 / games.max(1) as f64).round();
     eprintln!("chessd loadtest: stored: waiting for the games to leave memory");
     let deadline = Instant::now() + Duration::from_secs(EVICT_AFTER_SECS * 4 + 30);
     while super::memory::games_alive(base)? > 0 {
@@ -214,11 +229,15 @@ fn measure(settings: &Settings, url: &str) -> Result<StoredReport, String> {
         live: live.len(),
         alive,
         load_per_sec: (latencies.len() as f64 / seconds).round(),
+        load_cpu_us: per_game_us(load_cpu, latencies.len()),
+        load_cores: round2(load_cpu / seconds),
         load_latency_ms: Latency::of(latencies),
         rss_live_bytes: rss_live,
         rss_evicted_bytes: rss_evicted,
         exported,
         export_per_sec,
+        export_cpu_us: per_game_us(export_cpu, exported),
+        export_cores: round2(export_cpu / export_seconds),
         errors,
     })
 }
