@@ -29,6 +29,8 @@ pub mod players;
 pub(crate) mod schemas;
 pub mod server;
 pub mod store;
+#[cfg(test)]
+mod test_games;
 pub(crate) mod transport;
 
 use std::sync::Arc;

@@ -93,31 +93,11 @@ pub(crate) fn parse_promotion(text: &str) -> Option<Role> {
 
 #[cfg(test)]
 mod tests {
-    use chessd_core::{game::Game, Position};
-
     use super::*;
-    use crate::allocations::counted;
-
-    /// A random game of `plies` moves (the first of a fixed sequence that lasts that long).
-    fn random_game(plies: usize) -> Game {
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        loop {
-            let mut game = Game::new(Position::default());
-            while game.history().len() < plies && !game.is_over() {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let moves = game.position().legal_moves();
-                let uci = game
-                    .position()
-                    .uci(moves[(seed % moves.len() as u64) as usize]);
-                game.play_uci(&uci).unwrap();
-            }
-            if game.history().len() == plies {
-                return game;
-            }
-        }
-    }
+    use crate::{
+        allocations::counted,
+        test_games::{random_game, Rng},
+    };
 
     /// A game's history, as a game view and an export write it, is written (and serialised)
     /// without an allocation a move: four times the moves, a few allocations more (vectors
@@ -125,13 +105,11 @@ mod tests {
     #[test]
     fn a_history_allocates_nothing_a_move() {
         let made = |plies: usize| {
-            let board = Board::Chess(random_game(plies));
+            let game = random_game(&mut Rng(0x9E37_79B9_7F4A_7C15), plies);
+            let board = Board::Chess(game.clone());
             let (json, made) = counted(|| serde_json::to_vec(&history(&board)).unwrap());
             let moves: Vec<MoveView> = serde_json::from_slice(&json).unwrap();
             assert_eq!(moves.len(), plies);
-            let Board::Chess(game) = &board else {
-                unreachable!()
-            };
             let expected: Vec<MoveView> = game
                 .notated_history()
                 .into_iter()

@@ -15,20 +15,10 @@ use chessd_core::{
 };
 
 use super::{packed, replay, setup_of, Entry};
-use crate::game::{board::Board, events::EventKind, state::SavedState};
-
-/// A small seeded generator (xorshift), so that a failing seed reproduces.
-struct Rng(u64);
-
-impl Rng {
-    /// A number below `n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
+use crate::{
+    game::{board::Board, events::EventKind, state::SavedState},
+    test_games::Rng,
+};
 
 /// A game being played and the stored texts of its journal so far.
 struct Recorder {

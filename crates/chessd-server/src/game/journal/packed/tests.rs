@@ -4,9 +4,12 @@ use chessd_core::{
 };
 
 use super::*;
-use crate::game::{
-    clock::TimeControl,
-    journal::{setup_of, StoredOpponent},
+use crate::{
+    game::{
+        clock::TimeControl,
+        journal::{setup_of, StoredOpponent},
+    },
+    test_games::{random_game, Rng},
 };
 
 fn mv(uci: &str, clocks: Option<[u64; 2]>) -> Entry {
@@ -300,29 +303,20 @@ fn every_result_and_reason_of_an_end_reads_back() {
 
 /// A random game of `plies` moves as the journal holds it, 5+3 clocks when `timed`.
 fn random_journal(plies: usize, timed: bool) -> Vec<(u64, Entry)> {
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
-    loop {
-        let mut game = Game::new(Position::default());
-        let mut clocks = [300_000u64, 300_000];
-        let mut list = Vec::new();
-        while list.len() < plies && !game.is_over() {
-            let moves = game.position().legal_moves();
-            let uci = game.position().uci(moves[next(moves.len())]);
-            let mover = game.position().turn().index();
-            game.play_uci(&uci).unwrap();
-            clocks[mover] = (clocks[mover] + 3_000).saturating_sub(500 + next(4_000) as u64);
-            list.push(mv(&uci, timed.then_some(clocks)));
-        }
-        if list.len() == plies {
-            return numbered(list);
-        }
-    }
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let game = random_game(&mut rng, plies);
+    let mut clocks = [300_000u64, 300_000];
+    let list = game
+        .uci_history()
+        .into_iter()
+        .enumerate()
+        .map(|(ply, uci)| {
+            let mover = ply % 2;
+            clocks[mover] = (clocks[mover] + 3_000).saturating_sub(500 + rng.below(4_000) as u64);
+            mv(&uci, timed.then_some(clocks))
+        })
+        .collect();
+    numbered(list)
 }
 
 /// Bringing a packed game back (reading its record, replaying it with the events a live game
