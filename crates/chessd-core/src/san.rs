@@ -16,7 +16,7 @@ use std::fmt;
 
 use crate::{
     attacks::king_attacks,
-    uci::{echo, push_square, square_from_bytes},
+    uci::{echo, square_from_bytes},
     Bitboard, File, IllegalReason, Move, MoveGroupKind, MoveList, Position, Rank, Role, Square,
 };
 
@@ -478,7 +478,6 @@ impl Position {
     /// nothing when the move is not legal.
     fn append_san_without_suffix(&self, mv: Move, out: &mut String) {
         let from = mv.from();
-        let to = mv.to();
         if !self.by_color(self.turn()).contains(from) {
             return;
         }
@@ -493,41 +492,84 @@ impl Position {
         if !legal {
             return;
         }
+        self.write_san_body(mv, role, others, out);
+    }
+
+    /// Writes the SAN of the legal move `mv` of a `role` without its suffix, given `others`:
+    /// the other pieces of that role that could legally go to its square.
+    pub(crate) fn write_san_body(
+        &self,
+        mv: Move,
+        role: Role,
+        others: Bitboard,
+        out: &mut impl fmt::Write,
+    ) {
+        let (from, to) = (mv.from(), mv.to());
+        // Writing to a buffer that grows cannot fail.
+        let mut put = |c: char| {
+            let _ = out.write_char(c);
+        };
         if mv.is_castle() {
-            out.push_str(if to.file() > from.file() {
+            for c in if to.file() > from.file() {
                 "O-O"
             } else {
                 "O-O-O"
-            });
+            }
+            .chars()
+            {
+                put(c);
+            }
             return;
         }
         let capture = self.is_capture(mv);
         if role == Role::Pawn {
             if capture {
-                out.push(from.file().char());
-                out.push('x');
+                put(from.file().char());
+                put('x');
             }
-            push_square(out, to);
+            put(to.file().char());
+            put(to.rank().char());
             if let Some(promotion) = mv.promotion_role() {
-                out.push('=');
-                out.push(promotion.upper_char());
+                put('=');
+                put(promotion.upper_char());
             }
             return;
         }
-        out.push(role.upper_char());
+        put(role.upper_char());
         if others.nonempty() {
             if (others & Bitboard::file(from.file())).is_empty() {
-                out.push(from.file().char());
+                put(from.file().char());
             } else if (others & Bitboard::rank(from.rank())).is_empty() {
-                out.push(from.rank().char());
+                put(from.rank().char());
             } else {
-                push_square(out, from);
+                put(from.file().char());
+                put(from.rank().char());
             }
         }
         if capture {
-            out.push('x');
+            put('x');
         }
-        push_square(out, to);
+        put(to.file().char());
+        put(to.rank().char());
+    }
+
+    /// Writes the SAN of the legal move `mv`, which led here to `after`, given `others` (as
+    /// for [`Position::write_san_body`]): what a reader that already listed the legal moves
+    /// writes without listing them again. Only a check looks for a legal reply (mate).
+    pub(crate) fn write_san_known(
+        &self,
+        mv: Move,
+        others: Bitboard,
+        after: &Position,
+        out: &mut impl fmt::Write,
+    ) {
+        let Some(role) = self.role_on(mv.from()) else {
+            return;
+        };
+        self.write_san_body(mv, role, others, out);
+        if after.is_check() {
+            let _ = out.write_char(if after.has_legal_moves() { '+' } else { '#' });
+        }
     }
 }
 

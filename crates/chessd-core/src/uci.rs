@@ -82,11 +82,12 @@ pub(crate) fn square_from_bytes(file: u8, rank: u8) -> Option<Square> {
     Some(Square::from_coords(file, rank))
 }
 
-/// Appends a square name (`e4`) to `out`.
+/// Appends a square name (`e4`) to `out` (a `String`, or any text buffer that grows).
 #[inline]
-pub(crate) fn push_square(out: &mut String, sq: Square) {
-    out.push(sq.file().char());
-    out.push(sq.rank().char());
+pub(crate) fn push_square(out: &mut impl core::fmt::Write, sq: Square) {
+    // Writing to a buffer that grows cannot fail.
+    let _ = out.write_char(sq.file().char());
+    let _ = out.write_char(sq.rank().char());
 }
 
 impl Position {

@@ -2,6 +2,8 @@
 //! as its rank among its position's legal moves in the fixed order of [`order`](super::order),
 //! in the canonical Huffman code of [`rank_table`](super::rank_table).
 
+use std::fmt;
+
 use super::{order::Ranker, rank_table::RANK_CODES, BitReader, BitWriter, CodecError};
 use crate::{Move, Position};
 
@@ -117,6 +119,51 @@ impl<'a> MoveReader<'a> {
         self.bits
     }
 
+    /// Reads the next move, plays it, and writes its SAN (with its `+` or `#`, as
+    /// [`Position::san`] writes it) to `san`. The disambiguation comes from the legal moves the
+    /// reader listed to find the move, so this adds no move generation but a check's test for
+    /// mate.
+    ///
+    /// ```
+    /// use chessd_core::codec::{encode_moves, MoveReader};
+    /// use chessd_core::Position;
+    ///
+    /// let start = Position::startpos();
+    /// let moves: Vec<_> = ["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"]
+    ///     .iter()
+    ///     .scan(start, |pos, uci| {
+    ///         let mv = pos.parse_uci(uci).unwrap();
+    ///         pos.play_unchecked(mv);
+    ///         Some(mv)
+    ///     })
+    ///     .collect();
+    /// let bytes = encode_moves(&start, &moves).unwrap();
+    /// let mut reader = MoveReader::new(start, &bytes, moves.len());
+    /// let mut sans = Vec::new();
+    /// let mut san = String::new();
+    /// while let Some(mv) = reader.next_noted(&mut san) {
+    ///     mv.unwrap();
+    ///     sans.push(std::mem::take(&mut san));
+    /// }
+    /// assert_eq!(sans, ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]);
+    /// ```
+    pub fn next_noted(&mut self, san: &mut impl fmt::Write) -> Option<Result<Move, CodecError>> {
+        if self.left == 0 {
+            return None;
+        }
+        let before = self.pos;
+        let result = self.read_move();
+        match result {
+            Ok(mv) => {
+                self.left -= 1;
+                let others = self.ranker.others(&before, mv);
+                before.write_san_known(mv, others, &self.pos, san);
+            }
+            Err(_) => self.left = 0,
+        }
+        Some(result)
+    }
+
     /// Reads the next move and plays it.
     fn read_move(&mut self) -> Result<Move, CodecError> {
         let rank = RANK_CODES.read(&mut self.bits)?;
@@ -167,4 +214,62 @@ pub fn decode_moves(start: &Position, bytes: &[u8], count: usize) -> Result<Vec<
     }
     reader.into_bits().expect_end()?;
     Ok(moves)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{movegen::tests::Rng, FenMode};
+
+    /// A read move's SAN is the one [`Position::san`] writes, in random games from starts
+    /// rich in pins, en passant, promotions and castling, one Chess960 start, and one where
+    /// three queens and two knights reach the same squares (disambiguation by file, by rank
+    /// and by both).
+    #[test]
+    fn a_noted_move_is_written_as_san_writes_it() {
+        let mut starts = crate::movegen::tests::RICH_STARTS.to_vec();
+        starts.push("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+        starts.push("8/8/2N4k/8/Q3Q3/8/2N5/Q3K3 w - - 0 1");
+        let mut rng = Rng(0x5EED_0F5A_4A11_7E57);
+        let (mut plies, mut checks, mut mates, mut disambiguated) = (0, 0, 0, 0);
+        for fen in starts {
+            let start = Position::from_fen(fen, FenMode::Lenient).unwrap();
+            for _ in 0..60 {
+                let mut pos = start;
+                let mut moves = Vec::new();
+                let mut expected = Vec::new();
+                for _ in 0..100 {
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    let mv = legal[rng.below(legal.len())];
+                    expected.push(pos.san(mv));
+                    moves.push(mv);
+                    pos.play_unchecked(mv);
+                }
+                let bytes = encode_moves(&start, &moves).unwrap();
+                let mut reader = MoveReader::new(start, &bytes, moves.len());
+                let mut san = String::new();
+                for (i, want) in expected.iter().enumerate() {
+                    san.clear();
+                    let mv = reader.next_noted(&mut san).unwrap().unwrap();
+                    assert_eq!(mv, moves[i]);
+                    assert_eq!(&san, want, "ply {i} from {fen}");
+                    checks += usize::from(want.ends_with('+'));
+                    mates += usize::from(want.ends_with('#'));
+                    let body = want.trim_end_matches(['+', '#']);
+                    disambiguated += usize::from(
+                        body.starts_with(['N', 'B', 'R', 'Q']) && body.replace('x', "").len() > 3,
+                    );
+                    plies += 1;
+                }
+                assert!(reader.next_noted(&mut san).is_none());
+            }
+        }
+        assert!(
+            plies > 30_000 && checks > 500 && mates > 0 && disambiguated > 300,
+            "{plies} plies, {checks} checks, {mates} mates, {disambiguated} disambiguated"
+        );
+    }
 }

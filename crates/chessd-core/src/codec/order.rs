@@ -487,6 +487,8 @@ fn sliders_seeing<'a>(
 /// Reusable buffers for ranking moves (no allocation per move).
 pub(crate) struct Ranker {
     keys: [u64; crate::MAX_MOVES],
+    /// How many of `keys` the last position listed.
+    listed: usize,
 }
 
 impl Ranker {
@@ -494,7 +496,29 @@ impl Ranker {
     pub(crate) fn new() -> Ranker {
         Ranker {
             keys: [0; crate::MAX_MOVES],
+            listed: 0,
         }
+    }
+
+    /// The other pieces of the mover's role that could legally go where the legal move `mv`
+    /// goes, in `pos`, the position [`Ranker::move_at`] last listed (what SAN disambiguates
+    /// between): no pawn or king move needs it, and only pieces that attack the square can.
+    pub(crate) fn others(&self, pos: &Position, mv: Move) -> Bitboard {
+        let (from, to) = (mv.from(), mv.to());
+        let role = match pos.role_on(from) {
+            Some(role @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen)) => role,
+            _ => return Bitboard::EMPTY,
+        };
+        let us = pos.turn();
+        let rivals = (attacks::attacks(role, us, to, pos.occupied()) & pos.pieces(us, role)) - from;
+        if rivals.is_empty() {
+            return Bitboard::EMPTY;
+        }
+        self.keys[..self.listed]
+            .iter()
+            .map(|&k| move_of(k))
+            .filter(|m| m.to() == to && rivals.contains(m.from()))
+            .fold(Bitboard::EMPTY, |others, m| others | m.from())
     }
 
     /// The rank of `mv` among the legal moves of `pos` in the fixed order, or `None` if it is
@@ -510,6 +534,7 @@ impl Ranker {
     /// that many.
     pub(crate) fn move_at(&mut self, pos: &Position, rank: usize) -> Option<Move> {
         let n = keyed_moves(pos, &mut self.keys, true);
+        self.listed = n;
         let keys = &self.keys[..n];
         // Rank 0, the likeliest, is the smallest key. Otherwise the key with `rank` keys
         // below it: counting, branch-free over a few dozen keys, is quicker here than a

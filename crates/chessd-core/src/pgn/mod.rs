@@ -40,7 +40,7 @@ use std::fmt;
 pub use error::{PgnError, PgnErrorKind};
 pub use reader::{PgnParser, PgnReader};
 pub use setup::variant_is_chess960;
-pub use writer::{write_chess2_game, write_game, write_played_game, LINE_WIDTH};
+pub use writer::{write_chess2_game, write_game, write_noted_game, write_played_game, LINE_WIDTH};
 
 use crate::{
     game::{Game, GameResult},

@@ -86,6 +86,52 @@ fn result_text(game: &PgnGame) -> &'static str {
 /// assert_eq!(pgn, PgnGame::from_game(&game, tags).to_pgn());
 /// ```
 pub fn write_played_game(game: &Game, tags: &[(String, String)]) -> String {
+    let mut pos = *game.start_position();
+    write_with_san(game, tags, |mv, token| {
+        pos.append_san(mv, token);
+        pos.play_unchecked(mv);
+    })
+}
+
+/// [`write_played_game`] for a game whose moves' SAN is already written: `sans[i]` is the
+/// SAN of the game's move `i`, as [`MoveReader::next_noted`](crate::codec::MoveReader::next_noted)
+/// writes it while decoding a stored game, so the export need not replay the moves again.
+/// SANs of another count than the game's moves are not used: the moves are written from the
+/// game, as [`write_played_game`] writes them.
+///
+/// ```
+/// use chessd_core::{game::Game, pgn::{write_noted_game, write_played_game}};
+///
+/// let mut game = Game::default();
+/// for uci in ["e2e4", "e7e5", "g1f3"] {
+///     game.play_uci(uci).unwrap();
+/// }
+/// let tags = [];
+/// assert_eq!(
+///     write_noted_game(&game, &["e4", "e5", "Nf3"], &tags),
+///     write_played_game(&game, &tags)
+/// );
+/// ```
+pub fn write_noted_game<S: AsRef<str>>(
+    game: &Game,
+    sans: &[S],
+    tags: &[(String, String)],
+) -> String {
+    if sans.len() != game.history().len() {
+        return write_played_game(game, tags);
+    }
+    let mut sans = sans.iter();
+    write_with_san(game, tags, |_, token| {
+        token.push_str(sans.next().map_or("", AsRef::as_ref));
+    })
+}
+
+/// Writes `game` with `tags`, each move's SAN written by `san` (called once a move, in order).
+fn write_with_san(
+    game: &Game,
+    tags: &[(String, String)],
+    mut san: impl FnMut(crate::Move, &mut String),
+) -> String {
     let start = game.start_position();
     let result = game.status().result.pgn();
     let mut out = String::new();
@@ -93,7 +139,6 @@ pub fn write_played_game(game: &Game, tags: &[(String, String)]) -> String {
     out.push('\n');
     let mut wrap = Wrap::default();
     let first = first_ply(start);
-    let mut pos = *start;
     // One buffer for every move's token: no allocation a move.
     let mut token = String::new();
     for (i, &mv) in game.history().iter().enumerate() {
@@ -104,8 +149,7 @@ pub fn write_played_game(game: &Game, tags: &[(String, String)]) -> String {
         } else if i == 0 {
             let _ = write!(token, "{}... ", ply / 2 + 1);
         }
-        pos.append_san(mv, &mut token);
-        pos.play_unchecked(mv);
+        san(mv, &mut token);
         wrap.token(&token);
     }
     wrap.token(result);
@@ -131,10 +175,13 @@ fn write_tags(out: &mut String, tags: &[(String, String)], start: &Position, res
         _ if chess960 => write_tag(out, "Variant", "Chess960"),
         _ => {}
     }
-    let fen = start.fen();
-    if chess960 || fen != START_FEN {
-        write_tag(out, "SetUp", "1");
-        write_tag(out, "FEN", &fen);
+    // The standard start is told without writing its FEN (the export writes many games).
+    if chess960 || *start != Position::startpos() {
+        let fen = start.fen();
+        if chess960 || fen != START_FEN {
+            write_tag(out, "SetUp", "1");
+            write_tag(out, "FEN", &fen);
+        }
     }
     let special = |name: &str| {
         ROSTER.iter().any(|(r, _)| r.eq_ignore_ascii_case(name))
@@ -151,12 +198,11 @@ fn write_tags(out: &mut String, tags: &[(String, String)], start: &Position, res
 
 /// Writes `[Name "value"]` with `\` and `"` escaped.
 fn write_tag(out: &mut String, name: &str, value: &str) {
-    let name: String = name
-        .chars()
-        .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '[' | ']'))
-        .collect();
     out.push('[');
-    out.push_str(&name);
+    out.extend(
+        name.chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '[' | ']')),
+    );
     out.push_str(" \"");
     for c in value.chars() {
         match c {

@@ -4,10 +4,11 @@
 //! input, the writer's round trip and line width, and a fuzz test.
 
 use chessd_core::{
+    codec::{encode_moves, MoveReader},
     game::{DrawPolicy, Game, GameError, GameResult, Reason},
     pgn::{
-        read_game, write_game, write_played_game, PgnError, PgnErrorKind, PgnGame, PgnMove,
-        PgnParser, PgnReader, Variation, LINE_WIDTH,
+        read_game, write_game, write_noted_game, write_played_game, PgnError, PgnErrorKind,
+        PgnGame, PgnMove, PgnParser, PgnReader, Variation, LINE_WIDTH,
     },
     san::SanError,
     IllegalReason, Position, Role, Square,
@@ -818,6 +819,20 @@ fn a_played_game_is_written_as_from_game_writes_it() {
     for (i, game) in games.iter().enumerate() {
         let expected = PgnGame::from_game(game, tags(i)).to_pgn();
         assert_eq!(write_played_game(game, &tags(i)), expected);
+        // The same game with its moves' SAN as a decoder notes them.
+        let start = *game.start_position();
+        let bytes = encode_moves(&start, game.history()).unwrap();
+        let mut reader = MoveReader::new(start, &bytes, game.history().len());
+        let mut sans = Vec::new();
+        let mut san = String::new();
+        while let Some(mv) = reader.next_noted(&mut san) {
+            mv.unwrap();
+            sans.push(std::mem::take(&mut san));
+        }
+        assert_eq!(write_noted_game(game, &sans, &tags(i)), expected);
+        // SANs that do not match the game's moves in number are not used.
+        sans.pop();
+        assert_eq!(write_noted_game(game, &sans, &tags(i)), expected);
     }
 }
 
