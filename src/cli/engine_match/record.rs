@@ -63,6 +63,7 @@ fn record(
         time_control,
         engine_seats,
         live: false,
+        sans: None,
     }
 }
 

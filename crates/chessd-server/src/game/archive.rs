@@ -3,13 +3,18 @@
 //! route) or from the store (the export replays each stored game through the rules), so both
 //! write the same tags.
 
-use chessd_core::{game::Reason, pgn::write_played_game, Color};
+use chessd_core::{
+    game::Reason,
+    pgn::{write_noted_game, write_played_game},
+    Color,
+};
+use compact_str::CompactString;
 use uuid::Uuid;
 
 use crate::{
     game::{
         clock::TimeControl,
-        journal::{read_stored, replay_stored},
+        journal::{read_stored_with, replay_stored, Reading},
         replies::GameSnapshot,
         GameError,
     },
@@ -35,6 +40,9 @@ pub struct GameRecord {
     /// Whether it can still be played: an unfinished game that is no longer live was stopped
     /// (through the API, an idle timeout or abandonment) before it ended.
     pub live: bool,
+    /// The SAN of the game's moves, in order, when reading it from the store wrote them (the
+    /// PGN then need not replay the moves to write them).
+    pub sans: Option<Vec<CompactString>>,
 }
 
 /// How a game ended, as PGN's `Termination` tag says it.
@@ -81,14 +89,16 @@ impl GameRecord {
             time_control: snap.time_control,
             engine_seats: snap.engine_seats.clone(),
             live: true,
+            sans: None,
         }
     }
 
-    /// The record of a stored game, its journal replayed through the rules.
+    /// The record of a stored game, its journal replayed through the rules, with its moves'
+    /// SAN as decoding the record wrote them when it could.
     pub fn from_stored(stored: &StoredGame) -> Result<GameRecord, GameError> {
-        let journal = read_stored(stored)?;
-        // One event kept: the export needs the game, not the events clients catch up with.
-        let replayed = replay_stored(&journal, 1, std::time::Instant::now())?;
+        let journal = read_stored_with(stored, Reading::Export)?;
+        // No event kept: the export needs the game, not the events clients catch up with.
+        let replayed = replay_stored(&journal, 0, std::time::Instant::now())?;
         let options = journal.options;
         Ok(GameRecord {
             id: stored.id,
@@ -101,6 +111,7 @@ impl GameRecord {
                 .map(|o| (o.plays, o.engine))
                 .collect(),
             live: stored.live,
+            sans: journal.sans,
         })
     }
 
@@ -181,7 +192,11 @@ impl GameRecord {
     /// The game in PGN export format, with [`GameRecord::pgn_tags`].
     pub fn to_pgn(&self) -> String {
         match &self.game {
-            crate::game::Board::Chess(game) => write_played_game(game, &self.pgn_tags()),
+            crate::game::Board::Chess(game) => match &self.sans {
+                // Written only when they are as many as the game's moves.
+                Some(sans) => write_noted_game(game, sans, &self.pgn_tags()),
+                None => write_played_game(game, &self.pgn_tags()),
+            },
             crate::game::Board::Chess2(game) => {
                 chessd_core::pgn::write_chess2_game(game, &self.pgn_tags())
             }
@@ -204,6 +219,7 @@ mod tests {
             time_control: None,
             engine_seats: Vec::new(),
             live: true,
+            sans: None,
         }
     }
 

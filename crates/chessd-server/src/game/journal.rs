@@ -28,6 +28,8 @@ use crate::{
     store::StoredGame,
 };
 
+pub use packed::Reading;
+
 /// One stored event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "t")]
@@ -353,17 +355,29 @@ pub struct StoredJournal {
     pub options: StoredOptions,
     /// Its entries, by version from 1.
     pub entries: Vec<(u64, Entry)>,
+    /// The SAN of each of the replayed game's moves, in order, when read with
+    /// [`Reading::Export`] and known ([`packed::Unpacked::sans`], and no row after the record
+    /// moves, takes back or starts another game).
+    pub sans: Option<Vec<CompactString>>,
 }
 
 /// Reads a stored game's journal: its packed record (if it has one), then the rows after it.
 /// Options written after the record was made override the record's.
 pub fn read_stored(stored: &StoredGame) -> Result<StoredJournal, GameError> {
+    read_stored_with(stored, Reading::Full)
+}
+
+/// [`read_stored`] for what `reading` needs: for an export, the moves' SAN when the record
+/// gives them ([`StoredJournal::sans`]), and the record's moves without their UCI text or
+/// clocks ([`Reading::Export`]).
+pub fn read_stored_with(stored: &StoredGame, reading: Reading) -> Result<StoredJournal, GameError> {
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
         GameError::Internal(format!("stored game {}: {what}: {e}", stored.id))
     };
-    let (setup, packed_options, mut entries) = match &stored.packed {
+    let (setup, packed_options, mut entries, mut sans) = match &stored.packed {
         Some(record) => {
-            let unpacked = packed::unpack(record).map_err(|e| corrupt("packed journal", &e))?;
+            let unpacked =
+                packed::unpack_with(record, reading).map_err(|e| corrupt("packed journal", &e))?;
             if unpacked.entries.len() as i64 != stored.packed_through {
                 return Err(corrupt(
                     "packed journal",
@@ -374,12 +388,18 @@ pub fn read_stored(stored: &StoredGame) -> Result<StoredJournal, GameError> {
                     ),
                 ));
             }
-            (unpacked.setup, unpacked.options, unpacked.entries)
+            (
+                unpacked.setup,
+                unpacked.options,
+                unpacked.entries,
+                unpacked.sans,
+            )
         }
         None => (
             serde_json::from_str(&stored.setup).map_err(|e| corrupt("setup", &e))?,
             None,
             Vec::new(),
+            None,
         ),
     };
     let options = match packed_options {
@@ -390,12 +410,20 @@ pub fn read_stored(stored: &StoredGame) -> Result<StoredJournal, GameError> {
     for e in &stored.entries {
         let entry = Entry::decode(&e.body)
             .map_err(|err| corrupt(&format!("version {}", e.version), &err))?;
+        if matches!(
+            entry,
+            Entry::Move { .. } | Entry::Takeback { .. } | Entry::Reset { .. }
+        ) {
+            // The record's SAN no longer end where the game does.
+            sans = None;
+        }
         entries.push((e.version as u64, entry));
     }
     Ok(StoredJournal {
         setup,
         options,
         entries,
+        sans,
     })
 }
 

@@ -69,6 +69,23 @@ pub struct Unpacked {
     pub options: Option<StoredOptions>,
     /// Its entries, by version from 1.
     pub entries: Vec<(u64, Entry)>,
+    /// When read for [`Reading::Export`]: the SAN of each move of the game, its setup's
+    /// moves then the journal's, in order. Only for a chess game whose journal neither takes
+    /// moves back nor re-initialises the game, so that they are the SAN of the replayed game's
+    /// moves (`None` otherwise).
+    pub sans: Option<Vec<CompactString>>,
+}
+
+/// What a record is read for ([`unpack_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Bringing the game back: every entry as it was journaled.
+    Full,
+    /// An export, which writes the game's moves and result, never its clocks: each chess
+    /// move's SAN is written while decoding it ([`Unpacked::sans`]), and the chess moves'
+    /// entries hold the decoded move without its UCI text or clocks (the clocks are neither
+    /// read nor checked).
+    Export,
 }
 
 /// Packs a game's journal (`entries` by version from 1) with its setup (without its status,
@@ -119,6 +136,11 @@ pub fn pack(
 
 /// Reads a record made by [`pack`].
 pub fn unpack(bytes: &[u8]) -> Result<Unpacked, PackError> {
+    unpack_with(bytes, Reading::Full)
+}
+
+/// [`unpack`] for what `reading` needs.
+pub fn unpack_with(bytes: &[u8], reading: Reading) -> Result<Unpacked, PackError> {
     let mut r = BitReader::new(bytes);
     let format = r.read(8)?;
     if format != FORMAT {
@@ -150,7 +172,18 @@ pub fn unpack(bytes: &[u8]) -> Result<Unpacked, PackError> {
     if before > moves {
         return Err(PackError::Corrupt("an entry after the last move".into()));
     }
-    read_moves(r, setup, options, moves, setup_moves, placed, unit)
+    read_moves(
+        r,
+        setup,
+        options,
+        Counts {
+            moves,
+            setup_moves,
+            unit,
+        },
+        placed,
+        reading,
+    )
 }
 
 /// Writes the record (without checking it reads back).
@@ -691,6 +724,33 @@ pub fn to_centiseconds(entries: &mut [(u64, Entry)]) {
 /// A step read: its text, the side that made it, and the chess move as decoded.
 type ReadStep = (CompactString, Color, Decoded);
 
+/// A move's text (its UCI or SAN, at most seven bytes) written on the stack, then held
+/// inline: quicker than writing it a character at a time into the inline string.
+#[derive(Default)]
+struct MoveText {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl MoveText {
+    /// The text, held inline.
+    fn to_compact(&self) -> CompactString {
+        CompactString::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for MoveText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 /// Reads moves, playing them.
 enum StepReader<'a> {
     Chess(Box<MoveReader<'a>>),
@@ -720,18 +780,35 @@ impl<'a> StepReader<'a> {
     }
 
     /// Reads `count` moves, each with the side that made it and, for chess, the move as
-    /// decoded.
-    fn read(&mut self, count: usize, out: &mut Vec<ReadStep>) -> Result<(), PackError> {
+    /// decoded; pushes each chess move's SAN to `sans` when given, and then writes no UCI text
+    /// (an export needs none).
+    fn read(
+        &mut self,
+        count: usize,
+        out: &mut Vec<ReadStep>,
+        mut sans: Option<&mut Vec<CompactString>>,
+    ) -> Result<(), PackError> {
         for _ in 0..count {
             out.push(match self {
                 StepReader::Chess(reader) => {
                     let before = reader.as_ref().position();
                     let (mover, key) = (before.turn(), before.hash());
-                    let mv = reader.next().ok_or(CodecError::Truncated)??;
-                    // A move's UCI needs only the move and the Chess960 flag, which the move
-                    // does not change.
-                    let mut uci = CompactString::const_new("");
-                    reader.as_ref().position().append_uci(mv, &mut uci);
+                    let (mv, uci) = match sans.as_deref_mut() {
+                        Some(sans) => {
+                            let mut san = MoveText::default();
+                            let mv = reader.next_noted(&mut san).ok_or(CodecError::Truncated)??;
+                            sans.push(san.to_compact());
+                            (mv, CompactString::const_new(""))
+                        }
+                        None => {
+                            let mv = reader.next().ok_or(CodecError::Truncated)??;
+                            // A move's UCI needs only the move and the Chess960 flag, which
+                            // the move does not change.
+                            let mut uci = MoveText::default();
+                            reader.as_ref().position().append_uci(mv, &mut uci);
+                            (mv, uci.to_compact())
+                        }
+                    };
                     (uci, mover, Decoded::new(mv, key))
                 }
                 StepReader::Chess2(reader) => {
@@ -751,37 +828,58 @@ impl<'a> StepReader<'a> {
     }
 }
 
+/// A record's counts: its moves, its setup's moves, and its clocks' unit.
+struct Counts {
+    moves: usize,
+    setup_moves: usize,
+    unit: u64,
+}
+
 fn read_moves(
     bits: BitReader<'_>,
     mut setup: SavedState,
     options: Option<StoredOptions>,
-    moves: usize,
-    setup_moves: usize,
+    Counts {
+        moves,
+        setup_moves,
+        unit,
+    }: Counts,
     placed: Vec<(usize, Entry)>,
-    unit: u64,
+    reading: Reading,
 ) -> Result<Unpacked, PackError> {
     let corrupt = |e: PackError| match e {
         PackError::Unpackable(m) => PackError::Corrupt(m),
         other => other,
     };
     let mut steps = StepReader::new(Walk::start(&setup).map_err(corrupt)?, bits);
+    // The SAN follow the replayed game's moves only when no entry takes moves back or starts
+    // another game.
+    let noted = reading == Reading::Export
+        && matches!(steps, StepReader::Chess(_))
+        && !placed
+            .iter()
+            .any(|(_, e)| matches!(e, Entry::Takeback { .. } | Entry::Reset { .. }));
+    let mut sans = noted.then(|| Vec::with_capacity((setup_moves + moves).min(1024)));
     let mut texts = Vec::with_capacity(setup_moves.min(1024));
-    steps.read(setup_moves, &mut texts)?;
+    steps.read(setup_moves, &mut texts, sans.as_mut())?;
     setup.moves = texts.into_iter().map(|(text, _, _)| text.into()).collect();
     let mut played: Vec<ReadStep> = Vec::with_capacity(moves.min(1024));
     // Moves run up to each other entry; a re-initialisation starts another game.
     let mut read = 0;
     for (before, entry) in &placed {
-        steps.read(before - read, &mut played)?;
+        steps.read(before - read, &mut played, sans.as_mut())?;
         read = *before;
         if let Entry::Reset { state } = entry {
             steps = StepReader::new(Walk::reset(state).map_err(corrupt)?, steps.into_bits());
         }
     }
-    steps.read(moves - read, &mut played)?;
+    steps.read(moves - read, &mut played, sans.as_mut())?;
     let mut bits = steps.into_bits();
     let mut clocks = Vec::with_capacity(moves.min(1024));
-    if let Some(clock) = setup.clock {
+    if noted {
+        // An export writes no clocks: they are left unread.
+        clocks.resize(played.len(), None);
+    } else if let Some(clock) = setup.clock {
         let mut reader = ClockReader::from_bits(codec_control(clock.control, unit), bits);
         for (_, mover, _) in &played {
             let [white, black] = reader.next_clocks(*mover)?;
@@ -791,7 +889,9 @@ fn read_moves(
     } else {
         clocks.resize(played.len(), None);
     }
-    bits.expect_end()?;
+    if !noted {
+        bits.expect_end()?;
+    }
     // The entries in their order: the moves, with each other entry after its moves.
     let mut entries: Vec<(u64, Entry)> = Vec::with_capacity(played.len() + placed.len());
     let mut moves_in = played
@@ -817,6 +917,7 @@ fn read_moves(
         setup,
         options,
         entries,
+        sans,
     })
 }
 

@@ -10,6 +10,7 @@ use std::{sync::atomic::AtomicBool, time::Instant};
 use chessd_core::{
     chess2::{bot, Army, Chess2Action, Chess2Game, Chess2Position, DuelStage},
     game::{DrawPolicy, Game},
+    pgn::{write_noted_game, write_played_game},
     search::{Limits, Searcher},
     Color, Position,
 };
@@ -292,6 +293,22 @@ fn every_journal_packs_and_reads_back_as_it_was() {
             .unwrap()
             .game;
         assert_same(&again, &rec.board, &rec.texts);
+        // Read for an export (SAN, no UCI text or clocks), the record replays to the same
+        // game, and the SAN are those of its moves.
+        let export = packed::unpack_with(&record, packed::Reading::Export).unwrap();
+        let exported = replay(&export.setup, policy, &export.entries, 0, Instant::now())
+            .unwrap()
+            .game;
+        assert_same(&exported, &rec.board, &rec.texts);
+        match (&exported, export.sans) {
+            (Board::Chess(game), Some(sans)) => assert_eq!(
+                write_noted_game(game, &sans, &[]),
+                write_played_game(game, &[]),
+                "seed {seed}"
+            ),
+            (Board::Chess2(_), None) => {}
+            (_, sans) => panic!("seed {seed}: SAN {sans:?}"),
+        }
         if !timed && setup.variant.is_none() && options.webhook.is_none() {
             packed_moves.0 += record.len();
             packed_moves.1 += entries.len();

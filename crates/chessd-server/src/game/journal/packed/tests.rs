@@ -49,8 +49,64 @@ fn round_trip(
     );
     assert_eq!(back.options.as_ref(), options);
     assert_eq!(back.entries, entries);
+    assert!(back.sans.is_none(), "no SAN unless asked for");
     replays_by_its_hints(setup, options, entries, back.entries);
+    notes_its_moves(setup, options, entries, &record);
     record.len()
+}
+
+/// Read for an export, a record gives the same entries (the chess moves' without their UCI
+/// text and clocks while it gives SAN) and SAN that write the replayed game's PGN as its
+/// moves do; none for Chess 2, nor for a journal that starts another game.
+fn notes_its_moves(
+    setup: &SavedState,
+    options: Option<&StoredOptions>,
+    entries: &[(u64, Entry)],
+    record: &[u8],
+) {
+    let noted = unpack_with(record, Reading::Export).unwrap();
+    let bare: Vec<(u64, Entry)> = entries
+        .iter()
+        .zip(&noted.entries)
+        .map(|((version, entry), (_, read))| {
+            let entry = match (entry, read) {
+                (Entry::Move { .. }, Entry::Move { decoded, .. }) if noted.sans.is_some() => {
+                    Entry::Move {
+                        uci: CompactString::const_new(""),
+                        clocks: None,
+                        decoded: *decoded,
+                    }
+                }
+                _ => entry.clone(),
+            };
+            (*version, entry)
+        })
+        .collect();
+    assert_eq!(noted.entries, bare);
+    let rewinds = entries
+        .iter()
+        .any(|(_, e)| matches!(e, Entry::Takeback { .. } | Entry::Reset { .. }));
+    assert_eq!(
+        noted.sans.is_some(),
+        setup.variant.is_none() && !rewinds,
+        "{entries:?}"
+    );
+    let policy = options.map(|o| o.draw_policy).unwrap_or_default();
+    let now = std::time::Instant::now();
+    let (Some(sans), Ok(replayed)) = (
+        noted.sans,
+        crate::game::journal::replay(setup, policy, entries, 1, now),
+    ) else {
+        return;
+    };
+    let Board::Chess(game) = &replayed.game else {
+        panic!("SAN for a Chess 2 game");
+    };
+    assert_eq!(sans.len(), game.history().len());
+    assert_eq!(
+        chessd_core::pgn::write_noted_game(game, &sans, &[]),
+        chessd_core::pgn::write_played_game(game, &[])
+    );
 }
 
 /// Every chess move read back carries the move as decoded, and replay plays it from that
@@ -319,12 +375,126 @@ fn random_journal(plies: usize, timed: bool) -> Vec<(u64, Entry)> {
     numbered(list)
 }
 
+/// A stored game whose journal is all in its packed record.
+fn packed_game(
+    setup: &SavedState,
+    options: &StoredOptions,
+    entries: &[(u64, Entry)],
+) -> crate::store::StoredGame {
+    crate::store::StoredGame {
+        seq: 1,
+        id: uuid::Uuid::nil(),
+        created_ms: 1_764_000_000_000,
+        secrets: Vec::new(),
+        setup: String::new(),
+        options: String::new(),
+        live: false,
+        result: "ongoing".into(),
+        packed: Some(pack(setup, Some(options), entries).unwrap()),
+        packed_through: entries.len() as i64,
+        has_players: false,
+        entries: Vec::new(),
+        keys: Vec::new(),
+    }
+}
+
+/// An export writes a stored game's moves with the SAN its record's decoding wrote while the
+/// rows after the record add no move (an end, an offer), and from the replayed game once a
+/// row moves, takes back or starts another game: the PGN is the same either way.
+#[test]
+fn an_export_writes_the_records_san_only_while_no_row_moves() {
+    use crate::{game::archive::GameRecord, store::StoredEntry};
+
+    let setup = setup_of(&Game::new(Position::default()).into(), None);
+    let entries = random_journal(60, false);
+    let base = packed_game(&setup, &options(None), &entries);
+    let next = entries.len() as i64 + 1;
+    let row = |version: i64, entry: Entry| StoredEntry {
+        version,
+        body: entry.encode(),
+    };
+    let resigned = Entry::End {
+        status: Status {
+            result: GameResult::WhiteWins,
+            reason: Some(Reason::Resignation),
+            note: None,
+        },
+        clocks: None,
+    };
+    let now = std::time::Instant::now();
+    let replayed = crate::game::journal::replay(&setup, DrawPolicy::Automatic, &entries, 1, now)
+        .unwrap()
+        .game;
+    let Board::Chess(played) = &replayed else {
+        unreachable!("a chess game")
+    };
+    // A move after the last, and a move instead of the last.
+    let after = played.position();
+    let next_move = after.uci(after.legal_moves()[0]);
+    let history = played.history();
+    let (last, earlier) = history.split_last().unwrap();
+    let mut before = *played.start_position();
+    for &mv in earlier {
+        before.play_unchecked(mv);
+    }
+    let instead = *before.legal_moves().iter().find(|&m| m != last).unwrap();
+    let instead = before.uci(instead);
+    let cases: Vec<(&str, Vec<StoredEntry>, bool)> = vec![
+        ("no rows", Vec::new(), true),
+        ("a resignation", vec![row(next, resigned)], true),
+        (
+            "an offer declined",
+            vec![
+                row(next, Entry::DrawOffered { by: Color::White }),
+                row(next + 1, Entry::DrawDeclined { by: Color::Black }),
+            ],
+            true,
+        ),
+        ("a move", vec![row(next, mv(&next_move, None))], false),
+        (
+            "a takeback and another move",
+            vec![
+                row(
+                    next,
+                    Entry::Takeback {
+                        plies: 1,
+                        clocks: None,
+                    },
+                ),
+                row(next + 1, mv(&instead, None)),
+            ],
+            false,
+        ),
+    ];
+    for (what, rows, noted) in cases {
+        let stored = crate::store::StoredGame {
+            entries: rows,
+            ..base.clone()
+        };
+        let record = GameRecord::from_stored(&stored).unwrap();
+        assert_eq!(record.sans.is_some(), noted, "{what}");
+        let Board::Chess(game) = &record.game else {
+            unreachable!("a chess game")
+        };
+        assert_eq!(
+            game.history().len(),
+            60 + usize::from(what == "a move"),
+            "{what}"
+        );
+        let from_moves = GameRecord {
+            sans: None,
+            ..record.clone()
+        };
+        assert_eq!(record.to_pgn(), from_moves.to_pgn(), "{what}");
+    }
+}
+
 /// Bringing a packed game back (reading its record, replaying it with the events a live game
 /// keeps) and exporting it (replaying it, writing its PGN) allocate nothing a move: a game four
 /// times as long makes a few allocations more (vectors doubling), not one or more a move.
 #[test]
 fn bringing_back_and_exporting_a_packed_game_allocate_nothing_a_move() {
-    use crate::{allocations::counted, game::archive::GameRecord, store::StoredGame};
+    use crate::{allocations::counted, game::archive::GameRecord};
 
     let made = |plies: usize, timed: bool| {
         let control = TimeControl {
@@ -334,22 +504,7 @@ fn bringing_back_and_exporting_a_packed_game_allocate_nothing_a_move() {
         let control = timed.then_some(control);
         let setup = setup_of(&Game::new(Position::default()).into(), control);
         let entries = random_journal(plies, timed);
-        let record = pack(&setup, Some(&options(control)), &entries).unwrap();
-        let stored = StoredGame {
-            seq: 1,
-            id: uuid::Uuid::nil(),
-            created_ms: 1_764_000_000_000,
-            secrets: Vec::new(),
-            setup: String::new(),
-            options: String::new(),
-            live: false,
-            result: "ongoing".into(),
-            packed: Some(record),
-            packed_through: entries.len() as i64,
-            has_players: false,
-            entries: Vec::new(),
-            keys: Vec::new(),
-        };
+        let stored = packed_game(&setup, &options(control), &entries);
         let now = std::time::Instant::now();
         let (back, brought) = counted(|| {
             let journal = crate::game::journal::read_stored(&stored).unwrap();
