@@ -671,10 +671,10 @@ async fn a_large_export_arrives_page_by_page() {
     let answer = export(&app, "", Some(NDJSON)).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert!(answer.streamed, "a stream of unknown length, sent chunked");
-    // A chunk a page (64 games), each sent as it is ready: never the export as one piece, and
-    // never a game split between chunks.
+    // A chunk a page (256 games), each sent as it is ready: never the export as one piece,
+    // and never a game split between chunks.
     assert!(
-        answer.chunks.len() >= GAMES / 64,
+        answer.chunks.len() >= GAMES.div_ceil(256),
         "{} chunks",
         answer.chunks.len()
     );
@@ -687,17 +687,17 @@ async fn a_large_export_arrives_page_by_page() {
         }
     }
     assert_eq!(lines, ids);
-    let answer = export(&app, "?max=250", None).await;
+    let answer = export(&app, "?max=280", None).await;
     assert!(
-        answer.chunks.len() >= 250 / 64,
+        answer.chunks.len() >= 280_usize.div_ceil(256),
         "{} chunks",
         answer.chunks.len()
     );
     let games = pgn_games(&answer.text());
-    assert_eq!(games.len(), 250);
+    assert_eq!(games.len(), 280);
     assert_eq!(
         games.iter().map(pgn_id).collect::<Vec<_>>(),
-        ids[..250].to_vec()
+        ids[..280].to_vec()
     );
 }
 

@@ -33,8 +33,10 @@ use crate::{
     AppState,
 };
 
-/// Games read from the store at once.
-pub(crate) const PAGE: usize = 64;
+/// Games read from the store at once: three statements a page whatever its size, so larger
+/// pages hand off less to the store's thread a game (docs/performance.md, session 31); a
+/// page's PGN is about 250 KB.
+pub(crate) const PAGE: usize = 256;
 
 /// The media type of NDJSON answers.
 pub(crate) const NDJSON_CONTENT_TYPE: &str = "application/x-ndjson";
