@@ -553,6 +553,47 @@ impl Position {
         put(to.rank().char());
     }
 
+    /// Writes the SAN of `mv`, a legal move here (one of a game's moves: not checked), as
+    /// [`Position::append_san`] writes it, then plays it. No move generation but for another
+    /// piece of the mover's role that attacks its square and, after a check, the test for mate:
+    /// what a game's history is written with.
+    ///
+    /// ```
+    /// use chessd_core::Position;
+    ///
+    /// let mut pos = Position::startpos();
+    /// let mut san = String::new();
+    /// for uci in ["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"] {
+    ///     let mv = pos.parse_uci(uci).unwrap();
+    ///     san.push(' ');
+    ///     pos.append_san_and_play(mv, &mut san);
+    /// }
+    /// assert_eq!(san, " e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#");
+    /// ```
+    pub fn append_san_and_play(&mut self, mv: Move, out: &mut String) {
+        debug_assert!(self.is_legal(mv), "{mv:?} is not legal");
+        let Some(role) = self.role_on(mv.from()) else {
+            return;
+        };
+        let others = if matches!(role, Role::Pawn | Role::King) || mv.is_castle() {
+            Bitboard::EMPTY
+        } else {
+            let (from, to) = (mv.from(), mv.to());
+            let us = self.turn();
+            let rivals = (crate::attacks::attacks(role, us, to, self.occupied())
+                & self.pieces(us, role))
+                - from;
+            rivals
+                .filter(|&sq| self.piece_moves(sq, role).to.contains(to))
+                .fold(Bitboard::EMPTY, |others, sq| others | sq)
+        };
+        self.write_san_body(mv, role, others, out);
+        self.play_unchecked(mv);
+        if self.is_check() {
+            out.push(if self.has_legal_moves() { '+' } else { '#' });
+        }
+    }
+
     /// Writes the SAN of the legal move `mv`, which led here to `after`, given `others` (as
     /// for [`Position::write_san_body`]): what a reader that already listed the legal moves
     /// writes without listing them again. Only a check looks for a legal reply (mate).

@@ -221,7 +221,9 @@ mod tests {
     use super::*;
     use crate::{movegen::tests::Rng, FenMode};
 
-    /// A read move's SAN is the one [`Position::san`] writes, in random games from starts
+    /// A read move's SAN is the one [`Position::san`] writes, and so is a move written with
+    /// [`Position::append_san_and_play`] (which then plays it as `play_unchecked` does), in
+    /// random games from starts
     /// rich in pins, en passant, promotions and castling, one Chess960 start, and one where
     /// three queens and two knights reach the same squares (disambiguation by file, by rank
     /// and by both).
@@ -244,9 +246,16 @@ mod tests {
                         break;
                     }
                     let mv = legal[rng.below(legal.len())];
-                    expected.push(pos.san(mv));
+                    let want = pos.san(mv);
+                    // A game's history is written the quick way, the move known legal.
+                    let mut quick = pos;
+                    let mut san = String::new();
+                    quick.append_san_and_play(mv, &mut san);
+                    assert_eq!(san, want, "{}", pos.fen());
+                    expected.push(want);
                     moves.push(mv);
                     pos.play_unchecked(mv);
+                    assert_eq!(quick, pos);
                 }
                 let bytes = encode_moves(&start, &moves).unwrap();
                 let mut reader = MoveReader::new(start, &bytes, moves.len());

@@ -87,10 +87,8 @@ fn result_text(game: &PgnGame) -> &'static str {
 /// ```
 pub fn write_played_game(game: &Game, tags: &[(String, String)]) -> String {
     let mut pos = *game.start_position();
-    write_with_san(game, tags, |mv, token| {
-        pos.append_san(mv, token);
-        pos.play_unchecked(mv);
-    })
+    // A game's moves are legal.
+    write_with_san(game, tags, |mv, token| pos.append_san_and_play(mv, token))
 }
 
 /// [`write_played_game`] for a game whose moves' SAN is already written: `sans[i]` is the

@@ -48,22 +48,16 @@ impl From<&PlayedMove> for MoveView {
 /// the position after it.
 pub(crate) fn history(board: &Board) -> Vec<MoveView> {
     match board {
-        Board::Chess(game) => {
-            // One buffer for every SAN: `append_san` writes to a `String`.
-            let mut san = String::new();
-            game.noted_history(|pos, mv| {
-                let mut uci = CompactString::const_new("");
-                pos.append_uci(mv, &mut uci);
-                san.clear();
-                pos.append_san(mv, &mut san);
-                MoveView {
-                    uci,
-                    san: CompactString::from(san.as_str()),
-                    by: None,
-                    epd: None,
-                }
-            })
-        }
+        Board::Chess(game) => game.history_with_san(|pos, mv, san| {
+            let mut uci = CompactString::const_new("");
+            pos.append_uci(mv, &mut uci);
+            MoveView {
+                uci,
+                san: CompactString::from(san),
+                by: None,
+                epd: None,
+            }
+        }),
         Board::Chess2(game) => game
             .history()
             .iter()
