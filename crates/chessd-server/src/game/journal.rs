@@ -113,8 +113,9 @@ pub enum Entry {
     /// The game was re-initialised (FEN, PGN or a restored state).
     #[serde(rename = "r")]
     Reset {
-        /// The game from then on.
-        state: SavedState,
+        /// The game from then on (boxed: the rarest entry is the largest by far, and every
+        /// entry takes the largest's room).
+        state: Box<SavedState>,
     },
 }
 
@@ -211,7 +212,9 @@ impl Entry {
                 status: status.clone(),
                 clocks: both(*clocks),
             },
-            EventKind::Reset { .. } => Entry::Reset { state: state() },
+            EventKind::Reset { .. } => Entry::Reset {
+                state: Box::new(state()),
+            },
             EventKind::TakebackOffered { by } => Entry::TakebackOffered { by: *by },
             EventKind::TakebackDeclined { by } => Entry::TakebackDeclined { by: *by },
             EventKind::TakenBack { plies, clocks, .. } => Entry::Takeback {
@@ -697,6 +700,14 @@ mod tests {
 
     fn mv(uci: &str) -> Entry {
         Entry::played(uci, None)
+    }
+
+    /// A journal read back is a vector of entries, most of them moves: an entry is a move's
+    /// size, not a re-initialisation's (a whole saved game).
+    #[test]
+    fn an_entry_is_the_size_of_a_move() {
+        let size = std::mem::size_of::<Entry>();
+        assert!(size <= 72, "{size} bytes");
     }
 
     #[test]

@@ -239,7 +239,9 @@ fn a_re_initialised_game_reads_back() {
     let state = SavedState::capture(&later.into(), None, None);
     let entries = numbered(vec![
         mv("e2e4", None),
-        Entry::Reset { state },
+        Entry::Reset {
+            state: Box::new(state),
+        },
         mv("a2b3", None),
         mv("f1f2", None),
     ]);
