@@ -8,8 +8,8 @@
 //! - `chess2`: random Chess 2 steps (moves, challenges, bids) over every army pair, 80
 //!   steps (144 games).
 //!
-//! `export` is what an export does with each game in the core: decode, replay into a `Game`,
-//! write its PGN.
+//! `export` is what an export does with each game in the core: decode writing each move's SAN,
+//! replay into a `Game`, write its PGN.
 //!
 //! Each set is measured without clocks and with clocks of a 5+3 game (one record: moves,
 //! then clocks) whose think times are random: 0.5 to 8 s mostly, a long think of up to 40 s
@@ -31,7 +31,7 @@ use chessd_core::{
         TimeControl,
     },
     game::{DrawPolicy, Game},
-    pgn::write_played_game,
+    pgn::write_noted_game,
     search::{Limits, Searcher},
     Color, Move, Position,
 };
@@ -224,14 +224,27 @@ fn decode_standard(bytes: &[u8], with_clocks: bool) -> u64 {
     sum
 }
 
-/// What an export does with a stored game, in the core: decodes its moves, replays them into a
-/// [`Game`] and writes its PGN with the tags a server writes.
+/// What an export does with a stored game, in the core: decodes its moves writing their SAN,
+/// replays them into a [`Game`] and writes its PGN with those SAN and the tags a server
+/// writes.
 fn export_standard(bytes: &[u8], tags: &[(String, String)]) -> usize {
     let mut game = Game::with_policy(Position::startpos(), DrawPolicy::Claims);
-    for mv in MoveReader::new(Position::startpos(), bytes, PLIES) {
+    let mut reader = MoveReader::new(Position::startpos(), bytes, PLIES);
+    // One buffer for every SAN (the server holds each inline): no allocation a move.
+    let (mut text, mut ends) = (String::with_capacity(8 * PLIES), Vec::with_capacity(PLIES));
+    while let Some(mv) = reader.next_noted(&mut text) {
         game.replay_decoded(mv.expect("decodes")).expect("replays");
+        ends.push(text.len());
     }
-    write_played_game(&game, tags).len()
+    let sans: Vec<&str> = ends
+        .iter()
+        .scan(0, |start, &end| {
+            let san = &text[*start..end];
+            *start = end;
+            Some(san)
+        })
+        .collect();
+    write_noted_game(&game, &sans, tags).len()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
