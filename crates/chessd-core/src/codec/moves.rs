@@ -223,10 +223,9 @@ mod tests {
 
     /// A read move's SAN is the one [`Position::san`] writes, and so is a move written with
     /// [`Position::append_san_and_play`] (which then plays it as `play_unchecked` does), in
-    /// random games from starts
-    /// rich in pins, en passant, promotions and castling, one Chess960 start, and one where
-    /// three queens and two knights reach the same squares (disambiguation by file, by rank
-    /// and by both).
+    /// random games from starts rich in pins, en passant, promotions and castling, one
+    /// Chess960 start, and one where three queens and two knights reach the same squares
+    /// (disambiguation by file, by rank and by both).
     #[test]
     fn a_noted_move_is_written_as_san_writes_it() {
         let mut starts = crate::movegen::tests::RICH_STARTS.to_vec();
