@@ -162,25 +162,8 @@ impl Game {
     }
 
     /// `note` of every move played, in the position it was played in, oldest first (the game
-    /// is replayed from its start): notation written as the caller keeps it, with no string
-    /// a move made on the way.
-    ///
-    /// ```
-    /// use chessd_core::game::Game;
-    ///
-    /// let mut game = Game::default();
-    /// for uci in ["e2e4", "e7e5", "g1f3"] {
-    ///     game.play_uci(uci).unwrap();
-    /// }
-    /// let mut san = String::new();
-    /// let lengths = game.noted_history(|pos, mv| {
-    ///     san.clear();
-    ///     pos.append_san(mv, &mut san);
-    ///     san.len()
-    /// });
-    /// assert_eq!(lengths, [2, 2, 3]);
-    /// ```
-    pub fn noted_history<T>(&self, mut note: impl FnMut(&Position, Move) -> T) -> Vec<T> {
+    /// is replayed from its start).
+    fn noted_history<T>(&self, mut note: impl FnMut(&Position, Move) -> T) -> Vec<T> {
         let mut pos = *self.start_position();
         self.history
             .iter()
@@ -194,7 +177,7 @@ impl Game {
 
     /// Each move played so far with its SAN, oldest first: `note` gets the position before
     /// the move, the move and its SAN (one buffer for the whole history). Quicker than
-    /// [`Position::append_san`] in [`Game::noted_history`]: a game's moves are legal, so
+    /// [`Position::append_san`] a move: a game's moves are legal, so
     /// writing them generates no moves but a rival piece's and a check's test for mate
     /// ([`Position::append_san_and_play`]), and each is played once.
     ///

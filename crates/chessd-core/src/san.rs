@@ -16,7 +16,7 @@ use std::fmt;
 
 use crate::{
     attacks::king_attacks,
-    uci::{echo, square_from_bytes},
+    uci::{echo, push_square, square_from_bytes},
     Bitboard, File, IllegalReason, Move, MoveGroupKind, MoveList, Position, Rank, Role, Square,
 };
 
@@ -421,10 +421,7 @@ impl Position {
             self.append_uci(mv, out);
             return;
         }
-        let after = self.after(mv);
-        if after.is_check() {
-            out.push(if after.has_legal_moves() { '+' } else { '#' });
-        }
+        write_check_suffix(&self.after(mv), out);
     }
 
     /// Whether `mv` (of a `role`) is legal, and the other pieces of that role that could
@@ -461,17 +458,19 @@ impl Position {
         if role == Role::Pawn {
             return (true, Bitboard::EMPTY);
         }
+        (true, self.rivals(from, to, role))
+    }
+
+    /// The pieces of a knight, bishop, rook or queen `role` other than the one on `from` that
+    /// could legally go to `to`: those that attack it (a knight or a slider moves as it
+    /// attacks, so no other can go there) and may legally move there.
+    fn rivals(&self, from: Square, to: Square, role: Role) -> Bitboard {
         let us = self.turn();
-        let rivals = crate::attacks::attacks(role, us, to, self.occupied())
-            & self.pieces(us, role)
-            & !Bitboard::from_square(from);
-        let mut others = Bitboard::EMPTY;
-        for sq in rivals {
-            if self.piece_moves(sq, role).to.contains(to) {
-                others |= Bitboard::from_square(sq);
-            }
-        }
-        (true, others)
+        let attackers =
+            (crate::attacks::attacks(role, us, to, self.occupied()) & self.pieces(us, role)) - from;
+        attackers
+            .filter(|&sq| self.piece_moves(sq, role).to.contains(to))
+            .fold(Bitboard::EMPTY, |others, sq| others | sq)
     }
 
     /// The SAN of a legal move without the `+`/`#` suffix (so without playing it); writes
@@ -506,51 +505,41 @@ impl Position {
     ) {
         let (from, to) = (mv.from(), mv.to());
         // Writing to a buffer that grows cannot fail.
-        let mut put = |c: char| {
-            let _ = out.write_char(c);
-        };
         if mv.is_castle() {
-            for c in if to.file() > from.file() {
+            let _ = out.write_str(if to.file() > from.file() {
                 "O-O"
             } else {
                 "O-O-O"
-            }
-            .chars()
-            {
-                put(c);
-            }
+            });
             return;
         }
         let capture = self.is_capture(mv);
         if role == Role::Pawn {
             if capture {
-                put(from.file().char());
-                put('x');
+                let _ = out.write_char(from.file().char());
+                let _ = out.write_char('x');
             }
-            put(to.file().char());
-            put(to.rank().char());
+            push_square(out, to);
             if let Some(promotion) = mv.promotion_role() {
-                put('=');
-                put(promotion.upper_char());
+                let _ = out.write_char('=');
+                let _ = out.write_char(promotion.upper_char());
             }
             return;
         }
-        put(role.upper_char());
+        let _ = out.write_char(role.upper_char());
         if others.nonempty() {
             if (others & Bitboard::file(from.file())).is_empty() {
-                put(from.file().char());
+                let _ = out.write_char(from.file().char());
             } else if (others & Bitboard::rank(from.rank())).is_empty() {
-                put(from.rank().char());
+                let _ = out.write_char(from.rank().char());
             } else {
-                put(from.file().char());
-                put(from.rank().char());
+                push_square(out, from);
             }
         }
         if capture {
-            put('x');
+            let _ = out.write_char('x');
         }
-        put(to.file().char());
-        put(to.rank().char());
+        push_square(out, to);
     }
 
     /// Writes the SAN of `mv`, a legal move here (one of a game's moves: not checked), as
@@ -578,20 +567,11 @@ impl Position {
         let others = if matches!(role, Role::Pawn | Role::King) || mv.is_castle() {
             Bitboard::EMPTY
         } else {
-            let (from, to) = (mv.from(), mv.to());
-            let us = self.turn();
-            let rivals = (crate::attacks::attacks(role, us, to, self.occupied())
-                & self.pieces(us, role))
-                - from;
-            rivals
-                .filter(|&sq| self.piece_moves(sq, role).to.contains(to))
-                .fold(Bitboard::EMPTY, |others, sq| others | sq)
+            self.rivals(mv.from(), mv.to(), role)
         };
         self.write_san_body(mv, role, others, out);
         self.play_unchecked(mv);
-        if self.is_check() {
-            out.push(if self.has_legal_moves() { '+' } else { '#' });
-        }
+        write_check_suffix(self, out);
     }
 
     /// Writes the SAN of the legal move `mv`, which led here to `after`, given `others` (as
@@ -608,9 +588,15 @@ impl Position {
             return;
         };
         self.write_san_body(mv, role, others, out);
-        if after.is_check() {
-            let _ = out.write_char(if after.has_legal_moves() { '+' } else { '#' });
-        }
+        write_check_suffix(after, out);
+    }
+}
+
+/// Writes the `+` or `#` of a move that led to `after`, if it gives check.
+fn write_check_suffix(after: &Position, out: &mut impl fmt::Write) {
+    if after.is_check() {
+        // Writing to a buffer that grows cannot fail.
+        let _ = out.write_char(if after.has_legal_moves() { '+' } else { '#' });
     }
 }
 

@@ -175,16 +175,11 @@ impl Position {
         } else {
             mv.to()
         };
-        // Writing to a `String` cannot fail, nor to any buffer that grows.
-        let mut put = |c: char| {
-            let _ = out.write_char(c);
-        };
-        for sq in [mv.from(), to] {
-            put(sq.file().char());
-            put(sq.rank().char());
-        }
+        push_square(out, mv.from());
+        push_square(out, to);
         if let Some(role) = mv.promotion_role() {
-            put(role.char());
+            // Writing to a buffer that grows cannot fail.
+            let _ = out.write_char(role.char());
         }
     }
 
