@@ -3,11 +3,7 @@
 //! route) or from the store (the export replays each stored game through the rules), so both
 //! write the same tags.
 
-use chessd_core::{
-    game::Reason,
-    pgn::{write_noted_game, write_played_game},
-    Color,
-};
+use chessd_core::{game::Reason, pgn::write_noted_game, Color};
 use compact_str::CompactString;
 use uuid::Uuid;
 
@@ -192,11 +188,13 @@ impl GameRecord {
     /// The game in PGN export format, with [`GameRecord::pgn_tags`].
     pub fn to_pgn(&self) -> String {
         match &self.game {
-            crate::game::Board::Chess(game) => match &self.sans {
-                // Written only when they are as many as the game's moves.
-                Some(sans) => write_noted_game(game, sans, &self.pgn_tags()),
-                None => write_played_game(game, &self.pgn_tags()),
-            },
+            // The SAN are written only when they are as many as the game's moves; without
+            // them, the moves are written from the game.
+            crate::game::Board::Chess(game) => write_noted_game(
+                game,
+                self.sans.as_deref().unwrap_or_default(),
+                &self.pgn_tags(),
+            ),
             crate::game::Board::Chess2(game) => {
                 chessd_core::pgn::write_chess2_game(game, &self.pgn_tags())
             }

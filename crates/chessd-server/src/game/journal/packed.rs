@@ -876,22 +876,19 @@ fn read_moves(
     steps.read(moves - read, &mut played, sans.as_mut())?;
     let mut bits = steps.into_bits();
     let mut clocks = Vec::with_capacity(moves.min(1024));
-    if noted {
-        // An export writes no clocks: they are left unread.
-        clocks.resize(played.len(), None);
-    } else if let Some(clock) = setup.clock {
-        let mut reader = ClockReader::from_bits(codec_control(clock.control, unit), bits);
-        for (_, mover, _) in &played {
-            let [white, black] = reader.next_clocks(*mover)?;
-            clocks.push(Some([scaled(white, unit)?, scaled(black, unit)?]));
-        }
-        bits = reader.into_bits();
-    } else {
-        clocks.resize(played.len(), None);
-    }
+    // An export writes no clocks: they are left unread (and the record's end unchecked).
     if !noted {
+        if let Some(clock) = setup.clock {
+            let mut reader = ClockReader::from_bits(codec_control(clock.control, unit), bits);
+            for (_, mover, _) in &played {
+                let [white, black] = reader.next_clocks(*mover)?;
+                clocks.push(Some([scaled(white, unit)?, scaled(black, unit)?]));
+            }
+            bits = reader.into_bits();
+        }
         bits.expect_end()?;
     }
+    clocks.resize(played.len(), None);
     // The entries in their order: the moves, with each other entry after its moves.
     let mut entries: Vec<(u64, Entry)> = Vec::with_capacity(played.len() + placed.len());
     let mut moves_in = played
