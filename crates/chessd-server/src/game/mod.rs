@@ -21,6 +21,7 @@ pub(crate) mod handle;
 pub mod hooks;
 pub(crate) mod idempotency;
 pub mod journal;
+pub(crate) mod move_text;
 pub mod offers;
 pub mod options;
 pub(crate) mod outbox;

@@ -4,7 +4,7 @@
 use chessd_core::{game::PlayedMove, Role};
 use compact_str::CompactString;
 
-use crate::game::Board;
+use crate::game::{move_text::MoveText, Board};
 use serde::{Deserialize, Serialize};
 
 /// One move: UCI and SAN (and, in Chess 2, who played it and the position after it). A chess
@@ -49,10 +49,10 @@ impl From<&PlayedMove> for MoveView {
 pub(crate) fn history(board: &Board) -> Vec<MoveView> {
     match board {
         Board::Chess(game) => game.history_with_san(|pos, mv, san| {
-            let mut uci = CompactString::const_new("");
+            let mut uci = MoveText::default();
             pos.append_uci(mv, &mut uci);
             MoveView {
-                uci,
+                uci: uci.to_compact(),
                 san: CompactString::from(san),
                 by: None,
                 epd: None,

@@ -40,6 +40,7 @@ use super::{setup_text, Decoded, Entry, StoredOptions};
 use crate::game::{
     board::Board,
     clock::TimeControl,
+    move_text::MoveText,
     state::{SavedClock, SavedState, CHESS2, STATE_FORMAT},
 };
 
@@ -723,33 +724,6 @@ pub fn to_centiseconds(entries: &mut [(u64, Entry)]) {
 
 /// A step read: its text, the side that made it, and the chess move as decoded.
 type ReadStep = (CompactString, Color, Decoded);
-
-/// A move's text (its UCI or SAN, at most seven bytes) written on the stack, then held
-/// inline: quicker than writing it a character at a time into the inline string.
-#[derive(Default)]
-struct MoveText {
-    bytes: [u8; 16],
-    len: usize,
-}
-
-impl MoveText {
-    /// The text, held inline.
-    fn to_compact(&self) -> CompactString {
-        CompactString::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Write for MoveText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(std::fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
 
 /// Reads moves, playing them.
 enum StepReader<'a> {
