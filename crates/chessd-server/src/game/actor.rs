@@ -406,7 +406,7 @@ impl Actor for GameActor {
         // other stop ends it (in memory, a shutdown ends it too).
         let ends = self.stop_reason.ends_the_game() || self.stored.is_none();
         if !ends {
-            tracing::info!(game = %self.id, reason = self.stop_reason.as_str(), "game left memory");
+            tracing::debug!(game = %self.id, reason = self.stop_reason.as_str(), "game left memory");
             return;
         }
         let info = self.terminate_info();

@@ -236,7 +236,7 @@ impl Games {
             players,
         )?;
         let handle = self.register(reservation, id, addr, fence);
-        tracing::info!(game = %id, "game brought back from the store");
+        tracing::debug!(game = %id, "game brought back from the store");
         // The shard may have moved while the game was read: checked once the game is in the
         // registry, so that either this check or the lease loop's eviction sees it.
         match self.standing(&handle) {
