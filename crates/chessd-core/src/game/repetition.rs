@@ -1,16 +1,24 @@
 //! The positions since the last irreversible move, for exact repetition counting, kept as
-//! their Zobrist keys (8 bytes a ply) and checked exactly by replay when keys match.
+//! the low 32 bits of their Zobrist keys (4 bytes a ply) and checked exactly by replay when
+//! keys match.
 
 use crate::{Move, Position};
 
 /// The positions reached since the last capture, pawn move or loss of a castling right
-/// (earlier ones can never recur) before the current one, as their Zobrist keys. A key match
-/// is confirmed by replaying the game, so a hash collision never counts as a repetition.
+/// (earlier ones can never recur) before the current one, as the low half of their Zobrist
+/// keys: only a filter, since a key match is confirmed by replaying the game, so a collision
+/// (of the half or the whole key) never counts as a repetition.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RepetitionTable {
     /// The keys of the positions from the one after the last irreversible move (or the start)
     /// to the one before the current position.
-    keys: Vec<u64>,
+    keys: Vec<u32>,
+}
+
+/// The part of a position's Zobrist key that the table keeps.
+#[inline]
+fn short_key(pos: &Position) -> u32 {
+    pos.hash as u32
 }
 
 /// Whether `a` and `b` are the same position for the repetition rules: same pieces on the
@@ -31,7 +39,7 @@ impl RepetitionTable {
         if after.halfmoves() == 0 || after.castling_rooks() != before.castling_rooks() {
             self.keys.clear();
         } else {
-            self.keys.push(before.hash);
+            self.keys.push(short_key(before));
         }
     }
 
@@ -39,7 +47,8 @@ impl RepetitionTable {
     /// (it counts once). `start` and `history` are the game's: the moves from the earliest
     /// recorded position are the last of `history`.
     pub(crate) fn count(&self, pos: &Position, start: &Position, history: &[Move]) -> u32 {
-        if !self.keys.contains(&pos.hash) {
+        let wanted = short_key(pos);
+        if !self.keys.contains(&wanted) {
             return 1;
         }
         let (before, window) = history.split_at(history.len().saturating_sub(self.keys.len()));
@@ -49,11 +58,53 @@ impl RepetitionTable {
         }
         let mut count = 1;
         for (key, mv) in self.keys.iter().zip(window) {
-            if *key == pos.hash && same_position(&at, pos) {
+            if *key == wanted && same_position(&at, pos) {
                 count += 1;
             }
             at.play_unchecked(*mv);
         }
         count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plays `moves` (UCI) from the start into a table, as a game does: the start, the
+    /// current position and the moves.
+    fn played(moves: &[&str]) -> (RepetitionTable, Position, Position, Vec<Move>) {
+        let start = Position::startpos();
+        let (mut table, mut pos, mut history) = (RepetitionTable::default(), start, Vec::new());
+        for text in moves {
+            let mv = pos.parse_uci(text).expect("a legal move");
+            let before = pos;
+            pos.play_unchecked(mv);
+            table.push(&before, &pos);
+            history.push(mv);
+        }
+        (table, start, pos, history)
+    }
+
+    #[test]
+    fn a_position_reached_again_counts_each_time() {
+        let knights = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        let (table, start, pos, history) = played(&knights);
+        assert_eq!(table.count(&pos, &start, &history), 2);
+        let twice: Vec<&str> = knights.iter().chain(&knights).copied().collect();
+        let (table, start, pos, history) = played(&twice);
+        assert_eq!(table.count(&pos, &start, &history), 3);
+        let (table, start, pos, history) = played(&knights[..2]);
+        assert_eq!(table.count(&pos, &start, &history), 1);
+    }
+
+    #[test]
+    fn a_key_that_collides_is_not_a_repetition() {
+        let (mut table, start, pos, history) = played(&["g1f3", "g8f6"]);
+        // Another position whose kept key is the current one's: replay tells them apart.
+        table.keys[0] = short_key(&pos);
+        assert_eq!(table.count(&pos, &start, &history), 1);
+        table.keys[1] = short_key(&pos);
+        assert_eq!(table.count(&pos, &start, &history), 1);
     }
 }
