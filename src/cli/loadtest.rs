@@ -79,8 +79,10 @@ pub(crate) struct LoadtestArgs {
     /// Idle games to create for the memory measurement.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub games: usize,
-    /// Games the memory measurement plays to 40 and to 80 plies (0: none).
-    #[arg(long, value_name = "M", default_value_t = 10_000)]
+    /// Games the memory measurement plays to 40 and to 80 plies (0: none). As many as the idle
+    /// games by default: what a run costs whatever its games (connection buffers, the
+    /// allocator's arenas, the store's page cache) is then shared by as many games in each row.
+    #[arg(long, value_name = "M", default_value_t = 100_000)]
     pub played_games: usize,
     /// Connected WebSocket players (two per game).
     #[arg(long, value_name = "P", default_value_t = 1000)]
