@@ -48,8 +48,9 @@ pub struct PlayedMove {
 ///
 /// A game keeps its start and current positions, its moves as two-byte [`Move`]s and, for the
 /// repetition rules, half the Zobrist keys of the positions since the last irreversible move:
-/// a live game costs about 300 bytes plus 2 to 6 bytes a ply. Notation is written when asked for ([`Game::play`]
-/// returns the move's, [`Game::notated_history`] replays the game for all of them).
+/// a live game costs about 300 bytes plus 2 to 6 bytes a ply. Notation is written when asked
+/// for ([`Game::play`] returns the move's, [`Game::notated_history`] replays the game for all
+/// of them).
 ///
 /// Cloning copies the moves (two bytes each) and the repetition keys.
 #[derive(Clone, Debug)]
