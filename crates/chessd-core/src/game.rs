@@ -143,7 +143,11 @@ impl Game {
     /// assert_eq!(sans, ["e4", "e5", "Nf3"]);
     /// ```
     pub fn notated_history(&self) -> Vec<PlayedMove> {
-        self.noted_history(PlayedMove::new)
+        self.history_with_san(|pos, mv, san| PlayedMove {
+            mv,
+            uci: pos.uci(mv),
+            san: san.to_string(),
+        })
     }
 
     /// The SAN of the moves played so far, oldest first: [`Game::notated_history`] without
@@ -160,20 +164,6 @@ impl Game {
     /// ```
     pub fn san_history(&self) -> Vec<String> {
         self.history_with_san(|_, _, san| san.to_string())
-    }
-
-    /// `note` of every move played, in the position it was played in, oldest first (the game
-    /// is replayed from its start).
-    fn noted_history<T>(&self, mut note: impl FnMut(&Position, Move) -> T) -> Vec<T> {
-        let mut pos = *self.start_position();
-        self.history
-            .iter()
-            .map(|&mv| {
-                let noted = note(&pos, mv);
-                pos.play_unchecked(mv);
-                noted
-            })
-            .collect()
     }
 
     /// Each move played so far with its SAN, oldest first: `note` gets the position before

@@ -104,10 +104,16 @@ mod tests {
             let (json, made) = counted(|| serde_json::to_vec(&history(&board)).unwrap());
             let moves: Vec<MoveView> = serde_json::from_slice(&json).unwrap();
             assert_eq!(moves.len(), plies);
+            // Each move's SAN as `Position::san` writes it, move by move.
+            let mut pos = *game.start_position();
             let expected: Vec<MoveView> = game
-                .notated_history()
-                .into_iter()
-                .map(MoveView::from)
+                .history()
+                .iter()
+                .map(|&mv| {
+                    let played = PlayedMove::new(&pos, mv);
+                    pos.play_unchecked(mv);
+                    MoveView::from(&played)
+                })
                 .collect();
             assert_eq!(moves, expected);
             made
